@@ -1,0 +1,192 @@
+//! Component role traits. A component plays exactly one role in its node (SOFA's Node slots):
+//! state, mass, force field, projective constraint, ODE solver, linear solver, topology,
+//! topological mapping, engine, loader, mapping, or "other" (animation loop, visual, collision,
+//! plugins). Every role trait extends [`Component`], which gives reflective access to Data.
+//!
+//! Dynamic dispatch happens once per component per operation: role methods take whole state
+//! vectors (flat `f64` slices) and loop over elements internally.
+
+use crate::data::{DataTable, Value};
+use crate::matrix::MatrixSink;
+use crate::mesh::Mesh;
+use crate::scene::InitContext;
+use crate::state::VecId;
+use canape_types::Vec3;
+
+/// Base of every component: class name, Data table, initialisation.
+pub trait Component: Send {
+    /// SOFA class name (`TetrahedronFEMForceField`).
+    fn class_name(&self) -> &'static str;
+    fn data(&self) -> &DataTable;
+    fn data_mut(&mut self) -> &mut DataTable;
+    /// Current value of a Data, as seen through a link (live values may differ from the table).
+    fn read_data(&self, name: &str) -> Option<Value> {
+        self.data().value(name).cloned()
+    }
+    /// Initialise from Data and context. Problems are reported through `ctx`.
+    fn init(&mut self, _ctx: &mut InitContext<'_>) {}
+}
+
+/// The role a component plays in its node.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+pub enum Role {
+    State,
+    Mass,
+    ForceField,
+    ProjectiveConstraint,
+    OdeSolver,
+    LinearSolver,
+    Topology,
+    TopologicalMapping,
+    Engine,
+    Loader,
+    Mapping,
+    AnimationLoop,
+    Visual,
+    Collision,
+    Other,
+}
+
+/// A mass: gravity force, M·dx products and assembled M.
+pub trait Mass: Component {
+    /// f += M g (gravity of the node's context).
+    fn add_gravity_force(&self, f: &mut [f64], gravity: &Vec3);
+    /// res += factor · M dx
+    fn add_mdx(&self, res: &mut [f64], dx: &[f64], factor: f64);
+    /// Add factor · M into an assembled matrix, at scalar offset `offset`.
+    fn add_m_to_matrix(&self, m: &mut dyn MatrixSink, factor: f64, offset: usize);
+    /// Rayleigh mass coefficient of this mass component (0 unless set).
+    fn rayleigh_mass(&self) -> f64 {
+        0.0
+    }
+    /// Kinetic energy ½ vᵀ M v.
+    fn kinetic_energy(&self, v: &[f64]) -> f64 {
+        let mut mv = vec![0.0; v.len()];
+        self.add_mdx(&mut mv, v, 1.0);
+        0.5 * mv.iter().zip(v).map(|(a, b)| a * b).sum::<f64>()
+    }
+}
+
+/// A force field acting on its node's state.
+pub trait ForceField: Component {
+    /// f += F(x, v). May cache per-element quantities (rotations) used by later calls.
+    fn add_force(&mut self, x: &[f64], v: &[f64], f: &mut [f64]);
+    /// df += k_factor · K dx  (K = ∂F/∂x, from the last `add_force`).
+    fn add_dforce(&mut self, dx: &[f64], df: &mut [f64], k_factor: f64);
+    /// Add k_factor · K into an assembled matrix at scalar offset `offset`.
+    fn add_k_to_matrix(&self, m: &mut dyn MatrixSink, k_factor: f64, offset: usize);
+    /// Rayleigh stiffness coefficient of this force field component (0 unless set).
+    fn rayleigh_stiffness(&self) -> f64 {
+        0.0
+    }
+    /// Potential energy, where defined.
+    fn potential_energy(&self, _x: &[f64]) -> Option<f64> {
+        None
+    }
+}
+
+/// A projective constraint (fixed points and the like).
+pub trait ProjectiveConstraint: Component {
+    /// Project a derivative vector (dx, force, rhs): zero the constrained directions.
+    fn project_response(&self, dx: &mut [f64]);
+    fn project_velocity(&self, _v: &mut [f64]) {}
+    fn project_position(&self, _x: &mut [f64]) {}
+    /// Scalar DOFs (within the state, before offset) whose rows/columns become identity in an
+    /// assembled matrix.
+    fn fixed_scalar_dofs(&self, deriv_size: usize) -> Vec<usize>;
+}
+
+/// Statistics reported by a linear solve.
+#[derive(Clone, Copy, Debug, Default, PartialEq)]
+pub struct SolveStats {
+    pub iterations: usize,
+    pub residual: f64,
+}
+
+/// The linear system A = mM + bB + kK of a solver group, projected by its constraints.
+pub trait LinearSystem {
+    fn size(&self) -> usize;
+    /// y = A x (matrix-free through the graph).
+    fn apply(&mut self, x: &[f64], y: &mut [f64]);
+    /// Assemble A (with projective constraints applied as identity rows/columns).
+    fn assemble(&mut self) -> crate::matrix::Csr;
+}
+
+/// A linear solver.
+pub trait LinearSolver: Component {
+    /// Solve A x = b. `x` holds the previous solution on entry (for warm starts).
+    fn solve(&mut self, sys: &mut dyn LinearSystem, b: &[f64], x: &mut [f64]) -> SolveStats;
+}
+
+/// Operations an ODE solver performs over the states of its group, in SOFA's vector-id style.
+pub trait MechanicalOps {
+    /// Allocate a temporary derivative vector over the group (zeroed).
+    fn alloc(&mut self) -> VecId;
+    fn free(&mut self, v: VecId);
+    /// f = Σ forces(x, v) (cleared first; masses add gravity).
+    fn compute_force(&mut self, f: VecId);
+    /// out += m·M·v + k·K·v (K from the last compute_force).
+    fn add_mbk_v(&mut self, out: VecId, v: VecId, m: f64, k: f64);
+    /// Zero constrained entries.
+    fn project_response(&mut self, v: VecId);
+    /// a = b
+    fn v_eq(&mut self, a: VecId, b: VecId);
+    /// a *= f
+    fn v_teq(&mut self, a: VecId, f: f64);
+    /// a += b · f
+    fn v_peq(&mut self, a: VecId, b: VecId, f: f64);
+    /// a = b + c · f
+    fn v_op(&mut self, a: VecId, b: VecId, c: VecId, f: f64);
+    fn dot(&mut self, a: VecId, b: VecId) -> f64;
+    /// Solve (mM + bB + kK) x = rhs with the group's linear solver.
+    fn solve_linear(&mut self, m: f64, b: f64, k: f64, x: VecId, rhs: VecId) -> SolveStats;
+}
+
+/// An ODE solver: advances position and velocity of its group by dt.
+pub trait OdeSolver: Component {
+    fn solve(&mut self, ops: &mut dyn MechanicalOps, dt: f64);
+}
+
+/// A topology: points and elements.
+pub trait Topology: Component {
+    fn mesh(&self) -> &Mesh;
+    fn mesh_mut(&mut self) -> &mut Mesh;
+    /// Whether this topology is a regular grid, and its resolution (for hexa→tetra parity).
+    fn grid_size(&self) -> Option<[usize; 3]> {
+        None
+    }
+}
+
+/// A topological mapping: builds an output topology from an input one (at init).
+pub trait TopologicalMapping: Component {
+    /// Compute the output mesh from the input mesh and the input's grid resolution, if any.
+    fn map(&self, input: &Mesh, grid: Option<[usize; 3]>) -> Mesh;
+}
+
+/// An engine: computes output Data from inputs (at init, and when inputs change).
+pub trait Engine: Component {}
+
+/// A loader: reads a file at init and exposes its content as output Data.
+pub trait Loader: Component {}
+
+/// A mapping from an input state to an output state (designed for; Barycentric etc.).
+pub trait Mapping: Component {
+    /// out = J(in) for positions.
+    fn apply(&self, input: &[f64], output: &mut [f64]);
+    /// out = J in for velocities/dx.
+    fn apply_j(&self, input: &[f64], output: &mut [f64]);
+    /// in += Jᵀ out for forces.
+    fn apply_jt(&self, output: &[f64], input: &mut [f64]);
+}
+
+/// Any other component (animation loop, visual model, collision model, plugin marker…).
+pub trait Passive: Component {
+    fn role(&self) -> Role;
+    /// Mesh to display (visual models), if any.
+    fn visual_mesh(&self) -> Option<&Mesh> {
+        None
+    }
+    fn visual_mesh_mut(&mut self) -> Option<&mut Mesh> {
+        None
+    }
+}

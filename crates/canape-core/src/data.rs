@@ -1,0 +1,401 @@
+//! Reflective Data fields: every component declares its Data (SOFA's name, type, default, help)
+//! in a [`DataTable`]; values parse from attribute strings; a Data may instead be linked to another
+//! component's Data (`@path.data`), resolved by the scene builder before the component's `init`.
+//!
+//! Components read their typed parameters from the table in `init` (string lookups happen only
+//! there, never inside a time step).
+
+use std::fmt;
+
+/// The type of a Data field, which decides how attribute strings parse.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum DataKind {
+    Bool,
+    Int,
+    Real,
+    Str,
+    /// A file name, resolved against the scene's folder and data paths by the loader.
+    File,
+    /// A list of reals, grouped by `width` (3 for a list of Vec3, 0 for free length).
+    Reals(usize),
+    /// A list of non-negative integers (indices), grouped by `width`.
+    Ints(usize),
+    /// A whitespace-separated list of words (e.g. display flags).
+    Words,
+}
+
+/// A Data value.
+#[derive(Clone, Debug, PartialEq)]
+pub enum Value {
+    Bool(bool),
+    Int(i64),
+    Real(f64),
+    Str(String),
+    Reals(Vec<f64>),
+    Ints(Vec<u32>),
+    Words(Vec<String>),
+}
+
+impl fmt::Display for Value {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        match self {
+            Value::Bool(b) => write!(f, "{}", if *b { 1 } else { 0 }),
+            Value::Int(i) => write!(f, "{i}"),
+            Value::Real(r) => write!(f, "{r}"),
+            Value::Str(s) => write!(f, "{s}"),
+            Value::Reals(v) => write_list(f, v.iter()),
+            Value::Ints(v) => write_list(f, v.iter()),
+            Value::Words(v) => write_list(f, v.iter()),
+        }
+    }
+}
+
+fn write_list<T: fmt::Display>(
+    f: &mut fmt::Formatter<'_>,
+    it: impl Iterator<Item = T>,
+) -> fmt::Result {
+    for (i, x) in it.enumerate() {
+        if i > 0 {
+            write!(f, " ")?;
+        }
+        write!(f, "{x}")?;
+    }
+    Ok(())
+}
+
+fn tokens(text: &str) -> impl Iterator<Item = &str> {
+    text.split(|c: char| c.is_whitespace() || c == ',' || c == '[' || c == ']')
+        .filter(|t| !t.is_empty())
+}
+
+/// Parse a SOFA real: accepts `inf`, `nan` only explicitly; `1e-9`, `.5`, `5.` as C does.
+pub fn parse_real(t: &str) -> Option<f64> {
+    let t = t.trim();
+    t.parse::<f64>().ok().or_else(|| {
+        // C's strtod accepts a trailing 'f' or a leading '+'
+        t.trim_end_matches('f').parse::<f64>().ok()
+    })
+}
+
+/// Parse a SOFA boolean (`1`, `0`, `true`, `false`, case-insensitive).
+pub fn parse_bool(t: &str) -> Option<bool> {
+    match t.trim().to_ascii_lowercase().as_str() {
+        "1" | "true" | "yes" | "on" => Some(true),
+        "0" | "false" | "no" | "off" | "" => Some(false),
+        other => other.parse::<i64>().ok().map(|i| i != 0),
+    }
+}
+
+impl DataKind {
+    /// Parse `text` as a value of this kind, or say why it cannot be.
+    pub fn parse(self, text: &str) -> Result<Value, String> {
+        match self {
+            DataKind::Bool => parse_bool(text)
+                .map(Value::Bool)
+                .ok_or_else(|| format!("'{text}' is not a boolean (expected 0, 1, true or false)")),
+            DataKind::Int => {
+                let t = text.trim();
+                t.parse::<i64>()
+                    .ok()
+                    .or_else(|| parse_real(t).filter(|r| r.fract() == 0.0).map(|r| r as i64))
+                    .map(Value::Int)
+                    .ok_or_else(|| format!("'{text}' is not an integer"))
+            }
+            DataKind::Real => {
+                // SOFA reads the first number of the string
+                let first = tokens(text).next().unwrap_or("");
+                parse_real(first)
+                    .map(Value::Real)
+                    .ok_or_else(|| format!("'{text}' is not a number"))
+            }
+            DataKind::Str | DataKind::File => Ok(Value::Str(text.trim().to_string())),
+            DataKind::Words => Ok(Value::Words(tokens(text).map(str::to_string).collect())),
+            DataKind::Reals(w) => {
+                let mut out = Vec::new();
+                for t in tokens(text) {
+                    out.push(parse_real(t).ok_or_else(|| format!("'{t}' is not a number"))?);
+                }
+                if w > 1 && out.len() % w != 0 {
+                    return Err(format!(
+                        "{} numbers given, expected a multiple of {w}",
+                        out.len()
+                    ));
+                }
+                Ok(Value::Reals(out))
+            }
+            DataKind::Ints(w) => {
+                let mut out = Vec::new();
+                for t in tokens(text) {
+                    let v = t
+                        .parse::<u32>()
+                        .map_err(|_| format!("'{t}' is not a non-negative integer index"))?;
+                    out.push(v);
+                }
+                if w > 1 && out.len() % w != 0 {
+                    return Err(format!(
+                        "{} indices given, expected a multiple of {w}",
+                        out.len()
+                    ));
+                }
+                Ok(Value::Ints(out))
+            }
+        }
+    }
+
+    /// The value of this kind used when nothing parses (empty list, zero, false).
+    pub fn empty(self) -> Value {
+        match self {
+            DataKind::Bool => Value::Bool(false),
+            DataKind::Int => Value::Int(0),
+            DataKind::Real => Value::Real(0.0),
+            DataKind::Str | DataKind::File => Value::Str(String::new()),
+            DataKind::Reals(_) => Value::Reals(Vec::new()),
+            DataKind::Ints(_) => Value::Ints(Vec::new()),
+            DataKind::Words => Value::Words(Vec::new()),
+        }
+    }
+
+    /// Convert a value coming through a link into this kind when shapes are compatible.
+    pub fn coerce(self, v: Value) -> Result<Value, String> {
+        match (self, v) {
+            (DataKind::Reals(_), Value::Ints(i)) => {
+                Ok(Value::Reals(i.into_iter().map(f64::from).collect()))
+            }
+            (DataKind::Ints(_), Value::Reals(r)) => Ok(Value::Ints(
+                r.into_iter().map(|x| x.max(0.0) as u32).collect(),
+            )),
+            (DataKind::Real, Value::Reals(r)) if !r.is_empty() => Ok(Value::Real(r[0])),
+            (DataKind::Real, Value::Int(i)) => Ok(Value::Real(i as f64)),
+            (DataKind::Int, Value::Real(r)) => Ok(Value::Int(r as i64)),
+            (k, v) => {
+                let same = matches!(
+                    (k, &v),
+                    (DataKind::Bool, Value::Bool(_))
+                        | (DataKind::Int, Value::Int(_))
+                        | (DataKind::Real, Value::Real(_))
+                        | (DataKind::Str | DataKind::File, Value::Str(_))
+                        | (DataKind::Reals(_), Value::Reals(_))
+                        | (DataKind::Ints(_), Value::Ints(_))
+                        | (DataKind::Words, Value::Words(_))
+                );
+                if same {
+                    Ok(v)
+                } else {
+                    // last resort: print and re-parse
+                    k.parse(&v.to_string())
+                }
+            }
+        }
+    }
+}
+
+/// One declared Data field.
+#[derive(Clone, Debug)]
+pub struct DataField {
+    pub name: &'static str,
+    pub aliases: &'static [&'static str],
+    pub kind: DataKind,
+    pub value: Value,
+    pub default_text: &'static str,
+    pub help: &'static str,
+    /// Set explicitly by the scene (attribute or link), as opposed to left at its default.
+    pub is_set: bool,
+    /// A link to another component's Data, as written (`@../loader.position`).
+    pub link: Option<String>,
+    /// Output of an engine or loader (may be the source of autolinks).
+    pub output: bool,
+}
+
+/// The Data fields of one component, in declaration order.
+#[derive(Clone, Debug, Default)]
+pub struct DataTable {
+    fields: Vec<DataField>,
+}
+
+impl DataTable {
+    pub fn new() -> Self {
+        Self::default()
+    }
+
+    /// Declare a field with its default written as SOFA would write it.
+    pub fn with(
+        mut self,
+        name: &'static str,
+        kind: DataKind,
+        default: &'static str,
+        help: &'static str,
+    ) -> Self {
+        let value = kind.parse(default).unwrap_or_else(|_| kind.empty());
+        self.fields.push(DataField {
+            name,
+            aliases: &[],
+            kind,
+            value,
+            default_text: default,
+            help,
+            is_set: false,
+            link: None,
+            output: false,
+        });
+        self
+    }
+
+    /// Declare an output field (engine/loader result).
+    pub fn output(mut self, name: &'static str, kind: DataKind, help: &'static str) -> Self {
+        self = self.with(name, kind, "", help);
+        self.fields.last_mut().unwrap().output = true;
+        self
+    }
+
+    /// Give the last declared field alternative attribute names.
+    pub fn alias(mut self, aliases: &'static [&'static str]) -> Self {
+        if let Some(f) = self.fields.last_mut() {
+            f.aliases = aliases;
+        }
+        self
+    }
+
+    pub fn fields(&self) -> &[DataField] {
+        &self.fields
+    }
+
+    pub fn index_of(&self, name: &str) -> Option<usize> {
+        self.fields
+            .iter()
+            .position(|f| f.name == name)
+            .or_else(|| self.fields.iter().position(|f| f.aliases.contains(&name)))
+    }
+
+    pub fn field(&self, name: &str) -> Option<&DataField> {
+        self.index_of(name).map(|i| &self.fields[i])
+    }
+
+    pub fn field_mut(&mut self, name: &str) -> Option<&mut DataField> {
+        self.index_of(name).map(move |i| &mut self.fields[i])
+    }
+
+    pub fn is_set(&self, name: &str) -> bool {
+        self.field(name).is_some_and(|f| f.is_set)
+    }
+
+    /// Set a field from an attribute string.
+    pub fn set_str(&mut self, name: &str, text: &str) -> Result<(), String> {
+        let f = self
+            .field_mut(name)
+            .ok_or_else(|| format!("no Data named '{name}'"))?;
+        f.value = f.kind.parse(text)?;
+        f.is_set = true;
+        Ok(())
+    }
+
+    /// Set a field from a value (link resolution, programmatic edits).
+    pub fn set_value(&mut self, name: &str, v: Value) -> Result<(), String> {
+        let f = self
+            .field_mut(name)
+            .ok_or_else(|| format!("no Data named '{name}'"))?;
+        f.value = f.kind.coerce(v)?;
+        f.is_set = true;
+        Ok(())
+    }
+
+    pub fn value(&self, name: &str) -> Option<&Value> {
+        self.field(name).map(|f| &f.value)
+    }
+
+    pub fn real(&self, name: &str) -> f64 {
+        match self.value(name) {
+            Some(Value::Real(r)) => *r,
+            Some(Value::Int(i)) => *i as f64,
+            Some(Value::Reals(v)) if !v.is_empty() => v[0],
+            _ => 0.0,
+        }
+    }
+
+    pub fn int(&self, name: &str) -> i64 {
+        match self.value(name) {
+            Some(Value::Int(i)) => *i,
+            Some(Value::Real(r)) => *r as i64,
+            Some(Value::Bool(b)) => *b as i64,
+            _ => 0,
+        }
+    }
+
+    pub fn bool(&self, name: &str) -> bool {
+        match self.value(name) {
+            Some(Value::Bool(b)) => *b,
+            Some(Value::Int(i)) => *i != 0,
+            _ => false,
+        }
+    }
+
+    pub fn str(&self, name: &str) -> &str {
+        match self.value(name) {
+            Some(Value::Str(s)) => s,
+            _ => "",
+        }
+    }
+
+    pub fn reals(&self, name: &str) -> &[f64] {
+        match self.value(name) {
+            Some(Value::Reals(v)) => v,
+            _ => &[],
+        }
+    }
+
+    pub fn ints(&self, name: &str) -> &[u32] {
+        match self.value(name) {
+            Some(Value::Ints(v)) => v,
+            _ => &[],
+        }
+    }
+
+    pub fn words(&self, name: &str) -> &[String] {
+        match self.value(name) {
+            Some(Value::Words(v)) => v,
+            _ => &[],
+        }
+    }
+
+    /// Names of all fields and aliases, for "did you mean" suggestions.
+    pub fn all_names(&self) -> Vec<&'static str> {
+        let mut v = Vec::new();
+        for f in &self.fields {
+            v.push(f.name);
+            v.extend_from_slice(f.aliases);
+        }
+        v
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn parse_kinds() {
+        assert_eq!(DataKind::Real.parse("1e-9").unwrap(), Value::Real(1e-9));
+        assert_eq!(
+            DataKind::Reals(3).parse("1 2 3  4,5 6").unwrap(),
+            Value::Reals(vec![1., 2., 3., 4., 5., 6.])
+        );
+        assert!(DataKind::Reals(3).parse("1 2").is_err());
+        assert!(DataKind::Ints(0).parse("1 -2").is_err());
+        assert_eq!(DataKind::Bool.parse("true").unwrap(), Value::Bool(true));
+        assert!(DataKind::Real.parse("abc").is_err());
+    }
+
+    #[test]
+    fn table_set_and_alias() {
+        let mut t = DataTable::new()
+            .with("youngModulus", DataKind::Real, "5000", "E")
+            .with("indices", DataKind::Ints(0), "", "i")
+            .alias(&["points"]);
+        assert_eq!(t.real("youngModulus"), 5000.0);
+        assert!(!t.is_set("youngModulus"));
+        t.set_str("points", "1 2 3").unwrap();
+        assert_eq!(t.ints("indices"), &[1, 2, 3]);
+        assert!(t.set_str("youngModulus", "x").is_err());
+        t.set_value("youngModulus", Value::Int(3)).unwrap();
+        assert_eq!(t.real("youngModulus"), 3.0);
+    }
+}

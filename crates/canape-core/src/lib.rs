@@ -1,0 +1,16 @@
+//! Canapé core: the scene graph (arenas with typed handles), component role traits, reflective
+//! Data fields and links, the component registry and diagnostics.
+//!
+//! This crate knows nothing of XML, files, Python or viewers: loaders build a [`scene::Scene`]
+//! through the [`registry::Registry`] and report problems as [`diag::Diagnostic`]s.
+
+pub mod component;
+pub mod data;
+pub mod diag;
+pub mod matrix;
+pub mod mesh;
+pub mod registry;
+pub mod scene;
+pub mod state;
+
+pub use canape_types as types;

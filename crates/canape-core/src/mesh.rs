@@ -1,0 +1,71 @@
+//! Mesh topology data shared by topology containers, loaders and topological mappings.
+//!
+//! Element lists are plain index arrays. Containers that will support topology changes keep this
+//! struct and, later, emit change events so per-element data (rotations, stiffness) can resize.
+
+/// Points and elements of a mesh topology.
+#[derive(Clone, Debug, Default, PartialEq)]
+pub struct Mesh {
+    pub points: Vec<[f64; 3]>,
+    pub edges: Vec<[u32; 2]>,
+    pub triangles: Vec<[u32; 3]>,
+    pub quads: Vec<[u32; 4]>,
+    pub tetrahedra: Vec<[u32; 4]>,
+    pub hexahedra: Vec<[u32; 8]>,
+}
+
+impl Mesh {
+    /// Number of points, either explicit or implied by the largest element index.
+    pub fn nb_points(&self) -> usize {
+        if !self.points.is_empty() {
+            return self.points.len();
+        }
+        let mut m: i64 = -1;
+        let mut see = |i: &u32| m = m.max(*i as i64);
+        self.edges.iter().flatten().for_each(&mut see);
+        self.triangles.iter().flatten().for_each(&mut see);
+        self.quads.iter().flatten().for_each(&mut see);
+        self.tetrahedra.iter().flatten().for_each(&mut see);
+        self.hexahedra.iter().flatten().for_each(&mut see);
+        (m + 1) as usize
+    }
+
+    /// Largest index used by any element, if any.
+    pub fn max_index(&self) -> Option<u32> {
+        let it = self
+            .edges
+            .iter()
+            .flat_map(|e| e.iter())
+            .chain(self.triangles.iter().flatten())
+            .chain(self.quads.iter().flatten())
+            .chain(self.tetrahedra.iter().flatten())
+            .chain(self.hexahedra.iter().flatten());
+        it.copied().max()
+    }
+}
+
+/// Flatten fixed-size index arrays into one list (Data representation).
+pub fn flatten<const N: usize>(v: &[[u32; N]]) -> Vec<u32> {
+    v.iter().flat_map(|a| a.iter().copied()).collect()
+}
+
+/// Group a flat index list into fixed-size arrays (trailing incomplete group dropped).
+pub fn group<const N: usize>(v: &[u32]) -> Vec<[u32; N]> {
+    v.chunks_exact(N)
+        .map(|c| {
+            let mut a = [0u32; N];
+            a.copy_from_slice(c);
+            a
+        })
+        .collect()
+}
+
+/// Flatten points.
+pub fn flatten_points(p: &[[f64; 3]]) -> Vec<f64> {
+    p.iter().flat_map(|a| a.iter().copied()).collect()
+}
+
+/// Group flat reals into points (a trailing incomplete point is dropped).
+pub fn group_points(v: &[f64]) -> Vec<[f64; 3]> {
+    v.chunks_exact(3).map(|c| [c[0], c[1], c[2]]).collect()
+}

@@ -1,0 +1,610 @@
+//! The scene graph: an arena of nodes and typed arenas of components, addressed by handles.
+//!
+//! Nodes hold their components in document order and by role. Components live in one arena per
+//! role (`Vec<Option<Box<dyn Role>>>`), so a solver can borrow states mutably while force fields
+//! are borrowed separately; a slot is `None` only while its component is being initialised.
+
+use crate::component::*;
+use crate::data::Value;
+use crate::diag::{Diagnostic, Diagnostics, SourceLoc};
+use crate::mesh::Mesh;
+use crate::state::MechanicalObject;
+use canape_types::Vec3;
+
+/// Handle of a node.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, PartialOrd, Ord)]
+pub struct NodeId(pub u32);
+
+/// Handle of a component (index into [`Scene::components`]).
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, PartialOrd, Ord)]
+pub struct ComponentId(pub u32);
+
+/// A component of any role, as produced by a factory.
+pub enum AnyComponent {
+    State(MechanicalObject),
+    Mass(Box<dyn Mass>),
+    ForceField(Box<dyn ForceField>),
+    Projective(Box<dyn ProjectiveConstraint>),
+    Ode(Box<dyn OdeSolver>),
+    Linear(Box<dyn LinearSolver>),
+    Topology(Box<dyn Topology>),
+    TopoMapping(Box<dyn TopologicalMapping>),
+    Engine(Box<dyn Engine>),
+    Loader(Box<dyn Loader>),
+    Mapping(Box<dyn Mapping>),
+    Passive(Box<dyn Passive>),
+}
+
+impl AnyComponent {
+    pub fn role(&self) -> Role {
+        match self {
+            AnyComponent::State(_) => Role::State,
+            AnyComponent::Mass(_) => Role::Mass,
+            AnyComponent::ForceField(_) => Role::ForceField,
+            AnyComponent::Projective(_) => Role::ProjectiveConstraint,
+            AnyComponent::Ode(_) => Role::OdeSolver,
+            AnyComponent::Linear(_) => Role::LinearSolver,
+            AnyComponent::Topology(_) => Role::Topology,
+            AnyComponent::TopoMapping(_) => Role::TopologicalMapping,
+            AnyComponent::Engine(_) => Role::Engine,
+            AnyComponent::Loader(_) => Role::Loader,
+            AnyComponent::Mapping(_) => Role::Mapping,
+            AnyComponent::Passive(p) => p.role(),
+        }
+    }
+    pub fn base(&self) -> &dyn Component {
+        match self {
+            AnyComponent::State(c) => c,
+            AnyComponent::Mass(c) => c.as_ref(),
+            AnyComponent::ForceField(c) => c.as_ref(),
+            AnyComponent::Projective(c) => c.as_ref(),
+            AnyComponent::Ode(c) => c.as_ref(),
+            AnyComponent::Linear(c) => c.as_ref(),
+            AnyComponent::Topology(c) => c.as_ref(),
+            AnyComponent::TopoMapping(c) => c.as_ref(),
+            AnyComponent::Engine(c) => c.as_ref(),
+            AnyComponent::Loader(c) => c.as_ref(),
+            AnyComponent::Mapping(c) => c.as_ref(),
+            AnyComponent::Passive(c) => c.as_ref(),
+        }
+    }
+    pub fn base_mut(&mut self) -> &mut dyn Component {
+        match self {
+            AnyComponent::State(c) => c,
+            AnyComponent::Mass(c) => c.as_mut(),
+            AnyComponent::ForceField(c) => c.as_mut(),
+            AnyComponent::Projective(c) => c.as_mut(),
+            AnyComponent::Ode(c) => c.as_mut(),
+            AnyComponent::Linear(c) => c.as_mut(),
+            AnyComponent::Topology(c) => c.as_mut(),
+            AnyComponent::TopoMapping(c) => c.as_mut(),
+            AnyComponent::Engine(c) => c.as_mut(),
+            AnyComponent::Loader(c) => c.as_mut(),
+            AnyComponent::Mapping(c) => c.as_mut(),
+            AnyComponent::Passive(c) => c.as_mut(),
+        }
+    }
+}
+
+/// Where a component lives: its role arena and index there.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Slot {
+    State(usize),
+    Mass(usize),
+    ForceField(usize),
+    Projective(usize),
+    Ode(usize),
+    Linear(usize),
+    Topology(usize),
+    TopoMapping(usize),
+    Engine(usize),
+    Loader(usize),
+    Mapping(usize),
+    Passive(usize),
+}
+
+/// Book-keeping for one component.
+#[derive(Clone, Debug)]
+pub struct ComponentInfo {
+    pub name: String,
+    pub class: &'static str,
+    pub node: NodeId,
+    pub slot: Slot,
+    pub role: Role,
+    pub loc: Option<SourceLoc>,
+    /// Data links as written (`data name`, `@path`), resolved before init.
+    pub data_links: Vec<(String, String)>,
+    pub initialized: bool,
+}
+
+/// A node of the scene graph, with its context Data.
+#[derive(Clone, Debug)]
+pub struct Node {
+    pub name: String,
+    pub parent: Option<NodeId>,
+    pub children: Vec<NodeId>,
+    /// Components in document order.
+    pub components: Vec<ComponentId>,
+    pub activated: bool,
+    pub gravity: Vec3,
+    pub dt: f64,
+    pub loc: Option<SourceLoc>,
+}
+
+/// The whole scene: graph plus component arenas. No global state: many scenes may coexist.
+#[derive(Default)]
+pub struct Scene {
+    pub nodes: Vec<Node>,
+    pub components: Vec<ComponentInfo>,
+    pub states: Vec<Option<MechanicalObject>>,
+    pub masses: Vec<Option<Box<dyn Mass>>>,
+    pub force_fields: Vec<Option<Box<dyn ForceField>>>,
+    pub projective: Vec<Option<Box<dyn ProjectiveConstraint>>>,
+    pub odes: Vec<Option<Box<dyn OdeSolver>>>,
+    pub linears: Vec<Option<Box<dyn LinearSolver>>>,
+    pub topologies: Vec<Option<Box<dyn Topology>>>,
+    pub topo_mappings: Vec<Option<Box<dyn TopologicalMapping>>>,
+    pub engines: Vec<Option<Box<dyn Engine>>>,
+    pub loaders: Vec<Option<Box<dyn Loader>>>,
+    pub mappings: Vec<Option<Box<dyn Mapping>>>,
+    pub passives: Vec<Option<Box<dyn Passive>>>,
+    /// Simulated time.
+    pub time: f64,
+}
+
+macro_rules! push_slot {
+    ($vec:expr, $c:expr, $variant:ident) => {{
+        $vec.push(Some($c));
+        Slot::$variant($vec.len() - 1)
+    }};
+}
+
+impl Scene {
+    pub fn new() -> Self {
+        Self::default()
+    }
+
+    /// Create a node (root when `parent` is None).
+    pub fn add_node(&mut self, name: &str, parent: Option<NodeId>) -> NodeId {
+        let id = NodeId(self.nodes.len() as u32);
+        let (gravity, dt) = match parent {
+            Some(p) => (self.nodes[p.0 as usize].gravity, self.nodes[p.0 as usize].dt),
+            None => (Vec3::new(0.0, -9.81, 0.0), 0.01),
+        };
+        self.nodes.push(Node {
+            name: name.to_string(),
+            parent,
+            children: Vec::new(),
+            components: Vec::new(),
+            activated: true,
+            gravity,
+            dt,
+            loc: None,
+        });
+        if let Some(p) = parent {
+            self.nodes[p.0 as usize].children.push(id);
+        }
+        id
+    }
+
+    pub fn root(&self) -> NodeId {
+        NodeId(0)
+    }
+
+    pub fn node(&self, id: NodeId) -> &Node {
+        &self.nodes[id.0 as usize]
+    }
+
+    pub fn node_mut(&mut self, id: NodeId) -> &mut Node {
+        &mut self.nodes[id.0 as usize]
+    }
+
+    /// Add a component to a node (appended to the node's document order).
+    pub fn add_component(
+        &mut self,
+        node: NodeId,
+        name: &str,
+        c: AnyComponent,
+        loc: Option<SourceLoc>,
+    ) -> ComponentId {
+        let class = c.base().class_name();
+        let role = c.role();
+        let slot = match c {
+            AnyComponent::State(c) => push_slot!(self.states, c, State),
+            AnyComponent::Mass(c) => push_slot!(self.masses, c, Mass),
+            AnyComponent::ForceField(c) => push_slot!(self.force_fields, c, ForceField),
+            AnyComponent::Projective(c) => push_slot!(self.projective, c, Projective),
+            AnyComponent::Ode(c) => push_slot!(self.odes, c, Ode),
+            AnyComponent::Linear(c) => push_slot!(self.linears, c, Linear),
+            AnyComponent::Topology(c) => push_slot!(self.topologies, c, Topology),
+            AnyComponent::TopoMapping(c) => push_slot!(self.topo_mappings, c, TopoMapping),
+            AnyComponent::Engine(c) => push_slot!(self.engines, c, Engine),
+            AnyComponent::Loader(c) => push_slot!(self.loaders, c, Loader),
+            AnyComponent::Mapping(c) => push_slot!(self.mappings, c, Mapping),
+            AnyComponent::Passive(c) => push_slot!(self.passives, c, Passive),
+        };
+        let id = ComponentId(self.components.len() as u32);
+        self.components.push(ComponentInfo {
+            name: name.to_string(),
+            class,
+            node,
+            slot,
+            role,
+            loc,
+            data_links: Vec::new(),
+            initialized: false,
+        });
+        self.nodes[node.0 as usize].components.push(id);
+        id
+    }
+
+    pub fn info(&self, id: ComponentId) -> &ComponentInfo {
+        &self.components[id.0 as usize]
+    }
+
+    /// Reflective access to any component (None while it is being initialised).
+    pub fn component(&self, id: ComponentId) -> Option<&dyn Component> {
+        let s = self.components[id.0 as usize].slot;
+        match s {
+            Slot::State(i) => self.states[i].as_ref().map(|c| c as &dyn Component),
+            Slot::Mass(i) => self.masses[i].as_deref().map(|c| c as &dyn Component),
+            Slot::ForceField(i) => self.force_fields[i].as_deref().map(|c| c as &dyn Component),
+            Slot::Projective(i) => self.projective[i].as_deref().map(|c| c as &dyn Component),
+            Slot::Ode(i) => self.odes[i].as_deref().map(|c| c as &dyn Component),
+            Slot::Linear(i) => self.linears[i].as_deref().map(|c| c as &dyn Component),
+            Slot::Topology(i) => self.topologies[i].as_deref().map(|c| c as &dyn Component),
+            Slot::TopoMapping(i) => self.topo_mappings[i].as_deref().map(|c| c as &dyn Component),
+            Slot::Engine(i) => self.engines[i].as_deref().map(|c| c as &dyn Component),
+            Slot::Loader(i) => self.loaders[i].as_deref().map(|c| c as &dyn Component),
+            Slot::Mapping(i) => self.mappings[i].as_deref().map(|c| c as &dyn Component),
+            Slot::Passive(i) => self.passives[i].as_deref().map(|c| c as &dyn Component),
+        }
+    }
+
+    /// Mutable reflective access.
+    pub fn component_mut(&mut self, id: ComponentId) -> Option<&mut dyn Component> {
+        let s = self.components[id.0 as usize].slot;
+        match s {
+            Slot::State(i) => self.states[i].as_mut().map(|c| c as &mut dyn Component),
+            Slot::Mass(i) => self.masses[i].as_deref_mut().map(|c| c as &mut dyn Component),
+            Slot::ForceField(i) => self.force_fields[i].as_deref_mut().map(|c| c as &mut dyn Component),
+            Slot::Projective(i) => self.projective[i].as_deref_mut().map(|c| c as &mut dyn Component),
+            Slot::Ode(i) => self.odes[i].as_deref_mut().map(|c| c as &mut dyn Component),
+            Slot::Linear(i) => self.linears[i].as_deref_mut().map(|c| c as &mut dyn Component),
+            Slot::Topology(i) => self.topologies[i].as_deref_mut().map(|c| c as &mut dyn Component),
+            Slot::TopoMapping(i) => self.topo_mappings[i].as_deref_mut().map(|c| c as &mut dyn Component),
+            Slot::Engine(i) => self.engines[i].as_deref_mut().map(|c| c as &mut dyn Component),
+            Slot::Loader(i) => self.loaders[i].as_deref_mut().map(|c| c as &mut dyn Component),
+            Slot::Mapping(i) => self.mappings[i].as_deref_mut().map(|c| c as &mut dyn Component),
+            Slot::Passive(i) => self.passives[i].as_deref_mut().map(|c| c as &mut dyn Component),
+        }
+    }
+
+    /// `/root/Liver/FEM` style path of a node.
+    pub fn node_path(&self, id: NodeId) -> String {
+        let mut parts = Vec::new();
+        let mut cur = Some(id);
+        while let Some(n) = cur {
+            parts.push(self.node(n).name.clone());
+            cur = self.node(n).parent;
+        }
+        parts.reverse();
+        format!("/{}", parts.join("/"))
+    }
+
+    /// Path and class of a component, for diagnostics.
+    pub fn component_label(&self, id: ComponentId) -> String {
+        let i = self.info(id);
+        format!("{}/{} ({})", self.node_path(i.node), i.name, i.class)
+    }
+
+    /// Ancestors of a node, itself first.
+    pub fn lineage(&self, id: NodeId) -> Vec<NodeId> {
+        let mut v = vec![id];
+        let mut cur = self.node(id).parent;
+        while let Some(p) = cur {
+            v.push(p);
+            cur = self.node(p).parent;
+        }
+        v
+    }
+
+    /// Components of `role` in node `n`, in document order.
+    pub fn node_components(&self, n: NodeId, role: Role) -> impl Iterator<Item = ComponentId> + '_ {
+        self.node(n)
+            .components
+            .iter()
+            .copied()
+            .filter(move |c| self.info(*c).role == role)
+    }
+
+    /// The mechanical state of a node, searching up the tree (SOFA's context lookup).
+    pub fn context_state(&self, n: NodeId) -> Option<ComponentId> {
+        self.lineage(n)
+            .into_iter()
+            .find_map(|m| self.node_components(m, Role::State).next())
+    }
+
+    /// The topology of a node's context: the last one declared in the nearest node that has one
+    /// (SOFA's node topology slot keeps the last topology added).
+    pub fn context_topology(&self, n: NodeId) -> Option<ComponentId> {
+        self.lineage(n)
+            .into_iter()
+            .find_map(|m| self.node_components(m, Role::Topology).last())
+    }
+
+    /// All topologies of a node's context, nearest node first, document order within a node.
+    pub fn context_topologies(&self, n: NodeId) -> Vec<ComponentId> {
+        self.lineage(n)
+            .into_iter()
+            .flat_map(|m| self.node_components(m, Role::Topology).collect::<Vec<_>>())
+            .collect()
+    }
+
+    pub fn state(&self, id: ComponentId) -> Option<&MechanicalObject> {
+        match self.info(id).slot {
+            Slot::State(i) => self.states[i].as_ref(),
+            _ => None,
+        }
+    }
+
+    pub fn state_mut(&mut self, id: ComponentId) -> Option<&mut MechanicalObject> {
+        match self.info(id).slot {
+            Slot::State(i) => self.states[i].as_mut(),
+            _ => None,
+        }
+    }
+
+    pub fn topology(&self, id: ComponentId) -> Option<&dyn Topology> {
+        match self.info(id).slot {
+            Slot::Topology(i) => self.topologies[i].as_deref(),
+            _ => None,
+        }
+    }
+
+    /// Find a child node by name.
+    fn child_named(&self, n: NodeId, name: &str) -> Option<NodeId> {
+        self.node(n)
+            .children
+            .iter()
+            .copied()
+            .find(|c| self.node(*c).name == name)
+    }
+
+    fn object_named(&self, n: NodeId, name: &str) -> Option<ComponentId> {
+        self.node(n)
+            .components
+            .iter()
+            .copied()
+            .find(|c| self.info(*c).name == name)
+    }
+
+    /// Resolve a link path (without the leading `@` and without a `.data` suffix) from the
+    /// component `from` (or a node). Follows SOFA's rules: absolute `/a/b`, relative `../x`,
+    /// `./x`, `[-1]` (previous object), and plain names searched in the node then its ancestors.
+    pub fn resolve_path(&self, node: NodeId, from: Option<ComponentId>, path: &str) -> Option<Target> {
+        let path = path.trim();
+        if path.is_empty() {
+            return from.map(Target::Component);
+        }
+        if let Some(rest) = path.strip_prefix('[') {
+            let idx: i64 = rest.trim_end_matches(']').trim().parse().ok()?;
+            let comps = &self.node(node).components;
+            let me = from.and_then(|f| comps.iter().position(|c| *c == f))?;
+            let j = me as i64 + idx;
+            if idx >= 0 || j < 0 {
+                return None;
+            }
+            return Some(Target::Component(comps[j as usize]));
+        }
+        let (mut cur, rest, search_up) = if let Some(r) = path.strip_prefix('/') {
+            (self.root(), r, false)
+        } else if path.starts_with("..") || path.starts_with("./") || path == "." {
+            (node, path, false)
+        } else {
+            (node, path, true)
+        };
+        let parts: Vec<&str> = rest.split('/').filter(|p| !p.is_empty()).collect();
+        if search_up {
+            // plain relative name: try from this node, then each ancestor
+            for start in self.lineage(node) {
+                if let Some(t) = self.walk(start, &parts) {
+                    return Some(t);
+                }
+            }
+            return None;
+        }
+        // absolute path: the first part may name the root itself
+        if path.starts_with('/') {
+            if let Some(first) = parts.first() {
+                if *first == self.node(self.root()).name && self.child_named(self.root(), first).is_none() && self.object_named(self.root(), first).is_none() {
+                    return self.walk(cur, &parts[1..]);
+                }
+            }
+        }
+        let mut i = 0;
+        while i < parts.len() && (parts[i] == ".." || parts[i] == ".") {
+            if parts[i] == ".." {
+                cur = self.node(cur).parent?;
+            }
+            i += 1;
+        }
+        self.walk(cur, &parts[i..])
+    }
+
+    fn walk(&self, start: NodeId, parts: &[&str]) -> Option<Target> {
+        let mut cur = start;
+        for (k, p) in parts.iter().enumerate() {
+            let last = k + 1 == parts.len();
+            if *p == ".." {
+                cur = self.node(cur).parent?;
+                continue;
+            }
+            if *p == "." {
+                continue;
+            }
+            if let Some(c) = self.child_named(cur, p) {
+                cur = c;
+                continue;
+            }
+            if last {
+                return self.object_named(cur, p).map(Target::Component);
+            }
+            return None;
+        }
+        Some(Target::Node(cur))
+    }
+
+    /// Read a Data value through a link `@path.data` from a component.
+    pub fn read_link(&self, node: NodeId, from: Option<ComponentId>, link: &str) -> Result<Value, String> {
+        let (path, data) = split_data_link(link).ok_or_else(|| format!("'{link}' does not name a Data (expected @path.dataName)"))?;
+        let target = self
+            .resolve_path(node, from, path)
+            .ok_or_else(|| format!("link '{link}': no object or node at '{path}'"))?;
+        let id = match target {
+            Target::Component(c) => c,
+            Target::Node(n) => {
+                // a node: SOFA reads the node's Data; the only ones are context Data
+                let nd = self.node(n);
+                return match data {
+                    "gravity" => Ok(Value::Reals(vec![nd.gravity.x, nd.gravity.y, nd.gravity.z])),
+                    "dt" => Ok(Value::Real(nd.dt)),
+                    "name" => Ok(Value::Str(nd.name.clone())),
+                    _ => Err(format!("link '{link}': node '{}' has no Data '{data}'", nd.name)),
+                };
+            }
+        };
+        let c = self
+            .component(id)
+            .ok_or_else(|| format!("link '{link}': the target is being initialised (circular link)"))?;
+        if c.data().field(data).is_none() {
+            return Err(format!(
+                "link '{link}': {} has no Data '{data}'",
+                self.component_label(id)
+            ));
+        }
+        c.read_data(data)
+            .ok_or_else(|| format!("link '{link}': cannot read Data '{data}'"))
+    }
+}
+
+/// What a link path points at.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Target {
+    Node(NodeId),
+    Component(ComponentId),
+}
+
+/// Split `@path/to/obj.data` into (`path/to/obj`, `data`). Returns None if there is no Data part.
+pub fn split_data_link(link: &str) -> Option<(&str, &str)> {
+    let l = link.trim();
+    let l = l.strip_prefix('@').unwrap_or(l);
+    let slash = l.rfind('/').map(|i| i + 1).unwrap_or(0);
+    let tail = &l[slash..];
+    if tail.is_empty() || tail.chars().all(|c| c == '.') {
+        return None;
+    }
+    let dot = tail.rfind('.')?;
+    let data = &tail[dot + 1..];
+    if data.is_empty() {
+        return None;
+    }
+    Some((&l[..slash + dot], data))
+}
+
+/// Context given to a component's `init`: read access to the rest of the scene.
+pub struct InitContext<'a> {
+    pub scene: &'a Scene,
+    pub node: NodeId,
+    pub id: ComponentId,
+    pub diags: &'a mut Diagnostics,
+}
+
+impl<'a> InitContext<'a> {
+    fn label(&self) -> String {
+        self.scene.component_label(self.id)
+    }
+    fn loc(&self) -> Option<SourceLoc> {
+        self.scene.info(self.id).loc.clone()
+    }
+    pub fn error(&mut self, msg: impl Into<String>) {
+        let d = Diagnostic::error(msg).at(self.loc()).on(self.label());
+        self.diags.push(d);
+    }
+    pub fn warn(&mut self, msg: impl Into<String>) {
+        let d = Diagnostic::warning(msg).at(self.loc()).on(self.label());
+        self.diags.push(d);
+    }
+    pub fn note(&mut self, msg: impl Into<String>) {
+        let d = Diagnostic::note(msg).at(self.loc()).on(self.label());
+        self.diags.push(d);
+    }
+    /// The mechanical state of the context.
+    pub fn state(&self) -> Option<&'a MechanicalObject> {
+        self.scene.context_state(self.node).and_then(|s| self.scene.state(s))
+    }
+    /// The node's context gravity.
+    pub fn gravity(&self) -> Vec3 {
+        self.scene.node(self.node).gravity
+    }
+    /// The topology of the context (last declared in the nearest node holding one).
+    pub fn topology(&self) -> Option<&'a dyn Topology> {
+        self.scene.context_topology(self.node).and_then(|t| self.scene.topology(t))
+    }
+    /// The first topology of the context whose mesh satisfies `pred`.
+    pub fn topology_where(&self, pred: impl Fn(&Mesh) -> bool) -> Option<&'a dyn Topology> {
+        let scene = self.scene;
+        // nearest node first, last declared first within a node (slot semantics)
+        for n in scene.lineage(self.node) {
+            let mut ids: Vec<ComponentId> = scene.node_components(n, Role::Topology).collect();
+            ids.reverse();
+            for t in ids {
+                if let Some(top) = scene.topology(t) {
+                    if pred(top.mesh()) {
+                        return Some(top);
+                    }
+                }
+            }
+        }
+        None
+    }
+    /// Resolve an object link (`@grid`, `@../dofs`) written in Data `name`.
+    pub fn linked(&self, link: &str) -> Option<Target> {
+        let l = link.trim();
+        let p = l.strip_prefix('@')?;
+        self.scene.resolve_path(self.node, Some(self.id), p)
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn data_link_split() {
+        assert_eq!(split_data_link("@../loader.position"), Some(("../loader", "position")));
+        assert_eq!(split_data_link("@box_roi.indices"), Some(("box_roi", "indices")));
+        assert_eq!(split_data_link("@[-1].indices"), Some(("[-1]", "indices")));
+        assert_eq!(split_data_link("@../dofs"), None);
+        assert_eq!(split_data_link("@.."), None);
+    }
+
+    #[test]
+    fn path_resolution() {
+        let mut s = Scene::new();
+        let root = s.add_node("root", None);
+        let a = s.add_node("A", Some(root));
+        let b = s.add_node("B", Some(a));
+        let mo = s.add_component(a, "dofs", AnyComponent::State(MechanicalObject::new(canape_types::DofType::Vec3)), None);
+        let mo2 = s.add_component(b, "x", AnyComponent::State(MechanicalObject::new(canape_types::DofType::Vec3)), None);
+        assert_eq!(s.resolve_path(b, None, "../dofs"), Some(Target::Component(mo)));
+        assert_eq!(s.resolve_path(b, None, "dofs"), Some(Target::Component(mo)));
+        assert_eq!(s.resolve_path(b, None, "/A/dofs"), Some(Target::Component(mo)));
+        assert_eq!(s.resolve_path(b, None, "/root/A/B"), Some(Target::Node(b)));
+        assert_eq!(s.resolve_path(b, Some(mo2), "[-1]"), None);
+        assert_eq!(s.resolve_path(b, None, ".."), Some(Target::Node(a)));
+        assert_eq!(s.resolve_path(b, None, "nothing"), None);
+        assert_eq!(s.context_state(b), Some(mo2));
+        assert_eq!(s.node_path(b), "/root/A/B");
+    }
+}

@@ -1,0 +1,311 @@
+//! The mechanical state (SOFA's MechanicalObject): the DOF vectors of one node.
+//!
+//! Vectors are flat `f64` buffers indexed by [`VecId`]: position, velocity, force, dx, rest
+//! position, and temporaries allocated by solvers. Coordinate vectors (position-like) hold
+//! `coord_size` scalars per point, derivative vectors `deriv_size` (identical for Vec types).
+
+use crate::component::Component;
+use crate::data::{DataKind, DataTable, Value};
+use canape_types::DofType;
+
+/// Identifies a state vector. The first ids are SOFA's standard vectors; solvers allocate more.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, PartialOrd, Ord)]
+pub struct VecId(pub u32);
+
+impl VecId {
+    pub const POSITION: VecId = VecId(0);
+    pub const VELOCITY: VecId = VecId(1);
+    pub const FORCE: VecId = VecId(2);
+    pub const DX: VecId = VecId(3);
+    pub const REST_POSITION: VecId = VecId(4);
+    /// First id available for temporaries.
+    pub const FIRST_TEMP: u32 = 5;
+
+    /// Whether this id is a coordinate (position-like) vector.
+    pub fn is_coord(self) -> bool {
+        self == VecId::POSITION || self == VecId::REST_POSITION
+    }
+}
+
+/// SOFA's MechanicalObject.
+pub struct MechanicalObject {
+    data: DataTable,
+    pub dof: DofType,
+    size: usize,
+    vecs: Vec<Vec<f64>>,
+}
+
+impl MechanicalObject {
+    pub fn new(dof: DofType) -> Self {
+        let data = DataTable::new()
+            .with("position", DataKind::Reals(dof.coord_size()), "", "position coordinates of the degrees of freedom")
+            .alias(&["x"])
+            .with("velocity", DataKind::Reals(dof.deriv_size()), "", "velocity coordinates of the degrees of freedom")
+            .alias(&["v"])
+            .with("force", DataKind::Reals(dof.deriv_size()), "", "force vector of the degrees of freedom")
+            .alias(&["f"])
+            .with("rest_position", DataKind::Reals(dof.coord_size()), "", "rest position coordinates of the degrees of freedom")
+            .alias(&["x0"])
+            .with("externalForce", DataKind::Reals(dof.deriv_size()), "", "externalForces vector of the degrees of freedom")
+            .with("derivX", DataKind::Reals(dof.deriv_size()), "", "dx vector of the degrees of freedom")
+            .alias(&["dx"])
+            .with("size", DataKind::Int, "0", "Size of the vectors")
+            .with("translation", DataKind::Reals(3), "0 0 0", "Translation of the DOFs")
+            .with("rotation", DataKind::Reals(3), "0 0 0", "Rotation of the DOFs (Euler angles in degrees)")
+            .with("scale3d", DataKind::Reals(3), "1 1 1", "Scale of the DOFs in 3 dimensions")
+            .with("translation2", DataKind::Reals(3), "0 0 0", "Translation of the DOFs, applied after the rest position has been computed")
+            .with("rotation2", DataKind::Reals(3), "0 0 0", "Rotation of the DOFs, applied after the rest position has been computed")
+            .with("showObject", DataKind::Bool, "0", "Show objects")
+            .with("showObjectScale", DataKind::Real, "0.1", "Scale for object display")
+            .with("showIndices", DataKind::Bool, "0", "Show indices")
+            .with("showIndicesScale", DataKind::Real, "0.02", "Scale for indices display")
+            .with("showVectors", DataKind::Bool, "0", "Show velocity")
+            .with("showVectorsScale", DataKind::Real, "0.0001", "Scale for vectors display")
+            .with("drawMode", DataKind::Int, "0", "The way vectors will be drawn")
+            .with("showColor", DataKind::Reals(4), "1 1 1 1", "Color for object display")
+            .with("reserve", DataKind::Int, "0", "Size to reserve when creating vectors")
+            .with("printLog", DataKind::Bool, "0", "Print log messages")
+            .with("tags", DataKind::Words, "", "Tags of the component")
+            .with("listening", DataKind::Bool, "0", "Listen to events");
+        MechanicalObject {
+            data,
+            dof,
+            size: 0,
+            vecs: Vec::new(),
+        }
+    }
+
+    /// Number of points.
+    pub fn size(&self) -> usize {
+        self.size
+    }
+
+    /// Length of a derivative vector (points × deriv size).
+    pub fn deriv_len(&self) -> usize {
+        self.size * self.dof.deriv_size()
+    }
+
+    fn len_of(&self, id: VecId) -> usize {
+        if id.is_coord() {
+            self.size * self.dof.coord_size()
+        } else {
+            self.size * self.dof.deriv_size()
+        }
+    }
+
+    /// Resize every allocated vector to `n` points (new entries are zero).
+    pub fn resize(&mut self, n: usize) {
+        self.size = n;
+        for i in 0..self.vecs.len() {
+            let l = self.len_of(VecId(i as u32));
+            self.vecs[i].resize(l, 0.0);
+        }
+        self.ensure(VecId::REST_POSITION);
+    }
+
+    /// Make sure vector `id` exists with the right length.
+    pub fn ensure(&mut self, id: VecId) {
+        let i = id.0 as usize;
+        if self.vecs.len() <= i {
+            self.vecs.resize_with(i + 1, Vec::new);
+        }
+        let l = self.len_of(id);
+        if self.vecs[i].len() != l {
+            self.vecs[i].resize(l, 0.0);
+        }
+    }
+
+    pub fn vec(&self, id: VecId) -> &[f64] {
+        self.vecs.get(id.0 as usize).map(|v| v.as_slice()).unwrap_or(&[])
+    }
+
+    pub fn vec_mut(&mut self, id: VecId) -> &mut Vec<f64> {
+        self.ensure(id);
+        &mut self.vecs[id.0 as usize]
+    }
+
+    /// Take a vector out (to write it while reading others); put it back with [`Self::put`].
+    pub fn take(&mut self, id: VecId) -> Vec<f64> {
+        self.ensure(id);
+        std::mem::take(&mut self.vecs[id.0 as usize])
+    }
+
+    pub fn put(&mut self, id: VecId, v: Vec<f64>) {
+        self.vecs[id.0 as usize] = v;
+    }
+
+    /// Two distinct vectors, one read-only and one writable.
+    pub fn pair_mut(&mut self, read: VecId, write: VecId) -> (&[f64], &mut [f64]) {
+        assert_ne!(read, write);
+        self.ensure(read);
+        self.ensure(write);
+        let (r, w) = (read.0 as usize, write.0 as usize);
+        if r < w {
+            let (a, b) = self.vecs.split_at_mut(w);
+            (&a[r], &mut b[0])
+        } else {
+            let (a, b) = self.vecs.split_at_mut(r);
+            (&b[0], &mut a[w])
+        }
+    }
+
+    /// Number of allocated vector slots.
+    pub fn nb_vecs(&self) -> usize {
+        self.vecs.len()
+    }
+
+    /// Set up the state from its Data at init: sizes, positions, velocities, transforms.
+    /// `topology_points` are used when no position was given (grid or mesh in the node).
+    pub fn init_from_data(&mut self, topology_points: Option<&[[f64; 3]]>) -> Vec<String> {
+        let mut warnings = Vec::new();
+        let cs = self.dof.coord_size();
+        let ds = self.dof.deriv_size();
+        let mut pos = self.data.reals("position").to_vec();
+        if pos.is_empty() {
+            if let Some(p) = topology_points {
+                if cs == 3 {
+                    pos = crate::mesh::flatten_points(p);
+                }
+            }
+        }
+        let mut n = pos.len() / cs;
+        let declared = self.data.int("size").max(0) as usize;
+        if n == 0 && declared > 0 {
+            n = declared;
+            pos = vec![0.0; n * cs];
+            if self.dof == DofType::Rigid3 {
+                for i in 0..n {
+                    pos[i * 7 + 6] = 1.0;
+                }
+            }
+        }
+        self.size = n;
+        self.vecs.clear();
+        for id in 0..VecId::FIRST_TEMP {
+            self.ensure(VecId(id));
+        }
+        self.vecs[0] = pos;
+        let vel = self.data.reals("velocity");
+        if !vel.is_empty() {
+            if vel.len() == n * ds {
+                self.vecs[1] = vel.to_vec();
+            } else if vel.len() == ds {
+                // one value given: SOFA resizes by repeating it
+                for i in 0..n {
+                    self.vecs[1][i * ds..(i + 1) * ds].copy_from_slice(vel);
+                }
+            } else {
+                warnings.push(format!(
+                    "velocity has {} values, expected {} ({} points); ignored",
+                    vel.len(),
+                    n * ds,
+                    n
+                ));
+            }
+        }
+        // rest position: given explicitly, or a copy of position (before transforms are applied,
+        // transforms are then applied to both as SOFA does)
+        let rest = self.data.reals("rest_position");
+        if rest.len() == n * cs && n > 0 {
+            self.vecs[4] = rest.to_vec();
+        } else {
+            self.vecs[4] = self.vecs[0].clone();
+        }
+        if self.dof == DofType::Vec3 {
+            let s = self.data.reals("scale3d").to_vec();
+            let r = self.data.reals("rotation").to_vec();
+            let t = self.data.reals("translation").to_vec();
+            for id in [0usize, 4] {
+                apply_transform(&mut self.vecs[id], &s, &r, &t);
+            }
+        }
+        warnings
+    }
+
+    /// Refresh the Data table's vectors from the live state (for writers and the viewer).
+    pub fn sync_data(&mut self) {
+        let x = self.vec(VecId::POSITION).to_vec();
+        let v = self.vec(VecId::VELOCITY).to_vec();
+        let r = self.vec(VecId::REST_POSITION).to_vec();
+        let _ = self.data.set_value("position", Value::Reals(x));
+        let _ = self.data.set_value("velocity", Value::Reals(v));
+        let _ = self.data.set_value("rest_position", Value::Reals(r));
+    }
+}
+
+/// Scale, then rotate (Euler angles in degrees, applied about x, then y, then z), then translate
+/// a flat list of Vec3 (SOFA MechanicalObject::init order).
+pub fn apply_transform(buf: &mut [f64], scale: &[f64], rot_deg: &[f64], trans: &[f64]) {
+    use nalgebra::{Rotation3, Vector3};
+    let s = if scale.len() == 3 { [scale[0], scale[1], scale[2]] } else { [1.0; 3] };
+    let r = if rot_deg.len() == 3 { [rot_deg[0], rot_deg[1], rot_deg[2]] } else { [0.0; 3] };
+    let t = if trans.len() == 3 { [trans[0], trans[1], trans[2]] } else { [0.0; 3] };
+    let has_rot = r != [0.0; 3];
+    let rot = {
+        let d = std::f64::consts::PI / 180.0;
+        let rx = Rotation3::from_axis_angle(&Vector3::x_axis(), r[0] * d);
+        let ry = Rotation3::from_axis_angle(&Vector3::y_axis(), r[1] * d);
+        let rz = Rotation3::from_axis_angle(&Vector3::z_axis(), r[2] * d);
+        rz * ry * rx
+    };
+    for p in buf.chunks_exact_mut(3) {
+        let mut v = Vector3::new(p[0] * s[0], p[1] * s[1], p[2] * s[2]);
+        if has_rot {
+            v = rot * v;
+        }
+        p[0] = v.x + t[0];
+        p[1] = v.y + t[1];
+        p[2] = v.z + t[2];
+    }
+}
+
+impl Component for MechanicalObject {
+    fn class_name(&self) -> &'static str {
+        "MechanicalObject"
+    }
+    fn data(&self) -> &DataTable {
+        &self.data
+    }
+    fn data_mut(&mut self) -> &mut DataTable {
+        &mut self.data
+    }
+    fn read_data(&self, name: &str) -> Option<Value> {
+        let id = match self.data.field(name).map(|f| f.name) {
+            Some("position") => VecId::POSITION,
+            Some("velocity") => VecId::VELOCITY,
+            Some("force") => VecId::FORCE,
+            Some("rest_position") => VecId::REST_POSITION,
+            Some("derivX") => VecId::DX,
+            Some("size") if self.nb_vecs() > 0 => return Some(Value::Int(self.size as i64)),
+            _ => return self.data.value(name).cloned(),
+        };
+        if self.nb_vecs() == 0 {
+            return self.data.value(name).cloned();
+        }
+        Some(Value::Reals(self.vec(id).to_vec()))
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn init_translation_and_rest() {
+        let mut mo = MechanicalObject::new(DofType::Vec3);
+        mo.data_mut().set_str("position", "0 0 0 1 0 0").unwrap();
+        mo.data_mut().set_str("translation", "1 2 3").unwrap();
+        mo.init_from_data(None);
+        assert_eq!(mo.size(), 2);
+        assert_eq!(mo.vec(VecId::POSITION), &[1., 2., 3., 2., 2., 3.]);
+        assert_eq!(mo.vec(VecId::REST_POSITION), mo.vec(VecId::POSITION));
+        assert_eq!(mo.vec(VecId::VELOCITY), &[0.0; 6]);
+    }
+
+    #[test]
+    fn rotation_degrees() {
+        let mut b = vec![1.0, 0.0, 0.0];
+        apply_transform(&mut b, &[1., 1., 1.], &[0., 0., 90.], &[0., 0., 0.]);
+        assert!((b[0]).abs() < 1e-12 && (b[1] - 1.0).abs() < 1e-12);
+    }
+}

@@ -1,0 +1,198 @@
+//! Scene initialisation: resolve Data links and call every component's `init`, top-down in
+//! document order (SOFA's InitVisitor). Link sources that are not yet initialised (forward
+//! references to loaders, engines, topologies, states) are initialised first, on demand.
+
+use canape_core::component::Role;
+use canape_core::diag::{Diagnostic, Diagnostics};
+use canape_core::scene::{split_data_link, ComponentId, InitContext, NodeId, Scene, Slot, Target};
+
+/// All components of active nodes, depth-first in document order (node's own components first,
+/// then its children, as SOFA visits them).
+pub fn document_order(scene: &Scene) -> Vec<ComponentId> {
+    let mut out = Vec::new();
+    if scene.nodes.is_empty() {
+        return out;
+    }
+    fn rec(scene: &Scene, n: NodeId, out: &mut Vec<ComponentId>) {
+        let node = scene.node(n);
+        if !node.activated {
+            return;
+        }
+        out.extend(node.components.iter().copied());
+        for c in &node.children {
+            rec(scene, *c, out);
+        }
+    }
+    rec(scene, scene.root(), &mut out);
+    out
+}
+
+/// Initialise every component of the scene.
+pub fn init_scene(scene: &mut Scene, diags: &mut Diagnostics) {
+    let order = document_order(scene);
+    let mut visiting = Vec::new();
+    for id in order {
+        init_component(scene, id, diags, &mut visiting);
+    }
+}
+
+fn is_initialized(scene: &Scene, id: ComponentId) -> bool {
+    scene.components[id.0 as usize].initialized
+}
+
+/// Initialise one component (and, first, what it depends on).
+pub fn init_component(
+    scene: &mut Scene,
+    id: ComponentId,
+    diags: &mut Diagnostics,
+    visiting: &mut Vec<ComponentId>,
+) {
+    if is_initialized(scene, id) || visiting.contains(&id) {
+        return;
+    }
+    visiting.push(id);
+    let node = scene.info(id).node;
+    let role = scene.info(id).role;
+
+    // dependencies from the context
+    match role {
+        Role::State => {
+            for t in scene.context_topologies(node) {
+                init_component(scene, t, diags, visiting);
+            }
+        }
+        Role::Mass | Role::ForceField | Role::ProjectiveConstraint | Role::Engine | Role::Mapping => {
+            if let Some(s) = scene.context_state(node) {
+                init_component(scene, s, diags, visiting);
+            }
+        }
+        _ => {}
+    }
+
+    // pull Data links
+    let links = scene.info(id).data_links.clone();
+    for (data, link) in links {
+        if let Some((path, _)) = split_data_link(&link) {
+            if let Some(Target::Component(src)) = scene.resolve_path(node, Some(id), path) {
+                if src != id {
+                    init_component(scene, src, diags, visiting);
+                }
+            }
+        }
+        match scene.read_link(node, Some(id), &link) {
+            Ok(v) => {
+                let label = scene.component_label(id);
+                let loc = scene.info(id).loc.clone();
+                if let Some(c) = scene.component_mut(id) {
+                    if let Err(e) = c.data_mut().set_value(&data, v) {
+                        diags.push(
+                            Diagnostic::error(format!("Data '{data}' linked to '{link}': {e}"))
+                                .at(loc)
+                                .on(label),
+                        );
+                    }
+                }
+            }
+            Err(e) => {
+                let d = Diagnostic::error(format!("broken link in Data '{data}': {e}"))
+                    .at(scene.info(id).loc.clone())
+                    .on(scene.component_label(id));
+                diags.push(d);
+            }
+        }
+    }
+
+    let slot = scene.info(id).slot;
+    match slot {
+        Slot::State(i) => {
+            let mut st = scene.states[i].take().expect("state slot");
+            let pts = {
+                let ctx = InitContext { scene, node, id, diags };
+                ctx.topology_where(|m| !m.points.is_empty()).map(|t| t.mesh().points.clone())
+            };
+            for w in st.init_from_data(pts.as_deref()) {
+                diags.push(Diagnostic::warning(w).at(scene.info(id).loc.clone()).on(scene.component_label(id)));
+            }
+            scene.states[i] = Some(st);
+        }
+        Slot::TopoMapping(i) => init_topological_mapping(scene, id, i, diags),
+        _ => generic_init(scene, id, slot, diags),
+    }
+    scene.components[id.0 as usize].initialized = true;
+    visiting.pop();
+}
+
+macro_rules! take_init_put {
+    ($scene:expr, $vec:ident, $i:expr, $id:expr, $diags:expr) => {{
+        let node = $scene.info($id).node;
+        if let Some(mut c) = $scene.$vec[$i].take() {
+            {
+                let mut ctx = InitContext { scene: &*$scene, node, id: $id, diags: $diags };
+                c.init(&mut ctx);
+            }
+            $scene.$vec[$i] = Some(c);
+        }
+    }};
+}
+
+fn generic_init(scene: &mut Scene, id: ComponentId, slot: Slot, diags: &mut Diagnostics) {
+    match slot {
+        Slot::State(_) | Slot::TopoMapping(_) => unreachable!(),
+        Slot::Mass(i) => take_init_put!(scene, masses, i, id, diags),
+        Slot::ForceField(i) => take_init_put!(scene, force_fields, i, id, diags),
+        Slot::Projective(i) => take_init_put!(scene, projective, i, id, diags),
+        Slot::Ode(i) => take_init_put!(scene, odes, i, id, diags),
+        Slot::Linear(i) => take_init_put!(scene, linears, i, id, diags),
+        Slot::Topology(i) => take_init_put!(scene, topologies, i, id, diags),
+        Slot::Engine(i) => take_init_put!(scene, engines, i, id, diags),
+        Slot::Loader(i) => take_init_put!(scene, loaders, i, id, diags),
+        Slot::Mapping(i) => take_init_put!(scene, mappings, i, id, diags),
+        Slot::Passive(i) => take_init_put!(scene, passives, i, id, diags),
+    }
+}
+
+/// A topological mapping reads its `input` topology and fills its `output` topology.
+fn init_topological_mapping(scene: &mut Scene, id: ComponentId, i: usize, diags: &mut Diagnostics) {
+    let node = scene.info(id).node;
+    let label = scene.component_label(id);
+    let loc = scene.info(id).loc.clone();
+    let (inp, out) = {
+        let c = scene.topo_mappings[i].as_ref().expect("topological mapping slot");
+        (c.data().str("input").to_string(), c.data().str("output").to_string())
+    };
+    let resolve = |scene: &Scene, link: &str, what: &str, diags: &mut Diagnostics| -> Option<ComponentId> {
+        let p = link.trim().strip_prefix('@').unwrap_or(link.trim());
+        let t = if link.trim().is_empty() {
+            None
+        } else {
+            scene.resolve_path(node, Some(id), p)
+        };
+        match t {
+            Some(Target::Component(c)) if scene.info(c).role == Role::Topology => Some(c),
+            Some(Target::Node(n)) => scene.node_components(n, Role::Topology).last(),
+            _ => {
+                diags.push(
+                    Diagnostic::error(format!("{what} topology '{link}' not found"))
+                        .at(loc.clone())
+                        .on(label.clone()),
+                );
+                None
+            }
+        }
+    };
+    let Some(src) = resolve(scene, &inp, "input", diags) else { return };
+    let Some(dst) = resolve(scene, &out, "output", diags) else { return };
+    let mut visiting = vec![id];
+    init_component(scene, src, diags, &mut visiting);
+    init_component(scene, dst, diags, &mut visiting);
+    let mesh = {
+        let t = scene.topology(src).expect("input topology");
+        let m = scene.topo_mappings[i].as_ref().unwrap();
+        m.map(t.mesh(), t.grid_size())
+    };
+    if let Slot::Topology(j) = scene.info(dst).slot {
+        if let Some(t) = scene.topologies[j].as_mut() {
+            *t.mesh_mut() = mesh;
+        }
+    }
+}

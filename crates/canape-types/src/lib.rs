@@ -1,0 +1,110 @@
+//! Degree-of-freedom types shared by every Canapé crate.
+//!
+//! A mechanical state stores its vectors as flat `f64` buffers; the [`DofType`] says how many
+//! scalars make one coordinate (position) and one derivative (velocity, force, dx). Vec1d/Vec2d/Vec3d
+//! have the same size for both; Rigid3d (designed for, not simulated yet) has 7 coordinate scalars
+//! (x y z qx qy qz qw) and 6 derivative scalars (linear and angular).
+//!
+//! Helpers here view flat buffers as `nalgebra::Vector3` without copying, so that element loops
+//! in force fields work on small fixed-size vectors.
+
+use nalgebra::Vector3;
+
+/// Short alias for the 3D vector type used throughout.
+pub type Vec3 = Vector3<f64>;
+/// 3x3 matrix.
+pub type Mat3 = nalgebra::Matrix3<f64>;
+
+/// The template of a mechanical state (SOFA's `template="Vec3d"` etc.).
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+pub enum DofType {
+    Vec1,
+    Vec2,
+    Vec3,
+    Rigid3,
+}
+
+impl DofType {
+    /// Scalars per coordinate (position entry).
+    pub fn coord_size(self) -> usize {
+        match self {
+            DofType::Vec1 => 1,
+            DofType::Vec2 => 2,
+            DofType::Vec3 => 3,
+            DofType::Rigid3 => 7,
+        }
+    }
+    /// Scalars per derivative (velocity, force, dx entry).
+    pub fn deriv_size(self) -> usize {
+        match self {
+            DofType::Vec1 => 1,
+            DofType::Vec2 => 2,
+            DofType::Vec3 => 3,
+            DofType::Rigid3 => 6,
+        }
+    }
+    /// SOFA's canonical template name.
+    pub fn name(self) -> &'static str {
+        match self {
+            DofType::Vec1 => "Vec1d",
+            DofType::Vec2 => "Vec2d",
+            DofType::Vec3 => "Vec3d",
+            DofType::Rigid3 => "Rigid3d",
+        }
+    }
+    /// Resolve a SOFA template name or alias (`Vec3`, `Vec3d`, `Vec3f`, `Rigid`, `Rigid3`…).
+    pub fn from_template(t: &str) -> Option<DofType> {
+        match t.trim() {
+            "Vec1" | "Vec1d" | "Vec1f" => Some(DofType::Vec1),
+            "Vec2" | "Vec2d" | "Vec2f" => Some(DofType::Vec2),
+            "Vec3" | "Vec3d" | "Vec3f" | "" => Some(DofType::Vec3),
+            "Rigid" | "Rigid3" | "Rigid3d" | "Rigid3f" => Some(DofType::Rigid3),
+            _ => None,
+        }
+    }
+}
+
+/// Read point `i` of a flat Vec3 buffer.
+#[inline(always)]
+pub fn get3(buf: &[f64], i: usize) -> Vec3 {
+    Vec3::new(buf[3 * i], buf[3 * i + 1], buf[3 * i + 2])
+}
+
+/// Add `v` to point `i` of a flat Vec3 buffer.
+#[inline(always)]
+pub fn add3(buf: &mut [f64], i: usize, v: &Vec3) {
+    buf[3 * i] += v.x;
+    buf[3 * i + 1] += v.y;
+    buf[3 * i + 2] += v.z;
+}
+
+/// Overwrite point `i` of a flat Vec3 buffer.
+#[inline(always)]
+pub fn set3(buf: &mut [f64], i: usize, v: &Vec3) {
+    buf[3 * i] = v.x;
+    buf[3 * i + 1] = v.y;
+    buf[3 * i + 2] = v.z;
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn template_aliases() {
+        assert_eq!(DofType::from_template("Vec3"), Some(DofType::Vec3));
+        assert_eq!(DofType::from_template("Rigid"), Some(DofType::Rigid3));
+        assert_eq!(DofType::from_template("Vec4d"), None);
+        assert_eq!(DofType::Rigid3.coord_size(), 7);
+        assert_eq!(DofType::Rigid3.deriv_size(), 6);
+    }
+
+    #[test]
+    fn flat_access() {
+        let mut b = vec![0.0; 6];
+        set3(&mut b, 1, &Vec3::new(1.0, 2.0, 3.0));
+        add3(&mut b, 1, &Vec3::new(1.0, 1.0, 1.0));
+        assert_eq!(get3(&b, 1), Vec3::new(2.0, 3.0, 4.0));
+        assert_eq!(get3(&b, 0), Vec3::zeros());
+    }
+}
