@@ -190,3 +190,38 @@ pub trait Passive: Component {
         None
     }
 }
+
+/// Implement [`Component`]'s reflective accessors for a struct with a `data: DataTable` field.
+/// An `init` body may be given as a method named `init_impl` on the type.
+#[macro_export]
+macro_rules! impl_component {
+    ($t:ty, $class:expr) => {
+        impl $crate::component::Component for $t {
+            fn class_name(&self) -> &'static str {
+                $class
+            }
+            fn data(&self) -> &$crate::data::DataTable {
+                &self.data
+            }
+            fn data_mut(&mut self) -> &mut $crate::data::DataTable {
+                &mut self.data
+            }
+        }
+    };
+    ($t:ty, $class:expr, init) => {
+        impl $crate::component::Component for $t {
+            fn class_name(&self) -> &'static str {
+                $class
+            }
+            fn data(&self) -> &$crate::data::DataTable {
+                &self.data
+            }
+            fn data_mut(&mut self) -> &mut $crate::data::DataTable {
+                &mut self.data
+            }
+            fn init(&mut self, ctx: &mut $crate::scene::InitContext<'_>) {
+                self.init_impl(ctx)
+            }
+        }
+    };
+}

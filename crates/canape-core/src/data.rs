@@ -210,6 +210,11 @@ pub struct DataField {
 #[derive(Clone, Debug, Default)]
 pub struct DataTable {
     fields: Vec<DataField>,
+    /// Accept attributes that are not declared (kept as text): used by components Canapé loads
+    /// without simulating them (visual, collision), so their many display options load quietly.
+    open: bool,
+    /// Undeclared attributes kept by an open table, in document order.
+    pub extra: Vec<(String, String)>,
 }
 
 impl DataTable {
@@ -238,6 +243,25 @@ impl DataTable {
             output: false,
         });
         self
+    }
+
+    /// Make the table accept undeclared attributes (kept as text in `extra`).
+    pub fn open(mut self) -> Self {
+        self.open = true;
+        self
+    }
+
+    pub fn is_open(&self) -> bool {
+        self.open
+    }
+
+    /// Keep an undeclared attribute (only for open tables).
+    pub fn set_extra(&mut self, name: &str, text: &str) -> bool {
+        if !self.open {
+            return false;
+        }
+        self.extra.push((name.to_string(), text.to_string()));
+        true
     }
 
     /// Declare an output field (engine/loader result).

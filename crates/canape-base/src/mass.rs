@@ -1,0 +1,537 @@
+//! Masses: UniformMass, DiagonalMass, MeshMatrixMass (SOFA's Mass area).
+
+use crate::base_data;
+use canape_core::component::Mass;
+use canape_core::data::{DataKind, DataTable, Value};
+use canape_core::impl_component;
+use canape_core::matrix::MatrixSink;
+use canape_core::mesh::Mesh;
+use canape_core::scene::InitContext;
+use canape_core::state::VecId;
+use canape_types::{get3, Vec3};
+
+/// Absolute volume of a tetrahedron.
+pub fn tetra_volume(p: [Vec3; 4]) -> f64 {
+    ((p[1] - p[0]).cross(&(p[2] - p[0])).dot(&(p[3] - p[0]))).abs() / 6.0
+}
+
+/// Volume of a hexahedron as the sum of 6 tetrahedra (SOFA's geometry::Hexahedron::volume).
+pub fn hexa_volume(p: [Vec3; 8]) -> f64 {
+    const T: [[usize; 4]; 6] = [[0, 5, 1, 6], [0, 1, 3, 6], [1, 3, 6, 2], [6, 3, 0, 7], [6, 7, 0, 5], [7, 5, 4, 0]];
+    T.iter().map(|t| tetra_volume([p[t[0]], p[t[1]], p[t[2]], p[t[3]]])).sum()
+}
+
+fn mass_base(t: DataTable) -> DataTable {
+    base_data(t)
+        .with("rayleighMass", DataKind::Real, "0", "Rayleigh damping coefficient related to mass")
+        .with("separateGravity", DataKind::Bool, "0", "add separately gravity to velocity computation")
+}
+
+// ---------------------------------------------------------------- UniformMass
+
+/// The same mass on every DOF (Sofa/Component/Mass/.../UniformMass.inl).
+pub struct UniformMass {
+    data: DataTable,
+    m: f64,
+    indices: Option<Vec<u32>>,
+    valid: bool,
+    separate_gravity: bool,
+    rayleigh_mass: f64,
+    n: usize,
+}
+
+impl Default for UniformMass {
+    fn default() -> Self {
+        Self::new()
+    }
+}
+
+impl UniformMass {
+    pub fn new() -> Self {
+        let data = mass_base(DataTable::new())
+            .with("vertexMass", DataKind::Real, "1", "Specify one single, positive, real value for the mass of each particle.")
+            .with("totalMass", DataKind::Real, "1", "Specify the total mass resulting from all particles.")
+            .with("indices", DataKind::Ints(0), "", "optional local DOF indices. Any computation involving only indices outside of this list are discarded")
+            .with("preserveTotalMass", DataKind::Bool, "0", "Prevent totalMass from decreasing when removing particles.")
+            .with("handleTopologicalChanges", DataKind::Bool, "0", "The mass and totalMass are recomputed on particles add/remove.")
+            .with("showGravityCenter", DataKind::Bool, "0", "display the center of gravity of the system")
+            .with("showAxisSizeFactor", DataKind::Real, "1", "factor length of the axis displayed")
+            .with("compute_mapping_inertia", DataKind::Bool, "0", "to be used if the mass is placed under a mapping")
+            .with("showInitialCenterOfGravity", DataKind::Bool, "0", "display the initial center of gravity of the system")
+            .with("showX0", DataKind::Bool, "0", "display the rest positions")
+            .with("localRange", DataKind::Ints(2), "-1 -1", "optional range of local DOF indices")
+            .with("filename", DataKind::File, "", "rigid file to load the mass parameters")
+            .with("topology", DataKind::Str, "", "link to the topology container");
+        UniformMass { data, m: 0.0, indices: None, valid: false, separate_gravity: false, rayleigh_mass: 0.0, n: 0 }
+    }
+
+    /// Mass of each DOF after init.
+    pub fn vertex_mass(&self) -> f64 {
+        self.m
+    }
+
+    fn init_impl(&mut self, ctx: &mut InitContext<'_>) {
+        let n = ctx.state().map(|s| s.size()).unwrap_or(0);
+        let idx = self.data.ints("indices").to_vec();
+        self.n = n;
+        let count = if idx.is_empty() { n } else { idx.len() };
+        self.indices = if idx.is_empty() { None } else { Some(idx) };
+        let total_set = self.data.is_set("totalMass");
+        let vertex_set = self.data.is_set("vertexMass");
+        let (tm, vm) = (self.data.real("totalMass"), self.data.real("vertexMass"));
+        self.valid = true;
+        if total_set {
+            if vertex_set {
+                ctx.warn("both totalMass and vertexMass are set; totalMass is used, as in SOFA");
+            }
+            if tm < 0.0 {
+                ctx.error("totalMass must be positive");
+                self.valid = false;
+            }
+            self.m = if count > 0 { tm / count as f64 } else { 0.0 };
+        } else if vertex_set {
+            if vm < 0.0 {
+                ctx.error("vertexMass must be positive");
+                self.valid = false;
+            }
+            self.m = vm;
+        } else {
+            ctx.error("neither totalMass nor vertexMass is set: the mass is invalid and does nothing (as in SOFA)");
+            self.valid = false;
+        }
+        let _ = self.data.set_value("vertexMass", Value::Real(self.m));
+        let _ = self.data.set_value("totalMass", Value::Real(self.m * count as f64));
+        self.separate_gravity = self.data.bool("separateGravity");
+        self.rayleigh_mass = self.data.real("rayleighMass");
+    }
+
+    fn each(&self, n: usize, mut f: impl FnMut(usize)) {
+        match &self.indices {
+            Some(ix) => ix.iter().filter(|&&i| (i as usize) < n).for_each(|&i| f(i as usize)),
+            None => (0..n).for_each(f),
+        }
+    }
+}
+
+impl_component!(UniformMass, "UniformMass", init);
+
+impl Mass for UniformMass {
+    fn add_gravity_force(&self, f: &mut [f64], g: &Vec3) {
+        if !self.valid || self.separate_gravity {
+            return;
+        }
+        let mg = g * self.m;
+        self.each(f.len() / 3, |i| {
+            f[3 * i] += mg.x;
+            f[3 * i + 1] += mg.y;
+            f[3 * i + 2] += mg.z;
+        });
+    }
+    fn add_mdx(&self, res: &mut [f64], dx: &[f64], factor: f64) {
+        if !self.valid {
+            return;
+        }
+        let m = if factor != 1.0 { self.m * factor } else { self.m };
+        self.each(res.len() / 3, |i| {
+            for c in 0..3 {
+                res[3 * i + c] += dx[3 * i + c] * m;
+            }
+        });
+    }
+    fn add_m_to_matrix(&self, mat: &mut dyn MatrixSink, factor: f64, offset: usize) {
+        if !self.valid {
+            return;
+        }
+        let m = self.m * factor;
+        self.each(self.n, |i| (0..3).for_each(|c| mat.add(offset + 3 * i + c, offset + 3 * i + c, m)));
+    }
+    fn rayleigh_mass(&self) -> f64 {
+        self.rayleigh_mass
+    }
+}
+
+// ---------------------------------------------------------------- DiagonalMass
+
+/// Lumped per-vertex masses from element volumes (Sofa/Component/Mass/.../DiagonalMass.inl).
+pub struct DiagonalMass {
+    data: DataTable,
+    masses: Vec<f64>,
+    separate_gravity: bool,
+    rayleigh_mass: f64,
+}
+
+impl Default for DiagonalMass {
+    fn default() -> Self {
+        Self::new()
+    }
+}
+
+/// Which elements a mass integrates over: SOFA's priority hexa > tetra > quad > triangle > edge.
+fn lumped_vertex_masses(mesh: &Mesh, rest: &[f64], n: usize, density: f64) -> Option<(Vec<f64>, f64)> {
+    let mut m = vec![0.0; n];
+    let mut total = 0.0;
+    let p = |i: u32| get3(rest, i as usize);
+    if !mesh.hexahedra.is_empty() {
+        for h in &mesh.hexahedra {
+            let pts = [p(h[0]), p(h[1]), p(h[2]), p(h[3]), p(h[4]), p(h[5]), p(h[6]), p(h[7])];
+            let mu = density * hexa_volume(pts) / 8.0;
+            for &v in h {
+                m[v as usize] += mu;
+                total += mu;
+            }
+        }
+    } else if !mesh.tetrahedra.is_empty() {
+        for t in &mesh.tetrahedra {
+            let mu = density * tetra_volume([p(t[0]), p(t[1]), p(t[2]), p(t[3])]) / 4.0;
+            for &v in t {
+                m[v as usize] += mu;
+                total += mu;
+            }
+        }
+    } else if !mesh.triangles.is_empty() {
+        for t in &mesh.triangles {
+            let a = (p(t[1]) - p(t[0])).cross(&(p(t[2]) - p(t[0]))).norm() / 2.0;
+            let mu = density * a / 3.0;
+            for &v in t {
+                m[v as usize] += mu;
+                total += mu;
+            }
+        }
+    } else if !mesh.edges.is_empty() {
+        for e in &mesh.edges {
+            let mu = density * (p(e[1]) - p(e[0])).norm() / 2.0;
+            for &v in e {
+                m[v as usize] += mu;
+                total += mu;
+            }
+        }
+    } else {
+        return None;
+    }
+    Some((m, total))
+}
+
+fn elements_in_range(mesh: &Mesh, n: usize) -> bool {
+    mesh.max_index().is_none_or(|m| (m as usize) < n)
+}
+
+impl DiagonalMass {
+    pub fn new() -> Self {
+        let data = mass_base(DataTable::new())
+            .with("vertexMass", DataKind::Reals(0), "", "Specify a vector giving the mass of each vertex.")
+            .with("massDensity", DataKind::Real, "1", "Specify one single real and positive value for the mass density.")
+            .with("totalMass", DataKind::Real, "1", "Specify the total mass resulting from all particles.")
+            .with("computeMassOnRest", DataKind::Bool, "1", "If true, the mass of every element is computed based on the rest position rather than the position")
+            .with("showGravityCenter", DataKind::Bool, "0", "Display the center of gravity of the system")
+            .with("showAxisSizeFactor", DataKind::Real, "1", "Factor length of the axis displayed")
+            .with("fileMass", DataKind::File, "", "Xsp3.0 file to specify the mass parameters")
+            .alias(&["filename"])
+            .with("topology", DataKind::Str, "", "link to the topology container")
+            .with("geometryState", DataKind::Str, "", "link to the MechanicalObject associated with the geometry");
+        DiagonalMass { data, masses: Vec::new(), separate_gravity: false, rayleigh_mass: 0.0 }
+    }
+
+    pub fn vertex_masses(&self) -> &[f64] {
+        &self.masses
+    }
+
+    fn init_impl(&mut self, ctx: &mut InitContext<'_>) {
+        self.separate_gravity = self.data.bool("separateGravity");
+        self.rayleigh_mass = self.data.real("rayleighMass");
+        let Some(st) = ctx.state() else {
+            ctx.error("no MechanicalObject in the context");
+            return;
+        };
+        let n = st.size();
+        let rest = if self.data.bool("computeMassOnRest") { st.vec(VecId::REST_POSITION) } else { st.vec(VecId::POSITION) };
+        let topo = linked_or_context_topology(ctx, self.data.str("topology"));
+        let Some(mesh) = topo else {
+            ctx.error("no topology in the context: DiagonalMass needs elements to compute vertex masses");
+            return;
+        };
+        if !elements_in_range(mesh, n) {
+            ctx.error(format!("topology refers to point {} but the state has {n} points", mesh.max_index().unwrap_or(0)));
+            return;
+        }
+        let total_set = self.data.is_set("totalMass");
+        let density_set = self.data.is_set("massDensity");
+        let vm_set = self.data.is_set("vertexMass");
+        if total_set && (density_set || vm_set) {
+            ctx.warn("totalMass is set together with massDensity or vertexMass: totalMass is used, as in SOFA");
+        }
+        let density = self.data.real("massDensity");
+        if !total_set && density_set && density >= 0.0 {
+            match lumped_vertex_masses(mesh, rest, n, density) {
+                Some((m, total)) => {
+                    self.masses = m;
+                    let _ = self.data.set_value("totalMass", Value::Real(total));
+                }
+                None => ctx.error("topology has no elements"),
+            }
+        } else if !total_set && !density_set && vm_set && self.data.reals("vertexMass").len() == n {
+            self.masses = self.data.reals("vertexMass").to_vec();
+        } else {
+            let total = self.data.real("totalMass");
+            match lumped_vertex_masses(mesh, rest, n, 1.0) {
+                Some((mut m, s)) => {
+                    let rho = if s > f64::EPSILON { total / s } else { 1.0 };
+                    m.iter_mut().for_each(|v| *v *= rho);
+                    self.masses = m;
+                    let _ = self.data.set_value("massDensity", Value::Real(rho));
+                }
+                None => ctx.error("topology has no elements"),
+            }
+        }
+        let _ = self.data.set_value("vertexMass", Value::Reals(self.masses.clone()));
+    }
+}
+
+/// The mesh named by a `topology="@…"` link, or the context's topology.
+pub fn linked_or_context_topology<'a>(ctx: &mut InitContext<'a>, link: &str) -> Option<&'a Mesh> {
+    if !link.trim().is_empty() {
+        match ctx.linked(link) {
+            Some(canape_core::scene::Target::Component(c)) => {
+                if let Some(t) = ctx.scene.topology(c) {
+                    return Some(t.mesh());
+                }
+                ctx.error(format!("topology link '{link}' does not point to a topology"));
+                return None;
+            }
+            _ => {
+                ctx.error(format!("topology link '{link}' not found"));
+                return None;
+            }
+        }
+    }
+    ctx.topology_where(|m| !m.hexahedra.is_empty() || !m.tetrahedra.is_empty() || !m.triangles.is_empty() || !m.edges.is_empty())
+        .map(|t| t.mesh())
+}
+
+impl_component!(DiagonalMass, "DiagonalMass", init);
+
+impl Mass for DiagonalMass {
+    fn add_gravity_force(&self, f: &mut [f64], g: &Vec3) {
+        if self.separate_gravity {
+            return;
+        }
+        for (i, m) in self.masses.iter().enumerate().take(f.len() / 3) {
+            f[3 * i] += g.x * m;
+            f[3 * i + 1] += g.y * m;
+            f[3 * i + 2] += g.z * m;
+        }
+    }
+    fn add_mdx(&self, res: &mut [f64], dx: &[f64], factor: f64) {
+        for (i, m) in self.masses.iter().enumerate().take(res.len() / 3) {
+            for c in 0..3 {
+                if factor == 1.0 {
+                    res[3 * i + c] += dx[3 * i + c] * m;
+                } else {
+                    res[3 * i + c] += (dx[3 * i + c] * m) * factor;
+                }
+            }
+        }
+    }
+    fn add_m_to_matrix(&self, mat: &mut dyn MatrixSink, factor: f64, offset: usize) {
+        for (i, m) in self.masses.iter().enumerate() {
+            for c in 0..3 {
+                mat.add(offset + 3 * i + c, offset + 3 * i + c, m * factor);
+            }
+        }
+    }
+    fn rayleigh_mass(&self) -> f64 {
+        self.rayleigh_mass
+    }
+}
+
+// ---------------------------------------------------------------- MeshMatrixMass
+
+/// Consistent mass matrix from element volumes (Sofa/Component/Mass/.../MeshMatrixMass.inl):
+/// vertices get ρV/10 and edges ρV/20 per tetrahedron (hexahedra: ρV/20 and ρV/40).
+pub struct MeshMatrixMass {
+    data: DataTable,
+    vertex_mass: Vec<f64>,
+    edges: Vec<[u32; 2]>,
+    edge_mass: Vec<f64>,
+    lumping: bool,
+    separate_gravity: bool,
+    rayleigh_mass: f64,
+}
+
+const LUMPING_COEF: f64 = 2.5;
+
+impl Default for MeshMatrixMass {
+    fn default() -> Self {
+        Self::new()
+    }
+}
+
+impl MeshMatrixMass {
+    pub fn new() -> Self {
+        let data = mass_base(DataTable::new())
+            .with("massDensity", DataKind::Reals(0), "", "Specify real and strictly positive value(s) for the mass density.")
+            .with("totalMass", DataKind::Real, "1", "Specify the total mass resulting from all particles.")
+            .with("vertexMass", DataKind::Reals(0), "", "internal values of the particles masses on vertices")
+            .with("edgeMass", DataKind::Reals(0), "", "internal values of the particles masses on edges")
+            .with("computeMassOnRest", DataKind::Bool, "0", "If true, the mass of every element is computed based on the rest position rather than the position")
+            .with("lumping", DataKind::Bool, "0", "If true, the mass matrix is lumped (diagonal)")
+            .with("printMass", DataKind::Bool, "0", "Print the mass")
+            .with("showGravityCenter", DataKind::Bool, "0", "Display the center of gravity of the system")
+            .with("showAxisSizeFactor", DataKind::Real, "1", "Factor length of the axis displayed")
+            .with("topology", DataKind::Str, "", "link to the topology container")
+            .with("geometryState", DataKind::Str, "", "link to the MechanicalObject associated with the geometry");
+        MeshMatrixMass { data, vertex_mass: Vec::new(), edges: Vec::new(), edge_mass: Vec::new(), lumping: false, separate_gravity: false, rayleigh_mass: 0.0 }
+    }
+
+    fn compute(&mut self, mesh: &Mesh, pos: &[f64], n: usize, density: &dyn Fn(usize) -> f64) -> f64 {
+        let p = |i: u32| get3(pos, i as usize);
+        let mut vm = vec![0.0; n];
+        let mut edge_index: std::collections::BTreeMap<(u32, u32), usize> = std::collections::BTreeMap::new();
+        let mut edges: Vec<[u32; 2]> = Vec::new();
+        let mut em: Vec<f64> = Vec::new();
+        let mut total = 0.0;
+        let mut add_edge = |a: u32, b: u32, mu: f64, edges: &mut Vec<[u32; 2]>, em: &mut Vec<f64>| {
+            let key = (a.min(b), a.max(b));
+            let k = *edge_index.entry(key).or_insert_with(|| {
+                edges.push([key.0, key.1]);
+                em.push(0.0);
+                edges.len() - 1
+            });
+            em[k] += mu;
+        };
+        let (elems, vdiv, ediv): (Vec<Vec<u32>>, f64, f64) = if !mesh.hexahedra.is_empty() {
+            (mesh.hexahedra.iter().map(|h| h.to_vec()).collect(), 20.0, 40.0)
+        } else {
+            (mesh.tetrahedra.iter().map(|t| t.to_vec()).collect(), 10.0, 20.0)
+        };
+        const TET_EDGES: [[usize; 2]; 6] = [[0, 1], [0, 2], [0, 3], [1, 2], [1, 3], [2, 3]];
+        const HEX_EDGES: [[usize; 2]; 12] = [[0, 1], [1, 2], [2, 3], [3, 0], [4, 5], [5, 6], [6, 7], [7, 4], [0, 4], [1, 5], [2, 6], [3, 7]];
+        for (e, el) in elems.iter().enumerate() {
+            let vol = if el.len() == 8 {
+                hexa_volume([p(el[0]), p(el[1]), p(el[2]), p(el[3]), p(el[4]), p(el[5]), p(el[6]), p(el[7])])
+            } else {
+                tetra_volume([p(el[0]), p(el[1]), p(el[2]), p(el[3])])
+            };
+            let rho = density(e);
+            if !self.lumping {
+                let mu = rho * vol / ediv;
+                let list: &[[usize; 2]] = if el.len() == 8 { &HEX_EDGES } else { &TET_EDGES };
+                for ed in list {
+                    add_edge(el[ed[0]], el[ed[1]], mu, &mut edges, &mut em);
+                    total += mu * 2.0;
+                }
+            }
+            let mu = rho * vol / vdiv;
+            for &v in el {
+                vm[v as usize] += mu;
+                total += if self.lumping { mu * LUMPING_COEF } else { mu };
+            }
+        }
+        self.vertex_mass = vm;
+        self.edges = edges;
+        self.edge_mass = em;
+        total
+    }
+
+    fn init_impl(&mut self, ctx: &mut InitContext<'_>) {
+        self.lumping = self.data.bool("lumping");
+        self.separate_gravity = self.data.bool("separateGravity");
+        self.rayleigh_mass = self.data.real("rayleighMass");
+        let Some(st) = ctx.state() else {
+            ctx.error("no MechanicalObject in the context");
+            return;
+        };
+        let n = st.size();
+        let pos = if self.data.bool("computeMassOnRest") { st.vec(VecId::REST_POSITION) } else { st.vec(VecId::POSITION) };
+        let link = self.data.str("topology").to_string();
+        let Some(mesh) = linked_or_context_topology(ctx, &link) else {
+            ctx.error("no topology with tetrahedra or hexahedra: MeshMatrixMass needs volume elements");
+            return;
+        };
+        if mesh.hexahedra.is_empty() && mesh.tetrahedra.is_empty() {
+            ctx.error("the topology has no tetrahedra or hexahedra (surface meshes are not supported by Canapé's MeshMatrixMass yet)");
+            return;
+        }
+        if !elements_in_range(mesh, n) {
+            ctx.error(format!("topology refers to point {} but the state has {n} points", mesh.max_index().unwrap_or(0)));
+            return;
+        }
+        let total_set = self.data.is_set("totalMass");
+        let dens = self.data.reals("massDensity").to_vec();
+        if total_set || dens.is_empty() {
+            if total_set && !dens.is_empty() {
+                ctx.warn("totalMass and massDensity are both set: totalMass is used, as in SOFA");
+            }
+            let total = self.data.real("totalMass");
+            let s = self.compute(mesh, pos, n, &|_| 1.0);
+            let md = if s > f64::EPSILON { total / s } else { 1.0 };
+            self.vertex_mass.iter_mut().for_each(|v| *v *= md);
+            self.edge_mass.iter_mut().for_each(|v| *v *= md);
+            let _ = self.data.set_value("massDensity", Value::Reals(vec![md]));
+        } else {
+            let d = dens.clone();
+            let total = self.compute(mesh, pos, n, &move |e| if d.len() > e { d[e] } else { d[0] });
+            let _ = self.data.set_value("totalMass", Value::Real(total));
+        }
+        let _ = self.data.set_value("vertexMass", Value::Reals(self.vertex_mass.clone()));
+        let _ = self.data.set_value("edgeMass", Value::Reals(self.edge_mass.clone()));
+    }
+}
+
+impl_component!(MeshMatrixMass, "MeshMatrixMass", init);
+
+impl Mass for MeshMatrixMass {
+    fn add_gravity_force(&self, f: &mut [f64], g: &Vec3) {
+        if self.separate_gravity {
+            return;
+        }
+        for (i, m) in self.vertex_mass.iter().enumerate().take(f.len() / 3) {
+            let mg = g * *m * LUMPING_COEF;
+            f[3 * i] += mg.x;
+            f[3 * i + 1] += mg.y;
+            f[3 * i + 2] += mg.z;
+        }
+    }
+    fn add_mdx(&self, res: &mut [f64], dx: &[f64], factor: f64) {
+        if self.lumping {
+            for (i, m) in self.vertex_mass.iter().enumerate() {
+                for c in 0..3 {
+                    res[3 * i + c] += dx[3 * i + c] * m * LUMPING_COEF * factor;
+                }
+            }
+            return;
+        }
+        for (i, m) in self.vertex_mass.iter().enumerate() {
+            for c in 0..3 {
+                res[3 * i + c] += dx[3 * i + c] * m * factor;
+            }
+        }
+        for (e, m) in self.edges.iter().zip(&self.edge_mass) {
+            let t = m * factor;
+            let (a, b) = (e[0] as usize, e[1] as usize);
+            for c in 0..3 {
+                res[3 * a + c] += dx[3 * b + c] * t;
+                res[3 * b + c] += dx[3 * a + c] * t;
+            }
+        }
+    }
+    fn add_m_to_matrix(&self, mat: &mut dyn MatrixSink, factor: f64, offset: usize) {
+        let coef = if self.lumping { LUMPING_COEF } else { 1.0 };
+        for (i, m) in self.vertex_mass.iter().enumerate() {
+            for c in 0..3 {
+                mat.add(offset + 3 * i + c, offset + 3 * i + c, m * coef * factor);
+            }
+        }
+        if !self.lumping {
+            for (e, m) in self.edges.iter().zip(&self.edge_mass) {
+                let (a, b) = (e[0] as usize, e[1] as usize);
+                for c in 0..3 {
+                    mat.add(offset + 3 * a + c, offset + 3 * b + c, m * factor);
+                    mat.add(offset + 3 * b + c, offset + 3 * a + c, m * factor);
+                }
+            }
+        }
+    }
+    fn rayleigh_mass(&self) -> f64 {
+        self.rayleigh_mass
+    }
+}

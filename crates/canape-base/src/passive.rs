@@ -1,0 +1,101 @@
+//! Components Canapé loads and keeps but does not simulate (yet): animation and visual loops,
+//! visual style and models, cameras, collision pipeline and models, plugin declarations, and the
+//! topology helpers that carry no mechanics (modifiers, geometry algorithms). Their tables are
+//! open, so their display options load without warnings.
+
+use crate::base_data;
+use canape_core::component::{Passive, Role};
+use canape_core::data::{DataKind, DataTable};
+use canape_core::mesh::Mesh;
+
+/// A kept-but-inert component of a given class and role.
+pub struct Inert {
+    class: &'static str,
+    role: Role,
+    data: DataTable,
+    mesh: Option<Mesh>,
+}
+
+impl Inert {
+    pub fn new(class: &'static str, role: Role) -> Self {
+        let mut data = base_data(DataTable::new());
+        match class {
+            "DefaultAnimationLoop" => {
+                data = data
+                    .with("parallelODESolving", DataKind::Bool, "0", "If true, solves all the ODEs in parallel")
+                    .with("computeBoundingBox", DataKind::Bool, "1", "If true, compute the global bounding box of the scene at each time step.")
+            }
+            "RequiredPlugin" => {
+                data = data
+                    .with("pluginName", DataKind::Words, "", "plugin name (or several names if you need to load different plugins or a plugin with several alternate names)")
+                    .with("suffixMap", DataKind::Words, "", "standard->custom suffixes pairs (to be used if the plugin is compiled outside of the standard build)")
+                    .with("stopAfterFirstNameFound", DataKind::Bool, "0", "Stop after the first plugin name that is loaded successfully")
+                    .with("stopAfterFirstSuffixFound", DataKind::Bool, "1", "For each plugin name, stop after the first suffix that is loaded successfully")
+                    .with("requireAll", DataKind::Bool, "1", "If true, all the plugins must be loaded")
+                    .with("requireOne", DataKind::Bool, "0", "If true, at least one plugin must be loaded")
+                    .with("loadedPlugins", DataKind::Words, "", "List of the plugins that are have been loaded")
+            }
+            "VisualStyle" => data = data.with("displayFlags", DataKind::Words, "", "Display Flags"),
+            _ => data = data.open(),
+        }
+        Inert { class, role, data, mesh: None }
+    }
+}
+
+impl canape_core::component::Component for Inert {
+    fn class_name(&self) -> &'static str {
+        self.class
+    }
+    fn data(&self) -> &DataTable {
+        &self.data
+    }
+    fn data_mut(&mut self) -> &mut DataTable {
+        &mut self.data
+    }
+}
+
+impl Passive for Inert {
+    fn role(&self) -> Role {
+        self.role
+    }
+    fn visual_mesh(&self) -> Option<&Mesh> {
+        self.mesh.as_ref()
+    }
+    fn visual_mesh_mut(&mut self) -> Option<&mut Mesh> {
+        self.mesh.as_mut()
+    }
+}
+
+/// Inert classes by role: (class, role, description).
+pub const INERT_CLASSES: &[(&str, Role, &str)] = &[
+    ("DefaultAnimationLoop", Role::AnimationLoop, "the default animation loop (its step is run by the simulation)"),
+    ("DefaultVisualManagerLoop", Role::Visual, "visual loop (viewer side)"),
+    ("RequiredPlugin", Role::Other, "plugin declaration (all Canapé components are built in)"),
+    ("VisualStyle", Role::Visual, "display flags"),
+    ("InteractiveCamera", Role::Visual, "camera"),
+    ("OglSceneFrame", Role::Visual, "scene frame display"),
+    ("VisualGrid", Role::Visual, "grid display"),
+    ("LineAxis", Role::Visual, "axis display"),
+    ("OglModel", Role::Visual, "visual model (kept for the viewer)"),
+    ("BackgroundSetting", Role::Visual, "viewer background"),
+    ("CollisionPipeline", Role::Collision, "collision pipeline (collision not simulated yet)"),
+    ("BruteForceBroadPhase", Role::Collision, "broad phase (collision not simulated yet)"),
+    ("BVHNarrowPhase", Role::Collision, "narrow phase (collision not simulated yet)"),
+    ("CollisionResponse", Role::Collision, "contact response (collision not simulated yet)"),
+    ("DiscreteIntersection", Role::Collision, "intersection method (collision not simulated yet)"),
+    ("MinProximityIntersection", Role::Collision, "intersection method (collision not simulated yet)"),
+    ("NewProximityIntersection", Role::Collision, "intersection method (collision not simulated yet)"),
+    ("LocalMinDistance", Role::Collision, "intersection method (collision not simulated yet)"),
+    ("SphereCollisionModel", Role::Collision, "collision model (collision not simulated yet)"),
+    ("TriangleCollisionModel", Role::Collision, "collision model (collision not simulated yet)"),
+    ("LineCollisionModel", Role::Collision, "collision model (collision not simulated yet)"),
+    ("PointCollisionModel", Role::Collision, "collision model (collision not simulated yet)"),
+    ("TetrahedronSetTopologyModifier", Role::Other, "topology modifier (topology changes not supported yet)"),
+    ("TetrahedronSetGeometryAlgorithms", Role::Other, "geometry algorithms (no effect on mechanics)"),
+    ("TriangleSetTopologyModifier", Role::Other, "topology modifier (topology changes not supported yet)"),
+    ("TriangleSetGeometryAlgorithms", Role::Other, "geometry algorithms (no effect on mechanics)"),
+    ("HexahedronSetTopologyModifier", Role::Other, "topology modifier (topology changes not supported yet)"),
+    ("HexahedronSetGeometryAlgorithms", Role::Other, "geometry algorithms (no effect on mechanics)"),
+    ("EdgeSetTopologyModifier", Role::Other, "topology modifier (topology changes not supported yet)"),
+    ("EdgeSetGeometryAlgorithms", Role::Other, "geometry algorithms (no effect on mechanics)"),
+];

@@ -1,0 +1,367 @@
+//! Topologies and topological mappings: RegularGridTopology, MeshTopology, the *SetTopology
+//! containers (static here: topology changes come later), Hexa2TetraTopologicalMapping.
+
+use crate::base_data;
+use canape_core::component::{TopologicalMapping, Topology};
+use canape_core::data::{DataKind, DataTable, Value};
+use canape_core::impl_component;
+use canape_core::mesh::{flatten, flatten_points, group, group_points, Mesh};
+use canape_core::scene::InitContext;
+
+fn mesh_data(t: DataTable) -> DataTable {
+    t.with("position", DataKind::Reals(3), "", "List of point positions")
+        .alias(&["points"])
+        .with("edges", DataKind::Ints(2), "", "List of edge indices")
+        .alias(&["lines"])
+        .with("triangles", DataKind::Ints(3), "", "List of triangle indices")
+        .with("quads", DataKind::Ints(4), "", "List of quad indices")
+        .with("tetrahedra", DataKind::Ints(4), "", "List of tetrahedron indices")
+        .alias(&["tetras"])
+        .with("hexahedra", DataKind::Ints(8), "", "List of hexahedron indices")
+        .alias(&["hexas"])
+}
+
+fn mesh_from_data(d: &DataTable) -> Mesh {
+    Mesh {
+        points: group_points(d.reals("position")),
+        edges: group(d.ints("edges")),
+        triangles: group(d.ints("triangles")),
+        quads: group(d.ints("quads")),
+        tetrahedra: group(d.ints("tetrahedra")),
+        hexahedra: group(d.ints("hexahedra")),
+    }
+}
+
+/// A static mesh topology given by Data (MeshTopology, and the *SetTopologyContainer family).
+pub struct MeshContainer {
+    class: &'static str,
+    data: DataTable,
+    mesh: Mesh,
+}
+
+impl MeshContainer {
+    pub fn new(class: &'static str) -> Self {
+        let data = mesh_data(base_data(DataTable::new()))
+            .with("nbPoints", DataKind::Int, "0", "Number of points")
+            .with("checkTopology", DataKind::Bool, "0", "Parameter to activate internal topology checks (might slow down the simulation)")
+            .with("checkConnexity", DataKind::Bool, "0", "It true, will check the connexity of the mesh.")
+            .with("drawEdges", DataKind::Bool, "0", "if true, draw the topology edges")
+            .with("drawTriangles", DataKind::Bool, "0", "if true, draw the topology triangles")
+            .with("drawQuads", DataKind::Bool, "0", "if true, draw the topology quads")
+            .with("drawTetrahedra", DataKind::Bool, "0", "if true, draw the topology tetrahedra")
+            .with("drawHexahedra", DataKind::Bool, "0", "if true, draw the topology hexahedra")
+            .with("createTriangleArray", DataKind::Bool, "0", "Force the creation of a set of triangles associated with each tetrahedron");
+        MeshContainer { class, data, mesh: Mesh::default() }
+    }
+}
+
+impl canape_core::component::Component for MeshContainer {
+    fn class_name(&self) -> &'static str {
+        self.class
+    }
+    fn data(&self) -> &DataTable {
+        &self.data
+    }
+    fn data_mut(&mut self) -> &mut DataTable {
+        &mut self.data
+    }
+    fn read_data(&self, name: &str) -> Option<Value> {
+        let f = self.data.field(name)?;
+        Some(match f.name {
+            "position" => Value::Reals(flatten_points(&self.mesh.points)),
+            "edges" => Value::Ints(flatten(&self.mesh.edges)),
+            "triangles" => Value::Ints(flatten(&self.mesh.triangles)),
+            "quads" => Value::Ints(flatten(&self.mesh.quads)),
+            "tetrahedra" => Value::Ints(flatten(&self.mesh.tetrahedra)),
+            "hexahedra" => Value::Ints(flatten(&self.mesh.hexahedra)),
+            _ => f.value.clone(),
+        })
+    }
+    fn init(&mut self, ctx: &mut InitContext<'_>) {
+        // a topological mapping may already have filled the mesh: keep it then
+        let from_data = mesh_from_data(&self.data);
+        if self.mesh == Mesh::default() || from_data != Mesh::default() {
+            self.mesh = from_data;
+        }
+        let n = self.mesh.nb_points();
+        if !self.mesh.points.is_empty() {
+            if let Some(m) = self.mesh.max_index() {
+                if m as usize >= self.mesh.points.len() {
+                    ctx.error(format!("element index {m} is out of range: the topology has {} points", self.mesh.points.len()));
+                }
+            }
+        }
+        let _ = self.data.set_value("nbPoints", Value::Int(n as i64));
+    }
+}
+
+impl Topology for MeshContainer {
+    fn mesh(&self) -> &Mesh {
+        &self.mesh
+    }
+    fn mesh_mut(&mut self) -> &mut Mesh {
+        &mut self.mesh
+    }
+}
+
+/// A regular grid of points and hexahedra
+/// (Sofa/Component/Topology/Container/Grid/.../RegularGridTopology.cpp, GridTopology.cpp).
+pub struct RegularGridTopology {
+    data: DataTable,
+    mesh: Mesh,
+    n: [usize; 3],
+}
+
+impl Default for RegularGridTopology {
+    fn default() -> Self {
+        Self::new()
+    }
+}
+
+impl RegularGridTopology {
+    pub fn new() -> Self {
+        let data = base_data(DataTable::new())
+            .with("n", DataKind::Ints(3), "2 2 2", "grid resolution. (default = 2 2 2)")
+            .with("nx", DataKind::Int, "0", "x grid resolution (legacy attribute, all of nx ny nz must be given)")
+            .with("ny", DataKind::Int, "0", "y grid resolution (legacy attribute)")
+            .with("nz", DataKind::Int, "0", "z grid resolution (legacy attribute)")
+            .with("min", DataKind::Reals(3), "0 0 0", "Min end of the diagonal")
+            .with("max", DataKind::Reals(3), "1 1 1", "Max end of the diagonal")
+            .with("xmin", DataKind::Real, "0", "legacy: min x (all six bounds must be given)")
+            .with("ymin", DataKind::Real, "0", "legacy: min y")
+            .with("zmin", DataKind::Real, "0", "legacy: min z")
+            .with("xmax", DataKind::Real, "1", "legacy: max x")
+            .with("ymax", DataKind::Real, "1", "legacy: max y")
+            .with("zmax", DataKind::Real, "1", "legacy: max z")
+            .with("scale", DataKind::Real, "1", "legacy: scale applied to xmin..zmax")
+            .with("p0", DataKind::Reals(3), "0 0 0", "Offset all the grid points")
+            .with("cellWidth", DataKind::Real, "0", "if > 0 : dimension of each cell in the created grid. Otherwise, the cell size is computed based on min, max, and resolution n.")
+            .with("computeHexaList", DataKind::Bool, "1", "put true if the list of Hexahedra is needed during init")
+            .with("computeQuadList", DataKind::Bool, "1", "put true if the list of Quad is needed during init")
+            .with("computeTriangleList", DataKind::Bool, "1", "put true if the list of triangles is needed during init")
+            .with("computeEdgeList", DataKind::Bool, "1", "put true if the list of lines is needed during init")
+            .with("computePointList", DataKind::Bool, "1", "put true if the list of points is needed during init")
+            .with("checkTopology", DataKind::Bool, "0", "Parameter to activate internal topology checks")
+            .with("drawEdges", DataKind::Bool, "0", "if true, draw the topology edges")
+            .with("position", DataKind::Reals(3), "", "List of point positions (computed)")
+            .with("hexahedra", DataKind::Ints(8), "", "List of hexahedra (computed)");
+        RegularGridTopology { data, mesh: Mesh::default(), n: [2, 2, 2] }
+    }
+
+    fn init_impl(&mut self, ctx: &mut InitContext<'_>) {
+        let d = &self.data;
+        let mut n = [2usize; 3];
+        let nv = d.ints("n");
+        if nv.len() == 3 {
+            n = [nv[0] as usize, nv[1] as usize, nv[2] as usize];
+        }
+        if d.is_set("nx") && d.is_set("ny") && d.is_set("nz") {
+            n = [d.int("nx").max(0) as usize, d.int("ny").max(0) as usize, d.int("nz").max(0) as usize];
+        }
+        let mut min = [0.0; 3];
+        let mut max = [1.0; 3];
+        min.copy_from_slice(&d.reals("min")[..3]);
+        max.copy_from_slice(&d.reals("max")[..3]);
+        let legacy = ["xmin", "ymin", "zmin", "xmax", "ymax", "zmax"];
+        if legacy.iter().all(|k| d.is_set(k)) {
+            // SOFA reads these legacy attributes as float32
+            let s = d.real("scale") as f32;
+            let f = |k: &str| ((d.real(k) as f32) * s) as f64;
+            min = [f("xmin"), f("ymin"), f("zmin")];
+            max = [f("xmax"), f("ymax"), f("zmax")];
+        } else if legacy.iter().any(|k| d.is_set(k)) {
+            ctx.warn("xmin/ymin/zmin/xmax/ymax/zmax are used only when all six are given; min/max used instead");
+        }
+        let cw = d.real("cellWidth");
+        if cw > 0.0 {
+            for k in 0..3 {
+                n[k] = ((max[k] - min[k]) / cw).ceil() as usize + 1;
+            }
+        }
+        if n.iter().any(|&v| v < 1) {
+            ctx.warn(format!("grid resolution {n:?} is invalid; reset to 2 2 2"));
+            n = [2, 2, 2];
+        }
+        self.n = n;
+        let mut p0 = [min[0], min[1], min[2]];
+        let mut step = [0.0; 3];
+        for k in 0..3 {
+            let m = n[k] as f64 - 1.0;
+            if n[k] > 1 {
+                step[k] = (max[k] - min[k]) / m;
+            } else {
+                step[k] = max[k] - min[k];
+                p0[k] = if k == 2 { min[k] } else { (min[k] + max[k]) / 2.0 };
+            }
+        }
+        if d.is_set("p0") {
+            let p = d.reals("p0");
+            p0 = [p[0], p[1], p[2]];
+        }
+        let (nx, ny, nz) = (n[0], n[1], n[2]);
+        let mut points = Vec::with_capacity(nx * ny * nz);
+        for k in 0..nz {
+            for j in 0..ny {
+                for i in 0..nx {
+                    // p0 + dx·i + dy·j + dz·k with dx, dy, dz axis vectors (SOFA's evaluation order)
+                    let (fi, fj, fk) = (i as f64, j as f64, k as f64);
+                    points.push([
+                        p0[0] + step[0] * fi + 0.0 * fj + 0.0 * fk,
+                        p0[1] + 0.0 * fi + step[1] * fj + 0.0 * fk,
+                        p0[2] + 0.0 * fi + 0.0 * fj + step[2] * fk,
+                    ]);
+                }
+            }
+        }
+        let idx = |i: usize, j: usize, k: usize| (i + nx * (j + ny * k)) as u32;
+        let mut hexa = Vec::new();
+        if d.bool("computeHexaList") && nx > 1 && ny > 1 && nz > 1 {
+            for z in 0..nz - 1 {
+                for y in 0..ny - 1 {
+                    for x in 0..nx - 1 {
+                        hexa.push([
+                            idx(x, y, z),
+                            idx(x + 1, y, z),
+                            idx(x + 1, y + 1, z),
+                            idx(x, y + 1, z),
+                            idx(x, y, z + 1),
+                            idx(x + 1, y, z + 1),
+                            idx(x + 1, y + 1, z + 1),
+                            idx(x, y + 1, z + 1),
+                        ]);
+                    }
+                }
+            }
+        }
+        self.mesh = Mesh { points, hexahedra: hexa, ..Mesh::default() };
+        let _ = self.data.set_value("position", Value::Reals(flatten_points(&self.mesh.points)));
+        let _ = self.data.set_value("hexahedra", Value::Ints(flatten(&self.mesh.hexahedra)));
+    }
+}
+
+impl_component!(RegularGridTopology, "RegularGridTopology", init);
+
+impl Topology for RegularGridTopology {
+    fn mesh(&self) -> &Mesh {
+        &self.mesh
+    }
+    fn mesh_mut(&mut self) -> &mut Mesh {
+        &mut self.mesh
+    }
+    fn grid_size(&self) -> Option<[usize; 3]> {
+        Some(self.n)
+    }
+}
+
+/// Splits each hexahedron into 6 tetrahedra
+/// (Sofa/Component/Topology/Mapping/.../Hexa2TetraTopologicalMapping.cpp).
+pub struct Hexa2TetraTopologicalMapping {
+    data: DataTable,
+}
+
+impl Default for Hexa2TetraTopologicalMapping {
+    fn default() -> Self {
+        Self::new()
+    }
+}
+
+impl Hexa2TetraTopologicalMapping {
+    pub fn new() -> Self {
+        let data = base_data(DataTable::new())
+            .with("input", DataKind::Str, "", "Input topology to map")
+            .with("output", DataKind::Str, "", "Output topology to map")
+            .with("swapping", DataKind::Bool, "0", "Boolean enabling to swapp hexa-edges in order to avoid bias effect");
+        Hexa2TetraTopologicalMapping { data }
+    }
+}
+
+impl_component!(Hexa2TetraTopologicalMapping, "Hexa2TetraTopologicalMapping");
+
+/// The 6 tetrahedra of a hexahedron `c` (SOFA's vertex order), alternate list when mirrored.
+pub fn hexa_to_tetras(c: [u32; 8], swapped: bool) -> [[u32; 4]; 6] {
+    if !swapped {
+        [
+            [c[0], c[5], c[1], c[6]],
+            [c[0], c[1], c[3], c[6]],
+            [c[1], c[3], c[6], c[2]],
+            [c[6], c[3], c[0], c[7]],
+            [c[6], c[7], c[0], c[5]],
+            [c[7], c[5], c[4], c[0]],
+        ]
+    } else {
+        [
+            [c[0], c[5], c[6], c[1]],
+            [c[0], c[1], c[6], c[3]],
+            [c[1], c[3], c[2], c[6]],
+            [c[6], c[3], c[7], c[0]],
+            [c[6], c[7], c[5], c[0]],
+            [c[7], c[5], c[0], c[4]],
+        ]
+    }
+}
+
+impl TopologicalMapping for Hexa2TetraTopologicalMapping {
+    fn map(&self, input: &Mesh, grid: Option<[usize; 3]>) -> Mesh {
+        let swapping = self.data.bool("swapping");
+        let (nx, ny) = match grid {
+            Some(n) => (n[0].saturating_sub(1).max(1), n[1].saturating_sub(1).max(1)),
+            None => (2, 1),
+        };
+        let mut tets = Vec::with_capacity(input.hexahedra.len() * 6);
+        for (i, h) in input.hexahedra.iter().enumerate() {
+            let mut c = *h;
+            let mut swapped = false;
+            if swapping {
+                if (i % nx) % 2 == 0 {
+                    c.swap(0, 1);
+                    c.swap(3, 2);
+                    c.swap(4, 5);
+                    c.swap(7, 6);
+                    swapped = !swapped;
+                }
+                if ((i / nx) % ny) % 2 == 1 {
+                    c.swap(0, 3);
+                    c.swap(1, 2);
+                    c.swap(4, 7);
+                    c.swap(5, 6);
+                    swapped = !swapped;
+                }
+                if (i / (nx * ny)) % 2 == 1 {
+                    c.swap(0, 4);
+                    c.swap(1, 5);
+                    c.swap(2, 6);
+                    c.swap(3, 7);
+                    swapped = !swapped;
+                }
+            }
+            tets.extend_from_slice(&hexa_to_tetras(c, swapped));
+        }
+        Mesh { tetrahedra: tets, ..Mesh::default() }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::mass::tetra_volume;
+    use canape_types::Vec3;
+
+    #[test]
+    fn hexa_split_is_positive_and_fills_the_cube() {
+        let p = |i: u32| {
+            let x = [(0., 0., 0.), (1., 0., 0.), (1., 1., 0.), (0., 1., 0.), (0., 0., 1.), (1., 0., 1.), (1., 1., 1.), (0., 1., 1.)][i as usize];
+            Vec3::new(x.0, x.1, x.2)
+        };
+        for swapped in [false] {
+            let t = hexa_to_tetras([0, 1, 2, 3, 4, 5, 6, 7], swapped);
+            let mut sum = 0.0;
+            for tt in t {
+                let (a, b, c, d) = (p(tt[0]), p(tt[1]), p(tt[2]), p(tt[3]));
+                let signed = (b - a).cross(&(c - a)).dot(&(d - a)) / 6.0;
+                assert!(signed > 0.0);
+                sum += tetra_volume([a, b, c, d]);
+            }
+            assert!((sum - 1.0).abs() < 1e-12);
+        }
+    }
+}
