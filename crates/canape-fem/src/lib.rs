@@ -1,1 +1,16 @@
-//! placeholder
+//! Finite-element force fields (SOFA's SolidMechanics/FEM/Elastic area):
+//! TetrahedronFEMForceField and TetrahedralCorotationalFEMForceField (methods small, large,
+//! polar; svd for the former) and HexahedronFEMForceField (large, polar, small).
+//!
+//! Element loops run once per component call; per-element data (rest frames, strain-displacement
+//! coefficients, rotations from the last `add_force`) live in flat vectors indexed by element.
+
+pub mod common;
+pub mod hexa;
+pub mod tetra;
+
+pub use hexa::HexahedronFemForceField;
+pub use tetra::TetrahedronFemForceField;
+
+#[cfg(test)]
+mod fd_tests;

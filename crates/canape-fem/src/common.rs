@@ -1,0 +1,155 @@
+//! Shared FEM helpers: isotropic material constants, polar decomposition (SOFA's
+//! helper::Decompose::polarDecomposition formulation), force-field base Data.
+
+use canape_core::data::{DataKind, DataTable};
+use canape_types::{Mat3, Vec3};
+
+/// Data every SOFA force field has (ForceField base + Base).
+pub fn force_field_data(t: DataTable) -> DataTable {
+    t.with("printLog", DataKind::Bool, "0", "if true, emits extra messages at runtime.")
+        .with("tags", DataKind::Words, "", "list of the subsets the object belongs to")
+        .with("bbox", DataKind::Reals(0), "", "this object bounding box")
+        .with("componentState", DataKind::Str, "Undefined", "The state of the component")
+        .with("listening", DataKind::Bool, "0", "if true, handle the events, otherwise ignore the events")
+        .with("rayleighStiffness", DataKind::Real, "0", "Rayleigh damping - stiffness matrix coefficient")
+        .with("isCompliance", DataKind::Bool, "0", "Consider the component as a compliance, else as a stiffness")
+        .with("topology", DataKind::Str, "", "link to the topology container")
+        .with("mstate", DataKind::Str, "", "MechanicalState used by this component")
+}
+
+/// Isotropic elasticity in Voigt form [εxx, εyy, εzz, γxy, γyz, γzx]:
+/// `diag` = λ+2μ, `off` = λ, `shear` = μ, all multiplied by `scale`.
+#[derive(Clone, Copy, Debug, Default, PartialEq)]
+pub struct Material {
+    pub diag: f64,
+    pub off: f64,
+    pub shear: f64,
+}
+
+impl Material {
+    /// SOFA's construction: unit-diagonal matrix with ν/(1-ν) off-diagonal and (1-2ν)/(2(1-ν))
+    /// shear, times E(1-ν)/((1+ν)(1-2ν)), then divided by `div`.
+    pub fn new(young: f64, nu: f64, div: f64) -> Self {
+        let k = young * (1.0 - nu) / ((1.0 + nu) * (1.0 - 2.0 * nu));
+        Material {
+            diag: k / div,
+            off: (nu / (1.0 - nu)) * k / div,
+            shear: ((1.0 - 2.0 * nu) / (2.0 * (1.0 - nu))) * k / div,
+        }
+    }
+    /// t = M s
+    #[inline(always)]
+    pub fn apply(&self, s: &[f64; 6]) -> [f64; 6] {
+        [
+            self.diag * s[0] + self.off * s[1] + self.off * s[2],
+            self.off * s[0] + self.diag * s[1] + self.off * s[2],
+            self.off * s[0] + self.off * s[1] + self.diag * s[2],
+            self.shear * s[3],
+            self.shear * s[4],
+            self.shear * s[5],
+        ]
+    }
+    pub fn matrix(&self) -> nalgebra::SMatrix<f64, 6, 6> {
+        let mut m = nalgebra::SMatrix::<f64, 6, 6>::zeros();
+        for i in 0..3 {
+            for j in 0..3 {
+                m[(i, j)] = if i == j { self.diag } else { self.off };
+            }
+            m[(i + 3, i + 3)] = self.shear;
+        }
+        m
+    }
+}
+
+fn one_norm(m: &Mat3) -> f64 {
+    (0..3).map(|j| (0..3).map(|i| m[(i, j)].abs()).sum::<f64>()).fold(0.0, f64::max)
+}
+
+fn inf_norm(m: &Mat3) -> f64 {
+    (0..3).map(|i| (0..3).map(|j| m[(i, j)].abs()).sum::<f64>()).fold(0.0, f64::max)
+}
+
+/// Orthogonal factor Q of M = Q·S by the scaled Newton (Higham) iteration, as in SOFA's
+/// helper/decompose.inl `polarDecomposition` (tolerance 1e-8).
+pub fn polar_q(m: &Mat3) -> Mat3 {
+    let tol = 1e-8;
+    let mut mk = m.transpose();
+    let mut m1 = one_norm(&mk);
+    let mut minf = inf_norm(&mk);
+    loop {
+        let r0 = Vec3::new(mk[(0, 0)], mk[(0, 1)], mk[(0, 2)]);
+        let r1 = Vec3::new(mk[(1, 0)], mk[(1, 1)], mk[(1, 2)]);
+        let r2 = Vec3::new(mk[(2, 0)], mk[(2, 1)], mk[(2, 2)]);
+        let a0 = r1.cross(&r2);
+        let a1 = r2.cross(&r0);
+        let a2 = r0.cross(&r1);
+        let adj = Mat3::from_rows(&[a0.transpose(), a1.transpose(), a2.transpose()]);
+        let det = r0.dot(&a0);
+        if det == 0.0 {
+            break;
+        }
+        let a_1 = one_norm(&adj);
+        let a_inf = inf_norm(&adj);
+        let gamma = (((a_1 * a_inf) / (m1 * minf)).sqrt() / det.abs()).sqrt();
+        let g1 = 0.5 * gamma;
+        let g2 = 0.5 / (gamma * det);
+        let ek_prev = mk;
+        mk = mk * g1 + adj * g2;
+        let ek = ek_prev - mk;
+        let e1 = one_norm(&ek);
+        m1 = one_norm(&mk);
+        minf = inf_norm(&mk);
+        if e1 <= m1 * tol {
+            break;
+        }
+    }
+    mk.transpose()
+}
+
+/// Rotation Q = U·Vᵀ of the SVD of F, made proper (det +1) by flipping the column of the
+/// smallest singular value (SOFA's polarDecomposition_stable, for inverted elements).
+pub fn stable_rotation(f: &Mat3) -> Mat3 {
+    let svd = nalgebra::linalg::SVD::new(*f, true, true);
+    let (Some(mut u), Some(v_t)) = (svd.u, svd.v_t) else {
+        return Mat3::identity();
+    };
+    let s = svd.singular_values;
+    let mut q = u * v_t;
+    if q.determinant() < 0.0 {
+        let mut k = 0;
+        for i in 1..3 {
+            if s[i] < s[k] {
+                k = i;
+            }
+        }
+        let col = -u.column(k);
+        u.set_column(k, &col);
+        q = u * v_t;
+    }
+    q
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn polar_of_rotation_times_stretch() {
+        let r = nalgebra::Rotation3::from_euler_angles(0.3, -0.2, 0.7).into_inner();
+        let s = Mat3::new(2.0, 0.1, 0.0, 0.1, 1.5, 0.2, 0.0, 0.2, 0.7);
+        let q = polar_q(&(r * s));
+        assert!((q - r).norm() < 1e-9, "{}", (q - r).norm());
+        let q2 = stable_rotation(&(r * s));
+        assert!((q2 - r).norm() < 1e-9);
+    }
+
+    #[test]
+    fn material_constants() {
+        let m = Material::new(1000.0, 0.3, 1.0);
+        let lambda = 1000.0 * 0.3 / (1.3 * 0.4);
+        let mu = 1000.0 / 2.6;
+        assert!((m.off - lambda).abs() < 1e-9);
+        assert!((m.shear - mu).abs() < 1e-9);
+        assert!((m.diag - (lambda + 2.0 * mu)).abs() < 1e-9);
+    }
+}

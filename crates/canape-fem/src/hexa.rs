@@ -1,0 +1,292 @@
+//! HexahedronFEMForceField: trilinear hexahedra, 2×2×2 Gauss stiffness in a rotated rest frame,
+//! corotational by averaged edge directions ("large") or polar decomposition.
+//! Follows Sofa/Component/SolidMechanics/FEM/Elastic/src/sofa/component/solidmechanics/fem/
+//! elastic/HexahedronFEMForceField.inl: f_e = Rᵀ K (X0r − R x), tangent −Rᵀ K R.
+
+use crate::common::{force_field_data, polar_q, Material};
+use canape_core::component::ForceField;
+use canape_core::data::{DataKind, DataTable, Value};
+use canape_core::impl_component;
+use canape_core::matrix::MatrixSink;
+use canape_core::scene::InitContext;
+use canape_core::state::VecId;
+use canape_types::{get3, Mat3, Vec3};
+use nalgebra::SMatrix;
+
+type K24 = SMatrix<f64, 24, 24>;
+
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum HexaMethod {
+    Large,
+    Polar,
+    Small,
+}
+
+/// Reference-cell corner signs in SOFA's hexahedron vertex order.
+const COEF: [[f64; 3]; 8] = [
+    [-1.0, -1.0, -1.0],
+    [1.0, -1.0, -1.0],
+    [1.0, 1.0, -1.0],
+    [-1.0, 1.0, -1.0],
+    [-1.0, -1.0, 1.0],
+    [1.0, -1.0, 1.0],
+    [1.0, 1.0, 1.0],
+    [-1.0, 1.0, 1.0],
+];
+
+/// Element stiffness of a trilinear hexahedron by 2×2×2 Gauss quadrature (weights 1).
+pub fn hexa_stiffness(mat: &Material, n: &[Vec3; 8]) -> K24 {
+    let m = mat.matrix();
+    let mut k = K24::zeros();
+    let lx = n[1] - n[0];
+    let ly = n[3] - n[0];
+    let lz = n[4] - n[0];
+    let close = |v: Vec3, l: &Vec3| v.norm() < 0.001 * l.norm();
+    let parallel = close(n[3] + lx - n[2], &lx)
+        && close(n[0] + lz - n[4], &lz)
+        && close(n[1] + lz - n[5], &lz)
+        && close(n[2] + lz - n[6], &lz)
+        && close(n[3] + lz - n[7], &lz);
+    let g = 1.0 / 3.0_f64.sqrt();
+    for gx1 in [-1.0, 1.0] {
+        for gx2 in [-1.0, 1.0] {
+            for gx3 in [-1.0, 1.0] {
+                let (xi, eta, zeta) = (gx1 * g, gx2 * g, gx3 * g);
+                let jac = if parallel {
+                    Mat3::from_columns(&[lx / 2.0, ly / 2.0, lz / 2.0])
+                } else {
+                    let c0 = ((n[1] - n[0]) * ((1.0 - eta) * (1.0 - zeta))
+                        + (n[2] - n[3]) * ((1.0 + eta) * (1.0 - zeta))
+                        + (n[5] - n[4]) * ((1.0 - eta) * (1.0 + zeta))
+                        + (n[6] - n[7]) * ((1.0 + eta) * (1.0 + zeta)))
+                        / 8.0;
+                    let c1 = ((n[3] - n[0]) * ((1.0 - xi) * (1.0 - zeta))
+                        + (n[2] - n[1]) * ((1.0 + xi) * (1.0 - zeta))
+                        + (n[7] - n[4]) * ((1.0 - xi) * (1.0 + zeta))
+                        + (n[6] - n[5]) * ((1.0 + xi) * (1.0 + zeta)))
+                        / 8.0;
+                    let c2 = ((n[4] - n[0]) * ((1.0 - xi) * (1.0 - eta))
+                        + (n[5] - n[1]) * ((1.0 + xi) * (1.0 - eta))
+                        + (n[6] - n[2]) * ((1.0 + xi) * (1.0 + eta))
+                        + (n[7] - n[3]) * ((1.0 - xi) * (1.0 + eta)))
+                        / 8.0;
+                    Mat3::from_columns(&[c0, c1, c2])
+                };
+                let det = jac.determinant();
+                let Some(ji) = jac.try_inverse() else { continue };
+                let mut q = [[0.0; 3]; 8];
+                for i in 0..8 {
+                    let s = COEF[i];
+                    let dxi = s[0] * (1.0 + s[1] * eta) * (1.0 + s[2] * zeta) / 8.0;
+                    let deta = (1.0 + s[0] * xi) * s[1] * (1.0 + s[2] * zeta) / 8.0;
+                    let dzeta = (1.0 + s[0] * xi) * (1.0 + s[1] * eta) * s[2] / 8.0;
+                    for c in 0..3 {
+                        q[i][c] = dxi * ji[(0, c)] + deta * ji[(1, c)] + dzeta * ji[(2, c)];
+                    }
+                }
+                let bmat = |i: usize| {
+                    let [qx, qy, qz] = q[i];
+                    SMatrix::<f64, 6, 3>::from_row_slice(&[
+                        qx, 0.0, 0.0, 0.0, qy, 0.0, 0.0, 0.0, qz, qy, qx, 0.0, 0.0, qz, qy, qz, 0.0, qx,
+                    ])
+                };
+                for i in 0..8 {
+                    let bi = bmat(i);
+                    let bim = bi.transpose() * m;
+                    for j in i..8 {
+                        let kij = bim * bmat(j) * det;
+                        for a in 0..3 {
+                            for b in 0..3 {
+                                k[(3 * i + a, 3 * j + b)] += kij[(a, b)];
+                            }
+                        }
+                    }
+                }
+            }
+        }
+    }
+    for a in 0..24 {
+        for b in 0..a {
+            k[(a, b)] = k[(b, a)];
+        }
+    }
+    k
+}
+
+/// Averaged edge directions of a hexahedron (x and y; z for polar).
+fn mean_edges(p: &[Vec3; 8]) -> (Vec3, Vec3, Vec3) {
+    let ex = (p[1] - p[0] + p[2] - p[3] + p[5] - p[4] + p[6] - p[7]) * 0.25;
+    let ey = (p[3] - p[0] + p[2] - p[1] + p[7] - p[4] + p[6] - p[5]) * 0.25;
+    let ez = (p[4] - p[0] + p[5] - p[1] + p[7] - p[3] + p[6] - p[2]) * 0.25;
+    (ex, ey, ez)
+}
+
+fn frame(method: HexaMethod, p: &[Vec3; 8]) -> Mat3 {
+    match method {
+        HexaMethod::Small => Mat3::identity(),
+        HexaMethod::Large => {
+            let (ex, ey, _) = mean_edges(p);
+            let x = ex / ex.norm();
+            let z = x.cross(&ey).normalize();
+            let y = z.cross(&x);
+            Mat3::from_rows(&[x.transpose(), y.transpose(), z.transpose()])
+        }
+        HexaMethod::Polar => {
+            let (ex, ey, ez) = mean_edges(p);
+            polar_q(&Mat3::from_rows(&[ex.transpose(), ey.transpose(), ez.transpose()]))
+        }
+    }
+}
+
+struct HexElem {
+    idx: [u32; 8],
+    k: K24,
+    rest: [Vec3; 8],
+    rot: Mat3,
+}
+
+pub struct HexahedronFemForceField {
+    data: DataTable,
+    method: HexaMethod,
+    elems: Vec<HexElem>,
+    rayleigh: f64,
+}
+
+impl Default for HexahedronFemForceField {
+    fn default() -> Self {
+        Self::new()
+    }
+}
+
+impl HexahedronFemForceField {
+    pub fn new() -> Self {
+        let data = force_field_data(DataTable::new())
+            .with("youngModulus", DataKind::Reals(0), "5000", "Young's modulus in Hooke's law (one value, or one per element)")
+            .with("poissonRatio", DataKind::Reals(0), "0.45", "Poisson's ratio in Hooke's law (one value, or one per element)")
+            .with("method", DataKind::Str, "large", "\"large\" or \"polar\" or \"small\" displacements")
+            .with("updateStiffnessMatrix", DataKind::Bool, "0", "")
+            .with("gatherPt", DataKind::Str, " ", "number of dof accumulated per threads during the gather operation (Only use in GPU version)")
+            .with("gatherBsize", DataKind::Str, " ", "number of dof accumulated per threads during the gather operation (Only use in GPU version)")
+            .with("drawing", DataKind::Bool, "1", "draw the forcefield if true")
+            .with("drawPercentageOffset", DataKind::Real, "0.15", "size of the hexa")
+            .with("stiffnessMatrices", DataKind::Reals(0), "", "Stiffness matrices per element (K_i)")
+            .with("initialPoints", DataKind::Reals(3), "", "Initial Position");
+        HexahedronFemForceField { data, method: HexaMethod::Large, elems: Vec::new(), rayleigh: 0.0 }
+    }
+
+    /// Set up elements from rest positions and hexahedra (used by init and tests).
+    pub fn setup(&mut self, rest: &[f64], hexa: &[[u32; 8]]) {
+        let young = self.data.reals("youngModulus").to_vec();
+        let nu = self.data.reals("poissonRatio").to_vec();
+        let young = if young.is_empty() { vec![5000.0] } else { young };
+        let nu = if nu.is_empty() { vec![0.45] } else { nu };
+        self.elems.clear();
+        for (e, h) in hexa.iter().enumerate() {
+            let p: [Vec3; 8] = std::array::from_fn(|w| get3(rest, h[w] as usize));
+            let r = frame(self.method, &p);
+            let x0r: [Vec3; 8] = std::array::from_fn(|w| r * p[w]);
+            let mat = Material::new(*young.get(e).unwrap_or(&young[0]), *nu.get(e).unwrap_or(&nu[0]), 1.0);
+            let k = hexa_stiffness(&mat, &x0r);
+            self.elems.push(HexElem { idx: *h, k, rest: x0r, rot: r });
+        }
+    }
+
+    fn init_impl(&mut self, ctx: &mut InitContext<'_>) {
+        self.method = match self.data.str("method") {
+            "large" => HexaMethod::Large,
+            "polar" => HexaMethod::Polar,
+            "small" => HexaMethod::Small,
+            other => {
+                ctx.warn(format!("unknown method '{other}'; using 'large'"));
+                HexaMethod::Large
+            }
+        };
+        if self.data.bool("updateStiffnessMatrix") {
+            ctx.warn("updateStiffnessMatrix is not supported yet and is ignored");
+        }
+        self.rayleigh = self.data.real("rayleighStiffness");
+        let Some(st) = ctx.state() else {
+            ctx.error("no MechanicalObject in the context");
+            return;
+        };
+        let n = st.size();
+        let rest = st.vec(VecId::REST_POSITION).to_vec();
+        let Some(topo) = ctx.topology_where(|m| !m.hexahedra.is_empty()) else {
+            ctx.error("no topology with hexahedra in the context");
+            return;
+        };
+        let hexa = topo.mesh().hexahedra.clone();
+        if let Some(bad) = hexa.iter().flatten().find(|&&i| i as usize >= n) {
+            ctx.error(format!("hexahedron uses point {bad}, but the state has {n} points"));
+            return;
+        }
+        self.setup(&rest, &hexa);
+        let _ = self.data.set_value("initialPoints", Value::Reals(rest));
+    }
+}
+
+impl_component!(HexahedronFemForceField, "HexahedronFEMForceField", init);
+
+impl ForceField for HexahedronFemForceField {
+    fn add_force(&mut self, x: &[f64], _v: &[f64], f: &mut [f64]) {
+        let method = self.method;
+        for el in &mut self.elems {
+            let p: [Vec3; 8] = std::array::from_fn(|w| get3(x, el.idx[w] as usize));
+            let r = frame(method, &p);
+            el.rot = r;
+            let mut d = SMatrix::<f64, 24, 1>::zeros();
+            for w in 0..8 {
+                let dw = r * p[w];
+                for c in 0..3 {
+                    d[3 * w + c] = el.rest[w][c] - dw[c];
+                }
+            }
+            let fe = el.k * d;
+            let rt = r.transpose();
+            for w in 0..8 {
+                let fw = rt * Vec3::new(fe[3 * w], fe[3 * w + 1], fe[3 * w + 2]);
+                let n = el.idx[w] as usize;
+                f[3 * n] += fw.x;
+                f[3 * n + 1] += fw.y;
+                f[3 * n + 2] += fw.z;
+            }
+        }
+    }
+
+    fn add_dforce(&mut self, dx: &[f64], df: &mut [f64], k_factor: f64) {
+        for el in &self.elems {
+            let mut xv = SMatrix::<f64, 24, 1>::zeros();
+            for w in 0..8 {
+                let v = el.rot * get3(dx, el.idx[w] as usize);
+                xv[3 * w] = v.x;
+                xv[3 * w + 1] = v.y;
+                xv[3 * w + 2] = v.z;
+            }
+            let fe = el.k * xv;
+            let rt = el.rot.transpose();
+            for w in 0..8 {
+                let fw = rt * Vec3::new(fe[3 * w], fe[3 * w + 1], fe[3 * w + 2]) * k_factor;
+                let n = el.idx[w] as usize;
+                df[3 * n] -= fw.x;
+                df[3 * n + 1] -= fw.y;
+                df[3 * n + 2] -= fw.z;
+            }
+        }
+    }
+
+    fn add_k_to_matrix(&self, m: &mut dyn MatrixSink, k_factor: f64, offset: usize) {
+        for el in &self.elems {
+            for a in 0..8 {
+                for b in 0..8 {
+                    let blk: Mat3 = el.k.fixed_view::<3, 3>(3 * a, 3 * b).into_owned();
+                    let sr = el.rot.transpose() * blk * el.rot * (-k_factor);
+                    m.add_block3(offset + 3 * el.idx[a] as usize, offset + 3 * el.idx[b] as usize, &sr);
+                }
+            }
+        }
+    }
+
+    fn rayleigh_stiffness(&self) -> f64 {
+        self.rayleigh
+    }
+}

@@ -1,0 +1,431 @@
+//! TetrahedronFEMForceField and TetrahedralCorotationalFEMForceField.
+//!
+//! Linear tetrahedra with SOFA's formulation (Sofa/Component/SolidMechanics/FEM/Elastic/src/sofa/
+//! component/solidmechanics/fem/elastic/TetrahedronFEMForceField.inl and
+//! TetrahedralCorotationalFEMForceField.inl): a strain-displacement matrix J built from cofactors
+//! (J = 6V·∇N), the material matrix divided by 36V, per-element rest frames, and for the
+//! corotational methods a rotation recomputed in every `add_force` and reused by `add_dforce` and
+//! assembly. Displacements are rest − current in the element frame, so F = J·M·Jᵀ·D is added.
+
+use crate::common::{force_field_data, polar_q, stable_rotation, Material};
+use canape_core::component::{Component, ForceField};
+use canape_core::data::{DataKind, DataTable};
+use canape_core::matrix::MatrixSink;
+use canape_core::scene::InitContext;
+use canape_core::state::VecId;
+use canape_types::{get3, Mat3, Vec3};
+
+/// Corotational method.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Method {
+    Small,
+    Large,
+    Polar,
+    Svd,
+}
+
+/// Which SOFA class this instance stands for (their Data and small numeric details differ).
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Flavor {
+    TetrahedronFem,
+    TetrahedralCorotational,
+}
+
+#[derive(Clone, Debug)]
+struct Elem {
+    idx: [u32; 4],
+    /// Gradient coefficients (gx, gy, gz) of each node: J = 6V·∇N in the element frame.
+    g: [[f64; 3]; 4],
+    mat: Material,
+    /// Rest positions in the element frame (large: relative to node 0).
+    rest: [Vec3; 4],
+    /// Initial rotation (world → element frame).
+    r0: Mat3,
+    /// Rotation from the last add_force (world → element frame).
+    rot: Mat3,
+    /// Inverse of the rest edge matrix (svd method).
+    a0_inv: Mat3,
+}
+
+/// Both tetrahedral FEM force fields (selected by [`Flavor`]).
+pub struct TetrahedronFemForceField {
+    flavor: Flavor,
+    data: DataTable,
+    method: Method,
+    elems: Vec<Elem>,
+    rayleigh: f64,
+}
+
+fn pd(p: &Vec3, q: &Vec3, r: &Vec3, s: usize, t: usize) -> f64 {
+    q[s] * r[t] - q[t] * r[s] - p[s] * r[t] + p[t] * r[s] + p[s] * q[t] - p[t] * q[s]
+}
+
+/// SOFA's strain-displacement coefficients for points a, b, c, d.
+pub fn gradients(a: &Vec3, b: &Vec3, c: &Vec3, d: &Vec3) -> [[f64; 3]; 4] {
+    let tri = [(b, c, d, -1.0), (c, d, a, 1.0), (d, a, b, -1.0), (a, b, c, 1.0)];
+    let mut g = [[0.0; 3]; 4];
+    for (k, (p, q, r, sg)) in tri.iter().enumerate() {
+        g[k] = [sg * pd(p, q, r, 1, 2), -sg * pd(p, q, r, 0, 2), sg * pd(p, q, r, 0, 1)];
+    }
+    g
+}
+
+/// F = J · M · Jᵀ · D for one element (12-vectors).
+#[inline(always)]
+fn kernel(g: &[[f64; 3]; 4], m: &Material, d: &[f64; 12]) -> [f64; 12] {
+    let mut s = [0.0; 6];
+    for k in 0..4 {
+        let [gx, gy, gz] = g[k];
+        let (dx, dy, dz) = (d[3 * k], d[3 * k + 1], d[3 * k + 2]);
+        s[0] += gx * dx;
+        s[1] += gy * dy;
+        s[2] += gz * dz;
+        s[3] += gy * dx + gx * dy;
+        s[4] += gz * dy + gy * dz;
+        s[5] += gz * dx + gx * dz;
+    }
+    let t = m.apply(&s);
+    let mut f = [0.0; 12];
+    for k in 0..4 {
+        let [gx, gy, gz] = g[k];
+        f[3 * k] = gx * t[0] + gy * t[3] + gz * t[5];
+        f[3 * k + 1] = gy * t[1] + gx * t[3] + gz * t[4];
+        f[3 * k + 2] = gz * t[2] + gy * t[4] + gx * t[5];
+    }
+    f
+}
+
+/// Triangle frame of SOFA's "large" method: rows x = (b−a)/|b−a|, z = x × (c−a) normalised, y = z × x.
+pub fn rotation_large(a: &Vec3, b: &Vec3, c: &Vec3) -> Mat3 {
+    let ex = (b - a).normalize();
+    let ey = c - a;
+    let ez = ex.cross(&ey).normalize();
+    let ey = ez.cross(&ex);
+    Mat3::from_rows(&[ex.transpose(), ey.transpose(), ez.transpose()])
+}
+
+fn edge_matrix(p: &[Vec3; 4]) -> Mat3 {
+    Mat3::from_rows(&[(p[1] - p[0]).transpose(), (p[2] - p[0]).transpose(), (p[3] - p[0]).transpose()])
+}
+
+impl TetrahedronFemForceField {
+    pub fn new(flavor: Flavor) -> Self {
+        let mut data = force_field_data(DataTable::new());
+        data = match flavor {
+            Flavor::TetrahedronFem => data
+                .with("youngModulus", DataKind::Reals(0), "5000", "Young's modulus in Hooke's law (one value, or one per element)")
+                .with("poissonRatio", DataKind::Reals(0), "0.45", "Poisson's ratio in Hooke's law (one value, or one per element)")
+                .with("method", DataKind::Str, "large", "\"small\", \"large\" (by QR), \"polar\" or \"svd\" displacements")
+                .with("initialPoints", DataKind::Reals(3), "", "Initial Position")
+                .with("localStiffnessFactor", DataKind::Reals(0), "", "Allow specification of different stiffness per element")
+                .with("updateStiffnessMatrix", DataKind::Bool, "0", "")
+                .with("computeGlobalMatrix", DataKind::Bool, "0", "")
+                .alias(&["assembling"])
+                .with("plasticMaxThreshold", DataKind::Real, "0", "Plastic Max Threshold (2-norm of the strain)")
+                .with("plasticYieldThreshold", DataKind::Real, "0.0001", "Plastic Yield Threshold (2-norm of the strain)")
+                .with("plasticCreep", DataKind::Real, "0.9", "Plastic Creep Factor * (1 - Young's modulus)")
+                .with("gatherPt", DataKind::Str, " ", "number of dof accumulated per threads during the gather operation (Only use in GPU version)")
+                .with("gatherBsize", DataKind::Str, " ", "number of dof accumulated per threads during the gather operation (Only use in GPU version)")
+                .with("drawHeterogeneousTetra", DataKind::Bool, "0", "Draw Heterogeneous Tetra in different color")
+                .with("computeVonMisesStress", DataKind::Int, "0", "compute and display von Mises stress: 0: no computations, 1: using corotational strain, 2: using full Green strain. Set listening=1")
+                .with("vonMisesPerElement", DataKind::Reals(0), "", "von Mises Stress per element")
+                .with("vonMisesPerNode", DataKind::Reals(0), "", "von Mises Stress per node")
+                .with("vonMisesStressColors", DataKind::Reals(4), "", "Vector of colors describing the VonMises stress")
+                .with("showStressColorMap", DataKind::Str, "Blue to Red", "Color map used to show stress values")
+                .with("showStressAlpha", DataKind::Real, "1", "Alpha for vonMises visualisation")
+                .with("showVonMisesStressPerNode", DataKind::Bool, "0", "draw points showing vonMises stress interpolated in nodes")
+                .with("showVonMisesStressPerNodeColorMap", DataKind::Bool, "0", "draw elements showing vonMises stress interpolated in nodes")
+                .with("showVonMisesStressPerElement", DataKind::Bool, "0", "draw triangles showing vonMises stress interpolated in elements")
+                .with("showElementGapScale", DataKind::Real, "0.333", "draw gap between elements (when showWireFrame is disabled) [0,1]: 0: no gap, 1: no element")
+                .with("updateStiffness", DataKind::Bool, "0", "update structures (precomputed in init) using stiffness parameters in each iteration (set listening=1)"),
+            Flavor::TetrahedralCorotational => data
+                .with("youngModulus", DataKind::Real, "5000", "Young modulus in Hooke's law")
+                .with("poissonRatio", DataKind::Real, "0.45", "Poisson ratio in Hooke's law")
+                .with("method", DataKind::Str, "large", "\"small\", \"large\" (by QR) or \"polar\" displacements")
+                .with("localStiffnessFactor", DataKind::Reals(0), "", "Allow specification of different stiffness per element")
+                .with("updateStiffnessMatrix", DataKind::Bool, "0", "")
+                .with("computeGlobalMatrix", DataKind::Bool, "0", "")
+                .alias(&["assembling"])
+                .with("computeVonMisesStress", DataKind::Int, "0", "compute and display von Mises stress (display only in Canapé)")
+                .with("drawing", DataKind::Bool, "1", "draw the forcefield if true")
+                .with("drawColor1", DataKind::Reals(4), "0 0 1 1", "draw color for faces 1")
+                .with("drawColor2", DataKind::Reals(4), "0 0.5 1 1", "draw color for faces 2")
+                .with("drawColor3", DataKind::Reals(4), "0 1 1 1", "draw color for faces 3")
+                .with("drawColor4", DataKind::Reals(4), "0.5 1 1 1", "draw color for faces 4"),
+        };
+        TetrahedronFemForceField { flavor, data, method: Method::Large, elems: Vec::new(), rayleigh: 0.0 }
+    }
+
+    pub fn method(&self) -> Method {
+        self.method
+    }
+
+    pub fn nb_elements(&self) -> usize {
+        self.elems.len()
+    }
+
+    /// Set up elements from rest positions and tetrahedra (used by init and tests).
+    pub fn setup(&mut self, rest: &[f64], tets: &[[u32; 4]]) -> Vec<String> {
+        let mut warnings = Vec::new();
+        let young: Vec<f64> = match self.data.value("youngModulus") {
+            Some(canape_core::data::Value::Reals(v)) if !v.is_empty() => v.clone(),
+            Some(canape_core::data::Value::Real(r)) => vec![*r],
+            _ => vec![5000.0],
+        };
+        let nu: Vec<f64> = match self.data.value("poissonRatio") {
+            Some(canape_core::data::Value::Reals(v)) if !v.is_empty() => v.clone(),
+            Some(canape_core::data::Value::Real(r)) => vec![*r],
+            _ => vec![0.45],
+        };
+        self.elems.clear();
+        let mut degenerate = 0;
+        for (e, t) in tets.iter().enumerate() {
+            let p = [get3(rest, t[0] as usize), get3(rest, t[1] as usize), get3(rest, t[2] as usize), get3(rest, t[3] as usize)];
+            let v6 = (p[1] - p[0]).cross(&(p[2] - p[0])).dot(&(p[3] - p[0])).abs();
+            let (ye, ne) = (*young.get(e).unwrap_or(&young[0]), *nu.get(e).unwrap_or(&nu[0]));
+            let div = match self.flavor {
+                Flavor::TetrahedronFem => (v6 / 6.0) * 36.0,
+                Flavor::TetrahedralCorotational => v6 * 6.0,
+            };
+            if v6 == 0.0 {
+                degenerate += 1;
+            }
+            let mat = if v6 == 0.0 { Material::default() } else { Material::new(ye, ne, div) };
+            let mut el = Elem { idx: *t, g: [[0.0; 3]; 4], mat, rest: p, r0: Mat3::identity(), rot: Mat3::identity(), a0_inv: Mat3::identity() };
+            match self.method {
+                Method::Small => {
+                    el.g = gradients(&p[0], &p[1], &p[2], &p[3]);
+                }
+                Method::Large => {
+                    let r = rotation_large(&p[0], &p[1], &p[2]);
+                    let mut q = [r * p[0], r * p[1], r * p[2], r * p[3]];
+                    for k in 1..4 {
+                        q[k] -= q[0];
+                    }
+                    q[0] = Vec3::zeros();
+                    el.g = gradients(&q[0], &q[1], &q[2], &q[3]);
+                    el.rest = q;
+                    el.r0 = r;
+                    el.rot = r;
+                }
+                Method::Polar | Method::Svd => {
+                    let a0 = edge_matrix(&p);
+                    let r = polar_q(&a0);
+                    let q = [r * p[0], r * p[1], r * p[2], r * p[3]];
+                    el.g = gradients(&q[0], &q[1], &q[2], &q[3]);
+                    el.rest = q;
+                    el.r0 = r;
+                    el.rot = r;
+                    el.a0_inv = a0.try_inverse().unwrap_or_else(Mat3::identity);
+                }
+            }
+            self.elems.push(el);
+        }
+        if degenerate > 0 {
+            warnings.push(format!("{degenerate} tetrahedra have zero rest volume and produce no force"));
+        }
+        warnings
+    }
+}
+
+impl Component for TetrahedronFemForceField {
+    fn class_name(&self) -> &'static str {
+        match self.flavor {
+            Flavor::TetrahedronFem => "TetrahedronFEMForceField",
+            Flavor::TetrahedralCorotational => "TetrahedralCorotationalFEMForceField",
+        }
+    }
+    fn data(&self) -> &DataTable {
+        &self.data
+    }
+    fn data_mut(&mut self) -> &mut DataTable {
+        &mut self.data
+    }
+    fn init(&mut self, ctx: &mut InitContext<'_>) {
+        let m = self.data.str("method").to_string();
+        self.method = match (m.as_str(), self.flavor) {
+            ("small", _) => Method::Small,
+            ("large", _) => Method::Large,
+            ("polar", _) => Method::Polar,
+            ("svd", Flavor::TetrahedronFem) => Method::Svd,
+            (other, _) => {
+                ctx.warn(format!("unknown method '{other}'; using 'large' as SOFA does"));
+                Method::Large
+            }
+        };
+        if self.data.bool("computeGlobalMatrix") {
+            ctx.warn("computeGlobalMatrix/assembling is not supported: the element-wise formulation is used (same forces)");
+        }
+        if !self.data.reals("localStiffnessFactor").is_empty() {
+            ctx.warn("localStiffnessFactor is not supported yet and is ignored");
+        }
+        if self.data.real("plasticMaxThreshold") > 0.0 {
+            ctx.warn("plasticity is not supported yet and is ignored");
+        }
+        if self.data.bool("updateStiffnessMatrix") {
+            ctx.warn("updateStiffnessMatrix is not supported yet and is ignored");
+        }
+        self.rayleigh = self.data.real("rayleighStiffness");
+        let Some(st) = ctx.state() else {
+            ctx.error("no MechanicalObject in the context");
+            return;
+        };
+        let n = st.size();
+        let rest = st.vec(VecId::REST_POSITION).to_vec();
+        let link = self.data.str("topology").to_string();
+        let topo = if link.trim().is_empty() {
+            ctx.topology_where(|m| !m.tetrahedra.is_empty())
+        } else {
+            match ctx.linked(&link) {
+                Some(canape_core::scene::Target::Component(c)) => ctx.scene.topology(c),
+                _ => None,
+            }
+        };
+        let Some(topo) = topo else {
+            ctx.error("no topology with tetrahedra in the context");
+            return;
+        };
+        let tets = topo.mesh().tetrahedra.clone();
+        if let Some(bad) = tets.iter().flatten().find(|&&i| i as usize >= n) {
+            ctx.error(format!("tetrahedron uses point {bad}, but the state has {n} points"));
+            return;
+        }
+        for w in self.setup(&rest, &tets) {
+            ctx.warn(w);
+        }
+    }
+}
+
+impl ForceField for TetrahedronFemForceField {
+    fn add_force(&mut self, x: &[f64], _v: &[f64], f: &mut [f64]) {
+        let method = self.method;
+        for el in &mut self.elems {
+            let [a, b, c, d] = el.idx.map(|i| i as usize);
+            let p = [get3(x, a), get3(x, b), get3(x, c), get3(x, d)];
+            let mut dd = [0.0; 12];
+            let rot = match method {
+                Method::Small => {
+                    for (k, &n) in [b, c, d].iter().enumerate() {
+                        let pk = p[k + 1];
+                        for i in 0..3 {
+                            let x0 = el.rest[k + 1][i] - el.rest[0][i];
+                            dd[3 * (k + 1) + i] = x0 - pk[i] + p[0][i];
+                        }
+                        let _ = n;
+                    }
+                    let fe = kernel(&el.g, &el.mat, &dd);
+                    for (k, &n) in [a, b, c, d].iter().enumerate() {
+                        for i in 0..3 {
+                            f[3 * n + i] += fe[3 * k + i];
+                        }
+                    }
+                    continue;
+                }
+                Method::Large => {
+                    let r = rotation_large(&p[0], &p[1], &p[2]);
+                    let mut q = [r * p[0], r * p[1], r * p[2], r * p[3]];
+                    q[1].x -= q[0].x;
+                    q[2].x -= q[0].x;
+                    q[2].y -= q[0].y;
+                    q[3] -= q[0];
+                    let rr = &el.rest;
+                    dd = [
+                        0.0, 0.0, 0.0,
+                        rr[1].x - q[1].x, 0.0, 0.0,
+                        rr[2].x - q[2].x, rr[2].y - q[2].y, 0.0,
+                        rr[3].x - q[3].x, rr[3].y - q[3].y, rr[3].z - q[3].z,
+                    ];
+                    r
+                }
+                Method::Polar | Method::Svd => {
+                    let a_m = edge_matrix(&p);
+                    let r = if method == Method::Svd {
+                        let fm = a_m * el.a0_inv;
+                        if fm.determinant() < 1e-6 {
+                            stable_rotation(&fm) * el.r0
+                        } else {
+                            polar_q(&a_m)
+                        }
+                    } else {
+                        polar_q(&a_m)
+                    };
+                    for k in 0..4 {
+                        let q = r * p[k];
+                        for i in 0..3 {
+                            dd[3 * k + i] = el.rest[k][i] - q[i];
+                        }
+                    }
+                    r
+                }
+            };
+            el.rot = rot;
+            let fe = kernel(&el.g, &el.mat, &dd);
+            let rt = rot.transpose();
+            for (k, &n) in [a, b, c, d].iter().enumerate() {
+                let fk = rt * Vec3::new(fe[3 * k], fe[3 * k + 1], fe[3 * k + 2]);
+                f[3 * n] += fk.x;
+                f[3 * n + 1] += fk.y;
+                f[3 * n + 2] += fk.z;
+            }
+        }
+    }
+
+    fn add_dforce(&mut self, dx: &[f64], df: &mut [f64], k_factor: f64) {
+        let small = self.method == Method::Small;
+        for el in &self.elems {
+            let idx = el.idx.map(|i| i as usize);
+            let mut xx = [0.0; 12];
+            for k in 0..4 {
+                let v = get3(dx, idx[k]);
+                let v = if small { v } else { el.rot * v };
+                xx[3 * k] = v.x;
+                xx[3 * k + 1] = v.y;
+                xx[3 * k + 2] = v.z;
+            }
+            let mut fe = kernel(&el.g, &el.mat, &xx);
+            fe.iter_mut().for_each(|v| *v *= k_factor);
+            for k in 0..4 {
+                let mut fk = Vec3::new(fe[3 * k], fe[3 * k + 1], fe[3 * k + 2]);
+                if !small {
+                    fk = el.rot.transpose() * fk;
+                }
+                let n = idx[k];
+                df[3 * n] -= fk.x;
+                df[3 * n + 1] -= fk.y;
+                df[3 * n + 2] -= fk.z;
+            }
+        }
+    }
+
+    fn add_k_to_matrix(&self, m: &mut dyn MatrixSink, k_factor: f64, offset: usize) {
+        for el in &self.elems {
+            // Ke = J M Jᵀ, column by column
+            let mut ke = [[0.0; 12]; 12];
+            for col in 0..12 {
+                let mut e = [0.0; 12];
+                e[col] = 1.0;
+                let c = kernel(&el.g, &el.mat, &e);
+                for row in 0..12 {
+                    ke[row][col] = c[row];
+                }
+            }
+            let r = if self.method == Method::Small { Mat3::identity() } else { el.rot };
+            for k in 0..4 {
+                for l in 0..4 {
+                    let mut b = Mat3::zeros();
+                    for i in 0..3 {
+                        for j in 0..3 {
+                            b[(i, j)] = ke[3 * k + i][3 * l + j];
+                        }
+                    }
+                    let sr = r.transpose() * b * r * (-k_factor);
+                    m.add_block3(offset + 3 * el.idx[k] as usize, offset + 3 * el.idx[l] as usize, &sr);
+                }
+            }
+        }
+    }
+
+    fn rayleigh_stiffness(&self) -> f64 {
+        self.rayleigh
+    }
+}
