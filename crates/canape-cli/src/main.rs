@@ -1,2 +1,205 @@
-//! placeholder
-fn main() {}
+//! The `canape` command: run a scene headless, run SOFA's regression lists, benchmark scenes.
+
+use canape::core::diag::Severity;
+use canape::record::{run_recorded, Recorder};
+use canape::regression::{default_refs, matches, run_entry, Verdict};
+use canape::{load_scene, load_scene_str, LoadOptions, Simulation};
+use clap::{Parser, Subcommand};
+use indicatif::{ProgressBar, ProgressDrawTarget, ProgressStyle};
+use std::io::IsTerminal;
+use std::path::PathBuf;
+use std::process::ExitCode;
+use std::time::Instant;
+
+#[derive(Parser)]
+#[command(name = "canape", version, about = "Canapé: SOFA scenes, simulated in Rust")]
+struct Cli {
+    #[command(subcommand)]
+    cmd: Option<Cmd>,
+}
+
+#[derive(Subcommand)]
+enum Cmd {
+    /// Run a scene headless (the bundled demo beam when no scene is given).
+    Run {
+        scene: Option<PathBuf>,
+        /// Number of steps.
+        #[arg(short = 'n', long = "steps", default_value_t = 100)]
+        steps: usize,
+        /// Override the root dt.
+        #[arg(long)]
+        dt: Option<f64>,
+        /// Worker threads (the step is sequential for now; results do not depend on it).
+        #[arg(long, default_value_t = 1)]
+        threads: usize,
+        /// Write the states SOFA's regression test records, in SOFA's WriteState format.
+        #[arg(long = "write-states")]
+        write_states: Option<PathBuf>,
+        /// Also record states under mappings.
+        #[arg(long)]
+        mapped: bool,
+        /// Record every step instead of T=0 and the start of the last step.
+        #[arg(long = "every-step")]
+        every_step: bool,
+        /// Extra folders where scene files are looked up.
+        #[arg(long = "data-path")]
+        data_path: Vec<PathBuf>,
+    },
+    /// Run the scenes of a SOFA regression list and score them with SOFA's metric.
+    Regress {
+        list: PathBuf,
+        /// Folder holding `references/` ($REGRESSION_DIR); found from the list's location if omitted.
+        #[arg(long)]
+        refs: Option<PathBuf>,
+        /// Only scenes whose path contains one of these comma-separated patterns.
+        #[arg(long)]
+        only: Option<String>,
+        #[arg(long = "data-path")]
+        data_path: Vec<PathBuf>,
+    },
+}
+
+fn print_diagnostics(sim: &Simulation) {
+    for d in sim.diagnostics.iter() {
+        if d.severity >= Severity::Warning || std::env::var_os("CANAPE_VERBOSE").is_some() {
+            eprintln!("{d}");
+        } else {
+            eprintln!("{d}");
+        }
+    }
+}
+
+fn ms(d: std::time::Duration, steps: u64) -> f64 {
+    d.as_secs_f64() * 1000.0 / steps.max(1) as f64
+}
+
+fn run(scene: Option<PathBuf>, steps: usize, dt: Option<f64>, threads: usize, write_states: Option<PathBuf>, mapped: bool, every_step: bool, data_path: Vec<PathBuf>) -> ExitCode {
+    let opts = LoadOptions { data_paths: data_path, dt };
+    let (label, loaded) = match &scene {
+        Some(p) => (p.display().to_string(), load_scene(p, &opts)),
+        None => ("bundled demo (corotational FEM beam)".to_string(), load_scene_str(canape::DEMO_SCENE, "demo_beam.scn", &std::env::current_dir().unwrap_or_default(), &opts)),
+    };
+    let mut sim = match loaded {
+        Ok(s) => s,
+        Err(e) => {
+            eprint!("{e}");
+            eprintln!("error: could not load {label}");
+            return ExitCode::from(2);
+        }
+    };
+    print_diagnostics(&sim);
+    if threads > 1 {
+        eprintln!("note: --threads {threads}: the step runs on one thread for now; results are identical for any thread count");
+    }
+    let n_states = sim.scene.states.len();
+    let dofs: usize = sim.scene.states.iter().flatten().map(|s| s.size()).sum();
+    println!("scene: {label}");
+    println!("states: {n_states} ({dofs} points), solver groups: {}, dt: {}", sim.groups.len(), sim.dt);
+    let pb = ProgressBar::new(steps as u64);
+    if std::io::stderr().is_terminal() {
+        pb.set_style(ProgressStyle::with_template("{bar:40} {pos}/{len} steps {per_sec} eta {eta}").unwrap());
+    } else {
+        pb.set_draw_target(ProgressDrawTarget::hidden());
+    }
+    let mut rec = Recorder::new(&sim, mapped, true);
+    let t0 = Instant::now();
+    let mut diverged = None;
+    run_recorded(&mut sim, steps, &mut rec, every_step, |s, i| {
+        pb.set_position(i as u64);
+        if diverged.is_none() {
+            if let Some(bad) = s.find_non_finite() {
+                diverged = Some((i, bad));
+            }
+        }
+    });
+    pb.finish_and_clear();
+    let wall = t0.elapsed();
+    let t = &sim.times;
+    println!("{} steps in {:.3} s: {:.1} steps/s, {:.3} ms/step, simulated time {}", steps, wall.as_secs_f64(), steps as f64 / wall.as_secs_f64().max(1e-12), ms(t.total, t.steps), sim.time());
+    println!("{:<28} {:>10} {:>7}", "phase", "ms/step", "share");
+    let total = t.total.as_secs_f64().max(1e-12);
+    for (name, d) in [("forces + right-hand side", t.force), ("matrix assembly", t.assembly), ("linear solve (incl. products)", t.solve), ("constraint projection", t.projection), ("integration + other", t.other)] {
+        println!("{:<28} {:>10.4} {:>6.1}%", name, ms(d, t.steps), 100.0 * d.as_secs_f64() / total);
+    }
+    if let Some(st) = sim.last_solve.first() {
+        println!("last linear solve: {} iterations, residual {:.3e}", st.iterations, st.residual);
+    }
+    if let Some(dir) = write_states {
+        match rec.write(&dir) {
+            Ok(files) => {
+                for f in files {
+                    println!("wrote {}", f.display());
+                }
+            }
+            Err(e) => {
+                eprintln!("error: cannot write states to {}: {e}", dir.display());
+                return ExitCode::from(1);
+            }
+        }
+    }
+    if let Some((i, bad)) = diverged {
+        eprintln!("error: the simulation diverged: non-finite positions in {bad} after step {i}");
+        return ExitCode::from(3);
+    }
+    ExitCode::SUCCESS
+}
+
+fn regress(list: PathBuf, refs: Option<PathBuf>, only: Option<String>, data_path: Vec<PathBuf>) -> ExitCode {
+    let regdir = refs.or_else(|| default_refs(&list));
+    let l = match canape::io::regress::parse_list(&list, regdir.as_deref()) {
+        Ok(l) => l,
+        Err(e) => {
+            eprintln!("error: {e}");
+            return ExitCode::from(2);
+        }
+    };
+    let opts = LoadOptions { data_paths: data_path, dt: None };
+    println!("{:<90} {:>6} {:>8} {:>11} {:>8} {:>8}  verdict", "scene", "steps", "epsilon", "errorByDof", "motion", "time(s)");
+    let (mut pass, mut fail, mut noref) = (0, 0, 0);
+    for e in l.entries.iter().filter(|e| matches(&e.scene, only.as_deref())) {
+        let r = run_entry(&l, e, &opts);
+        let verdict = match &r.verdict {
+            Verdict::Pass => {
+                pass += 1;
+                "pass".to_string()
+            }
+            Verdict::Fail(m) => {
+                fail += 1;
+                format!("FAIL: {m}")
+            }
+            Verdict::Error(m) => {
+                fail += 1;
+                format!("ERROR: {m}")
+            }
+            Verdict::NoReference => {
+                noref += 1;
+                "no reference (ran without error)".to_string()
+            }
+        };
+        println!(
+            "{:<90} {:>6} {:>8.0e} {:>11} {:>8} {:>8.2}  {}",
+            e.scene,
+            e.steps,
+            e.epsilon,
+            r.error_by_dof.map(|v| format!("{v:.3e}")).unwrap_or("-".into()),
+            r.motion_ratio.map(|v| format!("{:.2}%", v * 100.0)).unwrap_or("-".into()),
+            r.time.as_secs_f64(),
+            verdict
+        );
+    }
+    println!("regress: {pass} passed, {fail} failed, {noref} without reference");
+    if fail > 0 {
+        ExitCode::from(1)
+    } else {
+        ExitCode::SUCCESS
+    }
+}
+
+fn main() -> ExitCode {
+    let cli = Cli::parse();
+    match cli.cmd {
+        None => run(None, 100, None, 1, None, false, false, Vec::new()),
+        Some(Cmd::Run { scene, steps, dt, threads, write_states, mapped, every_step, data_path }) => run(scene, steps, dt, threads, write_states, mapped, every_step, data_path),
+        Some(Cmd::Regress { list, refs, only, data_path }) => regress(list, refs, only, data_path),
+    }
+}

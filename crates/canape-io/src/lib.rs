@@ -1,1 +1,11 @@
-//! placeholder
+//! Input/output: the tolerant SOFA XML reader, scene descriptions with includes and macros, the
+//! scene builder (registry-driven, with diagnostics), file lookup, mesh loaders, SOFA's
+//! WriteState format and its regression metric.
+
+pub mod build;
+pub mod desc;
+pub mod files;
+pub mod loaders;
+pub mod regress;
+pub mod state_io;
+pub mod xml;

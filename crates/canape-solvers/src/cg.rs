@@ -86,7 +86,7 @@ impl LinearSolver for CgLinearSolver {
     fn solve(&mut self, sys: &mut dyn LinearSystem, b: &[f64], x: &mut [f64]) -> SolveStats {
         let n = sys.size();
         let matrix: Option<Csr> = if self.assembled { Some(sys.assemble()) } else { None };
-        let mut apply = |sys: &mut dyn LinearSystem, v: &[f64], out: &mut [f64]| match &matrix {
+        let apply = |sys: &mut dyn LinearSystem, v: &[f64], out: &mut [f64]| match &matrix {
             Some(a) => a.mul(v, out),
             None => sys.apply(v, out),
         };

@@ -1,0 +1,319 @@
+//! Build a [`Scene`] from a description: create components through the registry, set Data from
+//! attributes, record Data links (resolved at init), expand `src="@loader"` autolinks, resolve
+//! file names, add a DefaultAnimationLoop when missing. Every problem becomes a diagnostic with
+//! file, line and component path; loading goes on wherever SOFA's would.
+
+use crate::desc::{Item, NodeDesc, ObjectDesc};
+use crate::files::FileResolver;
+use canape_core::component::Role;
+use canape_core::data::{parse_bool, parse_real, DataKind};
+use canape_core::diag::{closest, Diagnostic, Diagnostics};
+use canape_core::registry::{Lookup, Registry};
+use canape_core::scene::{split_data_link, ComponentId, NodeId, Scene, Target};
+use canape_types::Vec3;
+use std::collections::BTreeMap;
+
+/// Attributes handled by the loader itself rather than as Data.
+const STRUCTURAL: &[&str] = &["name", "type", "template", "src"];
+
+/// Data that hold object links (paths), not values.
+const OBJECT_LINKS: &[&str] = &["input", "output", "topology", "mstate", "linearSystem", "geometryState", "linearSolver", "odeSolver"];
+
+/// Loader Data that `src` does not autolink (SOFA flags them non-autolink).
+const NO_AUTOLINK: &[&str] = &["filename", "name", "translation", "rotation", "scale3d", "transformation", "printLog", "tags", "listening", "bbox", "componentState"];
+
+pub struct Builder<'a> {
+    pub registry: &'a Registry,
+    pub resolver: &'a FileResolver,
+    pub scene: Scene,
+    pub diags: Diagnostics,
+    src_links: Vec<(ComponentId, String)>,
+    inert_seen: Vec<String>,
+}
+
+impl<'a> Builder<'a> {
+    pub fn new(registry: &'a Registry, resolver: &'a FileResolver) -> Self {
+        Builder { registry, resolver, scene: Scene::new(), diags: Diagnostics::default(), src_links: Vec::new(), inert_seen: Vec::new() }
+    }
+
+    /// Build the whole scene from its root node description.
+    pub fn build(mut self, root: &NodeDesc) -> (Scene, Diagnostics) {
+        self.node(root, None);
+        self.expand_src_links();
+        let root_id = self.scene.root();
+        let has_loop = self.scene.node_components(root_id, Role::AnimationLoop).next().is_some();
+        if !has_loop {
+            if let Some(e) = self.registry.get("DefaultAnimationLoop") {
+                if let Ok(c) = (e.create)("") {
+                    let id = self.scene.add_component(root_id, "DefaultAnimationLoop", c, None);
+                    // SOFA inserts it first in the root
+                    let comps = &mut self.scene.node_mut(root_id).components;
+                    comps.pop();
+                    comps.insert(0, id);
+                }
+            }
+            self.diags.push(Diagnostic::warning("the scene has no animation loop: a DefaultAnimationLoop was added to the root, as SOFA does").on(self.scene.node_path(root_id)));
+        }
+        if !self.inert_seen.is_empty() {
+            self.diags.push(Diagnostic::note(format!(
+                "collision is not simulated yet: {} are loaded and shown in the graph but do nothing",
+                self.inert_seen.join(", ")
+            )));
+        }
+        (self.scene, self.diags)
+    }
+
+    fn node(&mut self, d: &NodeDesc, parent: Option<NodeId>) {
+        let id = self.scene.add_node(d.name(), parent);
+        self.scene.node_mut(id).loc = Some(d.loc.clone());
+        for a in &d.attrs {
+            let n = self.scene.node_mut(id);
+            match a.name.as_str() {
+                "gravity" => {
+                    let v: Vec<f64> = a.value.split_whitespace().filter_map(parse_real).collect();
+                    if v.len() == 3 {
+                        n.gravity = Vec3::new(v[0], v[1], v[2]);
+                    } else {
+                        let path = self.scene.node_path(id);
+                        self.diags.push(Diagnostic::warning(format!("gravity '{}' is not 3 numbers; kept {:?}", a.value, self.scene.node(id).gravity.as_slice())).at(Some(a.loc.clone())).on(path));
+                    }
+                }
+                "dt" => match parse_real(&a.value) {
+                    Some(v) if v > 0.0 => n.dt = v,
+                    _ => {
+                        let path = self.scene.node_path(id);
+                        self.diags.push(Diagnostic::warning(format!("dt '{}' is not a positive number; kept {}", a.value, self.scene.node(id).dt)).at(Some(a.loc.clone())).on(path));
+                    }
+                },
+                "activated" => n.activated = parse_bool(&a.value).unwrap_or(true),
+                _ => {}
+            }
+        }
+        // children inherit context Data set on this node
+        let mut counters: BTreeMap<String, usize> = BTreeMap::new();
+        for item in &d.items {
+            match item {
+                Item::Node(n) => {
+                    let cid = {
+                        // inherit gravity/dt from this node at creation
+                        self.node(n, Some(id));
+                        *self.scene.node(id).children.last().unwrap()
+                    };
+                    let _ = cid;
+                }
+                Item::Object(o) => self.object(o, id, &mut counters),
+            }
+        }
+    }
+
+    fn object(&mut self, o: &ObjectDesc, node: NodeId, counters: &mut BTreeMap<String, usize>) {
+        let path = self.scene.node_path(node);
+        let loc = Some(o.loc.clone());
+        if o.class.is_empty() {
+            self.diags.push(Diagnostic::error("<Object> without a type").at(loc).on(path));
+            return;
+        }
+        let template = o.attr("template").unwrap_or("").to_string();
+        let entry = match self.registry.lookup(&o.class) {
+            Lookup::Found(e) => e,
+            Lookup::Renamed { new, old } => {
+                self.diags.push(Diagnostic::warning(format!("'{old}' is the former name of '{}'", new.class)).at(loc.clone()).on(path.clone()).suggest(format!("write <{} …/>", new.class)));
+                new
+            }
+            Lookup::Removed(msg) => {
+                self.diags.push(Diagnostic::error(format!("component '{}' cannot be created: {msg}", o.class)).at(loc).on(path));
+                return;
+            }
+            Lookup::Unknown { suggestions } => {
+                let mut d = Diagnostic::error(format!("unknown component '{}': not created (the scene loads without it)", o.class)).at(loc).on(path);
+                if !suggestions.is_empty() {
+                    d = d.suggest(format!("did you mean {}?", suggestions.iter().map(|s| format!("'{s}'")).collect::<Vec<_>>().join(" or ")));
+                }
+                self.diags.push(d);
+                return;
+            }
+        };
+        let class = entry.class;
+        let comp = match (entry.create)(&template) {
+            Ok(c) => c,
+            Err(e) => {
+                self.diags.push(Diagnostic::error(format!("{class}: {e}")).at(loc).on(path));
+                return;
+            }
+        };
+        if entry.inert && comp.role() == Role::Collision && !self.inert_seen.iter().any(|c| c == class) {
+            self.inert_seen.push(class.to_string());
+        }
+        let name = match o.attr("name") {
+            Some(n) => n.to_string(),
+            None => {
+                let k = counters.entry(class.to_string()).or_insert(0);
+                *k += 1;
+                format!("{class}{k}")
+            }
+        };
+        let id = self.scene.add_component(node, &name, comp, loc.clone());
+        let label = self.scene.component_label(id);
+        let is_mo = class == "MechanicalObject";
+        let mut translation: Option<[f64; 3]> = None;
+        let mut rotation: Option<[f64; 3]> = None;
+        let mut scale: Option<[f64; 3]> = None;
+        for a in &o.attrs {
+            if STRUCTURAL.contains(&a.name.as_str()) {
+                if a.name == "src" {
+                    if a.value.trim().starts_with('@') {
+                        self.src_links.push((id, a.value.trim().to_string()));
+                    } else {
+                        self.diags.push(Diagnostic::warning(format!("src='{}' must start with '@'", a.value)).at(Some(a.loc.clone())).on(label.clone()));
+                    }
+                }
+                continue;
+            }
+            if is_mo {
+                let axis = |n: &str| match n {
+                    "dx" | "rx" | "sx" => Some(0),
+                    "dy" | "ry" | "sy" => Some(1),
+                    "dz" | "rz" | "sz" => Some(2),
+                    _ => None,
+                };
+                if let Some(k) = axis(&a.name) {
+                    let Some(v) = parse_real(&a.value) else {
+                        self.diags.push(Diagnostic::warning(format!("could not read '{}' as a number for '{}'", a.value, a.name)).at(Some(a.loc.clone())).on(label.clone()));
+                        continue;
+                    };
+                    let slot = match a.name.as_bytes()[0] {
+                        b'd' => translation.get_or_insert([0.0; 3]),
+                        b'r' => rotation.get_or_insert([0.0; 3]),
+                        _ => scale.get_or_insert([1.0; 3]),
+                    };
+                    slot[k] = v;
+                    continue;
+                }
+                if a.name == "scale" {
+                    if let Some(v) = parse_real(&a.value) {
+                        scale = Some([v; 3]);
+                        continue;
+                    }
+                }
+            }
+            self.set_attr(id, &label, a);
+        }
+        if let Some(c) = self.scene.component_mut(id) {
+            for (n, v) in [("translation", translation), ("rotation", rotation), ("scale3d", scale)] {
+                if let Some(v) = v {
+                    let _ = c.data_mut().set_value(n, canape_core::data::Value::Reals(v.to_vec()));
+                }
+            }
+        }
+        // resolve file names now (relative to the file the component was written in)
+        let files: Vec<(String, String)> = self
+            .scene
+            .component(id)
+            .map(|c| c.data().fields().iter().filter(|f| f.kind == DataKind::File && f.is_set).map(|f| (f.name.to_string(), c.data().str(f.name).to_string())).collect())
+            .unwrap_or_default();
+        for (dname, fname) in files {
+            if fname.is_empty() {
+                continue;
+            }
+            let resolved = self.resolver.resolve(&fname, &o.dir);
+            let value = match resolved {
+                Some(p) => p.display().to_string(),
+                None => {
+                    let looked: Vec<String> = self.resolver.search_dirs(&o.dir).iter().map(|d| d.display().to_string()).collect();
+                    self.diags.push(
+                        Diagnostic::error(format!("file '{fname}' not found"))
+                            .at(o.attrs.iter().find(|a| a.name == dname).map(|a| a.loc.clone()).or(loc.clone()))
+                            .on(label.clone())
+                            .suggest(format!("looked in: {}; set SOFA_DATA_PATH or use --data-path", looked.join(", "))),
+                    );
+                    String::new()
+                }
+            };
+            if let Some(c) = self.scene.component_mut(id) {
+                let _ = c.data_mut().set_value(&dname, canape_core::data::Value::Str(value));
+            }
+        }
+    }
+
+    fn set_attr(&mut self, id: ComponentId, label: &str, a: &crate::desc::AttrDesc) {
+        let Some(c) = self.scene.component_mut(id) else { return };
+        let table = c.data_mut();
+        let Some(field) = table.field(&a.name) else {
+            if table.set_extra(&a.name, &a.value) {
+                return;
+            }
+            if a.name.starts_with('_') || a.name.starts_with("NO") {
+                return;
+            }
+            let names = table.all_names();
+            let sugg = closest(&a.name, names.iter().copied(), 2);
+            let mut d = Diagnostic::warning(format!("unknown attribute '{}' (value '{}') is ignored", a.name, a.value)).at(Some(a.loc.clone())).on(label.to_string());
+            if !sugg.is_empty() {
+                d = d.suggest(format!("did you mean {}?", sugg.iter().map(|s| format!("'{s}'")).collect::<Vec<_>>().join(" or ")));
+            }
+            self.diags.push(d);
+            return;
+        };
+        let fname = field.name;
+        let v = a.value.trim();
+        if v.starts_with('@') && !OBJECT_LINKS.contains(&fname) {
+            if split_data_link(v).is_some() {
+                let info = &mut self.scene.components[id.0 as usize];
+                info.data_links.push((fname.to_string(), v.to_string()));
+                if let Some(c) = self.scene.component_mut(id) {
+                    if let Some(f) = c.data_mut().field_mut(fname) {
+                        f.link = Some(v.to_string());
+                        f.is_set = true;
+                    }
+                }
+            } else {
+                self.diags.push(Diagnostic::error(format!("Data '{fname}' = '{v}': a Data link must name a Data, as in '@path/object.dataName'")).at(Some(a.loc.clone())).on(label.to_string()));
+            }
+            return;
+        }
+        if let Err(e) = table.set_str(fname, &a.value) {
+            self.diags.push(Diagnostic::warning(format!("could not read value for Data '{fname}': {e}; default '{}' kept", table.field(fname).map(|f| f.default_text).unwrap_or(""))).at(Some(a.loc.clone())).on(label.to_string()));
+        }
+    }
+
+    /// `src="@loader"`: link every Data of this component that the loader also has (and that
+    /// was not given explicitly) to the loader's Data.
+    fn expand_src_links(&mut self) {
+        let links = std::mem::take(&mut self.src_links);
+        for (id, src) in links {
+            let node = self.scene.info(id).node;
+            let label = self.scene.component_label(id);
+            let loc = self.scene.info(id).loc.clone();
+            let path = src.trim_start_matches('@');
+            let target = match self.scene.resolve_path(node, Some(id), path) {
+                Some(Target::Component(t)) => t,
+                _ => {
+                    self.diags.push(Diagnostic::error(format!("broken link: src='{src}' names no object")).at(loc).on(label));
+                    continue;
+                }
+            };
+            let src_fields: Vec<&'static str> = self
+                .scene
+                .component(target)
+                .map(|c| c.data().fields().iter().filter(|f| !NO_AUTOLINK.contains(&f.name)).map(|f| f.name).collect())
+                .unwrap_or_default();
+            let mine: Vec<(&'static str, bool)> = self
+                .scene
+                .component(id)
+                .map(|c| c.data().fields().iter().map(|f| (f.name, f.is_set)).collect())
+                .unwrap_or_default();
+            for (name, set) in mine {
+                if set || !src_fields.contains(&name) || NO_AUTOLINK.contains(&name) {
+                    continue;
+                }
+                let link = format!("@{path}.{name}");
+                self.scene.components[id.0 as usize].data_links.push((name.to_string(), link.clone()));
+                if let Some(c) = self.scene.component_mut(id) {
+                    if let Some(f) = c.data_mut().field_mut(name) {
+                        f.link = Some(link);
+                    }
+                }
+            }
+        }
+    }
+}

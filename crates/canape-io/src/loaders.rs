@@ -1,0 +1,378 @@
+//! Mesh loader components: MeshGmshLoader (.msh v1/v2 ASCII), MeshOBJLoader, SphereLoader.
+//! A loader reads its (already resolved) file at init and exposes the content as output Data,
+//! which topologies and states pick up through links (`src="@loader"`).
+
+use canape_core::component::{Component, Loader};
+use canape_core::data::{DataKind, DataTable, Value};
+use canape_core::mesh::{flatten, flatten_points, Mesh};
+use canape_core::scene::InitContext;
+use canape_core::state::apply_transform;
+use std::collections::BTreeSet;
+
+fn loader_data(t: DataTable) -> DataTable {
+    t.with("printLog", DataKind::Bool, "0", "if true, emits extra messages at runtime.")
+        .with("tags", DataKind::Words, "", "list of the subsets the object belongs to")
+        .with("listening", DataKind::Bool, "0", "if true, handle the events, otherwise ignore the events")
+        .with("filename", DataKind::File, "", "Filename of the object")
+        .with("translation", DataKind::Reals(3), "0 0 0", "Translation of the DOFs")
+        .with("rotation", DataKind::Reals(3), "0 0 0", "Rotation of the DOFs")
+        .with("scale3d", DataKind::Reals(3), "1 1 1", "Scale of the DOFs in 3 dimensions")
+        .alias(&["scale"])
+        .with("transformation", DataKind::Reals(16), "1 0 0 0 0 1 0 0 0 0 1 0 0 0 0 1", "4x4 Homogeneous matrix to transform the DOFs (when present replace any)")
+}
+
+fn mesh_outputs(t: DataTable) -> DataTable {
+    t.output("position", DataKind::Reals(3), "Vertices of the mesh loaded")
+        .output("edges", DataKind::Ints(2), "Edges of the mesh loaded")
+        .output("triangles", DataKind::Ints(3), "Triangles of the mesh loaded")
+        .output("quads", DataKind::Ints(4), "Quads of the mesh loaded")
+        .output("tetrahedra", DataKind::Ints(4), "Tetrahedra of the mesh loaded")
+        .output("hexahedra", DataKind::Ints(8), "Hexahedra of the mesh loaded")
+        .output("normals", DataKind::Reals(3), "Normals of the mesh loaded")
+        .with("flipNormals", DataKind::Bool, "0", "Flip Normals")
+        .with("triangulate", DataKind::Bool, "0", "Divide all polygons into triangles")
+        .with("createSubelements", DataKind::Bool, "0", "Divide all n-D elements into their (n-1)-D boundary elements")
+        .with("onlyAttachedPoints", DataKind::Bool, "0", "Only keep points attached to elements of the mesh")
+        .with("useMaterials", DataKind::Bool, "1", "Load the different materials")
+        .with("handleSeams", DataKind::Bool, "0", "Preserve UV and normal seams information (vertices with multiple UV and/or normals)")
+        .with("loaderType", DataKind::Str, "", "Filename to load the materials")
+}
+
+/// Parse a Gmsh mesh (ASCII formats 1 and 2). Point elements and unknown types are dropped.
+pub fn parse_gmsh(text: &str) -> Result<Mesh, String> {
+    let mut lines = text.lines().map(str::trim).filter(|l| !l.is_empty()).peekable();
+    let first = lines.next().ok_or("empty file")?;
+    let v2 = first.starts_with("$MeshFormat");
+    if v2 {
+        let ver = lines.next().ok_or("missing version after $MeshFormat")?;
+        let major: f64 = ver.split_whitespace().next().and_then(|t| t.parse().ok()).ok_or("bad $MeshFormat line")?;
+        if major >= 3.0 {
+            return Err(format!("Gmsh format {major} is not supported (versions 1 and 2 ASCII are)"));
+        }
+        if ver.split_whitespace().nth(1) == Some("1") {
+            return Err("binary Gmsh files are not supported".into());
+        }
+        for l in lines.by_ref() {
+            if l.starts_with("$Nodes") {
+                break;
+            }
+        }
+    } else if !first.starts_with("$NOD") {
+        return Err(format!("not a Gmsh file (first line '{first}')"));
+    }
+    let n: usize = lines.next().and_then(|l| l.parse().ok()).ok_or("bad node count")?;
+    let mut mesh = Mesh::default();
+    let mut pmap = std::collections::HashMap::with_capacity(n);
+    for i in 0..n {
+        let l = lines.next().ok_or("file ends inside the node list")?;
+        let mut it = l.split_whitespace();
+        let id: i64 = it.next().and_then(|t| t.parse().ok()).ok_or_else(|| format!("bad node line '{l}'"))?;
+        let mut p = [0.0; 3];
+        for c in &mut p {
+            *c = it.next().and_then(|t| t.parse().ok()).ok_or_else(|| format!("bad node line '{l}'"))?;
+        }
+        pmap.insert(id, i as u32);
+        mesh.points.push(p);
+    }
+    let end = lines.next().unwrap_or("");
+    if !(end.starts_with("$ENDNOD") || end.starts_with("$EndNodes")) {
+        return Err(format!("expected $ENDNOD/$EndNodes, found '{end}'"));
+    }
+    let hdr = lines.next().unwrap_or("");
+    if !(hdr.starts_with("$ELM") || hdr.starts_with("$Elements")) {
+        return Err(format!("expected $ELM/$Elements, found '{hdr}'"));
+    }
+    let m: usize = lines.next().and_then(|l| l.parse().ok()).ok_or("bad element count")?;
+    for _ in 0..m {
+        let l = lines.next().ok_or("file ends inside the element list")?;
+        let t: Vec<i64> = l.split_whitespace().map(|x| x.parse().map_err(|_| format!("bad element line '{l}'"))).collect::<Result<_, _>>()?;
+        if t.len() < 3 {
+            return Err(format!("bad element line '{l}'"));
+        }
+        let ty = t[1];
+        let nodes: &[i64] = if v2 {
+            let ntags = t[2] as usize;
+            t.get(3 + ntags..).unwrap_or(&[])
+        } else {
+            let nn = *t.get(4).unwrap_or(&0) as usize;
+            t.get(5..5 + nn).unwrap_or(&[])
+        };
+        let map = |k: usize| -> Result<u32, String> {
+            let id = nodes.get(k).ok_or_else(|| format!("element line '{l}' has too few nodes"))?;
+            pmap.get(id).copied().ok_or_else(|| format!("element line '{l}' refers to unknown node {id}"))
+        };
+        match ty {
+            1 => mesh.edges.push([map(0)?, map(1)?]),
+            2 => mesh.triangles.push([map(0)?, map(1)?, map(2)?]),
+            3 => mesh.quads.push([map(0)?, map(1)?, map(2)?, map(3)?]),
+            4 => mesh.tetrahedra.push([map(0)?, map(1)?, map(2)?, map(3)?]),
+            5 => mesh.hexahedra.push(std::array::from_fn::<_, 8, _>(|k| map(k)).map(|r| r.unwrap_or(0))),
+            _ => {}
+        }
+    }
+    Ok(mesh)
+}
+
+/// Add boundary sub-elements as SOFA's MeshLoader does for Gmsh files: hexahedron faces to quads,
+/// tetrahedron faces to triangles, then the edges of quads and triangles.
+pub fn create_subelements(mesh: &mut Mesh) {
+    let mut quad_set: BTreeSet<[u32; 4]> = mesh.quads.iter().map(|q| sorted(*q)).collect();
+    for h in mesh.hexahedra.clone() {
+        for f in [[0, 3, 2, 1], [4, 5, 6, 7], [0, 1, 5, 4], [1, 2, 6, 5], [2, 3, 7, 6], [3, 0, 4, 7]] {
+            let q = [h[f[0]], h[f[1]], h[f[2]], h[f[3]]];
+            if quad_set.insert(sorted(q)) {
+                mesh.quads.push(q);
+            }
+        }
+    }
+    let mut tri_set: BTreeSet<[u32; 3]> = mesh.triangles.iter().map(|t| sorted(*t)).collect();
+    for t in mesh.tetrahedra.clone() {
+        for f in [[0, 2, 1], [0, 1, 3], [0, 3, 2], [1, 2, 3]] {
+            let tr = [t[f[0]], t[f[1]], t[f[2]]];
+            if tri_set.insert(sorted(tr)) {
+                mesh.triangles.push(tr);
+            }
+        }
+    }
+    let mut edge_set: BTreeSet<[u32; 2]> = mesh.edges.iter().map(|e| sorted(*e)).collect();
+    for q in mesh.quads.clone() {
+        for j in 0..4 {
+            let e = [q[j], q[(j + 1) % 4]];
+            if edge_set.insert(sorted(e)) {
+                mesh.edges.push(e);
+            }
+        }
+    }
+    for t in mesh.triangles.clone() {
+        for j in 0..3 {
+            let e = [t[(j + 1) % 3], t[(j + 2) % 3]];
+            if edge_set.insert(sorted(e)) {
+                mesh.edges.push(e);
+            }
+        }
+    }
+}
+
+fn sorted<const N: usize>(mut a: [u32; N]) -> [u32; N] {
+    a.sort_unstable();
+    a
+}
+
+/// Parse a Wavefront OBJ file: vertices and polygonal faces (triangles and quads kept apart).
+pub fn parse_obj(text: &str) -> Result<Mesh, String> {
+    let mut mesh = Mesh::default();
+    for (ln, l) in text.lines().enumerate() {
+        let mut it = l.split_whitespace();
+        match it.next() {
+            Some("v") => {
+                let v: Vec<f64> = it.take(3).map(|t| t.parse::<f64>()).collect::<Result<_, _>>().map_err(|_| format!("line {}: bad vertex", ln + 1))?;
+                if v.len() != 3 {
+                    return Err(format!("line {}: a vertex needs 3 coordinates", ln + 1));
+                }
+                mesh.points.push([v[0], v[1], v[2]]);
+            }
+            Some("f") => {
+                let mut idx = Vec::new();
+                for t in it {
+                    let first = t.split('/').next().unwrap_or("");
+                    let i: i64 = first.parse().map_err(|_| format!("line {}: bad face index '{t}'", ln + 1))?;
+                    let i = if i < 0 { mesh.points.len() as i64 + i } else { i - 1 };
+                    if i < 0 {
+                        return Err(format!("line {}: face index out of range", ln + 1));
+                    }
+                    idx.push(i as u32);
+                }
+                match idx.len() {
+                    3 => mesh.triangles.push([idx[0], idx[1], idx[2]]),
+                    4 => mesh.quads.push([idx[0], idx[1], idx[2], idx[3]]),
+                    n if n > 4 => {
+                        for k in 1..n - 1 {
+                            mesh.triangles.push([idx[0], idx[k], idx[k + 1]]);
+                        }
+                    }
+                    _ => {}
+                }
+            }
+            _ => {}
+        }
+    }
+    if let Some(m) = mesh.max_index() {
+        if m as usize >= mesh.points.len() {
+            return Err(format!("a face uses vertex {} but the file has {} vertices", m + 1, mesh.points.len()));
+        }
+    }
+    Ok(mesh)
+}
+
+/// Which format a [`MeshLoaderComponent`] reads.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum MeshFormat {
+    Gmsh,
+    Obj,
+}
+
+/// MeshGmshLoader and MeshOBJLoader.
+pub struct MeshLoaderComponent {
+    format: MeshFormat,
+    data: DataTable,
+}
+
+impl MeshLoaderComponent {
+    pub fn new(format: MeshFormat) -> Self {
+        MeshLoaderComponent { format, data: mesh_outputs(loader_data(DataTable::new())) }
+    }
+}
+
+fn read_file(ctx: &mut InitContext<'_>, data: &DataTable) -> Option<String> {
+    let f = data.str("filename").to_string();
+    if f.is_empty() {
+        if !data.is_set("filename") {
+            ctx.error("no filename given");
+        }
+        return None;
+    }
+    match std::fs::read(&f) {
+        Ok(b) => Some(String::from_utf8_lossy(&b).into_owned()),
+        Err(e) => {
+            ctx.error(format!("cannot read '{f}': {e}"));
+            None
+        }
+    }
+}
+
+impl Component for MeshLoaderComponent {
+    fn class_name(&self) -> &'static str {
+        match self.format {
+            MeshFormat::Gmsh => "MeshGmshLoader",
+            MeshFormat::Obj => "MeshOBJLoader",
+        }
+    }
+    fn data(&self) -> &DataTable {
+        &self.data
+    }
+    fn data_mut(&mut self) -> &mut DataTable {
+        &mut self.data
+    }
+    fn init(&mut self, ctx: &mut InitContext<'_>) {
+        let Some(text) = read_file(ctx, &self.data) else { return };
+        let parsed = match self.format {
+            MeshFormat::Gmsh => parse_gmsh(&text),
+            MeshFormat::Obj => parse_obj(&text),
+        };
+        let mut mesh = match parsed {
+            Ok(m) => m,
+            Err(e) => {
+                ctx.error(format!("cannot load '{}': {e}", self.data.str("filename")));
+                return;
+            }
+        };
+        let sub = if self.data.is_set("createSubelements") { self.data.bool("createSubelements") } else { self.format == MeshFormat::Gmsh };
+        if sub {
+            create_subelements(&mut mesh);
+        }
+        let mut pos = flatten_points(&mesh.points);
+        apply_transform(&mut pos, self.data.reals("scale3d"), self.data.reals("rotation"), self.data.reals("translation"));
+        let d = &mut self.data;
+        let _ = d.set_value("position", Value::Reals(pos));
+        let _ = d.set_value("edges", Value::Ints(flatten(&mesh.edges)));
+        let _ = d.set_value("triangles", Value::Ints(flatten(&mesh.triangles)));
+        let _ = d.set_value("quads", Value::Ints(flatten(&mesh.quads)));
+        let _ = d.set_value("tetrahedra", Value::Ints(flatten(&mesh.tetrahedra)));
+        let _ = d.set_value("hexahedra", Value::Ints(flatten(&mesh.hexahedra)));
+    }
+}
+
+impl Loader for MeshLoaderComponent {}
+
+/// Parse a SOFA `.sph` sphere file: `sphe <id> x y z r` lines.
+pub fn parse_sph(text: &str) -> Result<(Vec<[f64; 3]>, Vec<f64>), String> {
+    let mut pos = Vec::new();
+    let mut rad = Vec::new();
+    for (ln, l) in text.lines().enumerate() {
+        let t: Vec<&str> = l.split_whitespace().collect();
+        if t.first() == Some(&"sphe") {
+            if t.len() < 6 {
+                return Err(format!("line {}: 'sphe' needs an index, 3 coordinates and a radius", ln + 1));
+            }
+            let v: Vec<f64> = t[2..6].iter().map(|x| x.parse::<f64>()).collect::<Result<_, _>>().map_err(|_| format!("line {}: bad number", ln + 1))?;
+            pos.push([v[0], v[1], v[2]]);
+            rad.push(v[3]);
+        }
+    }
+    Ok((pos, rad))
+}
+
+/// SphereLoader: sphere centres and radii from a `.sph` file.
+pub struct SphereLoader {
+    data: DataTable,
+}
+
+impl Default for SphereLoader {
+    fn default() -> Self {
+        Self::new()
+    }
+}
+
+impl SphereLoader {
+    pub fn new() -> Self {
+        let data = loader_data(DataTable::new())
+            .output("position", DataKind::Reals(3), "Sphere centers")
+            .output("listRadius", DataKind::Reals(0), "Radius of each sphere");
+        SphereLoader { data }
+    }
+}
+
+impl Component for SphereLoader {
+    fn class_name(&self) -> &'static str {
+        "SphereLoader"
+    }
+    fn data(&self) -> &DataTable {
+        &self.data
+    }
+    fn data_mut(&mut self) -> &mut DataTable {
+        &mut self.data
+    }
+    fn init(&mut self, ctx: &mut InitContext<'_>) {
+        let Some(text) = read_file(ctx, &self.data) else { return };
+        match parse_sph(&text) {
+            Ok((p, r)) => {
+                let mut pos = flatten_points(&p);
+                apply_transform(&mut pos, self.data.reals("scale3d"), self.data.reals("rotation"), self.data.reals("translation"));
+                let _ = self.data.set_value("position", Value::Reals(pos));
+                let _ = self.data.set_value("listRadius", Value::Reals(r));
+            }
+            Err(e) => ctx.error(format!("cannot load '{}': {e}", self.data.str("filename"))),
+        }
+    }
+}
+
+impl Loader for SphereLoader {}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn gmsh_v1_and_v2() {
+        let v1 = "$NOD\n4\n1 0 0 0\n2 1 0 0\n3 0 1 0\n4 0 0 1\n$ENDNOD\n$ELM\n2\n1 4 1 1 4 1 2 3 4\n2 15 1 1 1 1\n$ENDELM\n";
+        let m = parse_gmsh(v1).unwrap();
+        assert_eq!(m.points.len(), 4);
+        assert_eq!(m.tetrahedra, vec![[0, 1, 2, 3]]);
+        let v2 = "$MeshFormat\n2.2 0 8\n$EndMeshFormat\n$Nodes\n4\n10 0 0 0\n20 1 0 0\n30 0 1 0\n40 0 0 1\n$EndNodes\n$Elements\n1\n1 4 2 0 0 10 20 30 40\n$EndElements\n";
+        let mut m = parse_gmsh(v2).unwrap();
+        assert_eq!(m.tetrahedra, vec![[0, 1, 2, 3]]);
+        create_subelements(&mut m);
+        assert_eq!(m.triangles.len(), 4);
+        assert_eq!(m.edges.len(), 6);
+        assert!(parse_gmsh("$NOD\n2\n1 0 0\n").is_err());
+        assert!(parse_gmsh("hello").is_err());
+    }
+
+    #[test]
+    fn obj_faces() {
+        let m = parse_obj("v 0 0 0\nv 1 0 0\nv 0 1 0\nv 1 1 0\nf 1/1 2/2 3/3\nf 1 2 4 3\n").unwrap();
+        assert_eq!(m.triangles.len(), 1);
+        assert_eq!(m.quads.len(), 1);
+        assert!(parse_obj("v 0 0 0\nf 1 2 3\n").is_err());
+    }
+}

@@ -1,0 +1,139 @@
+//! The regression runner: load a listed scene, run SOFA's step count while recording the states
+//! SOFA recorded, and score them against the reference files with SOFA's metric plus the
+//! maintainers' motion check.
+
+use crate::record::{run_recorded, Recorder};
+use crate::{load_scene, LoadOptions};
+use canape_io::regress::{motion_check, object_error, RegressionEntry, RegressionList};
+use canape_io::state_io::{parse_frames, read_gz_text, Frame};
+use std::path::{Path, PathBuf};
+use std::time::{Duration, Instant};
+
+/// Outcome of one scene.
+#[derive(Clone, Debug)]
+pub enum Verdict {
+    Pass,
+    Fail(String),
+    NoReference,
+    Error(String),
+}
+
+#[derive(Clone, Debug)]
+pub struct SceneResult {
+    pub entry: RegressionEntry,
+    pub verdict: Verdict,
+    pub error_by_dof: Option<f64>,
+    /// Worst ratio max|ours − ref| / reference motion over compared objects.
+    pub motion_ratio: Option<f64>,
+    pub time: Duration,
+}
+
+/// Reference files of a scene: `(k, name, path)`, sorted by k.
+pub fn reference_files(list: &RegressionList, entry: &RegressionEntry) -> Vec<(usize, String, PathBuf)> {
+    let base = list.reference_dir.join(format!("{}.reference", entry.scene));
+    let Some(dir) = base.parent() else { return Vec::new() };
+    let prefix = format!("{}_", base.file_name().unwrap().to_string_lossy());
+    let mut out = Vec::new();
+    if let Ok(rd) = std::fs::read_dir(dir) {
+        for e in rd.flatten() {
+            let f = e.file_name().to_string_lossy().into_owned();
+            if let Some(rest) = f.strip_prefix(&prefix) {
+                if let Some(mid) = rest.strip_suffix("_mstate.txt.gz") {
+                    if let Some((k, name)) = mid.split_once('_') {
+                        if let Ok(k) = k.parse::<usize>() {
+                            out.push((k, name.to_string(), e.path()));
+                        }
+                    }
+                }
+            }
+        }
+    }
+    out.sort_by_key(|(k, _, _)| *k);
+    out
+}
+
+/// Run and score one entry.
+pub fn run_entry(list: &RegressionList, entry: &RegressionEntry, opts: &LoadOptions) -> SceneResult {
+    let t0 = Instant::now();
+    let mut res = SceneResult { entry: entry.clone(), verdict: Verdict::NoReference, error_by_dof: None, motion_ratio: None, time: Duration::ZERO };
+    let refs = reference_files(list, entry);
+    let scene_path = list.dir.join(&entry.scene);
+    let mut sim = match load_scene(&scene_path, opts) {
+        Ok(s) => s,
+        Err(e) => {
+            res.verdict = Verdict::Error(e.to_string().lines().next().unwrap_or("load failed").to_string());
+            res.time = t0.elapsed();
+            return res;
+        }
+    };
+    if sim.diagnostics.has_errors() {
+        let first = sim.diagnostics.errors().next().map(|d| d.to_string()).unwrap_or_default();
+        res.verdict = Verdict::Error(first);
+        res.time = t0.elapsed();
+        return res;
+    }
+    let mut rec = Recorder::new(&sim, entry.in_mapping, true);
+    run_recorded(&mut sim, entry.steps, &mut rec, !entry.last_step_only, |_, _| {});
+    res.time = t0.elapsed();
+    if let Some(bad) = sim.find_non_finite() {
+        res.verdict = Verdict::Fail(format!("non-finite positions in {bad}"));
+        return res;
+    }
+    if refs.is_empty() {
+        return res;
+    }
+    let mut total = 0.0;
+    let mut worst_motion: f64 = 0.0;
+    for (k, name, path) in &refs {
+        let Some(ours) = rec.recordings.iter().find(|r| r.k == *k) else {
+            res.verdict = Verdict::Fail(format!("reference object {k} '{name}' has no counterpart (Canapé records {} objects)", rec.recordings.len()));
+            return res;
+        };
+        if ours.name != *name {
+            res.verdict = Verdict::Fail(format!("object {k} is '{}' here but '{name}' in the reference", ours.name));
+            return res;
+        }
+        let frames: Vec<Frame> = match read_gz_text(path).map_err(|e| e.to_string()).and_then(|t| parse_frames(&t)) {
+            Ok(f) => f,
+            Err(e) => {
+                res.verdict = Verdict::Error(format!("cannot read {}: {e}", path.display()));
+                return res;
+            }
+        };
+        match object_error(&frames, &ours.frames, ours.points) {
+            Ok(e) => total += e,
+            Err(e) => {
+                res.verdict = Verdict::Fail(e);
+                return res;
+            }
+        }
+        if let Some((dev, motion)) = motion_check(&frames, &ours.frames) {
+            let ratio = if motion > 0.0 { dev / motion } else if dev == 0.0 { 0.0 } else { f64::INFINITY };
+            worst_motion = worst_motion.max(ratio);
+        }
+    }
+    let ebd = total / refs.len() as f64;
+    res.error_by_dof = Some(ebd);
+    res.motion_ratio = Some(worst_motion);
+    res.verdict = if ebd > entry.epsilon {
+        Verdict::Fail(format!("errorByDof {ebd:.3e} > epsilon {:.1e}", entry.epsilon))
+    } else if worst_motion > 0.1 {
+        Verdict::Fail(format!("motion check: deviation is {:.1}% of the reference motion (limit 10%)", worst_motion * 100.0))
+    } else {
+        Verdict::Pass
+    };
+    res
+}
+
+/// Whether `scene` matches a `--only` pattern (substring, or several separated by commas).
+pub fn matches(scene: &str, pattern: Option<&str>) -> bool {
+    match pattern {
+        None => true,
+        Some(p) => p.split(',').any(|q| scene.contains(q.trim())),
+    }
+}
+
+/// Reference folder of a list in a SOFA-like tree.
+pub fn default_refs(list: &Path) -> Option<PathBuf> {
+    list.ancestors().find(|a| a.join("references").is_dir()).map(Path::to_path_buf)
+}
