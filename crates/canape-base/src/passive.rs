@@ -76,7 +76,6 @@ pub const INERT_CLASSES: &[(&str, Role, &str)] = &[
     ("OglSceneFrame", Role::Visual, "scene frame display"),
     ("VisualGrid", Role::Visual, "grid display"),
     ("LineAxis", Role::Visual, "axis display"),
-    ("OglModel", Role::Visual, "visual model (kept for the viewer)"),
     ("BackgroundSetting", Role::Visual, "viewer background"),
     ("CollisionPipeline", Role::Collision, "collision pipeline (collision not simulated yet)"),
     ("BruteForceBroadPhase", Role::Collision, "broad phase (collision not simulated yet)"),

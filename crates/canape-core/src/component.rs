@@ -169,8 +169,11 @@ pub trait Engine: Component {}
 /// A loader: reads a file at init and exposes its content as output Data.
 pub trait Loader: Component {}
 
-/// A mapping from an input state to an output state (designed for; Barycentric etc.).
+/// A mapping from an input state to an output state or visual model (x and v down as J·x, forces
+/// up as Jᵀ·f).
 pub trait Mapping: Component {
+    /// The input state and the output (state or visual model) resolved at init.
+    fn endpoints(&self) -> Option<(crate::scene::ComponentId, crate::scene::ComponentId)>;
     /// out = J(in) for positions.
     fn apply(&self, input: &[f64], output: &mut [f64]);
     /// out = J in for velocities/dx.

@@ -44,7 +44,7 @@ impl NodeDesc {
         self.attrs.iter().find(|a| a.name == name).map(|a| a.value.as_str())
     }
     pub fn name(&self) -> &str {
-        self.attr("name").unwrap_or("root")
+        self.attr("name").unwrap_or("Node")
     }
 }
 

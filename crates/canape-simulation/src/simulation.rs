@@ -5,7 +5,7 @@ use crate::group::{build_groups, Group, GroupOps, PhaseClock};
 use crate::init::init_scene;
 use canape_core::component::SolveStats;
 use canape_core::diag::{Diagnostic, Diagnostics};
-use canape_core::scene::Scene;
+use canape_core::scene::{Scene, Slot};
 use canape_core::state::VecId;
 use std::time::{Duration, Instant};
 
@@ -60,7 +60,44 @@ impl Simulation {
             }
         }
         sim.project_and_check(true);
+        sim.propagate_mappings();
         sim
+    }
+
+    /// Propagate positions and velocities down every mapping, in document order
+    /// (SOFA's MechanicalPropagateOnlyPositionAndVelocity + UpdateMapping for visual models).
+    pub fn propagate_mappings(&mut self) {
+        let scene = &mut self.scene;
+        for i in 0..scene.mappings.len() {
+            let Some(m) = scene.mappings[i].as_ref() else { continue };
+            let Some((inp, out)) = m.endpoints() else { continue };
+            let Some(ist) = scene.state(inp) else { continue };
+            let x = ist.vec(VecId::POSITION).to_vec();
+            let v = ist.vec(VecId::VELOCITY).to_vec();
+            match scene.info(out).slot {
+                Slot::State(j) => {
+                    if let Some(os) = scene.states[j].as_mut() {
+                        let n = os.deriv_len();
+                        let mut ox = os.take(VecId::POSITION);
+                        ox.resize(n, 0.0);
+                        m.apply(&x, &mut ox);
+                        os.put(VecId::POSITION, ox);
+                        let mut ov = os.take(VecId::VELOCITY);
+                        ov.resize(n, 0.0);
+                        m.apply_j(&v, &mut ov);
+                        os.put(VecId::VELOCITY, ov);
+                    }
+                }
+                Slot::Passive(j) => {
+                    if let Some(mesh) = scene.passives[j].as_mut().and_then(|p| p.visual_mesh_mut()) {
+                        let mut buf = vec![0.0; mesh.points.len() * 3];
+                        m.apply(&x, &mut buf);
+                        mesh.points = canape_core::mesh::group_points(&buf);
+                    }
+                }
+                _ => {}
+            }
+        }
     }
 
     pub fn time(&self) -> f64 {
@@ -131,6 +168,7 @@ impl Simulation {
         let tp = Instant::now();
         self.project_and_check(false);
         clock.projection += tp.elapsed();
+        self.propagate_mappings();
         self.scene.time += dt;
         let total = t0.elapsed();
         let t = &mut self.times;

@@ -2,6 +2,7 @@
 
 use canape_base::constraint::FixedProjectiveConstraint;
 use canape_base::engine::BoxRoi;
+use canape_base::mapping::{BarycentricMapping, OglModel};
 use canape_base::mass::{DiagonalMass, MeshMatrixMass, UniformMass};
 use canape_base::passive::{Inert, INERT_CLASSES};
 use canape_base::topology::{Hexa2TetraTopologicalMapping, MeshContainer, RegularGridTopology};
@@ -91,6 +92,13 @@ pub fn registry() -> Registry {
     r.register("MeshGmshLoader", "Gmsh .msh (v1, v2 ASCII) loader", |_| Ok(AnyComponent::Loader(Box::new(MeshLoaderComponent::new(MeshFormat::Gmsh)))));
     r.register("MeshOBJLoader", "Wavefront .obj loader", |_| Ok(AnyComponent::Loader(Box::new(MeshLoaderComponent::new(MeshFormat::Obj)))));
     r.register("SphereLoader", "SOFA .sph sphere loader", |_| Ok(AnyComponent::Loader(Box::new(SphereLoader::new()))));
+    r.register("BarycentricMapping", "maps points inside tetrahedra/hexahedra of the input", |t| {
+        if !t.is_empty() && !t.split(',').all(|p| DofType::from_template(p) == Some(DofType::Vec3) || p.trim().starts_with("Ogl") || p.trim().starts_with("ExtVec3")) {
+            return Err(format!("template '{t}' is not supported by BarycentricMapping yet (Vec3d to Vec3d only)"));
+        }
+        Ok(AnyComponent::Mapping(Box::new(BarycentricMapping::new())))
+    });
+    r.register("OglModel", "visual model (kept for the viewer, moved by its mapping)", |_| Ok(AnyComponent::Passive(Box::new(OglModel::new()))));
     for (class, _role, desc) in INERT_CLASSES {
         r.register_inert(class, desc, inert_ctor(class));
     }
@@ -113,7 +121,7 @@ macro_rules! inert_table {
 
 inert_table!(
     "DefaultAnimationLoop", "DefaultVisualManagerLoop", "RequiredPlugin", "VisualStyle", "InteractiveCamera",
-    "OglSceneFrame", "VisualGrid", "LineAxis", "OglModel", "BackgroundSetting", "CollisionPipeline",
+    "OglSceneFrame", "VisualGrid", "LineAxis", "BackgroundSetting", "CollisionPipeline",
     "BruteForceBroadPhase", "BVHNarrowPhase", "CollisionResponse", "DiscreteIntersection",
     "MinProximityIntersection", "NewProximityIntersection", "LocalMinDistance", "SphereCollisionModel",
     "TriangleCollisionModel", "LineCollisionModel", "PointCollisionModel", "TetrahedronSetTopologyModifier",
