@@ -34,7 +34,14 @@ impl FixedProjectiveConstraint {
             .with("topology", DataKind::Str, "", "link to the topology container")
             .with("group", DataKind::Ints(0), "", "IDs of the groups")
             .with("endTime", DataKind::Real, "-1", "The constraint stops acting after the given value.");
-        FixedProjectiveConstraint { data, indices: Vec::new(), fix_all: false, project_velocity: false, n: 0, ds: 3 }
+        FixedProjectiveConstraint {
+            data,
+            indices: Vec::new(),
+            fix_all: false,
+            project_velocity: false,
+            n: 0,
+            ds: 3,
+        }
     }
 
     pub fn indices(&self) -> &[u32] {
@@ -60,7 +67,10 @@ impl FixedProjectiveConstraint {
             }
         }
         if !dropped.is_empty() {
-            ctx.warn(format!("indices {dropped:?} are out of range (the state has {} points) and are ignored", self.n));
+            ctx.warn(format!(
+                "indices {dropped:?} are out of range (the state has {} points) and are ignored",
+                self.n
+            ));
         }
         self.indices = kept;
     }
@@ -84,7 +94,9 @@ impl_component!(FixedProjectiveConstraint, "FixedProjectiveConstraint", init);
 impl ProjectiveConstraint for FixedProjectiveConstraint {
     fn project_response(&self, dx: &mut [f64]) {
         let ds = self.ds;
-        self.for_each_fixed(dx.len(), |i| dx[ds * i..ds * (i + 1)].iter_mut().for_each(|v| *v = 0.0));
+        self.for_each_fixed(dx.len(), |i| {
+            dx[ds * i..ds * (i + 1)].iter_mut().for_each(|v| *v = 0.0)
+        });
     }
     fn project_velocity(&self, v: &mut [f64]) {
         if self.project_velocity {
@@ -93,7 +105,9 @@ impl ProjectiveConstraint for FixedProjectiveConstraint {
     }
     fn fixed_scalar_dofs(&self, deriv_size: usize) -> Vec<usize> {
         let mut out = Vec::new();
-        self.for_each_fixed(self.n * deriv_size, |i| out.extend((0..deriv_size).map(|c| deriv_size * i + c)));
+        self.for_each_fixed(self.n * deriv_size, |i| {
+            out.extend((0..deriv_size).map(|c| deriv_size * i + c))
+        });
         out
     }
 }

@@ -21,26 +21,88 @@ impl Default for BoxRoi {
 impl BoxRoi {
     pub fn new() -> Self {
         let data = base_data(DataTable::new())
-            .with("box", DataKind::Reals(6), "0 0 0 1 1 1", "List of boxes, each defined by two 3D points : xmin,ymin,zmin, xmax,ymax,zmax")
+            .with(
+                "box",
+                DataKind::Reals(6),
+                "0 0 0 1 1 1",
+                "List of boxes, each defined by two 3D points : xmin,ymin,zmin, xmax,ymax,zmax",
+            )
             .alias(&["boxes"])
-            .with("orientedBox", DataKind::Reals(10), "", "List of boxes defined by 3 points (p0, p1, p2) and a depth distance")
-            .with("position", DataKind::Reals(3), "", "Rest position coordinates of the degrees of freedom")
+            .with(
+                "orientedBox",
+                DataKind::Reals(10),
+                "",
+                "List of boxes defined by 3 points (p0, p1, p2) and a depth distance",
+            )
+            .with(
+                "position",
+                DataKind::Reals(3),
+                "",
+                "Rest position coordinates of the degrees of freedom",
+            )
             .alias(&["rest_position"])
             .with("edges", DataKind::Ints(2), "", "Edge Topology")
             .with("triangles", DataKind::Ints(3), "", "Triangle Topology")
             .with("tetrahedra", DataKind::Ints(4), "", "Tetrahedron Topology")
             .with("hexahedra", DataKind::Ints(8), "", "Hexahedron Topology")
             .with("quad", DataKind::Ints(4), "", "Quad Topology")
-            .with("computeEdges", DataKind::Bool, "1", "If true, will compute edge list and index list inside the ROI.")
-            .with("computeTriangles", DataKind::Bool, "1", "If true, will compute triangle list and index list inside the ROI.")
-            .with("computeTetrahedra", DataKind::Bool, "1", "If true, will compute tetrahedra list and index list inside the ROI.")
-            .with("computeHexahedra", DataKind::Bool, "1", "If true, will compute hexahedra list and index list inside the ROI.")
-            .with("computeQuad", DataKind::Bool, "1", "If true, will compute quad list and index list inside the ROI.")
-            .with("strict", DataKind::Bool, "1", "If true, an element is inside the box if all of its nodes are inside.")
-            .with("doUpdate", DataKind::Bool, "1", "If true, updates the selection at the beginning of simulation steps.")
-            .output("indices", DataKind::Ints(0), "Indices of the points contained in the ROI")
-            .output("indicesOut", DataKind::Ints(0), "Indices of the points not contained in the ROI")
-            .output("pointsInROI", DataKind::Reals(3), "Points contained in the ROI")
+            .with(
+                "computeEdges",
+                DataKind::Bool,
+                "1",
+                "If true, will compute edge list and index list inside the ROI.",
+            )
+            .with(
+                "computeTriangles",
+                DataKind::Bool,
+                "1",
+                "If true, will compute triangle list and index list inside the ROI.",
+            )
+            .with(
+                "computeTetrahedra",
+                DataKind::Bool,
+                "1",
+                "If true, will compute tetrahedra list and index list inside the ROI.",
+            )
+            .with(
+                "computeHexahedra",
+                DataKind::Bool,
+                "1",
+                "If true, will compute hexahedra list and index list inside the ROI.",
+            )
+            .with(
+                "computeQuad",
+                DataKind::Bool,
+                "1",
+                "If true, will compute quad list and index list inside the ROI.",
+            )
+            .with(
+                "strict",
+                DataKind::Bool,
+                "1",
+                "If true, an element is inside the box if all of its nodes are inside.",
+            )
+            .with(
+                "doUpdate",
+                DataKind::Bool,
+                "1",
+                "If true, updates the selection at the beginning of simulation steps.",
+            )
+            .output(
+                "indices",
+                DataKind::Ints(0),
+                "Indices of the points contained in the ROI",
+            )
+            .output(
+                "indicesOut",
+                DataKind::Ints(0),
+                "Indices of the points not contained in the ROI",
+            )
+            .output(
+                "pointsInROI",
+                DataKind::Reals(3),
+                "Points contained in the ROI",
+            )
             .output("nbIndices", DataKind::Int, "Number of Indices")
             .with("drawBoxes", DataKind::Bool, "0", "Draw Boxes")
             .alias(&["isVisible"])
@@ -50,7 +112,12 @@ impl BoxRoi {
             .with("drawTetrahedra", DataKind::Bool, "0", "Draw Tetrahedra")
             .with("drawHexahedra", DataKind::Bool, "0", "Draw Tetrahedra")
             .with("drawQuads", DataKind::Bool, "0", "Draw Quads")
-            .with("drawSize", DataKind::Real, "1", "rendering size for box and topological elements");
+            .with(
+                "drawSize",
+                DataKind::Real,
+                "1",
+                "rendering size for box and topological elements",
+            );
         BoxRoi { data }
     }
 
@@ -71,7 +138,11 @@ impl BoxRoi {
     }
 
     fn init_impl(&mut self, ctx: &mut InitContext<'_>) {
-        if !self.data.field("orientedBox").is_some_and(|f| f.value == Value::Reals(vec![])) {
+        if !self
+            .data
+            .field("orientedBox")
+            .is_some_and(|f| f.value == Value::Reals(vec![]))
+        {
             ctx.warn("orientedBox is not supported yet and is ignored");
         }
         let pts: Vec<f64> = if self.data.is_set("position") {
@@ -90,7 +161,9 @@ impl BoxRoi {
         let mut outside = Vec::new();
         let mut pin = Vec::new();
         for (i, p) in pts.chunks_exact(3).enumerate() {
-            let hit = boxes.iter().any(|b| (0..3).all(|d| !(p[d] < b[d] || p[d] > b[d + 3])));
+            let hit = boxes
+                .iter()
+                .any(|b| (0..3).all(|d| !(p[d] < b[d] || p[d] > b[d + 3])));
             if hit {
                 inside.push(i as u32);
                 pin.extend_from_slice(p);

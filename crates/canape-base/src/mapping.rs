@@ -82,9 +82,18 @@ fn hexa_coords(h: &[Vec3; 8], p: &Vec3) -> Option<Vec3> {
             return Some(u);
         }
         // Jacobian columns d x / d(a,b,c)
-        let da = (h[1] - h[0]) * ((1.0 - b) * (1.0 - c)) + (h[2] - h[3]) * (b * (1.0 - c)) + (h[5] - h[4]) * ((1.0 - b) * c) + (h[6] - h[7]) * (b * c);
-        let db = (h[3] - h[0]) * ((1.0 - a) * (1.0 - c)) + (h[2] - h[1]) * (a * (1.0 - c)) + (h[7] - h[4]) * ((1.0 - a) * c) + (h[6] - h[5]) * (a * c);
-        let dc = (h[4] - h[0]) * ((1.0 - a) * (1.0 - b)) + (h[5] - h[1]) * (a * (1.0 - b)) + (h[6] - h[2]) * (a * b) + (h[7] - h[3]) * ((1.0 - a) * b);
+        let da = (h[1] - h[0]) * ((1.0 - b) * (1.0 - c))
+            + (h[2] - h[3]) * (b * (1.0 - c))
+            + (h[5] - h[4]) * ((1.0 - b) * c)
+            + (h[6] - h[7]) * (b * c);
+        let db = (h[3] - h[0]) * ((1.0 - a) * (1.0 - c))
+            + (h[2] - h[1]) * (a * (1.0 - c))
+            + (h[7] - h[4]) * ((1.0 - a) * c)
+            + (h[6] - h[5]) * (a * c);
+        let dc = (h[4] - h[0]) * ((1.0 - a) * (1.0 - b))
+            + (h[5] - h[1]) * (a * (1.0 - b))
+            + (h[6] - h[2]) * (a * b)
+            + (h[7] - h[3]) * ((1.0 - a) * b);
         let j = Mat3::from_columns(&[da, db, dc]);
         u -= j.try_inverse()? * r;
     }
@@ -105,10 +114,18 @@ fn hexa_weights(a: f64, b: f64, c: f64) -> [f64; 8] {
 }
 
 /// Compute weights of `points` in the elements of a mesh (tetrahedra preferred, else hexahedra).
-pub fn compute_weights(rest: &[f64], tets: &[[u32; 4]], hexas: &[[u32; 8]], points: &[f64]) -> Option<BarycentricWeights> {
+pub fn compute_weights(
+    rest: &[f64],
+    tets: &[[u32; 4]],
+    hexas: &[[u32; 8]],
+    points: &[f64],
+) -> Option<BarycentricWeights> {
     let mut wts = BarycentricWeights::default();
     if !tets.is_empty() {
-        let cells: Vec<[Vec3; 4]> = tets.iter().map(|t| t.map(|i| get3(rest, i as usize))).collect();
+        let cells: Vec<[Vec3; 4]> = tets
+            .iter()
+            .map(|t| t.map(|i| get3(rest, i as usize)))
+            .collect();
         for p in points.chunks_exact(3) {
             let p = Vec3::new(p[0], p[1], p[2]);
             let mut best: Option<(f64, usize, [f64; 4])> = None;
@@ -130,13 +147,19 @@ pub fn compute_weights(rest: &[f64], tets: &[[u32; 4]], hexas: &[[u32; 8]], poin
         return Some(wts);
     }
     if !hexas.is_empty() {
-        let cells: Vec<[Vec3; 8]> = hexas.iter().map(|h| h.map(|i| get3(rest, i as usize))).collect();
+        let cells: Vec<[Vec3; 8]> = hexas
+            .iter()
+            .map(|h| h.map(|i| get3(rest, i as usize)))
+            .collect();
         for p in points.chunks_exact(3) {
             let p = Vec3::new(p[0], p[1], p[2]);
             let mut best: Option<(f64, usize, Vec3)> = None;
             for (e, c) in cells.iter().enumerate() {
                 if let Some(u) = hexa_coords(c, &p) {
-                    let out = [u.x, u.y, u.z, 1.0 - u.x, 1.0 - u.y, 1.0 - u.z].iter().copied().fold(f64::INFINITY, f64::min);
+                    let out = [u.x, u.y, u.z, 1.0 - u.x, 1.0 - u.y, 1.0 - u.z]
+                        .iter()
+                        .copied()
+                        .fold(f64::INFINITY, f64::min);
                     if best.is_none_or(|(bw, _, _)| out > bw) {
                         best = Some((out, e, u));
                     }
@@ -169,9 +192,20 @@ impl Default for BarycentricMapping {
 }
 
 /// Resolve a mapping end: an explicit link, or the default node (`..` for input, `.` for output).
-pub fn resolve_end(scene: &Scene, ctx_node: canape_core::scene::NodeId, me: ComponentId, link: &str, default: &str, want_state: bool) -> Option<ComponentId> {
+pub fn resolve_end(
+    scene: &Scene,
+    ctx_node: canape_core::scene::NodeId,
+    me: ComponentId,
+    link: &str,
+    default: &str,
+    want_state: bool,
+) -> Option<ComponentId> {
     let l = link.trim();
-    let path = if l.is_empty() { default } else { l.strip_prefix('@').unwrap_or(l) };
+    let path = if l.is_empty() {
+        default
+    } else {
+        l.strip_prefix('@').unwrap_or(l)
+    };
     match scene.resolve_path(ctx_node, Some(me), path)? {
         Target::Component(c) => Some(c),
         Target::Node(n) => {
@@ -179,7 +213,11 @@ pub fn resolve_end(scene: &Scene, ctx_node: canape_core::scene::NodeId, me: Comp
             if want_state {
                 st
             } else {
-                st.or_else(|| scene.node_components(n, Role::Visual).find(|c| matches!(scene.info(*c).slot, Slot::Passive(_))))
+                st.or_else(|| {
+                    scene
+                        .node_components(n, Role::Visual)
+                        .find(|c| matches!(scene.info(*c).slot, Slot::Passive(_)))
+                })
             }
         }
     }
@@ -189,7 +227,10 @@ pub fn resolve_end(scene: &Scene, ctx_node: canape_core::scene::NodeId, me: Comp
 pub fn end_positions(scene: &Scene, id: ComponentId) -> Option<Vec<f64>> {
     match scene.info(id).slot {
         Slot::State(_) => scene.state(id).map(|s| s.vec(VecId::POSITION).to_vec()),
-        Slot::Passive(i) => scene.passives[i].as_ref().and_then(|p| p.visual_mesh()).map(|m| canape_core::mesh::flatten_points(&m.points)),
+        Slot::Passive(i) => scene.passives[i]
+            .as_ref()
+            .and_then(|p| p.visual_mesh())
+            .map(|m| canape_core::mesh::flatten_points(&m.points)),
         _ => None,
     }
 }
@@ -200,13 +241,42 @@ impl BarycentricMapping {
             .with("input", DataKind::Str, "", "Input object to map")
             .with("output", DataKind::Str, "", "Output object to map")
             .with("mapForces", DataKind::Bool, "1", "Are forces mapped ?")
-            .with("mapConstraints", DataKind::Bool, "1", "Are constraints mapped ?")
+            .with(
+                "mapConstraints",
+                DataKind::Bool,
+                "1",
+                "Are constraints mapped ?",
+            )
             .with("mapMasses", DataKind::Bool, "1", "Are masses mapped ?")
-            .with("mapMatrices", DataKind::Bool, "0", "Are matrix explicit mapped?")
-            .with("applyRestPosition", DataKind::Bool, "0", "set to true to apply this mapping to restPosition at init")
-            .with("useRestPosition", DataKind::Bool, "0", "Use the rest position of the input and output models to initialize the mapping")
-            .with("topology", DataKind::Str, "", "link to the topology container");
-        BarycentricMapping { data, weights: BarycentricWeights::default(), ends: None }
+            .with(
+                "mapMatrices",
+                DataKind::Bool,
+                "0",
+                "Are matrix explicit mapped?",
+            )
+            .with(
+                "applyRestPosition",
+                DataKind::Bool,
+                "0",
+                "set to true to apply this mapping to restPosition at init",
+            )
+            .with(
+                "useRestPosition",
+                DataKind::Bool,
+                "0",
+                "Use the rest position of the input and output models to initialize the mapping",
+            )
+            .with(
+                "topology",
+                DataKind::Str,
+                "",
+                "link to the topology container",
+            );
+        BarycentricMapping {
+            data,
+            weights: BarycentricWeights::default(),
+            ends: None,
+        }
     }
 
     pub fn weights(&self) -> &BarycentricWeights {
@@ -220,7 +290,11 @@ impl BarycentricMapping {
         let (Some(input), Some(output)) = (input, output) else {
             ctx.error(format!(
                 "cannot find the mapping's {} (input='{}', output='{}')",
-                if input.is_none() { "input state" } else { "output" },
+                if input.is_none() {
+                    "input state"
+                } else {
+                    "output"
+                },
                 self.data.str("input"),
                 self.data.str("output")
             ));
@@ -235,7 +309,13 @@ impl BarycentricMapping {
         let topo = scene
             .lineage(in_node)
             .into_iter()
-            .flat_map(|n| scene.node_components(n, Role::Topology).collect::<Vec<_>>().into_iter().rev())
+            .flat_map(|n| {
+                scene
+                    .node_components(n, Role::Topology)
+                    .collect::<Vec<_>>()
+                    .into_iter()
+                    .rev()
+            })
             .filter_map(|t| scene.topology(t))
             .find(|t| !t.mesh().tetrahedra.is_empty() || !t.mesh().hexahedra.is_empty());
         let Some(topo) = topo else {
@@ -292,10 +372,18 @@ impl OglModel {
             .alias(&["vertices"])
             .with("triangles", DataKind::Ints(3), "", "Triangles of the mesh")
             .with("quads", DataKind::Ints(4), "", "Quads of the mesh")
-            .with("translation", DataKind::Reals(3), "0 0 0", "Initial Translation of the object")
+            .with(
+                "translation",
+                DataKind::Reals(3),
+                "0 0 0",
+                "Initial Translation of the object",
+            )
             .alias(&["dx"])
             .open();
-        OglModel { data, mesh: Default::default() }
+        OglModel {
+            data,
+            mesh: Default::default(),
+        }
     }
 }
 
@@ -311,7 +399,12 @@ impl canape_core::component::Component for OglModel {
     }
     fn init(&mut self, _ctx: &mut InitContext<'_>) {
         let mut pos = self.data.reals("position").to_vec();
-        canape_core::state::apply_transform(&mut pos, &[1.0, 1.0, 1.0], &[0.0, 0.0, 0.0], self.data.reals("translation"));
+        canape_core::state::apply_transform(
+            &mut pos,
+            &[1.0, 1.0, 1.0],
+            &[0.0, 0.0, 0.0],
+            self.data.reals("translation"),
+        );
         self.mesh = canape_core::mesh::Mesh {
             points: canape_core::mesh::group_points(&pos),
             triangles: canape_core::mesh::group(self.data.ints("triangles")),
@@ -362,7 +455,16 @@ mod tests {
     #[test]
     fn hexa_weights_reproduce_points() {
         let mut rest = Vec::new();
-        for p in [(0., 0., 0.), (2., 0., 0.), (2., 1., 0.), (0., 1., 0.), (0., 0., 3.), (2., 0., 3.), (2., 1., 3.), (0., 1., 3.)] {
+        for p in [
+            (0., 0., 0.),
+            (2., 0., 0.),
+            (2., 1., 0.),
+            (0., 1., 0.),
+            (0., 0., 3.),
+            (2., 0., 3.),
+            (2., 1., 3.),
+            (0., 1., 3.),
+        ] {
             rest.extend_from_slice(&[p.0, p.1, p.2]);
         }
         let pts = vec![0.5, 0.25, 1.0, 1.9, 0.9, 2.9];

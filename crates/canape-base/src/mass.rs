@@ -17,14 +17,33 @@ pub fn tetra_volume(p: [Vec3; 4]) -> f64 {
 
 /// Volume of a hexahedron as the sum of 6 tetrahedra (SOFA's geometry::Hexahedron::volume).
 pub fn hexa_volume(p: [Vec3; 8]) -> f64 {
-    const T: [[usize; 4]; 6] = [[0, 5, 1, 6], [0, 1, 3, 6], [1, 3, 6, 2], [6, 3, 0, 7], [6, 7, 0, 5], [7, 5, 4, 0]];
-    T.iter().map(|t| tetra_volume([p[t[0]], p[t[1]], p[t[2]], p[t[3]]])).sum()
+    const T: [[usize; 4]; 6] = [
+        [0, 5, 1, 6],
+        [0, 1, 3, 6],
+        [1, 3, 6, 2],
+        [6, 3, 0, 7],
+        [6, 7, 0, 5],
+        [7, 5, 4, 0],
+    ];
+    T.iter()
+        .map(|t| tetra_volume([p[t[0]], p[t[1]], p[t[2]], p[t[3]]]))
+        .sum()
 }
 
 fn mass_base(t: DataTable) -> DataTable {
     base_data(t)
-        .with("rayleighMass", DataKind::Real, "0", "Rayleigh damping coefficient related to mass")
-        .with("separateGravity", DataKind::Bool, "0", "add separately gravity to velocity computation")
+        .with(
+            "rayleighMass",
+            DataKind::Real,
+            "0",
+            "Rayleigh damping coefficient related to mass",
+        )
+        .with(
+            "separateGravity",
+            DataKind::Bool,
+            "0",
+            "add separately gravity to velocity computation",
+        )
 }
 
 // ---------------------------------------------------------------- UniformMass
@@ -62,7 +81,15 @@ impl UniformMass {
             .with("localRange", DataKind::Ints(2), "-1 -1", "optional range of local DOF indices")
             .with("filename", DataKind::File, "", "rigid file to load the mass parameters")
             .with("topology", DataKind::Str, "", "link to the topology container");
-        UniformMass { data, m: 0.0, indices: None, valid: false, separate_gravity: false, rayleigh_mass: 0.0, n: 0 }
+        UniformMass {
+            data,
+            m: 0.0,
+            indices: None,
+            valid: false,
+            separate_gravity: false,
+            rayleigh_mass: 0.0,
+            n: 0,
+        }
     }
 
     /// Mass of each DOF after init.
@@ -100,14 +127,19 @@ impl UniformMass {
             self.valid = false;
         }
         let _ = self.data.set_value("vertexMass", Value::Real(self.m));
-        let _ = self.data.set_value("totalMass", Value::Real(self.m * count as f64));
+        let _ = self
+            .data
+            .set_value("totalMass", Value::Real(self.m * count as f64));
         self.separate_gravity = self.data.bool("separateGravity");
         self.rayleigh_mass = self.data.real("rayleighMass");
     }
 
     fn each(&self, n: usize, mut f: impl FnMut(usize)) {
         match &self.indices {
-            Some(ix) => ix.iter().filter(|&&i| (i as usize) < n).for_each(|&i| f(i as usize)),
+            Some(ix) => ix
+                .iter()
+                .filter(|&&i| (i as usize) < n)
+                .for_each(|&i| f(i as usize)),
             None => (0..n).for_each(f),
         }
     }
@@ -131,7 +163,11 @@ impl Mass for UniformMass {
         if !self.valid {
             return;
         }
-        let m = if factor != 1.0 { self.m * factor } else { self.m };
+        let m = if factor != 1.0 {
+            self.m * factor
+        } else {
+            self.m
+        };
         self.each(res.len() / 3, |i| {
             for c in 0..3 {
                 res[3 * i + c] += dx[3 * i + c] * m;
@@ -143,7 +179,9 @@ impl Mass for UniformMass {
             return;
         }
         let m = self.m * factor;
-        self.each(self.n, |i| (0..3).for_each(|c| mat.add(offset + 3 * i + c, offset + 3 * i + c, m)));
+        self.each(self.n, |i| {
+            (0..3).for_each(|c| mat.add(offset + 3 * i + c, offset + 3 * i + c, m))
+        });
     }
     fn rayleigh_mass(&self) -> f64 {
         self.rayleigh_mass
@@ -167,13 +205,27 @@ impl Default for DiagonalMass {
 }
 
 /// Which elements a mass integrates over: SOFA's priority hexa > tetra > quad > triangle > edge.
-fn lumped_vertex_masses(mesh: &Mesh, rest: &[f64], n: usize, density: f64) -> Option<(Vec<f64>, f64)> {
+fn lumped_vertex_masses(
+    mesh: &Mesh,
+    rest: &[f64],
+    n: usize,
+    density: f64,
+) -> Option<(Vec<f64>, f64)> {
     let mut m = vec![0.0; n];
     let mut total = 0.0;
     let p = |i: u32| get3(rest, i as usize);
     if !mesh.hexahedra.is_empty() {
         for h in &mesh.hexahedra {
-            let pts = [p(h[0]), p(h[1]), p(h[2]), p(h[3]), p(h[4]), p(h[5]), p(h[6]), p(h[7])];
+            let pts = [
+                p(h[0]),
+                p(h[1]),
+                p(h[2]),
+                p(h[3]),
+                p(h[4]),
+                p(h[5]),
+                p(h[6]),
+                p(h[7]),
+            ];
             let mu = density * hexa_volume(pts) / 8.0;
             for &v in h {
                 m[v as usize] += mu;
@@ -228,7 +280,12 @@ impl DiagonalMass {
             .alias(&["filename"])
             .with("topology", DataKind::Str, "", "link to the topology container")
             .with("geometryState", DataKind::Str, "", "link to the MechanicalObject associated with the geometry");
-        DiagonalMass { data, masses: Vec::new(), separate_gravity: false, rayleigh_mass: 0.0 }
+        DiagonalMass {
+            data,
+            masses: Vec::new(),
+            separate_gravity: false,
+            rayleigh_mass: 0.0,
+        }
     }
 
     pub fn vertex_masses(&self) -> &[f64] {
@@ -243,14 +300,23 @@ impl DiagonalMass {
             return;
         };
         let n = st.size();
-        let rest = if self.data.bool("computeMassOnRest") { st.vec(VecId::REST_POSITION) } else { st.vec(VecId::POSITION) };
+        let rest = if self.data.bool("computeMassOnRest") {
+            st.vec(VecId::REST_POSITION)
+        } else {
+            st.vec(VecId::POSITION)
+        };
         let topo = linked_or_context_topology(ctx, self.data.str("topology"));
         let Some(mesh) = topo else {
-            ctx.error("no topology in the context: DiagonalMass needs elements to compute vertex masses");
+            ctx.error(
+                "no topology in the context: DiagonalMass needs elements to compute vertex masses",
+            );
             return;
         };
         if !elements_in_range(mesh, n) {
-            ctx.error(format!("topology refers to point {} but the state has {n} points", mesh.max_index().unwrap_or(0)));
+            ctx.error(format!(
+                "topology refers to point {} but the state has {n} points",
+                mesh.max_index().unwrap_or(0)
+            ));
             return;
         }
         let total_set = self.data.is_set("totalMass");
@@ -282,7 +348,9 @@ impl DiagonalMass {
                 None => ctx.error("topology has no elements"),
             }
         }
-        let _ = self.data.set_value("vertexMass", Value::Reals(self.masses.clone()));
+        let _ = self
+            .data
+            .set_value("vertexMass", Value::Reals(self.masses.clone()));
     }
 }
 
@@ -294,7 +362,9 @@ pub fn linked_or_context_topology<'a>(ctx: &mut InitContext<'a>, link: &str) -> 
                 if let Some(t) = ctx.scene.topology(c) {
                     return Some(t.mesh());
                 }
-                ctx.error(format!("topology link '{link}' does not point to a topology"));
+                ctx.error(format!(
+                    "topology link '{link}' does not point to a topology"
+                ));
                 return None;
             }
             _ => {
@@ -303,8 +373,13 @@ pub fn linked_or_context_topology<'a>(ctx: &mut InitContext<'a>, link: &str) -> 
             }
         }
     }
-    ctx.topology_where(|m| !m.hexahedra.is_empty() || !m.tetrahedra.is_empty() || !m.triangles.is_empty() || !m.edges.is_empty())
-        .map(|t| t.mesh())
+    ctx.topology_where(|m| {
+        !m.hexahedra.is_empty()
+            || !m.tetrahedra.is_empty()
+            || !m.triangles.is_empty()
+            || !m.edges.is_empty()
+    })
+    .map(|t| t.mesh())
 }
 
 impl_component!(DiagonalMass, "DiagonalMass", init);
@@ -379,42 +454,92 @@ impl MeshMatrixMass {
             .with("showAxisSizeFactor", DataKind::Real, "1", "Factor length of the axis displayed")
             .with("topology", DataKind::Str, "", "link to the topology container")
             .with("geometryState", DataKind::Str, "", "link to the MechanicalObject associated with the geometry");
-        MeshMatrixMass { data, vertex_mass: Vec::new(), edges: Vec::new(), edge_mass: Vec::new(), lumping: false, separate_gravity: false, rayleigh_mass: 0.0 }
+        MeshMatrixMass {
+            data,
+            vertex_mass: Vec::new(),
+            edges: Vec::new(),
+            edge_mass: Vec::new(),
+            lumping: false,
+            separate_gravity: false,
+            rayleigh_mass: 0.0,
+        }
     }
 
-    fn compute(&mut self, mesh: &Mesh, pos: &[f64], n: usize, density: &dyn Fn(usize) -> f64) -> f64 {
+    fn compute(
+        &mut self,
+        mesh: &Mesh,
+        pos: &[f64],
+        n: usize,
+        density: &dyn Fn(usize) -> f64,
+    ) -> f64 {
         let p = |i: u32| get3(pos, i as usize);
         let mut vm = vec![0.0; n];
-        let mut edge_index: std::collections::BTreeMap<(u32, u32), usize> = std::collections::BTreeMap::new();
+        let mut edge_index: std::collections::BTreeMap<(u32, u32), usize> =
+            std::collections::BTreeMap::new();
         let mut edges: Vec<[u32; 2]> = Vec::new();
         let mut em: Vec<f64> = Vec::new();
         let mut total = 0.0;
-        let mut add_edge = |a: u32, b: u32, mu: f64, edges: &mut Vec<[u32; 2]>, em: &mut Vec<f64>| {
-            let key = (a.min(b), a.max(b));
-            let k = *edge_index.entry(key).or_insert_with(|| {
-                edges.push([key.0, key.1]);
-                em.push(0.0);
-                edges.len() - 1
-            });
-            em[k] += mu;
-        };
+        let mut add_edge =
+            |a: u32, b: u32, mu: f64, edges: &mut Vec<[u32; 2]>, em: &mut Vec<f64>| {
+                let key = (a.min(b), a.max(b));
+                let k = *edge_index.entry(key).or_insert_with(|| {
+                    edges.push([key.0, key.1]);
+                    em.push(0.0);
+                    edges.len() - 1
+                });
+                em[k] += mu;
+            };
         let (elems, vdiv, ediv): (Vec<Vec<u32>>, f64, f64) = if !mesh.hexahedra.is_empty() {
-            (mesh.hexahedra.iter().map(|h| h.to_vec()).collect(), 20.0, 40.0)
+            (
+                mesh.hexahedra.iter().map(|h| h.to_vec()).collect(),
+                20.0,
+                40.0,
+            )
         } else {
-            (mesh.tetrahedra.iter().map(|t| t.to_vec()).collect(), 10.0, 20.0)
+            (
+                mesh.tetrahedra.iter().map(|t| t.to_vec()).collect(),
+                10.0,
+                20.0,
+            )
         };
         const TET_EDGES: [[usize; 2]; 6] = [[0, 1], [0, 2], [0, 3], [1, 2], [1, 3], [2, 3]];
-        const HEX_EDGES: [[usize; 2]; 12] = [[0, 1], [1, 2], [2, 3], [3, 0], [4, 5], [5, 6], [6, 7], [7, 4], [0, 4], [1, 5], [2, 6], [3, 7]];
+        const HEX_EDGES: [[usize; 2]; 12] = [
+            [0, 1],
+            [1, 2],
+            [2, 3],
+            [3, 0],
+            [4, 5],
+            [5, 6],
+            [6, 7],
+            [7, 4],
+            [0, 4],
+            [1, 5],
+            [2, 6],
+            [3, 7],
+        ];
         for (e, el) in elems.iter().enumerate() {
             let vol = if el.len() == 8 {
-                hexa_volume([p(el[0]), p(el[1]), p(el[2]), p(el[3]), p(el[4]), p(el[5]), p(el[6]), p(el[7])])
+                hexa_volume([
+                    p(el[0]),
+                    p(el[1]),
+                    p(el[2]),
+                    p(el[3]),
+                    p(el[4]),
+                    p(el[5]),
+                    p(el[6]),
+                    p(el[7]),
+                ])
             } else {
                 tetra_volume([p(el[0]), p(el[1]), p(el[2]), p(el[3])])
             };
             let rho = density(e);
             if !self.lumping {
                 let mu = rho * vol / ediv;
-                let list: &[[usize; 2]] = if el.len() == 8 { &HEX_EDGES } else { &TET_EDGES };
+                let list: &[[usize; 2]] = if el.len() == 8 {
+                    &HEX_EDGES
+                } else {
+                    &TET_EDGES
+                };
                 for ed in list {
                     add_edge(el[ed[0]], el[ed[1]], mu, &mut edges, &mut em);
                     total += mu * 2.0;
@@ -441,10 +566,16 @@ impl MeshMatrixMass {
             return;
         };
         let n = st.size();
-        let pos = if self.data.bool("computeMassOnRest") { st.vec(VecId::REST_POSITION) } else { st.vec(VecId::POSITION) };
+        let pos = if self.data.bool("computeMassOnRest") {
+            st.vec(VecId::REST_POSITION)
+        } else {
+            st.vec(VecId::POSITION)
+        };
         let link = self.data.str("topology").to_string();
         let Some(mesh) = linked_or_context_topology(ctx, &link) else {
-            ctx.error("no topology with tetrahedra or hexahedra: MeshMatrixMass needs volume elements");
+            ctx.error(
+                "no topology with tetrahedra or hexahedra: MeshMatrixMass needs volume elements",
+            );
             return;
         };
         if mesh.hexahedra.is_empty() && mesh.tetrahedra.is_empty() {
@@ -452,7 +583,10 @@ impl MeshMatrixMass {
             return;
         }
         if !elements_in_range(mesh, n) {
-            ctx.error(format!("topology refers to point {} but the state has {n} points", mesh.max_index().unwrap_or(0)));
+            ctx.error(format!(
+                "topology refers to point {} but the state has {n} points",
+                mesh.max_index().unwrap_or(0)
+            ));
             return;
         }
         let total_set = self.data.is_set("totalMass");
@@ -469,11 +603,21 @@ impl MeshMatrixMass {
             let _ = self.data.set_value("massDensity", Value::Reals(vec![md]));
         } else {
             let d = dens.clone();
-            let total = self.compute(mesh, pos, n, &move |e| if d.len() > e { d[e] } else { d[0] });
+            let total = self.compute(mesh, pos, n, &move |e| {
+                if d.len() > e {
+                    d[e]
+                } else {
+                    d[0]
+                }
+            });
             let _ = self.data.set_value("totalMass", Value::Real(total));
         }
-        let _ = self.data.set_value("vertexMass", Value::Reals(self.vertex_mass.clone()));
-        let _ = self.data.set_value("edgeMass", Value::Reals(self.edge_mass.clone()));
+        let _ = self
+            .data
+            .set_value("vertexMass", Value::Reals(self.vertex_mass.clone()));
+        let _ = self
+            .data
+            .set_value("edgeMass", Value::Reals(self.edge_mass.clone()));
     }
 }
 

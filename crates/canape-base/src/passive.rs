@@ -38,7 +38,12 @@ impl Inert {
             "VisualStyle" => data = data.with("displayFlags", DataKind::Words, "", "Display Flags"),
             _ => data = data.open(),
         }
-        Inert { class, role, data, mesh: None }
+        Inert {
+            class,
+            role,
+            data,
+            mesh: None,
+        }
     }
 }
 
@@ -68,33 +73,125 @@ impl Passive for Inert {
 
 /// Inert classes by role: (class, role, description).
 pub const INERT_CLASSES: &[(&str, Role, &str)] = &[
-    ("DefaultAnimationLoop", Role::AnimationLoop, "the default animation loop (its step is run by the simulation)"),
-    ("DefaultVisualManagerLoop", Role::Visual, "visual loop (viewer side)"),
-    ("RequiredPlugin", Role::Other, "plugin declaration (all Canapé components are built in)"),
+    (
+        "DefaultAnimationLoop",
+        Role::AnimationLoop,
+        "the default animation loop (its step is run by the simulation)",
+    ),
+    (
+        "DefaultVisualManagerLoop",
+        Role::Visual,
+        "visual loop (viewer side)",
+    ),
+    (
+        "RequiredPlugin",
+        Role::Other,
+        "plugin declaration (all Canapé components are built in)",
+    ),
     ("VisualStyle", Role::Visual, "display flags"),
     ("InteractiveCamera", Role::Visual, "camera"),
     ("OglSceneFrame", Role::Visual, "scene frame display"),
     ("VisualGrid", Role::Visual, "grid display"),
     ("LineAxis", Role::Visual, "axis display"),
     ("BackgroundSetting", Role::Visual, "viewer background"),
-    ("CollisionPipeline", Role::Collision, "collision pipeline (collision not simulated yet)"),
-    ("BruteForceBroadPhase", Role::Collision, "broad phase (collision not simulated yet)"),
-    ("BVHNarrowPhase", Role::Collision, "narrow phase (collision not simulated yet)"),
-    ("CollisionResponse", Role::Collision, "contact response (collision not simulated yet)"),
-    ("DiscreteIntersection", Role::Collision, "intersection method (collision not simulated yet)"),
-    ("MinProximityIntersection", Role::Collision, "intersection method (collision not simulated yet)"),
-    ("NewProximityIntersection", Role::Collision, "intersection method (collision not simulated yet)"),
-    ("LocalMinDistance", Role::Collision, "intersection method (collision not simulated yet)"),
-    ("SphereCollisionModel", Role::Collision, "collision model (collision not simulated yet)"),
-    ("TriangleCollisionModel", Role::Collision, "collision model (collision not simulated yet)"),
-    ("LineCollisionModel", Role::Collision, "collision model (collision not simulated yet)"),
-    ("PointCollisionModel", Role::Collision, "collision model (collision not simulated yet)"),
-    ("TetrahedronSetTopologyModifier", Role::Other, "topology modifier (topology changes not supported yet)"),
-    ("TetrahedronSetGeometryAlgorithms", Role::Other, "geometry algorithms (no effect on mechanics)"),
-    ("TriangleSetTopologyModifier", Role::Other, "topology modifier (topology changes not supported yet)"),
-    ("TriangleSetGeometryAlgorithms", Role::Other, "geometry algorithms (no effect on mechanics)"),
-    ("HexahedronSetTopologyModifier", Role::Other, "topology modifier (topology changes not supported yet)"),
-    ("HexahedronSetGeometryAlgorithms", Role::Other, "geometry algorithms (no effect on mechanics)"),
-    ("EdgeSetTopologyModifier", Role::Other, "topology modifier (topology changes not supported yet)"),
-    ("EdgeSetGeometryAlgorithms", Role::Other, "geometry algorithms (no effect on mechanics)"),
+    (
+        "CollisionPipeline",
+        Role::Collision,
+        "collision pipeline (collision not simulated yet)",
+    ),
+    (
+        "BruteForceBroadPhase",
+        Role::Collision,
+        "broad phase (collision not simulated yet)",
+    ),
+    (
+        "BVHNarrowPhase",
+        Role::Collision,
+        "narrow phase (collision not simulated yet)",
+    ),
+    (
+        "CollisionResponse",
+        Role::Collision,
+        "contact response (collision not simulated yet)",
+    ),
+    (
+        "DiscreteIntersection",
+        Role::Collision,
+        "intersection method (collision not simulated yet)",
+    ),
+    (
+        "MinProximityIntersection",
+        Role::Collision,
+        "intersection method (collision not simulated yet)",
+    ),
+    (
+        "NewProximityIntersection",
+        Role::Collision,
+        "intersection method (collision not simulated yet)",
+    ),
+    (
+        "LocalMinDistance",
+        Role::Collision,
+        "intersection method (collision not simulated yet)",
+    ),
+    (
+        "SphereCollisionModel",
+        Role::Collision,
+        "collision model (collision not simulated yet)",
+    ),
+    (
+        "TriangleCollisionModel",
+        Role::Collision,
+        "collision model (collision not simulated yet)",
+    ),
+    (
+        "LineCollisionModel",
+        Role::Collision,
+        "collision model (collision not simulated yet)",
+    ),
+    (
+        "PointCollisionModel",
+        Role::Collision,
+        "collision model (collision not simulated yet)",
+    ),
+    (
+        "TetrahedronSetTopologyModifier",
+        Role::Other,
+        "topology modifier (topology changes not supported yet)",
+    ),
+    (
+        "TetrahedronSetGeometryAlgorithms",
+        Role::Other,
+        "geometry algorithms (no effect on mechanics)",
+    ),
+    (
+        "TriangleSetTopologyModifier",
+        Role::Other,
+        "topology modifier (topology changes not supported yet)",
+    ),
+    (
+        "TriangleSetGeometryAlgorithms",
+        Role::Other,
+        "geometry algorithms (no effect on mechanics)",
+    ),
+    (
+        "HexahedronSetTopologyModifier",
+        Role::Other,
+        "topology modifier (topology changes not supported yet)",
+    ),
+    (
+        "HexahedronSetGeometryAlgorithms",
+        Role::Other,
+        "geometry algorithms (no effect on mechanics)",
+    ),
+    (
+        "EdgeSetTopologyModifier",
+        Role::Other,
+        "topology modifier (topology changes not supported yet)",
+    ),
+    (
+        "EdgeSetGeometryAlgorithms",
+        Role::Other,
+        "geometry algorithms (no effect on mechanics)",
+    ),
 ];

@@ -9,16 +9,36 @@ use canape_core::mesh::{flatten, flatten_points, group, group_points, Mesh};
 use canape_core::scene::InitContext;
 
 fn mesh_data(t: DataTable) -> DataTable {
-    t.with("position", DataKind::Reals(3), "", "List of point positions")
-        .alias(&["points"])
-        .with("edges", DataKind::Ints(2), "", "List of edge indices")
-        .alias(&["lines"])
-        .with("triangles", DataKind::Ints(3), "", "List of triangle indices")
-        .with("quads", DataKind::Ints(4), "", "List of quad indices")
-        .with("tetrahedra", DataKind::Ints(4), "", "List of tetrahedron indices")
-        .alias(&["tetras"])
-        .with("hexahedra", DataKind::Ints(8), "", "List of hexahedron indices")
-        .alias(&["hexas"])
+    t.with(
+        "position",
+        DataKind::Reals(3),
+        "",
+        "List of point positions",
+    )
+    .alias(&["points"])
+    .with("edges", DataKind::Ints(2), "", "List of edge indices")
+    .alias(&["lines"])
+    .with(
+        "triangles",
+        DataKind::Ints(3),
+        "",
+        "List of triangle indices",
+    )
+    .with("quads", DataKind::Ints(4), "", "List of quad indices")
+    .with(
+        "tetrahedra",
+        DataKind::Ints(4),
+        "",
+        "List of tetrahedron indices",
+    )
+    .alias(&["tetras"])
+    .with(
+        "hexahedra",
+        DataKind::Ints(8),
+        "",
+        "List of hexahedron indices",
+    )
+    .alias(&["hexas"])
 }
 
 fn mesh_from_data(d: &DataTable) -> Mesh {
@@ -43,15 +63,59 @@ impl MeshContainer {
     pub fn new(class: &'static str) -> Self {
         let data = mesh_data(base_data(DataTable::new()))
             .with("nbPoints", DataKind::Int, "0", "Number of points")
-            .with("checkTopology", DataKind::Bool, "0", "Parameter to activate internal topology checks (might slow down the simulation)")
-            .with("checkConnexity", DataKind::Bool, "0", "It true, will check the connexity of the mesh.")
-            .with("drawEdges", DataKind::Bool, "0", "if true, draw the topology edges")
-            .with("drawTriangles", DataKind::Bool, "0", "if true, draw the topology triangles")
-            .with("drawQuads", DataKind::Bool, "0", "if true, draw the topology quads")
-            .with("drawTetrahedra", DataKind::Bool, "0", "if true, draw the topology tetrahedra")
-            .with("drawHexahedra", DataKind::Bool, "0", "if true, draw the topology hexahedra")
-            .with("createTriangleArray", DataKind::Bool, "0", "Force the creation of a set of triangles associated with each tetrahedron");
-        MeshContainer { class, data, mesh: Mesh::default() }
+            .with(
+                "checkTopology",
+                DataKind::Bool,
+                "0",
+                "Parameter to activate internal topology checks (might slow down the simulation)",
+            )
+            .with(
+                "checkConnexity",
+                DataKind::Bool,
+                "0",
+                "It true, will check the connexity of the mesh.",
+            )
+            .with(
+                "drawEdges",
+                DataKind::Bool,
+                "0",
+                "if true, draw the topology edges",
+            )
+            .with(
+                "drawTriangles",
+                DataKind::Bool,
+                "0",
+                "if true, draw the topology triangles",
+            )
+            .with(
+                "drawQuads",
+                DataKind::Bool,
+                "0",
+                "if true, draw the topology quads",
+            )
+            .with(
+                "drawTetrahedra",
+                DataKind::Bool,
+                "0",
+                "if true, draw the topology tetrahedra",
+            )
+            .with(
+                "drawHexahedra",
+                DataKind::Bool,
+                "0",
+                "if true, draw the topology hexahedra",
+            )
+            .with(
+                "createTriangleArray",
+                DataKind::Bool,
+                "0",
+                "Force the creation of a set of triangles associated with each tetrahedron",
+            );
+        MeshContainer {
+            class,
+            data,
+            mesh: Mesh::default(),
+        }
     }
 }
 
@@ -87,7 +151,10 @@ impl canape_core::component::Component for MeshContainer {
         if !self.mesh.points.is_empty() {
             if let Some(m) = self.mesh.max_index() {
                 if m as usize >= self.mesh.points.len() {
-                    ctx.error(format!("element index {m} is out of range: the topology has {} points", self.mesh.points.len()));
+                    ctx.error(format!(
+                        "element index {m} is out of range: the topology has {} points",
+                        self.mesh.points.len()
+                    ));
                 }
             }
         }
@@ -145,7 +212,11 @@ impl RegularGridTopology {
             .with("drawEdges", DataKind::Bool, "0", "if true, draw the topology edges")
             .with("position", DataKind::Reals(3), "", "List of point positions (computed)")
             .with("hexahedra", DataKind::Ints(8), "", "List of hexahedra (computed)");
-        RegularGridTopology { data, mesh: Mesh::default(), n: [2, 2, 2] }
+        RegularGridTopology {
+            data,
+            mesh: Mesh::default(),
+            n: [2, 2, 2],
+        }
     }
 
     fn init_impl(&mut self, ctx: &mut InitContext<'_>) {
@@ -156,7 +227,11 @@ impl RegularGridTopology {
             n = [nv[0] as usize, nv[1] as usize, nv[2] as usize];
         }
         if d.is_set("nx") && d.is_set("ny") && d.is_set("nz") {
-            n = [d.int("nx").max(0) as usize, d.int("ny").max(0) as usize, d.int("nz").max(0) as usize];
+            n = [
+                d.int("nx").max(0) as usize,
+                d.int("ny").max(0) as usize,
+                d.int("nz").max(0) as usize,
+            ];
         }
         let mut min = [0.0; 3];
         let mut max = [1.0; 3];
@@ -191,7 +266,11 @@ impl RegularGridTopology {
                 step[k] = (max[k] - min[k]) / m;
             } else {
                 step[k] = max[k] - min[k];
-                p0[k] = if k == 2 { min[k] } else { (min[k] + max[k]) / 2.0 };
+                p0[k] = if k == 2 {
+                    min[k]
+                } else {
+                    (min[k] + max[k]) / 2.0
+                };
             }
         }
         if d.is_set("p0") {
@@ -233,9 +312,17 @@ impl RegularGridTopology {
                 }
             }
         }
-        self.mesh = Mesh { points, hexahedra: hexa, ..Mesh::default() };
-        let _ = self.data.set_value("position", Value::Reals(flatten_points(&self.mesh.points)));
-        let _ = self.data.set_value("hexahedra", Value::Ints(flatten(&self.mesh.hexahedra)));
+        self.mesh = Mesh {
+            points,
+            hexahedra: hexa,
+            ..Mesh::default()
+        };
+        let _ = self
+            .data
+            .set_value("position", Value::Reals(flatten_points(&self.mesh.points)));
+        let _ = self
+            .data
+            .set_value("hexahedra", Value::Ints(flatten(&self.mesh.hexahedra)));
     }
 }
 
@@ -270,7 +357,12 @@ impl Hexa2TetraTopologicalMapping {
         let data = base_data(DataTable::new())
             .with("input", DataKind::Str, "", "Input topology to map")
             .with("output", DataKind::Str, "", "Output topology to map")
-            .with("swapping", DataKind::Bool, "0", "Boolean enabling to swapp hexa-edges in order to avoid bias effect");
+            .with(
+                "swapping",
+                DataKind::Bool,
+                "0",
+                "Boolean enabling to swapp hexa-edges in order to avoid bias effect",
+            );
         Hexa2TetraTopologicalMapping { data }
     }
 }
@@ -336,7 +428,10 @@ impl TopologicalMapping for Hexa2TetraTopologicalMapping {
             }
             tets.extend_from_slice(&hexa_to_tetras(c, swapped));
         }
-        Mesh { tetrahedra: tets, ..Mesh::default() }
+        Mesh {
+            tetrahedra: tets,
+            ..Mesh::default()
+        }
     }
 }
 
@@ -349,7 +444,16 @@ mod tests {
     #[test]
     fn hexa_split_is_positive_and_fills_the_cube() {
         let p = |i: u32| {
-            let x = [(0., 0., 0.), (1., 0., 0.), (1., 1., 0.), (0., 1., 0.), (0., 0., 1.), (1., 0., 1.), (1., 1., 1.), (0., 1., 1.)][i as usize];
+            let x = [
+                (0., 0., 0.),
+                (1., 0., 0.),
+                (1., 1., 0.),
+                (0., 1., 0.),
+                (0., 0., 1.),
+                (1., 0., 1.),
+                (1., 1., 1.),
+                (0., 1., 1.),
+            ][i as usize];
             Vec3::new(x.0, x.1, x.2)
         };
         for swapped in [false] {

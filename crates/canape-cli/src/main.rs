@@ -12,7 +12,11 @@ use std::process::ExitCode;
 use std::time::Instant;
 
 #[derive(Parser)]
-#[command(name = "canape", version, about = "Canapé: SOFA scenes, simulated in Rust")]
+#[command(
+    name = "canape",
+    version,
+    about = "Canapé: SOFA scenes, simulated in Rust"
+)]
 struct Cli {
     #[command(subcommand)]
     cmd: Option<Cmd>,
@@ -61,11 +65,15 @@ enum Cmd {
 
 fn print_diagnostics(sim: &Simulation) {
     for d in sim.diagnostics.iter() {
-        if d.severity >= Severity::Warning || std::env::var_os("CANAPE_VERBOSE").is_some() {
-            eprintln!("{d}");
-        } else {
-            eprintln!("{d}");
-        }
+        eprintln!("{d}");
+    }
+    let errors = sim
+        .diagnostics
+        .iter()
+        .filter(|d| d.severity == Severity::Error)
+        .count();
+    if errors > 0 {
+        eprintln!("{errors} error(s) while loading; the scene runs without the parts that failed, as SOFA would");
     }
 }
 
@@ -73,11 +81,31 @@ fn ms(d: std::time::Duration, steps: u64) -> f64 {
     d.as_secs_f64() * 1000.0 / steps.max(1) as f64
 }
 
-fn run(scene: Option<PathBuf>, steps: usize, dt: Option<f64>, threads: usize, write_states: Option<PathBuf>, mapped: bool, every_step: bool, data_path: Vec<PathBuf>) -> ExitCode {
-    let opts = LoadOptions { data_paths: data_path, dt };
+fn run(
+    scene: Option<PathBuf>,
+    steps: usize,
+    dt: Option<f64>,
+    threads: usize,
+    write_states: Option<PathBuf>,
+    mapped: bool,
+    every_step: bool,
+    data_path: Vec<PathBuf>,
+) -> ExitCode {
+    let opts = LoadOptions {
+        data_paths: data_path,
+        dt,
+    };
     let (label, loaded) = match &scene {
         Some(p) => (p.display().to_string(), load_scene(p, &opts)),
-        None => ("bundled demo (corotational FEM beam)".to_string(), load_scene_str(canape::DEMO_SCENE, "demo_beam.scn", &std::env::current_dir().unwrap_or_default(), &opts)),
+        None => (
+            "bundled demo (corotational FEM beam)".to_string(),
+            load_scene_str(
+                canape::DEMO_SCENE,
+                "demo_beam.scn",
+                &std::env::current_dir().unwrap_or_default(),
+                &opts,
+            ),
+        ),
     };
     let mut sim = match loaded {
         Ok(s) => s,
@@ -94,10 +122,16 @@ fn run(scene: Option<PathBuf>, steps: usize, dt: Option<f64>, threads: usize, wr
     let n_states = sim.scene.states.len();
     let dofs: usize = sim.scene.states.iter().flatten().map(|s| s.size()).sum();
     println!("scene: {label}");
-    println!("states: {n_states} ({dofs} points), solver groups: {}, dt: {}", sim.groups.len(), sim.dt);
+    println!(
+        "states: {n_states} ({dofs} points), solver groups: {}, dt: {}",
+        sim.groups.len(),
+        sim.dt
+    );
     let pb = ProgressBar::new(steps as u64);
     if std::io::stderr().is_terminal() {
-        pb.set_style(ProgressStyle::with_template("{bar:40} {pos}/{len} steps {per_sec} eta {eta}").unwrap());
+        pb.set_style(
+            ProgressStyle::with_template("{bar:40} {pos}/{len} steps {per_sec} eta {eta}").unwrap(),
+        );
     } else {
         pb.set_draw_target(ProgressDrawTarget::hidden());
     }
@@ -115,14 +149,35 @@ fn run(scene: Option<PathBuf>, steps: usize, dt: Option<f64>, threads: usize, wr
     pb.finish_and_clear();
     let wall = t0.elapsed();
     let t = &sim.times;
-    println!("{} steps in {:.3} s: {:.1} steps/s, {:.3} ms/step, simulated time {}", steps, wall.as_secs_f64(), steps as f64 / wall.as_secs_f64().max(1e-12), ms(t.total, t.steps), sim.time());
+    println!(
+        "{} steps in {:.3} s: {:.1} steps/s, {:.3} ms/step, simulated time {}",
+        steps,
+        wall.as_secs_f64(),
+        steps as f64 / wall.as_secs_f64().max(1e-12),
+        ms(t.total, t.steps),
+        sim.time()
+    );
     println!("{:<28} {:>10} {:>7}", "phase", "ms/step", "share");
     let total = t.total.as_secs_f64().max(1e-12);
-    for (name, d) in [("forces + right-hand side", t.force), ("matrix assembly", t.assembly), ("linear solve (incl. products)", t.solve), ("constraint projection", t.projection), ("integration + other", t.other)] {
-        println!("{:<28} {:>10.4} {:>6.1}%", name, ms(d, t.steps), 100.0 * d.as_secs_f64() / total);
+    for (name, d) in [
+        ("forces + right-hand side", t.force),
+        ("matrix assembly", t.assembly),
+        ("linear solve (incl. products)", t.solve),
+        ("constraint projection", t.projection),
+        ("integration + other", t.other),
+    ] {
+        println!(
+            "{:<28} {:>10.4} {:>6.1}%",
+            name,
+            ms(d, t.steps),
+            100.0 * d.as_secs_f64() / total
+        );
     }
     if let Some(st) = sim.last_solve.first() {
-        println!("last linear solve: {} iterations, residual {:.3e}", st.iterations, st.residual);
+        println!(
+            "last linear solve: {} iterations, residual {:.3e}",
+            st.iterations, st.residual
+        );
     }
     if let Some(dir) = write_states {
         match rec.write(&dir) {
@@ -144,7 +199,12 @@ fn run(scene: Option<PathBuf>, steps: usize, dt: Option<f64>, threads: usize, wr
     ExitCode::SUCCESS
 }
 
-fn regress(list: PathBuf, refs: Option<PathBuf>, only: Option<String>, data_path: Vec<PathBuf>) -> ExitCode {
+fn regress(
+    list: PathBuf,
+    refs: Option<PathBuf>,
+    only: Option<String>,
+    data_path: Vec<PathBuf>,
+) -> ExitCode {
     let regdir = refs.or_else(|| default_refs(&list));
     let l = match canape::io::regress::parse_list(&list, regdir.as_deref()) {
         Ok(l) => l,
@@ -153,10 +213,20 @@ fn regress(list: PathBuf, refs: Option<PathBuf>, only: Option<String>, data_path
             return ExitCode::from(2);
         }
     };
-    let opts = LoadOptions { data_paths: data_path, dt: None };
-    println!("{:<90} {:>6} {:>8} {:>11} {:>8} {:>8}  verdict", "scene", "steps", "epsilon", "errorByDof", "motion", "time(s)");
+    let opts = LoadOptions {
+        data_paths: data_path,
+        dt: None,
+    };
+    println!(
+        "{:<90} {:>6} {:>8} {:>11} {:>8} {:>8}  verdict",
+        "scene", "steps", "epsilon", "errorByDof", "motion", "time(s)"
+    );
     let (mut pass, mut fail, mut noref) = (0, 0, 0);
-    for e in l.entries.iter().filter(|e| matches(&e.scene, only.as_deref())) {
+    for e in l
+        .entries
+        .iter()
+        .filter(|e| matches(&e.scene, only.as_deref()))
+    {
         let r = run_entry(&l, e, &opts);
         let verdict = match &r.verdict {
             Verdict::Pass => {
@@ -181,8 +251,12 @@ fn regress(list: PathBuf, refs: Option<PathBuf>, only: Option<String>, data_path
             e.scene,
             e.steps,
             e.epsilon,
-            r.error_by_dof.map(|v| format!("{v:.3e}")).unwrap_or("-".into()),
-            r.motion_ratio.map(|v| format!("{:.2}%", v * 100.0)).unwrap_or("-".into()),
+            r.error_by_dof
+                .map(|v| format!("{v:.3e}"))
+                .unwrap_or("-".into()),
+            r.motion_ratio
+                .map(|v| format!("{:.2}%", v * 100.0))
+                .unwrap_or("-".into()),
             r.time.as_secs_f64(),
             verdict
         );
@@ -199,7 +273,30 @@ fn main() -> ExitCode {
     let cli = Cli::parse();
     match cli.cmd {
         None => run(None, 100, None, 1, None, false, false, Vec::new()),
-        Some(Cmd::Run { scene, steps, dt, threads, write_states, mapped, every_step, data_path }) => run(scene, steps, dt, threads, write_states, mapped, every_step, data_path),
-        Some(Cmd::Regress { list, refs, only, data_path }) => regress(list, refs, only, data_path),
+        Some(Cmd::Run {
+            scene,
+            steps,
+            dt,
+            threads,
+            write_states,
+            mapped,
+            every_step,
+            data_path,
+        }) => run(
+            scene,
+            steps,
+            dt,
+            threads,
+            write_states,
+            mapped,
+            every_step,
+            data_path,
+        ),
+        Some(Cmd::Regress {
+            list,
+            refs,
+            only,
+            data_path,
+        }) => regress(list, refs, only, data_path),
     }
 }

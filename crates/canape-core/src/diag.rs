@@ -139,7 +139,11 @@ pub fn edit_distance(a: &str, b: &str) -> usize {
 }
 
 /// The closest candidates to `name` (at most `max`), nearest first; ties keep candidate order.
-pub fn closest<'a>(name: &str, candidates: impl IntoIterator<Item = &'a str>, max: usize) -> Vec<&'a str> {
+pub fn closest<'a>(
+    name: &str,
+    candidates: impl IntoIterator<Item = &'a str>,
+    max: usize,
+) -> Vec<&'a str> {
     let lower = name.to_lowercase();
     let mut scored: Vec<(usize, &str)> = candidates
         .into_iter()
@@ -168,7 +172,11 @@ mod tests {
         assert_eq!(edit_distance("kitten", "sitting"), 3);
         let c = closest(
             "TetrahedronFEMForcefield",
-            ["TetrahedronFEMForceField", "HexahedronFEMForceField", "UniformMass"],
+            [
+                "TetrahedronFEMForceField",
+                "HexahedronFEMForceField",
+                "UniformMass",
+            ],
             2,
         );
         assert_eq!(c[0], "TetrahedronFEMForceField");
@@ -178,7 +186,10 @@ mod tests {
     #[test]
     fn display() {
         let d = Diagnostic::warning("unknown attribute 'youngModulu'")
-            .at(Some(SourceLoc { file: "a.scn".into(), line: 4 }))
+            .at(Some(SourceLoc {
+                file: "a.scn".into(),
+                line: 4,
+            }))
             .on("/root/FEM (TetrahedronFEMForceField)")
             .suggest("did you mean 'youngModulus'?");
         assert_eq!(

@@ -75,6 +75,64 @@ impl MatrixSink for Triplets {
     }
 }
 
+/// Reuses the compressed pattern of a previous assembly when components add their entries in
+/// the same order again (the usual case: same topology, same components). Then compression is a
+/// single scatter pass instead of a sort.
+#[derive(Clone, Debug, Default)]
+pub struct PatternCache {
+    keys: Vec<(u32, u32)>,
+    slot: Vec<u32>,
+    pattern: Csr,
+}
+
+impl PatternCache {
+    /// Compress `t` into CSR, reusing the cached pattern when the entry sequence is unchanged.
+    pub fn compress(&mut self, t: &Triplets) -> Csr {
+        let same = self.pattern.n == t.n
+            && self.keys.len() == t.entries.len()
+            && self
+                .keys
+                .iter()
+                .zip(&t.entries)
+                .all(|(k, e)| k.0 == e.0 && k.1 == e.1);
+        if !same {
+            let mut order: Vec<u32> = (0..t.entries.len() as u32).collect();
+            order.sort_by_key(|&i| (t.entries[i as usize].0, t.entries[i as usize].1));
+            let mut row_ptr = vec![0usize; t.n + 1];
+            let mut cols = Vec::new();
+            let mut slot = vec![0u32; t.entries.len()];
+            let mut last: Option<(u32, u32)> = None;
+            for &i in &order {
+                let (r, c, _) = t.entries[i as usize];
+                if last != Some((r, c)) {
+                    cols.push(c);
+                    row_ptr[r as usize + 1] += 1;
+                    last = Some((r, c));
+                }
+                slot[i as usize] = (cols.len() - 1) as u32;
+            }
+            for i in 0..t.n {
+                row_ptr[i + 1] += row_ptr[i];
+            }
+            self.keys = t.entries.iter().map(|&(r, c, _)| (r, c)).collect();
+            self.slot = slot;
+            self.pattern = Csr {
+                n: t.n,
+                row_ptr,
+                vals: vec![0.0; cols.len()],
+                cols,
+            };
+        }
+        let mut m = self.pattern.clone();
+        m.vals.iter_mut().for_each(|v| *v = 0.0);
+        // sum in sorted order of insertion within each slot (deterministic)
+        for (k, &(_, _, v)) in t.entries.iter().enumerate() {
+            m.vals[self.slot[k] as usize] += v;
+        }
+        m
+    }
+}
+
 /// Compressed sparse row matrix (square).
 #[derive(Clone, Debug, Default)]
 pub struct Csr {
@@ -133,5 +191,11 @@ mod tests {
         let mut y = vec![0.0; 3];
         a.mul(&[1.0, 2.0, 3.0], &mut y);
         assert_eq!(y, vec![2.0, -3.0, 6.0]);
+        let mut cache = PatternCache::default();
+        let b = cache.compress(&t);
+        let c = cache.compress(&t);
+        assert_eq!(b.vals, a.vals);
+        assert_eq!(c.vals, a.vals);
+        assert_eq!(c.cols, a.cols);
     }
 }

@@ -28,10 +28,15 @@ pub struct Registry {
 pub enum Lookup<'a> {
     Found(&'a Entry),
     /// A renamed component: use the new name (SOFA substitutes silently and warns).
-    Renamed { new: &'a Entry, old: String },
+    Renamed {
+        new: &'a Entry,
+        old: String,
+    },
     /// Not creatable, with SOFA's explanation.
     Removed(String),
-    Unknown { suggestions: Vec<&'static str> },
+    Unknown {
+        suggestions: Vec<&'static str>,
+    },
 }
 
 /// SOFA's renamed components (sofa/helper/ComponentChange.cpp, `renamedComponents`).
@@ -39,27 +44,63 @@ pub const RENAMED: &[(&str, &str)] = &[
     ("FixedConstraint", "FixedProjectiveConstraint"),
     ("AttachConstraint", "AttachProjectiveConstraint"),
     ("PartialFixedConstraint", "PartialFixedProjectiveConstraint"),
-    ("LinearMovementConstraint", "LinearMovementProjectiveConstraint"),
-    ("LinearVelocityConstraint", "LinearVelocityProjectiveConstraint"),
+    (
+        "LinearMovementConstraint",
+        "LinearMovementProjectiveConstraint",
+    ),
+    (
+        "LinearVelocityConstraint",
+        "LinearVelocityProjectiveConstraint",
+    ),
     ("FixedPlaneConstraint", "FixedPlaneProjectiveConstraint"),
-    ("FixedRotationConstraint", "FixedRotationProjectiveConstraint"),
-    ("HermiteSplineConstraint", "HermiteSplineProjectiveConstraint"),
+    (
+        "FixedRotationConstraint",
+        "FixedRotationProjectiveConstraint",
+    ),
+    (
+        "HermiteSplineConstraint",
+        "HermiteSplineProjectiveConstraint",
+    ),
     ("OscillatorConstraint", "OscillatorProjectiveConstraint"),
     ("ParabolicConstraint", "ParabolicProjectiveConstraint"),
-    ("PartialLinearMovementConstraint", "PartialLinearMovementProjectiveConstraint"),
-    ("PatchTestMovementConstraint", "PatchTestMovementProjectiveConstraint"),
-    ("PositionBasedDynamicsConstraint", "PositionBasedDynamicsProjectiveConstraint"),
-    ("SkeletalMotionConstraint", "SkeletalMotionProjectiveConstraint"),
+    (
+        "PartialLinearMovementConstraint",
+        "PartialLinearMovementProjectiveConstraint",
+    ),
+    (
+        "PatchTestMovementConstraint",
+        "PatchTestMovementProjectiveConstraint",
+    ),
+    (
+        "PositionBasedDynamicsConstraint",
+        "PositionBasedDynamicsProjectiveConstraint",
+    ),
+    (
+        "SkeletalMotionConstraint",
+        "SkeletalMotionProjectiveConstraint",
+    ),
     ("ProjectToLineConstraint", "LineProjectiveConstraint"),
     ("ProjectToPlaneConstraint", "PlaneProjectiveConstraint"),
     ("ProjectToPointConstraint", "PointProjectiveConstraint"),
-    ("ProjectDirectionConstraint", "DirectionProjectiveConstraint"),
-    ("AffineMovementConstraint", "AffineMovementProjectiveConstraint"),
-    ("BilateralInteractionConstraint", "BilateralLagrangianConstraint"),
+    (
+        "ProjectDirectionConstraint",
+        "DirectionProjectiveConstraint",
+    ),
+    (
+        "AffineMovementConstraint",
+        "AffineMovementProjectiveConstraint",
+    ),
+    (
+        "BilateralInteractionConstraint",
+        "BilateralLagrangianConstraint",
+    ),
     ("SlidingConstraint", "SlidingLagrangianConstraint"),
     ("StopperConstraint", "StopperLagrangianConstraint"),
     ("UniformConstraint", "UniformLagrangianConstraint"),
-    ("UnilateralInteractionConstraint", "UnilateralLagrangianConstraint"),
+    (
+        "UnilateralInteractionConstraint",
+        "UnilateralLagrangianConstraint",
+    ),
     ("StiffSpringForceField", "SpringForceField"),
     ("ParallelStiffSpringForceField", "ParallelSpringForceField"),
     ("ShewchukPCGLinearSolver", "PCGLinearSolver"),
@@ -95,13 +136,39 @@ impl Registry {
         Self::default()
     }
 
-    pub fn register(&mut self, class: &'static str, description: &'static str, create: Constructor) {
-        self.entries.insert(class, Entry { class, create, description, inert: false });
+    pub fn register(
+        &mut self,
+        class: &'static str,
+        description: &'static str,
+        create: Constructor,
+    ) {
+        self.entries.insert(
+            class,
+            Entry {
+                class,
+                create,
+                description,
+                inert: false,
+            },
+        );
     }
 
     /// Register a class that is accepted but has no effect on the mechanics yet.
-    pub fn register_inert(&mut self, class: &'static str, description: &'static str, create: Constructor) {
-        self.entries.insert(class, Entry { class, create, description, inert: true });
+    pub fn register_inert(
+        &mut self,
+        class: &'static str,
+        description: &'static str,
+        create: Constructor,
+    ) {
+        self.entries.insert(
+            class,
+            Entry {
+                class,
+                create,
+                description,
+                inert: true,
+            },
+        );
     }
 
     pub fn get(&self, class: &str) -> Option<&Entry> {
@@ -114,7 +181,10 @@ impl Registry {
         }
         if let Some((_, new)) = RENAMED.iter().find(|(o, _)| *o == class) {
             if let Some(e) = self.entries.get(new) {
-                return Lookup::Renamed { new: e, old: class.to_string() };
+                return Lookup::Renamed {
+                    new: e,
+                    old: class.to_string(),
+                };
             }
             return Lookup::Removed(format!(
                 "'{class}' was renamed '{new}' in SOFA, which Canapé does not provide yet"

@@ -168,7 +168,10 @@ impl Scene {
     pub fn add_node(&mut self, name: &str, parent: Option<NodeId>) -> NodeId {
         let id = NodeId(self.nodes.len() as u32);
         let (gravity, dt) = match parent {
-            Some(p) => (self.nodes[p.0 as usize].gravity, self.nodes[p.0 as usize].dt),
+            Some(p) => (
+                self.nodes[p.0 as usize].gravity,
+                self.nodes[p.0 as usize].dt,
+            ),
             None => (Vec3::new(0.0, -9.81, 0.0), 0.01),
         };
         self.nodes.push(Node {
@@ -253,7 +256,9 @@ impl Scene {
             Slot::Ode(i) => self.odes[i].as_deref().map(|c| c as &dyn Component),
             Slot::Linear(i) => self.linears[i].as_deref().map(|c| c as &dyn Component),
             Slot::Topology(i) => self.topologies[i].as_deref().map(|c| c as &dyn Component),
-            Slot::TopoMapping(i) => self.topo_mappings[i].as_deref().map(|c| c as &dyn Component),
+            Slot::TopoMapping(i) => self.topo_mappings[i]
+                .as_deref()
+                .map(|c| c as &dyn Component),
             Slot::Engine(i) => self.engines[i].as_deref().map(|c| c as &dyn Component),
             Slot::Loader(i) => self.loaders[i].as_deref().map(|c| c as &dyn Component),
             Slot::Mapping(i) => self.mappings[i].as_deref().map(|c| c as &dyn Component),
@@ -266,17 +271,37 @@ impl Scene {
         let s = self.components[id.0 as usize].slot;
         match s {
             Slot::State(i) => self.states[i].as_mut().map(|c| c as &mut dyn Component),
-            Slot::Mass(i) => self.masses[i].as_deref_mut().map(|c| c as &mut dyn Component),
-            Slot::ForceField(i) => self.force_fields[i].as_deref_mut().map(|c| c as &mut dyn Component),
-            Slot::Projective(i) => self.projective[i].as_deref_mut().map(|c| c as &mut dyn Component),
+            Slot::Mass(i) => self.masses[i]
+                .as_deref_mut()
+                .map(|c| c as &mut dyn Component),
+            Slot::ForceField(i) => self.force_fields[i]
+                .as_deref_mut()
+                .map(|c| c as &mut dyn Component),
+            Slot::Projective(i) => self.projective[i]
+                .as_deref_mut()
+                .map(|c| c as &mut dyn Component),
             Slot::Ode(i) => self.odes[i].as_deref_mut().map(|c| c as &mut dyn Component),
-            Slot::Linear(i) => self.linears[i].as_deref_mut().map(|c| c as &mut dyn Component),
-            Slot::Topology(i) => self.topologies[i].as_deref_mut().map(|c| c as &mut dyn Component),
-            Slot::TopoMapping(i) => self.topo_mappings[i].as_deref_mut().map(|c| c as &mut dyn Component),
-            Slot::Engine(i) => self.engines[i].as_deref_mut().map(|c| c as &mut dyn Component),
-            Slot::Loader(i) => self.loaders[i].as_deref_mut().map(|c| c as &mut dyn Component),
-            Slot::Mapping(i) => self.mappings[i].as_deref_mut().map(|c| c as &mut dyn Component),
-            Slot::Passive(i) => self.passives[i].as_deref_mut().map(|c| c as &mut dyn Component),
+            Slot::Linear(i) => self.linears[i]
+                .as_deref_mut()
+                .map(|c| c as &mut dyn Component),
+            Slot::Topology(i) => self.topologies[i]
+                .as_deref_mut()
+                .map(|c| c as &mut dyn Component),
+            Slot::TopoMapping(i) => self.topo_mappings[i]
+                .as_deref_mut()
+                .map(|c| c as &mut dyn Component),
+            Slot::Engine(i) => self.engines[i]
+                .as_deref_mut()
+                .map(|c| c as &mut dyn Component),
+            Slot::Loader(i) => self.loaders[i]
+                .as_deref_mut()
+                .map(|c| c as &mut dyn Component),
+            Slot::Mapping(i) => self.mappings[i]
+                .as_deref_mut()
+                .map(|c| c as &mut dyn Component),
+            Slot::Passive(i) => self.passives[i]
+                .as_deref_mut()
+                .map(|c| c as &mut dyn Component),
         }
     }
 
@@ -382,7 +407,12 @@ impl Scene {
     /// Resolve a link path (without the leading `@` and without a `.data` suffix) from the
     /// component `from` (or a node). Follows SOFA's rules: absolute `/a/b`, relative `../x`,
     /// `./x`, `[-1]` (previous object), and plain names searched in the node then its ancestors.
-    pub fn resolve_path(&self, node: NodeId, from: Option<ComponentId>, path: &str) -> Option<Target> {
+    pub fn resolve_path(
+        &self,
+        node: NodeId,
+        from: Option<ComponentId>,
+        path: &str,
+    ) -> Option<Target> {
         let path = path.trim();
         if path.is_empty() {
             return from.map(Target::Component);
@@ -417,7 +447,10 @@ impl Scene {
         // absolute path: the first part may name the root itself
         if path.starts_with('/') {
             if let Some(first) = parts.first() {
-                if *first == self.node(self.root()).name && self.child_named(self.root(), first).is_none() && self.object_named(self.root(), first).is_none() {
+                if *first == self.node(self.root()).name
+                    && self.child_named(self.root(), first).is_none()
+                    && self.object_named(self.root(), first).is_none()
+                {
                     return self.walk(cur, &parts[1..]);
                 }
             }
@@ -456,8 +489,14 @@ impl Scene {
     }
 
     /// Read a Data value through a link `@path.data` from a component.
-    pub fn read_link(&self, node: NodeId, from: Option<ComponentId>, link: &str) -> Result<Value, String> {
-        let (path, data) = split_data_link(link).ok_or_else(|| format!("'{link}' does not name a Data (expected @path.dataName)"))?;
+    pub fn read_link(
+        &self,
+        node: NodeId,
+        from: Option<ComponentId>,
+        link: &str,
+    ) -> Result<Value, String> {
+        let (path, data) = split_data_link(link)
+            .ok_or_else(|| format!("'{link}' does not name a Data (expected @path.dataName)"))?;
         let target = self
             .resolve_path(node, from, path)
             .ok_or_else(|| format!("link '{link}': no object or node at '{path}'"))?;
@@ -470,13 +509,16 @@ impl Scene {
                     "gravity" => Ok(Value::Reals(vec![nd.gravity.x, nd.gravity.y, nd.gravity.z])),
                     "dt" => Ok(Value::Real(nd.dt)),
                     "name" => Ok(Value::Str(nd.name.clone())),
-                    _ => Err(format!("link '{link}': node '{}' has no Data '{data}'", nd.name)),
+                    _ => Err(format!(
+                        "link '{link}': node '{}' has no Data '{data}'",
+                        nd.name
+                    )),
                 };
             }
         };
-        let c = self
-            .component(id)
-            .ok_or_else(|| format!("link '{link}': the target is being initialised (circular link)"))?;
+        let c = self.component(id).ok_or_else(|| {
+            format!("link '{link}': the target is being initialised (circular link)")
+        })?;
         if c.data().field(data).is_none() {
             return Err(format!(
                 "link '{link}': {} has no Data '{data}'",
@@ -541,7 +583,9 @@ impl<'a> InitContext<'a> {
     }
     /// The mechanical state of the context.
     pub fn state(&self) -> Option<&'a MechanicalObject> {
-        self.scene.context_state(self.node).and_then(|s| self.scene.state(s))
+        self.scene
+            .context_state(self.node)
+            .and_then(|s| self.scene.state(s))
     }
     /// The node's context gravity.
     pub fn gravity(&self) -> Vec3 {
@@ -549,7 +593,9 @@ impl<'a> InitContext<'a> {
     }
     /// The topology of the context (last declared in the nearest node holding one).
     pub fn topology(&self) -> Option<&'a dyn Topology> {
-        self.scene.context_topology(self.node).and_then(|t| self.scene.topology(t))
+        self.scene
+            .context_topology(self.node)
+            .and_then(|t| self.scene.topology(t))
     }
     /// The first topology of the context whose mesh satisfies `pred`.
     pub fn topology_where(&self, pred: impl Fn(&Mesh) -> bool) -> Option<&'a dyn Topology> {
@@ -582,8 +628,14 @@ mod tests {
 
     #[test]
     fn data_link_split() {
-        assert_eq!(split_data_link("@../loader.position"), Some(("../loader", "position")));
-        assert_eq!(split_data_link("@box_roi.indices"), Some(("box_roi", "indices")));
+        assert_eq!(
+            split_data_link("@../loader.position"),
+            Some(("../loader", "position"))
+        );
+        assert_eq!(
+            split_data_link("@box_roi.indices"),
+            Some(("box_roi", "indices"))
+        );
         assert_eq!(split_data_link("@[-1].indices"), Some(("[-1]", "indices")));
         assert_eq!(split_data_link("@../dofs"), None);
         assert_eq!(split_data_link("@.."), None);
@@ -595,11 +647,27 @@ mod tests {
         let root = s.add_node("root", None);
         let a = s.add_node("A", Some(root));
         let b = s.add_node("B", Some(a));
-        let mo = s.add_component(a, "dofs", AnyComponent::State(MechanicalObject::new(canape_types::DofType::Vec3)), None);
-        let mo2 = s.add_component(b, "x", AnyComponent::State(MechanicalObject::new(canape_types::DofType::Vec3)), None);
-        assert_eq!(s.resolve_path(b, None, "../dofs"), Some(Target::Component(mo)));
+        let mo = s.add_component(
+            a,
+            "dofs",
+            AnyComponent::State(MechanicalObject::new(canape_types::DofType::Vec3)),
+            None,
+        );
+        let mo2 = s.add_component(
+            b,
+            "x",
+            AnyComponent::State(MechanicalObject::new(canape_types::DofType::Vec3)),
+            None,
+        );
+        assert_eq!(
+            s.resolve_path(b, None, "../dofs"),
+            Some(Target::Component(mo))
+        );
         assert_eq!(s.resolve_path(b, None, "dofs"), Some(Target::Component(mo)));
-        assert_eq!(s.resolve_path(b, None, "/A/dofs"), Some(Target::Component(mo)));
+        assert_eq!(
+            s.resolve_path(b, None, "/A/dofs"),
+            Some(Target::Component(mo))
+        );
         assert_eq!(s.resolve_path(b, None, "/root/A/B"), Some(Target::Node(b)));
         assert_eq!(s.resolve_path(b, Some(mo2), "[-1]"), None);
         assert_eq!(s.resolve_path(b, None, ".."), Some(Target::Node(a)));

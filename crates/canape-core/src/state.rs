@@ -38,32 +38,117 @@ pub struct MechanicalObject {
 impl MechanicalObject {
     pub fn new(dof: DofType) -> Self {
         let data = DataTable::new()
-            .with("position", DataKind::Reals(dof.coord_size()), "", "position coordinates of the degrees of freedom")
+            .with(
+                "position",
+                DataKind::Reals(dof.coord_size()),
+                "",
+                "position coordinates of the degrees of freedom",
+            )
             .alias(&["x"])
-            .with("velocity", DataKind::Reals(dof.deriv_size()), "", "velocity coordinates of the degrees of freedom")
+            .with(
+                "velocity",
+                DataKind::Reals(dof.deriv_size()),
+                "",
+                "velocity coordinates of the degrees of freedom",
+            )
             .alias(&["v"])
-            .with("force", DataKind::Reals(dof.deriv_size()), "", "force vector of the degrees of freedom")
+            .with(
+                "force",
+                DataKind::Reals(dof.deriv_size()),
+                "",
+                "force vector of the degrees of freedom",
+            )
             .alias(&["f"])
-            .with("rest_position", DataKind::Reals(dof.coord_size()), "", "rest position coordinates of the degrees of freedom")
+            .with(
+                "rest_position",
+                DataKind::Reals(dof.coord_size()),
+                "",
+                "rest position coordinates of the degrees of freedom",
+            )
             .alias(&["x0"])
-            .with("externalForce", DataKind::Reals(dof.deriv_size()), "", "externalForces vector of the degrees of freedom")
-            .with("derivX", DataKind::Reals(dof.deriv_size()), "", "dx vector of the degrees of freedom")
+            .with(
+                "externalForce",
+                DataKind::Reals(dof.deriv_size()),
+                "",
+                "externalForces vector of the degrees of freedom",
+            )
+            .with(
+                "derivX",
+                DataKind::Reals(dof.deriv_size()),
+                "",
+                "dx vector of the degrees of freedom",
+            )
             .alias(&["dx"])
             .with("size", DataKind::Int, "0", "Size of the vectors")
-            .with("translation", DataKind::Reals(3), "0 0 0", "Translation of the DOFs")
-            .with("rotation", DataKind::Reals(3), "0 0 0", "Rotation of the DOFs (Euler angles in degrees)")
-            .with("scale3d", DataKind::Reals(3), "1 1 1", "Scale of the DOFs in 3 dimensions")
-            .with("translation2", DataKind::Reals(3), "0 0 0", "Translation of the DOFs, applied after the rest position has been computed")
-            .with("rotation2", DataKind::Reals(3), "0 0 0", "Rotation of the DOFs, applied after the rest position has been computed")
+            .with(
+                "translation",
+                DataKind::Reals(3),
+                "0 0 0",
+                "Translation of the DOFs",
+            )
+            .with(
+                "rotation",
+                DataKind::Reals(3),
+                "0 0 0",
+                "Rotation of the DOFs (Euler angles in degrees)",
+            )
+            .with(
+                "scale3d",
+                DataKind::Reals(3),
+                "1 1 1",
+                "Scale of the DOFs in 3 dimensions",
+            )
+            .with(
+                "translation2",
+                DataKind::Reals(3),
+                "0 0 0",
+                "Translation of the DOFs, applied after the rest position has been computed",
+            )
+            .with(
+                "rotation2",
+                DataKind::Reals(3),
+                "0 0 0",
+                "Rotation of the DOFs, applied after the rest position has been computed",
+            )
             .with("showObject", DataKind::Bool, "0", "Show objects")
-            .with("showObjectScale", DataKind::Real, "0.1", "Scale for object display")
+            .with(
+                "showObjectScale",
+                DataKind::Real,
+                "0.1",
+                "Scale for object display",
+            )
             .with("showIndices", DataKind::Bool, "0", "Show indices")
-            .with("showIndicesScale", DataKind::Real, "0.02", "Scale for indices display")
+            .with(
+                "showIndicesScale",
+                DataKind::Real,
+                "0.02",
+                "Scale for indices display",
+            )
             .with("showVectors", DataKind::Bool, "0", "Show velocity")
-            .with("showVectorsScale", DataKind::Real, "0.0001", "Scale for vectors display")
-            .with("drawMode", DataKind::Int, "0", "The way vectors will be drawn")
-            .with("showColor", DataKind::Reals(4), "1 1 1 1", "Color for object display")
-            .with("reserve", DataKind::Int, "0", "Size to reserve when creating vectors")
+            .with(
+                "showVectorsScale",
+                DataKind::Real,
+                "0.0001",
+                "Scale for vectors display",
+            )
+            .with(
+                "drawMode",
+                DataKind::Int,
+                "0",
+                "The way vectors will be drawn",
+            )
+            .with(
+                "showColor",
+                DataKind::Reals(4),
+                "1 1 1 1",
+                "Color for object display",
+            )
+            .with(
+                "reserve",
+                DataKind::Int,
+                "0",
+                "Size to reserve when creating vectors",
+            )
             .with("printLog", DataKind::Bool, "0", "Print log messages")
             .with("tags", DataKind::Words, "", "Tags of the component")
             .with("listening", DataKind::Bool, "0", "Listen to events");
@@ -116,7 +201,10 @@ impl MechanicalObject {
     }
 
     pub fn vec(&self, id: VecId) -> &[f64] {
-        self.vecs.get(id.0 as usize).map(|v| v.as_slice()).unwrap_or(&[])
+        self.vecs
+            .get(id.0 as usize)
+            .map(|v| v.as_slice())
+            .unwrap_or(&[])
     }
 
     pub fn vec_mut(&mut self, id: VecId) -> &mut Vec<f64> {
@@ -237,9 +325,21 @@ impl MechanicalObject {
 /// a flat list of Vec3 (SOFA MechanicalObject::init order).
 pub fn apply_transform(buf: &mut [f64], scale: &[f64], rot_deg: &[f64], trans: &[f64]) {
     use nalgebra::{Rotation3, Vector3};
-    let s = if scale.len() == 3 { [scale[0], scale[1], scale[2]] } else { [1.0; 3] };
-    let r = if rot_deg.len() == 3 { [rot_deg[0], rot_deg[1], rot_deg[2]] } else { [0.0; 3] };
-    let t = if trans.len() == 3 { [trans[0], trans[1], trans[2]] } else { [0.0; 3] };
+    let s = if scale.len() == 3 {
+        [scale[0], scale[1], scale[2]]
+    } else {
+        [1.0; 3]
+    };
+    let r = if rot_deg.len() == 3 {
+        [rot_deg[0], rot_deg[1], rot_deg[2]]
+    } else {
+        [0.0; 3]
+    };
+    let t = if trans.len() == 3 {
+        [trans[0], trans[1], trans[2]]
+    } else {
+        [0.0; 3]
+    };
     let has_rot = r != [0.0; 3];
     let rot = {
         let d = std::f64::consts::PI / 180.0;

@@ -6,15 +6,55 @@ use canape_types::{Mat3, Vec3};
 
 /// Data every SOFA force field has (ForceField base + Base).
 pub fn force_field_data(t: DataTable) -> DataTable {
-    t.with("printLog", DataKind::Bool, "0", "if true, emits extra messages at runtime.")
-        .with("tags", DataKind::Words, "", "list of the subsets the object belongs to")
-        .with("bbox", DataKind::Reals(0), "", "this object bounding box")
-        .with("componentState", DataKind::Str, "Undefined", "The state of the component")
-        .with("listening", DataKind::Bool, "0", "if true, handle the events, otherwise ignore the events")
-        .with("rayleighStiffness", DataKind::Real, "0", "Rayleigh damping - stiffness matrix coefficient")
-        .with("isCompliance", DataKind::Bool, "0", "Consider the component as a compliance, else as a stiffness")
-        .with("topology", DataKind::Str, "", "link to the topology container")
-        .with("mstate", DataKind::Str, "", "MechanicalState used by this component")
+    t.with(
+        "printLog",
+        DataKind::Bool,
+        "0",
+        "if true, emits extra messages at runtime.",
+    )
+    .with(
+        "tags",
+        DataKind::Words,
+        "",
+        "list of the subsets the object belongs to",
+    )
+    .with("bbox", DataKind::Reals(0), "", "this object bounding box")
+    .with(
+        "componentState",
+        DataKind::Str,
+        "Undefined",
+        "The state of the component",
+    )
+    .with(
+        "listening",
+        DataKind::Bool,
+        "0",
+        "if true, handle the events, otherwise ignore the events",
+    )
+    .with(
+        "rayleighStiffness",
+        DataKind::Real,
+        "0",
+        "Rayleigh damping - stiffness matrix coefficient",
+    )
+    .with(
+        "isCompliance",
+        DataKind::Bool,
+        "0",
+        "Consider the component as a compliance, else as a stiffness",
+    )
+    .with(
+        "topology",
+        DataKind::Str,
+        "",
+        "link to the topology container",
+    )
+    .with(
+        "mstate",
+        DataKind::Str,
+        "",
+        "MechanicalState used by this component",
+    )
 }
 
 /// Isotropic elasticity in Voigt form [εxx, εyy, εzz, γxy, γyz, γzx]:
@@ -62,11 +102,15 @@ impl Material {
 }
 
 fn one_norm(m: &Mat3) -> f64 {
-    (0..3).map(|j| (0..3).map(|i| m[(i, j)].abs()).sum::<f64>()).fold(0.0, f64::max)
+    (0..3)
+        .map(|j| (0..3).map(|i| m[(i, j)].abs()).sum::<f64>())
+        .fold(0.0, f64::max)
 }
 
 fn inf_norm(m: &Mat3) -> f64 {
-    (0..3).map(|i| (0..3).map(|j| m[(i, j)].abs()).sum::<f64>()).fold(0.0, f64::max)
+    (0..3)
+        .map(|i| (0..3).map(|j| m[(i, j)].abs()).sum::<f64>())
+        .fold(0.0, f64::max)
 }
 
 /// Orthogonal factor Q of M = Q·S by the scaled Newton (Higham) iteration, as in SOFA's

@@ -1,1 +1,263 @@
+//! Finite-difference checks of every force field: add_dforce against differences of add_force,
+//! and the assembled stiffness against add_dforce.
+//!
+//! Corotational forces have a tangent that SOFA (and Canapé) approximate by −Rᵀ K R, ignoring
+//! the derivative of R. That approximation is exact at any rigidly moved rest configuration
+//! (zero stress), so the check runs there for large/polar/svd, and anywhere for small.
 
+use crate::tetra::{Flavor, Method, TetrahedronFemForceField};
+use crate::HexahedronFemForceField;
+use canape_core::component::{Component, ForceField};
+use canape_core::matrix::Triplets;
+use nalgebra::Rotation3;
+
+fn rnd(seed: &mut u64) -> f64 {
+    *seed = seed
+        .wrapping_mul(6364136223846793005)
+        .wrapping_add(1442695040888963407);
+    ((*seed >> 11) as f64 / (1u64 << 53) as f64) - 0.5
+}
+
+/// A 2×1×1 block of 12 points split into tetrahedra and two hexahedra, slightly irregular.
+fn points(seed: &mut u64) -> Vec<f64> {
+    let mut p = Vec::new();
+    for k in 0..2 {
+        for j in 0..2 {
+            for i in 0..3 {
+                p.extend_from_slice(&[
+                    i as f64 + 0.05 * rnd(seed),
+                    j as f64 + 0.05 * rnd(seed),
+                    k as f64 * 1.2 + 0.05 * rnd(seed),
+                ]);
+            }
+        }
+    }
+    p
+}
+
+fn hexas() -> Vec<[u32; 8]> {
+    let idx = |i: u32, j: u32, k: u32| i + 3 * (j + 2 * k);
+    (0..2)
+        .map(|x| {
+            [
+                idx(x, 0, 0),
+                idx(x + 1, 0, 0),
+                idx(x + 1, 1, 0),
+                idx(x, 1, 0),
+                idx(x, 0, 1),
+                idx(x + 1, 0, 1),
+                idx(x + 1, 1, 1),
+                idx(x, 1, 1),
+            ]
+        })
+        .collect()
+}
+
+fn tets() -> Vec<[u32; 4]> {
+    hexas().iter().flat_map(|h| canape_base_split(*h)).collect()
+}
+
+fn canape_base_split(c: [u32; 8]) -> [[u32; 4]; 6] {
+    [
+        [c[0], c[5], c[1], c[6]],
+        [c[0], c[1], c[3], c[6]],
+        [c[1], c[3], c[6], c[2]],
+        [c[6], c[3], c[0], c[7]],
+        [c[6], c[7], c[0], c[5]],
+        [c[7], c[5], c[4], c[0]],
+    ]
+}
+
+fn rigidly_moved(rest: &[f64]) -> Vec<f64> {
+    let r = Rotation3::from_euler_angles(0.4, -0.3, 0.8);
+    rest.chunks_exact(3)
+        .flat_map(|p| {
+            let q = r * nalgebra::Vector3::new(p[0], p[1], p[2])
+                + nalgebra::Vector3::new(0.3, -1.0, 2.0);
+            [q.x, q.y, q.z]
+        })
+        .collect()
+}
+
+fn force(ff: &mut dyn ForceField, x: &[f64]) -> Vec<f64> {
+    let mut f = vec![0.0; x.len()];
+    ff.add_force(x, &vec![0.0; x.len()], &mut f);
+    f
+}
+
+/// Check df = K dx against (f(x + h dx) − f(x − h dx)) / 2h and against the assembled K.
+fn check(ff: &mut dyn ForceField, x: &[f64], tol: f64, seed: &mut u64) {
+    let n = x.len();
+    let dx: Vec<f64> = (0..n).map(|_| rnd(seed)).collect();
+    let h = 1e-6;
+    let xp: Vec<f64> = x.iter().zip(&dx).map(|(a, b)| a + h * b).collect();
+    let xm: Vec<f64> = x.iter().zip(&dx).map(|(a, b)| a - h * b).collect();
+    let fp = force(ff, &xp);
+    let fm = force(ff, &xm);
+    let _ = force(ff, x); // rotations of x for the tangent
+    let mut df = vec![0.0; n];
+    ff.add_dforce(&dx, &mut df, 1.0);
+    let fd: Vec<f64> = fp
+        .iter()
+        .zip(&fm)
+        .map(|(a, b)| (a - b) / (2.0 * h))
+        .collect();
+    let scale = fd.iter().map(|v| v.abs()).fold(0.0, f64::max).max(1e-12);
+    let err = fd
+        .iter()
+        .zip(&df)
+        .map(|(a, b)| (a - b).abs())
+        .fold(0.0, f64::max)
+        / scale;
+    assert!(
+        err < tol,
+        "{}: addDForce differs from finite differences by {err:e} (relative)",
+        ff.class_name()
+    );
+    // assembled: y = K dx
+    let mut t = Triplets::new(n);
+    ff.add_k_to_matrix(&mut t, 1.0, 0);
+    let k = t.to_csr();
+    let mut y = vec![0.0; n];
+    k.mul(&dx, &mut y);
+    let err2 = y
+        .iter()
+        .zip(&df)
+        .map(|(a, b)| (a - b).abs())
+        .fold(0.0, f64::max)
+        / scale;
+    assert!(
+        err2 < 1e-10,
+        "{}: assembled K differs from addDForce by {err2:e}",
+        ff.class_name()
+    );
+    // a factor scales linearly
+    let mut df2 = vec![0.0; n];
+    ff.add_dforce(&dx, &mut df2, -0.5);
+    for (a, b) in df2.iter().zip(&df) {
+        assert!((a + 0.5 * b).abs() <= 1e-9 * scale);
+    }
+}
+
+fn tetra_ff(flavor: Flavor, method: &str, rest: &[f64]) -> TetrahedronFemForceField {
+    let mut ff = TetrahedronFemForceField::new(flavor);
+    ff.data_mut().set_str("method", method).unwrap();
+    ff.data_mut().set_str("youngModulus", "1000").unwrap();
+    ff.data_mut().set_str("poissonRatio", "0.3").unwrap();
+    ff.set_method_from_data().unwrap();
+    ff.setup(rest, &tets());
+    ff
+}
+
+#[test]
+fn tetra_small_matches_finite_differences_when_deformed() {
+    let mut seed = 1;
+    let rest = points(&mut seed);
+    for flavor in [Flavor::TetrahedronFem, Flavor::TetrahedralCorotational] {
+        let mut ff = tetra_ff(flavor, "small", &rest);
+        assert_eq!(ff.method(), Method::Small);
+        let x: Vec<f64> = rest.iter().map(|v| v + 0.05 * rnd(&mut seed)).collect();
+        check(&mut ff, &x, 1e-6, &mut seed);
+        // at rest, no force
+        assert!(force(&mut ff, &rest).iter().all(|v| v.abs() < 1e-9));
+    }
+}
+
+#[test]
+fn tetra_corotational_methods_match_finite_differences_at_rotated_rest() {
+    let mut seed = 2;
+    let rest = points(&mut seed);
+    let moved = rigidly_moved(&rest);
+    for (flavor, method) in [
+        (Flavor::TetrahedronFem, "large"),
+        (Flavor::TetrahedronFem, "polar"),
+        (Flavor::TetrahedronFem, "svd"),
+        (Flavor::TetrahedralCorotational, "large"),
+        (Flavor::TetrahedralCorotational, "polar"),
+    ] {
+        let mut ff = tetra_ff(flavor, method, &rest);
+        let f = force(&mut ff, &moved);
+        assert!(
+            f.iter().all(|v| v.abs() < 1e-8),
+            "{method}: rigid motion must produce no force"
+        );
+        check(&mut ff, &moved, 1e-5, &mut seed);
+    }
+}
+
+#[test]
+fn tetra_corotational_forces_are_rotation_invariant_when_deformed() {
+    let mut seed = 3;
+    let rest = points(&mut seed);
+    let x: Vec<f64> = rest.iter().map(|v| v + 0.03 * rnd(&mut seed)).collect();
+    let xr = rigidly_moved(&x);
+    let r = Rotation3::from_euler_angles(0.4, -0.3, 0.8);
+    for method in ["large", "polar", "svd"] {
+        let mut ff = tetra_ff(Flavor::TetrahedronFem, method, &rest);
+        let f = force(&mut ff, &x);
+        let fr = force(&mut ff, &xr);
+        for (a, b) in f.chunks_exact(3).zip(fr.chunks_exact(3)) {
+            let ra = r * nalgebra::Vector3::new(a[0], a[1], a[2]);
+            assert!(
+                (ra - nalgebra::Vector3::new(b[0], b[1], b[2])).norm() < 1e-8 * (1.0 + ra.norm()),
+                "{method}"
+            );
+        }
+        // forces sum to zero (no net force from internal stresses)
+        let s = f.chunks_exact(3).fold([0.0; 3], |acc, p| {
+            [acc[0] + p[0], acc[1] + p[1], acc[2] + p[2]]
+        });
+        assert!(s.iter().all(|v| v.abs() < 1e-8));
+    }
+}
+
+#[test]
+fn hexa_matches_finite_differences() {
+    let mut seed = 4;
+    let rest = points(&mut seed);
+    for method in ["small", "large", "polar"] {
+        let mut ff = HexahedronFemForceField::new();
+        ff.data_mut().set_str("method", method).unwrap();
+        ff.data_mut().set_str("youngModulus", "4000").unwrap();
+        ff.data_mut().set_str("poissonRatio", "0.3").unwrap();
+        ff.set_method_from_data().unwrap();
+        ff.setup(&rest, &hexas());
+        let x = if method == "small" {
+            rest.iter().map(|v| v + 0.05 * rnd(&mut seed)).collect()
+        } else {
+            rigidly_moved(&rest)
+        };
+        if method != "small" {
+            assert!(
+                force(&mut ff, &x).iter().all(|v| v.abs() < 1e-8),
+                "{method}: rigid motion must produce no force"
+            );
+        }
+        check(&mut ff, &x, 1e-5, &mut seed);
+    }
+}
+
+#[test]
+fn hexa_stiffness_has_rigid_body_null_space_and_is_symmetric() {
+    let mat = crate::common::Material::new(1000.0, 0.3, 1.0);
+    let n: [canape_types::Vec3; 8] = std::array::from_fn(|w| {
+        let c = [
+            (0., 0., 0.),
+            (1., 0., 0.),
+            (1., 1., 0.),
+            (0., 1., 0.),
+            (0., 0., 1.),
+            (1., 0., 1.),
+            (1., 1., 1.),
+            (0., 1., 1.),
+        ][w];
+        canape_types::Vec3::new(c.0 * 2.0, c.1, c.2 * 0.5)
+    });
+    let k = crate::hexa::hexa_stiffness(&mat, &n);
+    assert!((k - k.transpose()).norm() < 1e-9 * k.norm());
+    let mut t = nalgebra::SMatrix::<f64, 24, 1>::zeros();
+    for w in 0..8 {
+        t[3 * w] = 1.0;
+    }
+    assert!((k * t).norm() < 1e-9 * k.norm());
+}

@@ -73,7 +73,9 @@ pub fn hexa_stiffness(mat: &Material, n: &[Vec3; 8]) -> K24 {
                     Mat3::from_columns(&[c0, c1, c2])
                 };
                 let det = jac.determinant();
-                let Some(ji) = jac.try_inverse() else { continue };
+                let Some(ji) = jac.try_inverse() else {
+                    continue;
+                };
                 let mut q = [[0.0; 3]; 8];
                 for i in 0..8 {
                     let s = COEF[i];
@@ -87,7 +89,8 @@ pub fn hexa_stiffness(mat: &Material, n: &[Vec3; 8]) -> K24 {
                 let bmat = |i: usize| {
                     let [qx, qy, qz] = q[i];
                     SMatrix::<f64, 6, 3>::from_row_slice(&[
-                        qx, 0.0, 0.0, 0.0, qy, 0.0, 0.0, 0.0, qz, qy, qx, 0.0, 0.0, qz, qy, qz, 0.0, qx,
+                        qx, 0.0, 0.0, 0.0, qy, 0.0, 0.0, 0.0, qz, qy, qx, 0.0, 0.0, qz, qy, qz,
+                        0.0, qx,
                     ])
                 };
                 for i in 0..8 {
@@ -133,7 +136,11 @@ fn frame(method: HexaMethod, p: &[Vec3; 8]) -> Mat3 {
         }
         HexaMethod::Polar => {
             let (ex, ey, ez) = mean_edges(p);
-            polar_q(&Mat3::from_rows(&[ex.transpose(), ey.transpose(), ez.transpose()]))
+            polar_q(&Mat3::from_rows(&[
+                ex.transpose(),
+                ey.transpose(),
+                ez.transpose(),
+            ]))
         }
     }
 }
@@ -171,36 +178,64 @@ impl HexahedronFemForceField {
             .with("drawPercentageOffset", DataKind::Real, "0.15", "size of the hexa")
             .with("stiffnessMatrices", DataKind::Reals(0), "", "Stiffness matrices per element (K_i)")
             .with("initialPoints", DataKind::Reals(3), "", "Initial Position");
-        HexahedronFemForceField { data, method: HexaMethod::Large, elems: Vec::new(), rayleigh: 0.0 }
+        HexahedronFemForceField {
+            data,
+            method: HexaMethod::Large,
+            elems: Vec::new(),
+            rayleigh: 0.0,
+        }
     }
 
     /// Set up elements from rest positions and hexahedra (used by init and tests).
     pub fn setup(&mut self, rest: &[f64], hexa: &[[u32; 8]]) {
         let young = self.data.reals("youngModulus").to_vec();
         let nu = self.data.reals("poissonRatio").to_vec();
-        let young = if young.is_empty() { vec![5000.0] } else { young };
+        let young = if young.is_empty() {
+            vec![5000.0]
+        } else {
+            young
+        };
         let nu = if nu.is_empty() { vec![0.45] } else { nu };
         self.elems.clear();
         for (e, h) in hexa.iter().enumerate() {
             let p: [Vec3; 8] = std::array::from_fn(|w| get3(rest, h[w] as usize));
             let r = frame(self.method, &p);
             let x0r: [Vec3; 8] = std::array::from_fn(|w| r * p[w]);
-            let mat = Material::new(*young.get(e).unwrap_or(&young[0]), *nu.get(e).unwrap_or(&nu[0]), 1.0);
+            let mat = Material::new(
+                *young.get(e).unwrap_or(&young[0]),
+                *nu.get(e).unwrap_or(&nu[0]),
+                1.0,
+            );
             let k = hexa_stiffness(&mat, &x0r);
-            self.elems.push(HexElem { idx: *h, k, rest: x0r, rot: r });
+            self.elems.push(HexElem {
+                idx: *h,
+                k,
+                rest: x0r,
+                rot: r,
+            });
+        }
+    }
+
+    /// Read `method` from Data; an unknown name selects `large` and is returned as error.
+    pub fn set_method_from_data(&mut self) -> Result<(), String> {
+        let (m, ok) = match self.data.str("method") {
+            "large" => (HexaMethod::Large, true),
+            "polar" => (HexaMethod::Polar, true),
+            "small" => (HexaMethod::Small, true),
+            _ => (HexaMethod::Large, false),
+        };
+        self.method = m;
+        if ok {
+            Ok(())
+        } else {
+            Err(self.data.str("method").to_string())
         }
     }
 
     fn init_impl(&mut self, ctx: &mut InitContext<'_>) {
-        self.method = match self.data.str("method") {
-            "large" => HexaMethod::Large,
-            "polar" => HexaMethod::Polar,
-            "small" => HexaMethod::Small,
-            other => {
-                ctx.warn(format!("unknown method '{other}'; using 'large'"));
-                HexaMethod::Large
-            }
-        };
+        if let Err(other) = self.set_method_from_data() {
+            ctx.warn(format!("unknown method '{other}'; using 'large'"));
+        }
         if self.data.bool("updateStiffnessMatrix") {
             ctx.warn("updateStiffnessMatrix is not supported yet and is ignored");
         }
@@ -217,7 +252,9 @@ impl HexahedronFemForceField {
         };
         let hexa = topo.mesh().hexahedra.clone();
         if let Some(bad) = hexa.iter().flatten().find(|&&i| i as usize >= n) {
-            ctx.error(format!("hexahedron uses point {bad}, but the state has {n} points"));
+            ctx.error(format!(
+                "hexahedron uses point {bad}, but the state has {n} points"
+            ));
             return;
         }
         self.setup(&rest, &hexa);
@@ -280,7 +317,11 @@ impl ForceField for HexahedronFemForceField {
                 for b in 0..8 {
                     let blk: Mat3 = el.k.fixed_view::<3, 3>(3 * a, 3 * b).into_owned();
                     let sr = el.rot.transpose() * blk * el.rot * (-k_factor);
-                    m.add_block3(offset + 3 * el.idx[a] as usize, offset + 3 * el.idx[b] as usize, &sr);
+                    m.add_block3(
+                        offset + 3 * el.idx[a] as usize,
+                        offset + 3 * el.idx[b] as usize,
+                        &sr,
+                    );
                 }
             }
         }

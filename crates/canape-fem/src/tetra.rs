@@ -62,10 +62,19 @@ fn pd(p: &Vec3, q: &Vec3, r: &Vec3, s: usize, t: usize) -> f64 {
 
 /// SOFA's strain-displacement coefficients for points a, b, c, d.
 pub fn gradients(a: &Vec3, b: &Vec3, c: &Vec3, d: &Vec3) -> [[f64; 3]; 4] {
-    let tri = [(b, c, d, -1.0), (c, d, a, 1.0), (d, a, b, -1.0), (a, b, c, 1.0)];
+    let tri = [
+        (b, c, d, -1.0),
+        (c, d, a, 1.0),
+        (d, a, b, -1.0),
+        (a, b, c, 1.0),
+    ];
     let mut g = [[0.0; 3]; 4];
     for (k, (p, q, r, sg)) in tri.iter().enumerate() {
-        g[k] = [sg * pd(p, q, r, 1, 2), -sg * pd(p, q, r, 0, 2), sg * pd(p, q, r, 0, 1)];
+        g[k] = [
+            sg * pd(p, q, r, 1, 2),
+            -sg * pd(p, q, r, 0, 2),
+            sg * pd(p, q, r, 0, 1),
+        ];
     }
     g
 }
@@ -105,7 +114,11 @@ pub fn rotation_large(a: &Vec3, b: &Vec3, c: &Vec3) -> Mat3 {
 }
 
 fn edge_matrix(p: &[Vec3; 4]) -> Mat3 {
-    Mat3::from_rows(&[(p[1] - p[0]).transpose(), (p[2] - p[0]).transpose(), (p[3] - p[0]).transpose()])
+    Mat3::from_rows(&[
+        (p[1] - p[0]).transpose(),
+        (p[2] - p[0]).transpose(),
+        (p[3] - p[0]).transpose(),
+    ])
 }
 
 impl TetrahedronFemForceField {
@@ -153,7 +166,31 @@ impl TetrahedronFemForceField {
                 .with("drawColor3", DataKind::Reals(4), "0 1 1 1", "draw color for faces 3")
                 .with("drawColor4", DataKind::Reals(4), "0.5 1 1 1", "draw color for faces 4"),
         };
-        TetrahedronFemForceField { flavor, data, method: Method::Large, elems: Vec::new(), rayleigh: 0.0 }
+        TetrahedronFemForceField {
+            flavor,
+            data,
+            method: Method::Large,
+            elems: Vec::new(),
+            rayleigh: 0.0,
+        }
+    }
+
+    /// Read `method` from Data; an unknown name selects `large` (as SOFA) and is returned as error.
+    pub fn set_method_from_data(&mut self) -> Result<(), String> {
+        let m = self.data.str("method").to_string();
+        let (method, ok) = match (m.as_str(), self.flavor) {
+            ("small", _) => (Method::Small, true),
+            ("large", _) => (Method::Large, true),
+            ("polar", _) => (Method::Polar, true),
+            ("svd", Flavor::TetrahedronFem) => (Method::Svd, true),
+            _ => (Method::Large, false),
+        };
+        self.method = method;
+        if ok {
+            Ok(())
+        } else {
+            Err(m)
+        }
     }
 
     pub fn method(&self) -> Method {
@@ -180,9 +217,20 @@ impl TetrahedronFemForceField {
         self.elems.clear();
         let mut degenerate = 0;
         for (e, t) in tets.iter().enumerate() {
-            let p = [get3(rest, t[0] as usize), get3(rest, t[1] as usize), get3(rest, t[2] as usize), get3(rest, t[3] as usize)];
-            let v6 = (p[1] - p[0]).cross(&(p[2] - p[0])).dot(&(p[3] - p[0])).abs();
-            let (ye, ne) = (*young.get(e).unwrap_or(&young[0]), *nu.get(e).unwrap_or(&nu[0]));
+            let p = [
+                get3(rest, t[0] as usize),
+                get3(rest, t[1] as usize),
+                get3(rest, t[2] as usize),
+                get3(rest, t[3] as usize),
+            ];
+            let v6 = (p[1] - p[0])
+                .cross(&(p[2] - p[0]))
+                .dot(&(p[3] - p[0]))
+                .abs();
+            let (ye, ne) = (
+                *young.get(e).unwrap_or(&young[0]),
+                *nu.get(e).unwrap_or(&nu[0]),
+            );
             let div = match self.flavor {
                 Flavor::TetrahedronFem => (v6 / 6.0) * 36.0,
                 Flavor::TetrahedralCorotational => v6 * 6.0,
@@ -190,8 +238,20 @@ impl TetrahedronFemForceField {
             if v6 == 0.0 {
                 degenerate += 1;
             }
-            let mat = if v6 == 0.0 { Material::default() } else { Material::new(ye, ne, div) };
-            let mut el = Elem { idx: *t, g: [[0.0; 3]; 4], mat, rest: p, r0: Mat3::identity(), rot: Mat3::identity(), a0_inv: Mat3::identity() };
+            let mat = if v6 == 0.0 {
+                Material::default()
+            } else {
+                Material::new(ye, ne, div)
+            };
+            let mut el = Elem {
+                idx: *t,
+                g: [[0.0; 3]; 4],
+                mat,
+                rest: p,
+                r0: Mat3::identity(),
+                rot: Mat3::identity(),
+                a0_inv: Mat3::identity(),
+            };
             match self.method {
                 Method::Small => {
                     el.g = gradients(&p[0], &p[1], &p[2], &p[3]);
@@ -222,7 +282,9 @@ impl TetrahedronFemForceField {
             self.elems.push(el);
         }
         if degenerate > 0 {
-            warnings.push(format!("{degenerate} tetrahedra have zero rest volume and produce no force"));
+            warnings.push(format!(
+                "{degenerate} tetrahedra have zero rest volume and produce no force"
+            ));
         }
         warnings
     }
@@ -242,17 +304,12 @@ impl Component for TetrahedronFemForceField {
         &mut self.data
     }
     fn init(&mut self, ctx: &mut InitContext<'_>) {
-        let m = self.data.str("method").to_string();
-        self.method = match (m.as_str(), self.flavor) {
-            ("small", _) => Method::Small,
-            ("large", _) => Method::Large,
-            ("polar", _) => Method::Polar,
-            ("svd", Flavor::TetrahedronFem) => Method::Svd,
-            (other, _) => {
-                ctx.warn(format!("unknown method '{other}'; using 'large' as SOFA does"));
-                Method::Large
-            }
-        };
+        if let Err(other) = self.set_method_from_data() {
+            ctx.warn(format!(
+                "unknown method '{other}' for {}; using 'large' as SOFA does",
+                self.class_name()
+            ));
+        }
         if self.data.bool("computeGlobalMatrix") {
             ctx.warn("computeGlobalMatrix/assembling is not supported: the element-wise formulation is used (same forces)");
         }
@@ -287,7 +344,9 @@ impl Component for TetrahedronFemForceField {
         };
         let tets = topo.mesh().tetrahedra.clone();
         if let Some(bad) = tets.iter().flatten().find(|&&i| i as usize >= n) {
-            ctx.error(format!("tetrahedron uses point {bad}, but the state has {n} points"));
+            ctx.error(format!(
+                "tetrahedron uses point {bad}, but the state has {n} points"
+            ));
             return;
         }
         for w in self.setup(&rest, &tets) {
@@ -330,10 +389,18 @@ impl ForceField for TetrahedronFemForceField {
                     q[3] -= q[0];
                     let rr = &el.rest;
                     dd = [
-                        0.0, 0.0, 0.0,
-                        rr[1].x - q[1].x, 0.0, 0.0,
-                        rr[2].x - q[2].x, rr[2].y - q[2].y, 0.0,
-                        rr[3].x - q[3].x, rr[3].y - q[3].y, rr[3].z - q[3].z,
+                        0.0,
+                        0.0,
+                        0.0,
+                        rr[1].x - q[1].x,
+                        0.0,
+                        0.0,
+                        rr[2].x - q[2].x,
+                        rr[2].y - q[2].y,
+                        0.0,
+                        rr[3].x - q[3].x,
+                        rr[3].y - q[3].y,
+                        rr[3].z - q[3].z,
                     ];
                     r
                 }
@@ -409,7 +476,11 @@ impl ForceField for TetrahedronFemForceField {
                     ke[row][col] = c[row];
                 }
             }
-            let r = if self.method == Method::Small { Mat3::identity() } else { el.rot };
+            let r = if self.method == Method::Small {
+                Mat3::identity()
+            } else {
+                el.rot
+            };
             for k in 0..4 {
                 for l in 0..4 {
                     let mut b = Mat3::zeros();
@@ -419,7 +490,11 @@ impl ForceField for TetrahedronFemForceField {
                         }
                     }
                     let sr = r.transpose() * b * r * (-k_factor);
-                    m.add_block3(offset + 3 * el.idx[k] as usize, offset + 3 * el.idx[l] as usize, &sr);
+                    m.add_block3(
+                        offset + 3 * el.idx[k] as usize,
+                        offset + 3 * el.idx[l] as usize,
+                        &sr,
+                    );
                 }
             }
         }

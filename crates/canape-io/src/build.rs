@@ -17,10 +17,31 @@ use std::collections::BTreeMap;
 const STRUCTURAL: &[&str] = &["name", "type", "template", "src"];
 
 /// Data that hold object links (paths), not values.
-const OBJECT_LINKS: &[&str] = &["input", "output", "topology", "mstate", "linearSystem", "geometryState", "linearSolver", "odeSolver"];
+const OBJECT_LINKS: &[&str] = &[
+    "input",
+    "output",
+    "topology",
+    "mstate",
+    "linearSystem",
+    "geometryState",
+    "linearSolver",
+    "odeSolver",
+];
 
 /// Loader Data that `src` does not autolink (SOFA flags them non-autolink).
-const NO_AUTOLINK: &[&str] = &["filename", "name", "translation", "rotation", "scale3d", "transformation", "printLog", "tags", "listening", "bbox", "componentState"];
+const NO_AUTOLINK: &[&str] = &[
+    "filename",
+    "name",
+    "translation",
+    "rotation",
+    "scale3d",
+    "transformation",
+    "printLog",
+    "tags",
+    "listening",
+    "bbox",
+    "componentState",
+];
 
 pub struct Builder<'a> {
     pub registry: &'a Registry,
@@ -33,7 +54,14 @@ pub struct Builder<'a> {
 
 impl<'a> Builder<'a> {
     pub fn new(registry: &'a Registry, resolver: &'a FileResolver) -> Self {
-        Builder { registry, resolver, scene: Scene::new(), diags: Diagnostics::default(), src_links: Vec::new(), inert_seen: Vec::new() }
+        Builder {
+            registry,
+            resolver,
+            scene: Scene::new(),
+            diags: Diagnostics::default(),
+            src_links: Vec::new(),
+            inert_seen: Vec::new(),
+        }
     }
 
     /// Build the whole scene from its root node description.
@@ -41,11 +69,17 @@ impl<'a> Builder<'a> {
         self.node(root, None);
         self.expand_src_links();
         let root_id = self.scene.root();
-        let has_loop = self.scene.node_components(root_id, Role::AnimationLoop).next().is_some();
+        let has_loop = self
+            .scene
+            .node_components(root_id, Role::AnimationLoop)
+            .next()
+            .is_some();
         if !has_loop {
             if let Some(e) = self.registry.get("DefaultAnimationLoop") {
                 if let Ok(c) = (e.create)("") {
-                    let id = self.scene.add_component(root_id, "DefaultAnimationLoop", c, None);
+                    let id = self
+                        .scene
+                        .add_component(root_id, "DefaultAnimationLoop", c, None);
                     // SOFA inserts it first in the root
                     let comps = &mut self.scene.node_mut(root_id).components;
                     comps.pop();
@@ -75,14 +109,30 @@ impl<'a> Builder<'a> {
                         n.gravity = Vec3::new(v[0], v[1], v[2]);
                     } else {
                         let path = self.scene.node_path(id);
-                        self.diags.push(Diagnostic::warning(format!("gravity '{}' is not 3 numbers; kept {:?}", a.value, self.scene.node(id).gravity.as_slice())).at(Some(a.loc.clone())).on(path));
+                        self.diags.push(
+                            Diagnostic::warning(format!(
+                                "gravity '{}' is not 3 numbers; kept {:?}",
+                                a.value,
+                                self.scene.node(id).gravity.as_slice()
+                            ))
+                            .at(Some(a.loc.clone()))
+                            .on(path),
+                        );
                     }
                 }
                 "dt" => match parse_real(&a.value) {
                     Some(v) if v > 0.0 => n.dt = v,
                     _ => {
                         let path = self.scene.node_path(id);
-                        self.diags.push(Diagnostic::warning(format!("dt '{}' is not a positive number; kept {}", a.value, self.scene.node(id).dt)).at(Some(a.loc.clone())).on(path));
+                        self.diags.push(
+                            Diagnostic::warning(format!(
+                                "dt '{}' is not a positive number; kept {}",
+                                a.value,
+                                self.scene.node(id).dt
+                            ))
+                            .at(Some(a.loc.clone()))
+                            .on(path),
+                        );
                     }
                 },
                 "activated" => n.activated = parse_bool(&a.value).unwrap_or(true),
@@ -110,24 +160,49 @@ impl<'a> Builder<'a> {
         let path = self.scene.node_path(node);
         let loc = Some(o.loc.clone());
         if o.class.is_empty() {
-            self.diags.push(Diagnostic::error("<Object> without a type").at(loc).on(path));
+            self.diags.push(
+                Diagnostic::error("<Object> without a type")
+                    .at(loc)
+                    .on(path),
+            );
             return;
         }
         let template = o.attr("template").unwrap_or("").to_string();
         let entry = match self.registry.lookup(&o.class) {
             Lookup::Found(e) => e,
             Lookup::Renamed { new, old } => {
-                self.diags.push(Diagnostic::warning(format!("'{old}' is the former name of '{}'", new.class)).at(loc.clone()).on(path.clone()).suggest(format!("write <{} …/>", new.class)));
+                self.diags.push(
+                    Diagnostic::warning(format!("'{old}' is the former name of '{}'", new.class))
+                        .at(loc.clone())
+                        .on(path.clone())
+                        .suggest(format!("write <{} …/>", new.class)),
+                );
                 new
             }
             Lookup::Removed(msg) => {
-                self.diags.push(Diagnostic::error(format!("component '{}' cannot be created: {msg}", o.class)).at(loc).on(path));
+                self.diags.push(
+                    Diagnostic::error(format!("component '{}' cannot be created: {msg}", o.class))
+                        .at(loc)
+                        .on(path),
+                );
                 return;
             }
             Lookup::Unknown { suggestions } => {
-                let mut d = Diagnostic::error(format!("unknown component '{}': not created (the scene loads without it)", o.class)).at(loc).on(path);
+                let mut d = Diagnostic::error(format!(
+                    "unknown component '{}': not created (the scene loads without it)",
+                    o.class
+                ))
+                .at(loc)
+                .on(path);
                 if !suggestions.is_empty() {
-                    d = d.suggest(format!("did you mean {}?", suggestions.iter().map(|s| format!("'{s}'")).collect::<Vec<_>>().join(" or ")));
+                    d = d.suggest(format!(
+                        "did you mean {}?",
+                        suggestions
+                            .iter()
+                            .map(|s| format!("'{s}'"))
+                            .collect::<Vec<_>>()
+                            .join(" or ")
+                    ));
                 }
                 self.diags.push(d);
                 return;
@@ -137,11 +212,15 @@ impl<'a> Builder<'a> {
         let comp = match (entry.create)(&template) {
             Ok(c) => c,
             Err(e) => {
-                self.diags.push(Diagnostic::error(format!("{class}: {e}")).at(loc).on(path));
+                self.diags
+                    .push(Diagnostic::error(format!("{class}: {e}")).at(loc).on(path));
                 return;
             }
         };
-        if entry.inert && comp.role() == Role::Collision && !self.inert_seen.iter().any(|c| c == class) {
+        if entry.inert
+            && comp.role() == Role::Collision
+            && !self.inert_seen.iter().any(|c| c == class)
+        {
             self.inert_seen.push(class.to_string());
         }
         let name = match o.attr("name") {
@@ -164,7 +243,11 @@ impl<'a> Builder<'a> {
                     if a.value.trim().starts_with('@') {
                         self.src_links.push((id, a.value.trim().to_string()));
                     } else {
-                        self.diags.push(Diagnostic::warning(format!("src='{}' must start with '@'", a.value)).at(Some(a.loc.clone())).on(label.clone()));
+                        self.diags.push(
+                            Diagnostic::warning(format!("src='{}' must start with '@'", a.value))
+                                .at(Some(a.loc.clone()))
+                                .on(label.clone()),
+                        );
                     }
                 }
                 continue;
@@ -178,7 +261,14 @@ impl<'a> Builder<'a> {
                 };
                 if let Some(k) = axis(&a.name) {
                     let Some(v) = parse_real(&a.value) else {
-                        self.diags.push(Diagnostic::warning(format!("could not read '{}' as a number for '{}'", a.value, a.name)).at(Some(a.loc.clone())).on(label.clone()));
+                        self.diags.push(
+                            Diagnostic::warning(format!(
+                                "could not read '{}' as a number for '{}'",
+                                a.value, a.name
+                            ))
+                            .at(Some(a.loc.clone()))
+                            .on(label.clone()),
+                        );
                         continue;
                     };
                     let slot = match a.name.as_bytes()[0] {
@@ -199,9 +289,15 @@ impl<'a> Builder<'a> {
             self.set_attr(id, &label, a);
         }
         if let Some(c) = self.scene.component_mut(id) {
-            for (n, v) in [("translation", translation), ("rotation", rotation), ("scale3d", scale)] {
+            for (n, v) in [
+                ("translation", translation),
+                ("rotation", rotation),
+                ("scale3d", scale),
+            ] {
                 if let Some(v) = v {
-                    let _ = c.data_mut().set_value(n, canape_core::data::Value::Reals(v.to_vec()));
+                    let _ = c
+                        .data_mut()
+                        .set_value(n, canape_core::data::Value::Reals(v.to_vec()));
                 }
             }
         }
@@ -209,7 +305,14 @@ impl<'a> Builder<'a> {
         let files: Vec<(String, String)> = self
             .scene
             .component(id)
-            .map(|c| c.data().fields().iter().filter(|f| f.kind == DataKind::File && f.is_set).map(|f| (f.name.to_string(), c.data().str(f.name).to_string())).collect())
+            .map(|c| {
+                c.data()
+                    .fields()
+                    .iter()
+                    .filter(|f| f.kind == DataKind::File && f.is_set)
+                    .map(|f| (f.name.to_string(), c.data().str(f.name).to_string()))
+                    .collect()
+            })
             .unwrap_or_default();
         for (dname, fname) in files {
             if fname.is_empty() {
@@ -219,24 +322,41 @@ impl<'a> Builder<'a> {
             let value = match resolved {
                 Some(p) => p.display().to_string(),
                 None => {
-                    let looked: Vec<String> = self.resolver.search_dirs(&o.dir).iter().map(|d| d.display().to_string()).collect();
+                    let looked: Vec<String> = self
+                        .resolver
+                        .search_dirs(&o.dir)
+                        .iter()
+                        .map(|d| d.display().to_string())
+                        .collect();
                     self.diags.push(
                         Diagnostic::error(format!("file '{fname}' not found"))
-                            .at(o.attrs.iter().find(|a| a.name == dname).map(|a| a.loc.clone()).or(loc.clone()))
+                            .at(o
+                                .attrs
+                                .iter()
+                                .find(|a| a.name == dname)
+                                .map(|a| a.loc.clone())
+                                .or(loc.clone()))
                             .on(label.clone())
-                            .suggest(format!("looked in: {}; set SOFA_DATA_PATH or use --data-path", looked.join(", "))),
+                            .suggest(format!(
+                                "looked in: {}; set SOFA_DATA_PATH or use --data-path",
+                                looked.join(", ")
+                            )),
                     );
                     String::new()
                 }
             };
             if let Some(c) = self.scene.component_mut(id) {
-                let _ = c.data_mut().set_value(&dname, canape_core::data::Value::Str(value));
+                let _ = c
+                    .data_mut()
+                    .set_value(&dname, canape_core::data::Value::Str(value));
             }
         }
     }
 
     fn set_attr(&mut self, id: ComponentId, label: &str, a: &crate::desc::AttrDesc) {
-        let Some(c) = self.scene.component_mut(id) else { return };
+        let Some(c) = self.scene.component_mut(id) else {
+            return;
+        };
         let table = c.data_mut();
         let Some(field) = table.field(&a.name) else {
             if table.set_extra(&a.name, &a.value) {
@@ -247,9 +367,20 @@ impl<'a> Builder<'a> {
             }
             let names = table.all_names();
             let sugg = closest(&a.name, names.iter().copied(), 2);
-            let mut d = Diagnostic::warning(format!("unknown attribute '{}' (value '{}') is ignored", a.name, a.value)).at(Some(a.loc.clone())).on(label.to_string());
+            let mut d = Diagnostic::warning(format!(
+                "unknown attribute '{}' (value '{}') is ignored",
+                a.name, a.value
+            ))
+            .at(Some(a.loc.clone()))
+            .on(label.to_string());
             if !sugg.is_empty() {
-                d = d.suggest(format!("did you mean {}?", sugg.iter().map(|s| format!("'{s}'")).collect::<Vec<_>>().join(" or ")));
+                d = d.suggest(format!(
+                    "did you mean {}?",
+                    sugg.iter()
+                        .map(|s| format!("'{s}'"))
+                        .collect::<Vec<_>>()
+                        .join(" or ")
+                ));
             }
             self.diags.push(d);
             return;
@@ -272,7 +403,14 @@ impl<'a> Builder<'a> {
             return;
         }
         if let Err(e) = table.set_str(fname, &a.value) {
-            self.diags.push(Diagnostic::warning(format!("could not read value for Data '{fname}': {e}; default '{}' kept", table.field(fname).map(|f| f.default_text).unwrap_or(""))).at(Some(a.loc.clone())).on(label.to_string()));
+            self.diags.push(
+                Diagnostic::warning(format!(
+                    "could not read value for Data '{fname}': {e}; default '{}' kept",
+                    table.field(fname).map(|f| f.default_text).unwrap_or("")
+                ))
+                .at(Some(a.loc.clone()))
+                .on(label.to_string()),
+            );
         }
     }
 
@@ -288,26 +426,45 @@ impl<'a> Builder<'a> {
             let target = match self.scene.resolve_path(node, Some(id), path) {
                 Some(Target::Component(t)) => t,
                 _ => {
-                    self.diags.push(Diagnostic::error(format!("broken link: src='{src}' names no object")).at(loc).on(label));
+                    self.diags.push(
+                        Diagnostic::error(format!("broken link: src='{src}' names no object"))
+                            .at(loc)
+                            .on(label),
+                    );
                     continue;
                 }
             };
             let src_fields: Vec<&'static str> = self
                 .scene
                 .component(target)
-                .map(|c| c.data().fields().iter().filter(|f| !NO_AUTOLINK.contains(&f.name)).map(|f| f.name).collect())
+                .map(|c| {
+                    c.data()
+                        .fields()
+                        .iter()
+                        .filter(|f| !NO_AUTOLINK.contains(&f.name))
+                        .map(|f| f.name)
+                        .collect()
+                })
                 .unwrap_or_default();
             let mine: Vec<(&'static str, bool)> = self
                 .scene
                 .component(id)
-                .map(|c| c.data().fields().iter().map(|f| (f.name, f.is_set)).collect())
+                .map(|c| {
+                    c.data()
+                        .fields()
+                        .iter()
+                        .map(|f| (f.name, f.is_set))
+                        .collect()
+                })
                 .unwrap_or_default();
             for (name, set) in mine {
                 if set || !src_fields.contains(&name) || NO_AUTOLINK.contains(&name) {
                     continue;
                 }
                 let link = format!("@{path}.{name}");
-                self.scene.components[id.0 as usize].data_links.push((name.to_string(), link.clone()));
+                self.scene.components[id.0 as usize]
+                    .data_links
+                    .push((name.to_string(), link.clone()));
                 if let Some(c) = self.scene.component_mut(id) {
                     if let Some(f) = c.data_mut().field_mut(name) {
                         f.link = Some(link);

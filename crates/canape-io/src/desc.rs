@@ -27,7 +27,10 @@ pub struct ObjectDesc {
 
 impl ObjectDesc {
     pub fn attr(&self, name: &str) -> Option<&str> {
-        self.attrs.iter().find(|a| a.name == name).map(|a| a.value.as_str())
+        self.attrs
+            .iter()
+            .find(|a| a.name == name)
+            .map(|a| a.value.as_str())
     }
 }
 
@@ -41,7 +44,10 @@ pub struct NodeDesc {
 
 impl NodeDesc {
     pub fn attr(&self, name: &str) -> Option<&str> {
-        self.attrs.iter().find(|a| a.name == name).map(|a| a.value.as_str())
+        self.attrs
+            .iter()
+            .find(|a| a.name == name)
+            .map(|a| a.value.as_str())
     }
     pub fn name(&self) -> &str {
         self.attr("name").unwrap_or("Node")
@@ -65,35 +71,64 @@ pub struct DescReader<'a> {
 
 impl<'a> DescReader<'a> {
     pub fn new(resolver: &'a FileResolver, is_component: &'a dyn Fn(&str) -> bool) -> Self {
-        DescReader { resolver, is_component, diags: Diagnostics::default(), depth: 0 }
+        DescReader {
+            resolver,
+            is_component,
+            diags: Diagnostics::default(),
+            depth: 0,
+        }
     }
 
     /// Read a scene file. Errors (unreadable file, malformed XML) are returned as diagnostics.
     pub fn read_file(&mut self, path: &Path) -> Result<NodeDesc, Diagnostic> {
-        let text = std::fs::read(path).map_err(|e| Diagnostic::error(format!("cannot read scene file '{}': {e}", path.display())))?;
+        let text = std::fs::read(path).map_err(|e| {
+            Diagnostic::error(format!("cannot read scene file '{}': {e}", path.display()))
+        })?;
         let text = String::from_utf8_lossy(&text);
         let file: Arc<str> = path.display().to_string().into();
         let root = xml::parse(&text).map_err(|e| {
-            Diagnostic::error(format!("malformed XML: {}", e.message)).at(Some(SourceLoc { file: file.clone(), line: e.line }))
+            Diagnostic::error(format!("malformed XML: {}", e.message)).at(Some(SourceLoc {
+                file: file.clone(),
+                line: e.line,
+            }))
         })?;
         let dir = path.parent().map(Path::to_path_buf).unwrap_or_default();
         if root.tag != "Node" {
-            return Err(Diagnostic::error(format!("the root element is <{}>; a SOFA scene starts with <Node>", root.tag))
-                .at(Some(SourceLoc { file, line: root.line })));
+            return Err(Diagnostic::error(format!(
+                "the root element is <{}>; a SOFA scene starts with <Node>",
+                root.tag
+            ))
+            .at(Some(SourceLoc {
+                file,
+                line: root.line,
+            })));
         }
         Ok(self.node(&root, &file, &dir))
     }
 
     fn loc(file: &Arc<str>, line: u32) -> SourceLoc {
-        SourceLoc { file: file.clone(), line }
+        SourceLoc {
+            file: file.clone(),
+            line,
+        }
     }
 
     fn attrs(a: &[XmlAttr], file: &Arc<str>) -> Vec<AttrDesc> {
-        a.iter().map(|x| AttrDesc { name: x.name.clone(), value: x.value.clone(), loc: Self::loc(file, x.line) }).collect()
+        a.iter()
+            .map(|x| AttrDesc {
+                name: x.name.clone(),
+                value: x.value.clone(),
+                loc: Self::loc(file, x.line),
+            })
+            .collect()
     }
 
     fn node(&mut self, el: &XmlElement, file: &Arc<str>, dir: &Path) -> NodeDesc {
-        let mut n = NodeDesc { attrs: Self::attrs(&el.attrs, file), loc: Self::loc(file, el.line), items: Vec::new() };
+        let mut n = NodeDesc {
+            attrs: Self::attrs(&el.attrs, file),
+            loc: Self::loc(file, el.line),
+            items: Vec::new(),
+        };
         for c in &el.children {
             self.child(c, file, dir, &mut n.items);
         }
@@ -105,50 +140,102 @@ impl<'a> DescReader<'a> {
             "Node" => items.push(Item::Node(self.node(c, file, dir))),
             "include" => {
                 let Some(href) = c.attr("href") else {
-                    self.diags.push(Diagnostic::error("<include> without href").at(Some(Self::loc(file, c.line))));
+                    self.diags.push(
+                        Diagnostic::error("<include> without href")
+                            .at(Some(Self::loc(file, c.line))),
+                    );
                     return;
                 };
-                let repl: Vec<(String, String)> = c.attrs.iter().filter(|a| a.name != "href").map(|a| (a.name.clone(), a.value.clone())).collect();
+                let repl: Vec<(String, String)> = c
+                    .attrs
+                    .iter()
+                    .filter(|a| a.name != "href")
+                    .map(|a| (a.name.clone(), a.value.clone()))
+                    .collect();
                 self.include(href, &repl, c, file, dir, items);
             }
             "Object" => {
                 let class = c.attr("type").unwrap_or("").to_string();
-                let attrs = Self::attrs(&c.attrs, file).into_iter().filter(|a| a.name != "type").collect();
-                items.push(Item::Object(ObjectDesc { class, attrs, loc: Self::loc(file, c.line), dir: dir.to_path_buf() }));
+                let attrs = Self::attrs(&c.attrs, file)
+                    .into_iter()
+                    .filter(|a| a.name != "type")
+                    .collect();
+                items.push(Item::Object(ObjectDesc {
+                    class,
+                    attrs,
+                    loc: Self::loc(file, c.line),
+                    dir: dir.to_path_buf(),
+                }));
             }
             tag => {
                 if !(self.is_component)(tag) {
                     let macro_file = format!("Objects/{tag}.xml");
                     if self.resolver.resolve(&macro_file, dir).is_some() {
-                        let repl: Vec<(String, String)> = c.attrs.iter().map(|a| (a.name.clone(), a.value.clone())).collect();
+                        let repl: Vec<(String, String)> = c
+                            .attrs
+                            .iter()
+                            .map(|a| (a.name.clone(), a.value.clone()))
+                            .collect();
                         self.include(&macro_file, &repl, c, file, dir, items);
                         return;
                     }
                 }
-                items.push(Item::Object(ObjectDesc { class: tag.to_string(), attrs: Self::attrs(&c.attrs, file), loc: Self::loc(file, c.line), dir: dir.to_path_buf() }));
+                items.push(Item::Object(ObjectDesc {
+                    class: tag.to_string(),
+                    attrs: Self::attrs(&c.attrs, file),
+                    loc: Self::loc(file, c.line),
+                    dir: dir.to_path_buf(),
+                }));
             }
         }
     }
 
-    fn include(&mut self, href: &str, repl: &[(String, String)], c: &XmlElement, file: &Arc<str>, dir: &Path, items: &mut Vec<Item>) {
+    fn include(
+        &mut self,
+        href: &str,
+        repl: &[(String, String)],
+        c: &XmlElement,
+        file: &Arc<str>,
+        dir: &Path,
+        items: &mut Vec<Item>,
+    ) {
         let here = Some(Self::loc(file, c.line));
         if self.depth > 16 {
-            self.diags.push(Diagnostic::error(format!("include '{href}' nested too deeply (recursive include?)")).at(here));
+            self.diags.push(
+                Diagnostic::error(format!(
+                    "include '{href}' nested too deeply (recursive include?)"
+                ))
+                .at(here),
+            );
             return;
         }
         let Some(path) = self.resolver.resolve(href, dir) else {
-            let looked: Vec<String> = self.resolver.search_dirs(dir).iter().map(|d| d.display().to_string()).collect();
+            let looked: Vec<String> = self
+                .resolver
+                .search_dirs(dir)
+                .iter()
+                .map(|d| d.display().to_string())
+                .collect();
             self.diags.push(
                 Diagnostic::error(format!("included file '{href}' not found"))
                     .at(here)
-                    .suggest(format!("looked in: {}; set SOFA_DATA_PATH or --data-path", looked.join(", "))),
+                    .suggest(format!(
+                        "looked in: {}; set SOFA_DATA_PATH or --data-path",
+                        looked.join(", ")
+                    )),
             );
             return;
         };
         let text = match std::fs::read(&path) {
             Ok(t) => String::from_utf8_lossy(&t).into_owned(),
             Err(e) => {
-                self.diags.push(Diagnostic::error(format!("cannot read included file '{}': {e}", path.display())).at(here));
+                self.diags.push(
+                    Diagnostic::error(format!(
+                        "cannot read included file '{}': {e}",
+                        path.display()
+                    ))
+                    .at(here),
+                );
                 return;
             }
         };
@@ -156,17 +243,26 @@ impl<'a> DescReader<'a> {
         let mut root = match xml::parse(&text) {
             Ok(r) => r,
             Err(e) => {
-                self.diags.push(Diagnostic::error(format!("malformed XML in included file: {}", e.message)).at(Some(Self::loc(&ifile, e.line))));
+                self.diags.push(
+                    Diagnostic::error(format!("malformed XML in included file: {}", e.message))
+                        .at(Some(Self::loc(&ifile, e.line))),
+                );
                 return;
             }
         };
-        let name = repl.iter().find(|(k, _)| k == "name").map(|(_, v)| v.clone());
-        let attr_repl: Vec<(String, String)> = repl.iter().filter(|(k, _)| k != "name").cloned().collect();
+        let name = repl
+            .iter()
+            .find(|(k, _)| k == "name")
+            .map(|(_, v)| v.clone());
+        let attr_repl: Vec<(String, String)> =
+            repl.iter().filter(|(k, _)| k != "name").cloned().collect();
         replace_attrs(&mut root, &attr_repl);
         let idir = path.parent().map(Path::to_path_buf).unwrap_or_default();
         self.depth += 1;
         let root_name = root.attr("name").unwrap_or("").to_string();
-        if root.tag == "Node" && (root_name == "Group" || root_name == "_Group_" || root_name == "_Merge_") {
+        if root.tag == "Node"
+            && (root_name == "Group" || root_name == "_Group_" || root_name == "_Merge_")
+        {
             for ch in &root.children {
                 self.child(ch, &ifile, &idir, items);
             }
@@ -176,7 +272,11 @@ impl<'a> DescReader<'a> {
                 if let Some(a) = n.attrs.iter_mut().find(|a| a.name == "name") {
                     a.value = nm;
                 } else {
-                    n.attrs.push(AttrDesc { name: "name".into(), value: nm, loc: Self::loc(file, c.line) });
+                    n.attrs.push(AttrDesc {
+                        name: "name".into(),
+                        value: nm,
+                        loc: Self::loc(file, c.line),
+                    });
                 }
             }
             items.push(Item::Node(n));

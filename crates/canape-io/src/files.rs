@@ -43,6 +43,9 @@ impl FileResolver {
         if p.is_absolute() {
             return p.is_file().then(|| p.to_path_buf());
         }
-        self.search_dirs(base_dir).into_iter().map(|d| d.join(p)).find(|c| c.is_file())
+        self.search_dirs(base_dir)
+            .into_iter()
+            .map(|d| d.join(p))
+            .find(|c| c.is_file())
     }
 }

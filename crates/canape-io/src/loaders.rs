@@ -10,44 +10,135 @@ use canape_core::state::apply_transform;
 use std::collections::BTreeSet;
 
 fn loader_data(t: DataTable) -> DataTable {
-    t.with("printLog", DataKind::Bool, "0", "if true, emits extra messages at runtime.")
-        .with("tags", DataKind::Words, "", "list of the subsets the object belongs to")
-        .with("listening", DataKind::Bool, "0", "if true, handle the events, otherwise ignore the events")
-        .with("filename", DataKind::File, "", "Filename of the object")
-        .with("translation", DataKind::Reals(3), "0 0 0", "Translation of the DOFs")
-        .with("rotation", DataKind::Reals(3), "0 0 0", "Rotation of the DOFs")
-        .with("scale3d", DataKind::Reals(3), "1 1 1", "Scale of the DOFs in 3 dimensions")
-        .alias(&["scale"])
-        .with("transformation", DataKind::Reals(16), "1 0 0 0 0 1 0 0 0 0 1 0 0 0 0 1", "4x4 Homogeneous matrix to transform the DOFs (when present replace any)")
+    t.with(
+        "printLog",
+        DataKind::Bool,
+        "0",
+        "if true, emits extra messages at runtime.",
+    )
+    .with(
+        "tags",
+        DataKind::Words,
+        "",
+        "list of the subsets the object belongs to",
+    )
+    .with(
+        "listening",
+        DataKind::Bool,
+        "0",
+        "if true, handle the events, otherwise ignore the events",
+    )
+    .with("filename", DataKind::File, "", "Filename of the object")
+    .with(
+        "translation",
+        DataKind::Reals(3),
+        "0 0 0",
+        "Translation of the DOFs",
+    )
+    .with(
+        "rotation",
+        DataKind::Reals(3),
+        "0 0 0",
+        "Rotation of the DOFs",
+    )
+    .with(
+        "scale3d",
+        DataKind::Reals(3),
+        "1 1 1",
+        "Scale of the DOFs in 3 dimensions",
+    )
+    .alias(&["scale"])
+    .with(
+        "transformation",
+        DataKind::Reals(16),
+        "1 0 0 0 0 1 0 0 0 0 1 0 0 0 0 1",
+        "4x4 Homogeneous matrix to transform the DOFs (when present replace any)",
+    )
 }
 
 fn mesh_outputs(t: DataTable) -> DataTable {
-    t.output("position", DataKind::Reals(3), "Vertices of the mesh loaded")
-        .output("edges", DataKind::Ints(2), "Edges of the mesh loaded")
-        .output("triangles", DataKind::Ints(3), "Triangles of the mesh loaded")
-        .output("quads", DataKind::Ints(4), "Quads of the mesh loaded")
-        .output("tetrahedra", DataKind::Ints(4), "Tetrahedra of the mesh loaded")
-        .output("hexahedra", DataKind::Ints(8), "Hexahedra of the mesh loaded")
-        .output("normals", DataKind::Reals(3), "Normals of the mesh loaded")
-        .with("flipNormals", DataKind::Bool, "0", "Flip Normals")
-        .with("triangulate", DataKind::Bool, "0", "Divide all polygons into triangles")
-        .with("createSubelements", DataKind::Bool, "0", "Divide all n-D elements into their (n-1)-D boundary elements")
-        .with("onlyAttachedPoints", DataKind::Bool, "0", "Only keep points attached to elements of the mesh")
-        .with("useMaterials", DataKind::Bool, "1", "Load the different materials")
-        .with("handleSeams", DataKind::Bool, "0", "Preserve UV and normal seams information (vertices with multiple UV and/or normals)")
-        .with("loaderType", DataKind::Str, "", "Filename to load the materials")
+    t.output(
+        "position",
+        DataKind::Reals(3),
+        "Vertices of the mesh loaded",
+    )
+    .output("edges", DataKind::Ints(2), "Edges of the mesh loaded")
+    .output(
+        "triangles",
+        DataKind::Ints(3),
+        "Triangles of the mesh loaded",
+    )
+    .output("quads", DataKind::Ints(4), "Quads of the mesh loaded")
+    .output(
+        "tetrahedra",
+        DataKind::Ints(4),
+        "Tetrahedra of the mesh loaded",
+    )
+    .output(
+        "hexahedra",
+        DataKind::Ints(8),
+        "Hexahedra of the mesh loaded",
+    )
+    .output("normals", DataKind::Reals(3), "Normals of the mesh loaded")
+    .with("flipNormals", DataKind::Bool, "0", "Flip Normals")
+    .with(
+        "triangulate",
+        DataKind::Bool,
+        "0",
+        "Divide all polygons into triangles",
+    )
+    .with(
+        "createSubelements",
+        DataKind::Bool,
+        "0",
+        "Divide all n-D elements into their (n-1)-D boundary elements",
+    )
+    .with(
+        "onlyAttachedPoints",
+        DataKind::Bool,
+        "0",
+        "Only keep points attached to elements of the mesh",
+    )
+    .with(
+        "useMaterials",
+        DataKind::Bool,
+        "1",
+        "Load the different materials",
+    )
+    .with(
+        "handleSeams",
+        DataKind::Bool,
+        "0",
+        "Preserve UV and normal seams information (vertices with multiple UV and/or normals)",
+    )
+    .with(
+        "loaderType",
+        DataKind::Str,
+        "",
+        "Filename to load the materials",
+    )
 }
 
 /// Parse a Gmsh mesh (ASCII formats 1 and 2). Point elements and unknown types are dropped.
 pub fn parse_gmsh(text: &str) -> Result<Mesh, String> {
-    let mut lines = text.lines().map(str::trim).filter(|l| !l.is_empty()).peekable();
+    let mut lines = text
+        .lines()
+        .map(str::trim)
+        .filter(|l| !l.is_empty())
+        .peekable();
     let first = lines.next().ok_or("empty file")?;
     let v2 = first.starts_with("$MeshFormat");
     if v2 {
         let ver = lines.next().ok_or("missing version after $MeshFormat")?;
-        let major: f64 = ver.split_whitespace().next().and_then(|t| t.parse().ok()).ok_or("bad $MeshFormat line")?;
+        let major: f64 = ver
+            .split_whitespace()
+            .next()
+            .and_then(|t| t.parse().ok())
+            .ok_or("bad $MeshFormat line")?;
         if major >= 3.0 {
-            return Err(format!("Gmsh format {major} is not supported (versions 1 and 2 ASCII are)"));
+            return Err(format!(
+                "Gmsh format {major} is not supported (versions 1 and 2 ASCII are)"
+            ));
         }
         if ver.split_whitespace().nth(1) == Some("1") {
             return Err("binary Gmsh files are not supported".into());
@@ -60,16 +151,25 @@ pub fn parse_gmsh(text: &str) -> Result<Mesh, String> {
     } else if !first.starts_with("$NOD") {
         return Err(format!("not a Gmsh file (first line '{first}')"));
     }
-    let n: usize = lines.next().and_then(|l| l.parse().ok()).ok_or("bad node count")?;
+    let n: usize = lines
+        .next()
+        .and_then(|l| l.parse().ok())
+        .ok_or("bad node count")?;
     let mut mesh = Mesh::default();
     let mut pmap = std::collections::HashMap::with_capacity(n);
     for i in 0..n {
         let l = lines.next().ok_or("file ends inside the node list")?;
         let mut it = l.split_whitespace();
-        let id: i64 = it.next().and_then(|t| t.parse().ok()).ok_or_else(|| format!("bad node line '{l}'"))?;
+        let id: i64 = it
+            .next()
+            .and_then(|t| t.parse().ok())
+            .ok_or_else(|| format!("bad node line '{l}'"))?;
         let mut p = [0.0; 3];
         for c in &mut p {
-            *c = it.next().and_then(|t| t.parse().ok()).ok_or_else(|| format!("bad node line '{l}'"))?;
+            *c = it
+                .next()
+                .and_then(|t| t.parse().ok())
+                .ok_or_else(|| format!("bad node line '{l}'"))?;
         }
         pmap.insert(id, i as u32);
         mesh.points.push(p);
@@ -82,10 +182,16 @@ pub fn parse_gmsh(text: &str) -> Result<Mesh, String> {
     if !(hdr.starts_with("$ELM") || hdr.starts_with("$Elements")) {
         return Err(format!("expected $ELM/$Elements, found '{hdr}'"));
     }
-    let m: usize = lines.next().and_then(|l| l.parse().ok()).ok_or("bad element count")?;
+    let m: usize = lines
+        .next()
+        .and_then(|l| l.parse().ok())
+        .ok_or("bad element count")?;
     for _ in 0..m {
         let l = lines.next().ok_or("file ends inside the element list")?;
-        let t: Vec<i64> = l.split_whitespace().map(|x| x.parse().map_err(|_| format!("bad element line '{l}'"))).collect::<Result<_, _>>()?;
+        let t: Vec<i64> = l
+            .split_whitespace()
+            .map(|x| x.parse().map_err(|_| format!("bad element line '{l}'")))
+            .collect::<Result<_, _>>()?;
         if t.len() < 3 {
             return Err(format!("bad element line '{l}'"));
         }
@@ -98,15 +204,25 @@ pub fn parse_gmsh(text: &str) -> Result<Mesh, String> {
             t.get(5..5 + nn).unwrap_or(&[])
         };
         let map = |k: usize| -> Result<u32, String> {
-            let id = nodes.get(k).ok_or_else(|| format!("element line '{l}' has too few nodes"))?;
-            pmap.get(id).copied().ok_or_else(|| format!("element line '{l}' refers to unknown node {id}"))
+            let id = nodes
+                .get(k)
+                .ok_or_else(|| format!("element line '{l}' has too few nodes"))?;
+            pmap.get(id)
+                .copied()
+                .ok_or_else(|| format!("element line '{l}' refers to unknown node {id}"))
         };
         match ty {
             1 => mesh.edges.push([map(0)?, map(1)?]),
             2 => mesh.triangles.push([map(0)?, map(1)?, map(2)?]),
             3 => mesh.quads.push([map(0)?, map(1)?, map(2)?, map(3)?]),
             4 => mesh.tetrahedra.push([map(0)?, map(1)?, map(2)?, map(3)?]),
-            5 => mesh.hexahedra.push(std::array::from_fn::<_, 8, _>(|k| map(k)).map(|r| r.unwrap_or(0))),
+            5 => {
+                let mut h = [0u32; 8];
+                for (k, v) in h.iter_mut().enumerate() {
+                    *v = map(k)?;
+                }
+                mesh.hexahedra.push(h)
+            }
             _ => {}
         }
     }
@@ -118,7 +234,14 @@ pub fn parse_gmsh(text: &str) -> Result<Mesh, String> {
 pub fn create_subelements(mesh: &mut Mesh) {
     let mut quad_set: BTreeSet<[u32; 4]> = mesh.quads.iter().map(|q| sorted(*q)).collect();
     for h in mesh.hexahedra.clone() {
-        for f in [[0, 3, 2, 1], [4, 5, 6, 7], [0, 1, 5, 4], [1, 2, 6, 5], [2, 3, 7, 6], [3, 0, 4, 7]] {
+        for f in [
+            [0, 3, 2, 1],
+            [4, 5, 6, 7],
+            [0, 1, 5, 4],
+            [1, 2, 6, 5],
+            [2, 3, 7, 6],
+            [3, 0, 4, 7],
+        ] {
             let q = [h[f[0]], h[f[1]], h[f[2]], h[f[3]]];
             if quad_set.insert(sorted(q)) {
                 mesh.quads.push(q);
@@ -165,7 +288,11 @@ pub fn parse_obj(text: &str) -> Result<Mesh, String> {
         let mut it = l.split_whitespace();
         match it.next() {
             Some("v") => {
-                let v: Vec<f64> = it.take(3).map(|t| t.parse::<f64>()).collect::<Result<_, _>>().map_err(|_| format!("line {}: bad vertex", ln + 1))?;
+                let v: Vec<f64> = it
+                    .take(3)
+                    .map(|t| t.parse::<f64>())
+                    .collect::<Result<_, _>>()
+                    .map_err(|_| format!("line {}: bad vertex", ln + 1))?;
                 if v.len() != 3 {
                     return Err(format!("line {}: a vertex needs 3 coordinates", ln + 1));
                 }
@@ -175,8 +302,14 @@ pub fn parse_obj(text: &str) -> Result<Mesh, String> {
                 let mut idx = Vec::new();
                 for t in it {
                     let first = t.split('/').next().unwrap_or("");
-                    let i: i64 = first.parse().map_err(|_| format!("line {}: bad face index '{t}'", ln + 1))?;
-                    let i = if i < 0 { mesh.points.len() as i64 + i } else { i - 1 };
+                    let i: i64 = first
+                        .parse()
+                        .map_err(|_| format!("line {}: bad face index '{t}'", ln + 1))?;
+                    let i = if i < 0 {
+                        mesh.points.len() as i64 + i
+                    } else {
+                        i - 1
+                    };
                     if i < 0 {
                         return Err(format!("line {}: face index out of range", ln + 1));
                     }
@@ -198,7 +331,11 @@ pub fn parse_obj(text: &str) -> Result<Mesh, String> {
     }
     if let Some(m) = mesh.max_index() {
         if m as usize >= mesh.points.len() {
-            return Err(format!("a face uses vertex {} but the file has {} vertices", m + 1, mesh.points.len()));
+            return Err(format!(
+                "a face uses vertex {} but the file has {} vertices",
+                m + 1,
+                mesh.points.len()
+            ));
         }
     }
     Ok(mesh)
@@ -219,7 +356,10 @@ pub struct MeshLoaderComponent {
 
 impl MeshLoaderComponent {
     pub fn new(format: MeshFormat) -> Self {
-        MeshLoaderComponent { format, data: mesh_outputs(loader_data(DataTable::new())) }
+        MeshLoaderComponent {
+            format,
+            data: mesh_outputs(loader_data(DataTable::new())),
+        }
     }
 }
 
@@ -254,7 +394,9 @@ impl Component for MeshLoaderComponent {
         &mut self.data
     }
     fn init(&mut self, ctx: &mut InitContext<'_>) {
-        let Some(text) = read_file(ctx, &self.data) else { return };
+        let Some(text) = read_file(ctx, &self.data) else {
+            return;
+        };
         let parsed = match self.format {
             MeshFormat::Gmsh => parse_gmsh(&text),
             MeshFormat::Obj => parse_obj(&text),
@@ -266,12 +408,21 @@ impl Component for MeshLoaderComponent {
                 return;
             }
         };
-        let sub = if self.data.is_set("createSubelements") { self.data.bool("createSubelements") } else { self.format == MeshFormat::Gmsh };
+        let sub = if self.data.is_set("createSubelements") {
+            self.data.bool("createSubelements")
+        } else {
+            self.format == MeshFormat::Gmsh
+        };
         if sub {
             create_subelements(&mut mesh);
         }
         let mut pos = flatten_points(&mesh.points);
-        apply_transform(&mut pos, self.data.reals("scale3d"), self.data.reals("rotation"), self.data.reals("translation"));
+        apply_transform(
+            &mut pos,
+            self.data.reals("scale3d"),
+            self.data.reals("rotation"),
+            self.data.reals("translation"),
+        );
         let d = &mut self.data;
         let _ = d.set_value("position", Value::Reals(pos));
         let _ = d.set_value("edges", Value::Ints(flatten(&mesh.edges)));
@@ -292,9 +443,16 @@ pub fn parse_sph(text: &str) -> Result<(Vec<[f64; 3]>, Vec<f64>), String> {
         let t: Vec<&str> = l.split_whitespace().collect();
         if t.first() == Some(&"sphe") {
             if t.len() < 6 {
-                return Err(format!("line {}: 'sphe' needs an index, 3 coordinates and a radius", ln + 1));
+                return Err(format!(
+                    "line {}: 'sphe' needs an index, 3 coordinates and a radius",
+                    ln + 1
+                ));
             }
-            let v: Vec<f64> = t[2..6].iter().map(|x| x.parse::<f64>()).collect::<Result<_, _>>().map_err(|_| format!("line {}: bad number", ln + 1))?;
+            let v: Vec<f64> = t[2..6]
+                .iter()
+                .map(|x| x.parse::<f64>())
+                .collect::<Result<_, _>>()
+                .map_err(|_| format!("line {}: bad number", ln + 1))?;
             pos.push([v[0], v[1], v[2]]);
             rad.push(v[3]);
         }
@@ -333,11 +491,18 @@ impl Component for SphereLoader {
         &mut self.data
     }
     fn init(&mut self, ctx: &mut InitContext<'_>) {
-        let Some(text) = read_file(ctx, &self.data) else { return };
+        let Some(text) = read_file(ctx, &self.data) else {
+            return;
+        };
         match parse_sph(&text) {
             Ok((p, r)) => {
                 let mut pos = flatten_points(&p);
-                apply_transform(&mut pos, self.data.reals("scale3d"), self.data.reals("rotation"), self.data.reals("translation"));
+                apply_transform(
+                    &mut pos,
+                    self.data.reals("scale3d"),
+                    self.data.reals("rotation"),
+                    self.data.reals("translation"),
+                );
                 let _ = self.data.set_value("position", Value::Reals(pos));
                 let _ = self.data.set_value("listRadius", Value::Reals(r));
             }
@@ -370,7 +535,8 @@ mod tests {
 
     #[test]
     fn obj_faces() {
-        let m = parse_obj("v 0 0 0\nv 1 0 0\nv 0 1 0\nv 1 1 0\nf 1/1 2/2 3/3\nf 1 2 4 3\n").unwrap();
+        let m =
+            parse_obj("v 0 0 0\nv 1 0 0\nv 0 1 0\nv 1 1 0\nf 1/1 2/2 3/3\nf 1 2 4 3\n").unwrap();
         assert_eq!(m.triangles.len(), 1);
         assert_eq!(m.quads.len(), 1);
         assert!(parse_obj("v 0 0 0\nf 1 2 3\n").is_err());

@@ -29,7 +29,8 @@ pub struct RegressionList {
 /// Parse a list; `$REGRESSION_DIR` expands from the environment, else `regression_dir`, else the
 /// SOFA-like tree the list lies in (its parent holding `references/`).
 pub fn parse_list(path: &Path, regression_dir: Option<&Path>) -> Result<RegressionList, String> {
-    let text = std::fs::read_to_string(path).map_err(|e| format!("cannot read '{}': {e}", path.display()))?;
+    let text = std::fs::read_to_string(path)
+        .map_err(|e| format!("cannot read '{}': {e}", path.display()))?;
     let dir = path.parent().map(Path::to_path_buf).unwrap_or_default();
     let mut reference_dir: Option<PathBuf> = None;
     let mut entries = Vec::new();
@@ -40,9 +41,15 @@ pub fn parse_list(path: &Path, regression_dir: Option<&Path>) -> Result<Regressi
         }
         if reference_dir.is_none() {
             let r = if let Some(rest) = l.strip_prefix("$REGRESSION_DIR") {
-                let base = std::env::var("REGRESSION_DIR").map(PathBuf::from).ok().or_else(|| regression_dir.map(Path::to_path_buf)).or_else(|| {
-                    dir.ancestors().find(|a| a.join("references").is_dir()).map(Path::to_path_buf)
-                });
+                let base = std::env::var("REGRESSION_DIR")
+                    .map(PathBuf::from)
+                    .ok()
+                    .or_else(|| regression_dir.map(Path::to_path_buf))
+                    .or_else(|| {
+                        dir.ancestors()
+                            .find(|a| a.join("references").is_dir())
+                            .map(Path::to_path_buf)
+                    });
                 let base = base.ok_or("the list uses $REGRESSION_DIR but it is not set and no ancestor folder holds references/")?;
                 base.join(rest.trim_start_matches('/'))
             } else {
@@ -53,10 +60,18 @@ pub fn parse_list(path: &Path, regression_dir: Option<&Path>) -> Result<Regressi
         }
         let f: Vec<&str> = l.split_whitespace().collect();
         if f.len() < 3 {
-            return Err(format!("{}:{}: expected 'scene steps epsilon [inMapping] [lastStepOnly]'", path.display(), ln + 1));
+            return Err(format!(
+                "{}:{}: expected 'scene steps epsilon [inMapping] [lastStepOnly]'",
+                path.display(),
+                ln + 1
+            ));
         }
-        let steps = f[1].parse().map_err(|_| format!("{}:{}: bad step count", path.display(), ln + 1))?;
-        let epsilon = f[2].parse().map_err(|_| format!("{}:{}: bad epsilon", path.display(), ln + 1))?;
+        let steps = f[1]
+            .parse()
+            .map_err(|_| format!("{}:{}: bad step count", path.display(), ln + 1))?;
+        let epsilon = f[2]
+            .parse()
+            .map_err(|_| format!("{}:{}: bad epsilon", path.display(), ln + 1))?;
         entries.push(RegressionEntry {
             scene: f[0].to_string(),
             steps,
@@ -65,7 +80,11 @@ pub fn parse_list(path: &Path, regression_dir: Option<&Path>) -> Result<Regressi
             last_step_only: f.get(4).is_some_and(|v| *v == "1"),
         });
     }
-    Ok(RegressionList { dir, reference_dir: reference_dir.ok_or("the list names no reference folder")?, entries })
+    Ok(RegressionList {
+        dir,
+        reference_dir: reference_dir.ok_or("the list names no reference folder")?,
+        entries,
+    })
 }
 
 /// The MechanicalObjects SOFA's regression test records, in its order: depth-first, document
@@ -79,8 +98,12 @@ pub fn compared_states(scene: &Scene, in_mapping: bool) -> Vec<(usize, String, C
             continue;
         }
         let lineage = scene.lineage(info.node);
-        let simulated = lineage.iter().any(|n| scene.node_components(*n, Role::OdeSolver).next().is_some());
-        let mapped = lineage.iter().any(|n| scene.node_components(*n, Role::Mapping).next().is_some());
+        let simulated = lineage
+            .iter()
+            .any(|n| scene.node_components(*n, Role::OdeSolver).next().is_some());
+        let mapped = lineage
+            .iter()
+            .any(|n| scene.node_components(*n, Role::Mapping).next().is_some());
         if simulated && (in_mapping || !mapped) {
             out.push((out.len(), info.name.clone(), id));
         }
@@ -116,12 +139,21 @@ pub fn object_error(reference: &[Frame], ours: &[Frame], points: usize) -> Resul
             .ok_or_else(|| format!("no frame recorded at T={}", rf.time))?;
         let mut add = |r: &[f64], c: &[f64]| -> Result<(), String> {
             if r.len() != c.len() {
-                return Err(format!("size mismatch at T={}: reference {} values, ours {}", rf.time, r.len(), c.len()));
+                return Err(format!(
+                    "size mismatch at T={}: reference {} values, ours {}",
+                    rf.time,
+                    r.len(),
+                    c.len()
+                ));
             }
             if r.is_empty() {
                 return Ok(());
             }
-            let s: f64 = r.iter().zip(c).map(|(a, b)| (round6(*a) - round6(*b)).abs()).sum();
+            let s: f64 = r
+                .iter()
+                .zip(c)
+                .map(|(a, b)| (round6(*a) - round6(*b)).abs())
+                .sum();
             dof_error += s / r.len() as f64 / points.max(1) as f64;
             Ok(())
         };
@@ -139,12 +171,24 @@ pub fn object_error(reference: &[Frame], ours: &[Frame], points: usize) -> Resul
 pub fn motion_check(reference: &[Frame], ours: &[Frame]) -> Option<(f64, f64)> {
     let first = reference.first()?;
     let last = reference.last()?;
-    let of = ours.iter().find(|f| (f.time - last.time).abs() <= 1e-9_f64.max(last.time.abs() * 1e-6))?;
+    let of = ours
+        .iter()
+        .find(|f| (f.time - last.time).abs() <= 1e-9_f64.max(last.time.abs() * 1e-6))?;
     if of.x.len() != last.x.len() {
         return None;
     }
-    let dev = last.x.iter().zip(&of.x).map(|(a, b)| (a - b).abs()).fold(0.0, f64::max);
-    let motion = last.x.iter().zip(&first.x).map(|(a, b)| (a - b).abs()).fold(0.0, f64::max);
+    let dev = last
+        .x
+        .iter()
+        .zip(&of.x)
+        .map(|(a, b)| (a - b).abs())
+        .fold(0.0, f64::max);
+    let motion = last
+        .x
+        .iter()
+        .zip(&first.x)
+        .map(|(a, b)| (a - b).abs())
+        .fold(0.0, f64::max);
     Some((dev, motion))
 }
 
@@ -154,8 +198,30 @@ mod tests {
 
     #[test]
     fn metric_is_sofas() {
-        let r = vec![Frame { time: 0.0, x: vec![1.0, 2.0], v: None }, Frame { time: 1.0, x: vec![1.0, 3.0], v: None }];
-        let o = vec![Frame { time: 0.0, x: vec![1.0, 2.0], v: None }, Frame { time: 1.0, x: vec![1.1, 3.0], v: None }];
+        let r = vec![
+            Frame {
+                time: 0.0,
+                x: vec![1.0, 2.0],
+                v: None,
+            },
+            Frame {
+                time: 1.0,
+                x: vec![1.0, 3.0],
+                v: None,
+            },
+        ];
+        let o = vec![
+            Frame {
+                time: 0.0,
+                x: vec![1.0, 2.0],
+                v: None,
+            },
+            Frame {
+                time: 1.0,
+                x: vec![1.1, 3.0],
+                v: None,
+            },
+        ];
         // one point of 2 scalars: e = 0.1 / 2, dofError = e / 1 (N points = 1)
         let e = object_error(&r, &o, 1).unwrap();
         assert!((e - 0.05).abs() < 1e-12);

@@ -16,7 +16,11 @@ pub fn fmt_g6(v: f64) -> String {
         return if v > 0.0 { "inf".into() } else { "-inf".into() };
     }
     if v == 0.0 {
-        return if v.is_sign_negative() { "-0".into() } else { "0".into() };
+        return if v.is_sign_negative() {
+            "-0".into()
+        } else {
+            "0".into()
+        };
     }
     let sci = format!("{:.5e}", v);
     let (mant, exp) = sci.split_once('e').unwrap();
@@ -96,15 +100,33 @@ pub fn parse_frames(text: &str) -> Result<Vec<Frame>, String> {
     for (ln, l) in text.lines().enumerate() {
         let t = l.trim();
         let nums = |s: &str| -> Result<Vec<f64>, String> {
-            s.split_whitespace().map(|x| x.parse::<f64>().map_err(|_| format!("line {}: bad number '{x}'", ln + 1))).collect()
+            s.split_whitespace()
+                .map(|x| {
+                    x.parse::<f64>()
+                        .map_err(|_| format!("line {}: bad number '{x}'", ln + 1))
+                })
+                .collect()
         };
         if let Some(r) = t.strip_prefix("T=") {
-            let time = r.trim().parse::<f64>().map_err(|_| format!("line {}: bad time", ln + 1))?;
-            frames.push(Frame { time, x: Vec::new(), v: None });
+            let time = r
+                .trim()
+                .parse::<f64>()
+                .map_err(|_| format!("line {}: bad time", ln + 1))?;
+            frames.push(Frame {
+                time,
+                x: Vec::new(),
+                v: None,
+            });
         } else if let Some(r) = t.strip_prefix("X=") {
-            frames.last_mut().ok_or(format!("line {}: X= before T=", ln + 1))?.x = nums(r)?;
+            frames
+                .last_mut()
+                .ok_or(format!("line {}: X= before T=", ln + 1))?
+                .x = nums(r)?;
         } else if let Some(r) = t.strip_prefix("V=") {
-            frames.last_mut().ok_or(format!("line {}: V= before T=", ln + 1))?.v = Some(nums(r)?);
+            frames
+                .last_mut()
+                .ok_or(format!("line {}: V= before T=", ln + 1))?
+                .v = Some(nums(r)?);
         }
     }
     Ok(frames)
@@ -141,7 +163,8 @@ mod tests {
 
     #[test]
     fn frames_round_trip() {
-        let text = format_frame(0.0, &[1.0, 2.5], Some(&[0.0, -1.0])) + &format_frame(0.495, &[1.5, 2.0], None);
+        let text = format_frame(0.0, &[1.0, 2.5], Some(&[0.0, -1.0]))
+            + &format_frame(0.495, &[1.5, 2.0], None);
         let f = parse_frames(&text).unwrap();
         assert_eq!(f.len(), 2);
         assert_eq!(f[0].v, Some(vec![0.0, -1.0]));

@@ -25,7 +25,10 @@ pub struct XmlElement {
 
 impl XmlElement {
     pub fn attr(&self, name: &str) -> Option<&str> {
-        self.attrs.iter().find(|a| a.name == name).map(|a| a.value.as_str())
+        self.attrs
+            .iter()
+            .find(|a| a.name == name)
+            .map(|a| a.value.as_str())
     }
 }
 
@@ -62,7 +65,11 @@ pub fn decode_entities(s: &str) -> String {
                 "gt" => Some('>'),
                 "quot" => Some('"'),
                 "apos" => Some('\''),
-                _ if ent.starts_with("#x") || ent.starts_with("#X") => u32::from_str_radix(&ent[2..], 16).ok().and_then(char::from_u32),
+                _ if ent.starts_with("#x") || ent.starts_with("#X") => {
+                    u32::from_str_radix(&ent[2..], 16)
+                        .ok()
+                        .and_then(char::from_u32)
+                }
                 _ if ent.starts_with('#') => ent[1..].parse::<u32>().ok().and_then(char::from_u32),
                 _ => None,
             };
@@ -134,7 +141,11 @@ impl Cursor<'_> {
 /// Parse a document and return its root element.
 pub fn parse(text: &str) -> Result<XmlElement, XmlError> {
     let text = text.strip_prefix('\u{feff}').unwrap_or(text);
-    let mut c = Cursor { s: text.as_bytes(), pos: 0, line: 1 };
+    let mut c = Cursor {
+        s: text.as_bytes(),
+        pos: 0,
+        line: 1,
+    };
     let mut stack: Vec<XmlElement> = Vec::new();
     let mut root: Option<XmlElement> = None;
     while c.pos < c.s.len() {
@@ -145,19 +156,28 @@ pub fn parse(text: &str) -> Result<XmlElement, XmlError> {
         let line = c.line;
         if c.starts_with("<!--") {
             if !c.skip_until("-->") {
-                return Err(XmlError { line, message: "comment is not closed (missing '-->')".into() });
+                return Err(XmlError {
+                    line,
+                    message: "comment is not closed (missing '-->')".into(),
+                });
             }
             continue;
         }
         if c.starts_with("<![CDATA[") {
             if !c.skip_until("]]>") {
-                return Err(XmlError { line, message: "CDATA section is not closed".into() });
+                return Err(XmlError {
+                    line,
+                    message: "CDATA section is not closed".into(),
+                });
             }
             continue;
         }
         if c.starts_with("<?") || c.starts_with("<!") {
             if !c.skip_until(">") {
-                return Err(XmlError { line, message: "declaration is not closed".into() });
+                return Err(XmlError {
+                    line,
+                    message: "declaration is not closed".into(),
+                });
             }
             continue;
         }
@@ -167,16 +187,25 @@ pub fn parse(text: &str) -> Result<XmlElement, XmlError> {
             let name = c.name();
             c.skip_ws();
             if c.peek() != Some(b'>') {
-                return Err(XmlError { line, message: format!("closing tag </{name}> is not terminated by '>'") });
+                return Err(XmlError {
+                    line,
+                    message: format!("closing tag </{name}> is not terminated by '>'"),
+                });
             }
             c.bump();
             let Some(el) = stack.pop() else {
-                return Err(XmlError { line, message: format!("closing tag </{name}> has no opening tag") });
+                return Err(XmlError {
+                    line,
+                    message: format!("closing tag </{name}> has no opening tag"),
+                });
             };
             if el.tag != name {
                 return Err(XmlError {
                     line,
-                    message: format!("closing tag </{name}> does not match <{}> opened at line {}", el.tag, el.line),
+                    message: format!(
+                        "closing tag </{name}> does not match <{}> opened at line {}",
+                        el.tag, el.line
+                    ),
                 });
             }
             attach(&mut stack, &mut root, el, line)?;
@@ -186,17 +215,33 @@ pub fn parse(text: &str) -> Result<XmlElement, XmlError> {
         c.bump();
         let tag = c.name();
         if tag.is_empty() {
-            return Err(XmlError { line, message: "'<' is not followed by a tag name".into() });
+            return Err(XmlError {
+                line,
+                message: "'<' is not followed by a tag name".into(),
+            });
         }
-        let mut el = XmlElement { tag, attrs: Vec::new(), children: Vec::new(), line };
+        let mut el = XmlElement {
+            tag,
+            attrs: Vec::new(),
+            children: Vec::new(),
+            line,
+        };
         loop {
             c.skip_ws();
             match c.peek() {
-                None => return Err(XmlError { line, message: format!("tag <{}> is not closed (missing '>')", el.tag) }),
+                None => {
+                    return Err(XmlError {
+                        line,
+                        message: format!("tag <{}> is not closed (missing '>')", el.tag),
+                    })
+                }
                 Some(b'/') => {
                     c.bump();
                     if c.peek() != Some(b'>') {
-                        return Err(XmlError { line: c.line, message: format!("expected '>' after '/' in <{}>", el.tag) });
+                        return Err(XmlError {
+                            line: c.line,
+                            message: format!("expected '>' after '/' in <{}>", el.tag),
+                        });
                     }
                     c.bump();
                     attach(&mut stack, &mut root, el, line)?;
@@ -212,11 +257,17 @@ pub fn parse(text: &str) -> Result<XmlElement, XmlError> {
                     let name = c.name();
                     if name.is_empty() {
                         let bad = c.bump().unwrap_or(b'?') as char;
-                        return Err(XmlError { line: aline, message: format!("unexpected '{bad}' in tag <{}>", el.tag) });
+                        return Err(XmlError {
+                            line: aline,
+                            message: format!("unexpected '{bad}' in tag <{}>", el.tag),
+                        });
                     }
                     c.skip_ws();
                     if c.peek() != Some(b'=') {
-                        return Err(XmlError { line: aline, message: format!("attribute '{name}' of <{}> has no value", el.tag) });
+                        return Err(XmlError {
+                            line: aline,
+                            message: format!("attribute '{name}' of <{}> has no value", el.tag),
+                        });
                     }
                     c.bump();
                     c.skip_ws();
@@ -226,7 +277,14 @@ pub fn parse(text: &str) -> Result<XmlElement, XmlError> {
                             let start = c.pos;
                             loop {
                                 match c.peek() {
-                                    None => return Err(XmlError { line: aline, message: format!("value of attribute '{name}' is not closed") }),
+                                    None => {
+                                        return Err(XmlError {
+                                            line: aline,
+                                            message: format!(
+                                                "value of attribute '{name}' is not closed"
+                                            ),
+                                        })
+                                    }
                                     Some(ch) if ch == q => break,
                                     _ => {
                                         c.bump();
@@ -241,7 +299,10 @@ pub fn parse(text: &str) -> Result<XmlElement, XmlError> {
                             // unquoted value (tolerated)
                             let start = c.pos;
                             while let Some(ch) = c.peek() {
-                                if ch.is_ascii_whitespace() || ch == b'>' || (ch == b'/' && c.s.get(c.pos + 1) == Some(&b'>')) {
+                                if ch.is_ascii_whitespace()
+                                    || ch == b'>'
+                                    || (ch == b'/' && c.s.get(c.pos + 1) == Some(&b'>'))
+                                {
                                     break;
                                 }
                                 c.bump();
@@ -250,20 +311,38 @@ pub fn parse(text: &str) -> Result<XmlElement, XmlError> {
                         }
                     };
                     if el.attrs.iter().any(|a| a.name == name) {
-                        return Err(XmlError { line: aline, message: format!("attribute '{name}' is repeated in <{}>", el.tag) });
+                        return Err(XmlError {
+                            line: aline,
+                            message: format!("attribute '{name}' is repeated in <{}>", el.tag),
+                        });
                     }
-                    el.attrs.push(XmlAttr { name, value: decode_entities(&value), line: aline });
+                    el.attrs.push(XmlAttr {
+                        name,
+                        value: decode_entities(&value),
+                        line: aline,
+                    });
                 }
             }
         }
     }
     if let Some(open) = stack.last() {
-        return Err(XmlError { line: open.line, message: format!("tag <{}> is never closed", open.tag) });
+        return Err(XmlError {
+            line: open.line,
+            message: format!("tag <{}> is never closed", open.tag),
+        });
     }
-    root.ok_or(XmlError { line: 1, message: "the document has no element".into() })
+    root.ok_or(XmlError {
+        line: 1,
+        message: "the document has no element".into(),
+    })
 }
 
-fn attach(stack: &mut [XmlElement], root: &mut Option<XmlElement>, el: XmlElement, line: u32) -> Result<(), XmlError> {
+fn attach(
+    stack: &mut [XmlElement],
+    root: &mut Option<XmlElement>,
+    el: XmlElement,
+    line: u32,
+) -> Result<(), XmlError> {
     if let Some(parent) = stack.last_mut() {
         parent.children.push(el);
         Ok(())
@@ -271,7 +350,13 @@ fn attach(stack: &mut [XmlElement], root: &mut Option<XmlElement>, el: XmlElemen
         *root = Some(el);
         Ok(())
     } else {
-        Err(XmlError { line, message: format!("a second root element <{}> was found; a scene has one root <Node>", el.tag) })
+        Err(XmlError {
+            line,
+            message: format!(
+                "a second root element <{}> was found; a scene has one root <Node>",
+                el.tag
+            ),
+        })
     }
 }
 

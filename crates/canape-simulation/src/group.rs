@@ -6,7 +6,7 @@
 //! state, in document order. [`GroupOps`] implements [`MechanicalOps`] over it.
 
 use canape_core::component::*;
-use canape_core::matrix::{Csr, Triplets};
+use canape_core::matrix::{Csr, PatternCache, Triplets};
 use canape_core::scene::{ComponentId, NodeId, Scene, Slot};
 use canape_core::state::{MechanicalObject, VecId};
 use canape_types::Vec3;
@@ -15,8 +15,15 @@ use std::time::{Duration, Instant};
 /// A force contribution, in document order within the group.
 #[derive(Clone, Copy, Debug)]
 pub enum ForceEntry {
-    Mass { mass: usize, state: usize, gravity: Vec3 },
-    Field { ff: usize, state: usize },
+    Mass {
+        mass: usize,
+        state: usize,
+        gravity: Vec3,
+    },
+    Field {
+        ff: usize,
+        state: usize,
+    },
 }
 
 /// The states and components one ODE solver integrates.
@@ -50,7 +57,9 @@ pub fn build_groups(scene: &Scene) -> Vec<Group> {
         }
         let odes: Vec<ComponentId> = scene.node_components(n, Role::OdeSolver).collect();
         if let Some(&ode_id) = odes.first() {
-            let Slot::Ode(ode) = scene.info(ode_id).slot else { unreachable!() };
+            let Slot::Ode(ode) = scene.info(ode_id).slot else {
+                unreachable!()
+            };
             let linear = scene
                 .lineage(n)
                 .into_iter()
@@ -88,9 +97,16 @@ pub fn build_groups(scene: &Scene) -> Vec<Group> {
         }
         // the state each component acts on: the node's own, or the nearest ancestor's
         let st = scene.context_state(n).and_then(|s| state_index(scene, s));
-        if let Some(s) = scene.node_components(n, Role::State).next().and_then(|s| state_index(scene, s)) {
+        if let Some(s) = scene
+            .node_components(n, Role::State)
+            .next()
+            .and_then(|s| state_index(scene, s))
+        {
             if !g.states.contains(&s) {
-                let len = scene.states[s].as_ref().map(|m| m.size() * m.dof.deriv_size()).unwrap_or(0);
+                let len = scene.states[s]
+                    .as_ref()
+                    .map(|m| m.size() * m.dof.deriv_size())
+                    .unwrap_or(0);
                 g.offsets.push(g.size);
                 g.states.push(s);
                 g.size += len;
@@ -102,7 +118,11 @@ pub fn build_groups(scene: &Scene) -> Vec<Group> {
             let Some(s) = st else { continue };
             let Some(sp) = pos_of(g, s) else { continue };
             match info.slot {
-                Slot::Mass(i) => g.forces.push(ForceEntry::Mass { mass: i, state: sp, gravity: node.gravity }),
+                Slot::Mass(i) => g.forces.push(ForceEntry::Mass {
+                    mass: i,
+                    state: sp,
+                    gravity: node.gravity,
+                }),
                 Slot::ForceField(i) => g.forces.push(ForceEntry::Field { ff: i, state: sp }),
                 Slot::Projective(i) => g.projective.push((i, sp)),
                 _ => {}
@@ -136,6 +156,7 @@ pub struct GroupOps<'a> {
     pub projective: &'a [Option<Box<dyn ProjectiveConstraint>>],
     pub linear: Option<&'a mut Box<dyn LinearSolver>>,
     pub clock: &'a mut PhaseClock,
+    pub cache: &'a mut PatternCache,
     pub last_stats: SolveStats,
     free_ids: Vec<VecId>,
     next_id: u32,
@@ -150,6 +171,7 @@ impl<'a> GroupOps<'a> {
         projective: &'a [Option<Box<dyn ProjectiveConstraint>>],
         linear: Option<&'a mut Box<dyn LinearSolver>>,
         clock: &'a mut PhaseClock,
+        cache: &'a mut PatternCache,
     ) -> Self {
         GroupOps {
             group,
@@ -159,6 +181,7 @@ impl<'a> GroupOps<'a> {
             projective,
             linear,
             clock,
+            cache,
             last_stats: SolveStats::default(),
             free_ids: Vec::new(),
             next_id: VecId::FIRST_TEMP,
@@ -166,7 +189,9 @@ impl<'a> GroupOps<'a> {
     }
 
     fn st(&mut self, k: usize) -> &mut MechanicalObject {
-        self.states[self.group.states[k]].as_mut().expect("state present")
+        self.states[self.group.states[k]]
+            .as_mut()
+            .expect("state present")
     }
 
     fn for_each_state(&mut self, mut f: impl FnMut(&mut MechanicalObject)) {
@@ -209,7 +234,11 @@ impl GroupSystem<'_, '_> {
         let mut mask = vec![false; ops.group.size];
         for &(p, sp) in &ops.group.projective {
             let off = ops.group.offsets[sp];
-            let ds = ops.states[ops.group.states[sp]].as_ref().unwrap().dof.deriv_size();
+            let ds = ops.states[ops.group.states[sp]]
+                .as_ref()
+                .unwrap()
+                .dof
+                .deriv_size();
             if let Some(c) = ops.projective[p].as_ref() {
                 for d in c.fixed_scalar_dofs(ds) {
                     if off + d < mask.len() {
@@ -234,7 +263,10 @@ impl LinearSystem for GroupSystem<'_, '_> {
             match *e {
                 ForceEntry::Field { ff, state } => {
                     let off = g.offsets[state];
-                    let n = self.ops.states[g.states[state]].as_ref().unwrap().deriv_len();
+                    let n = self.ops.states[g.states[state]]
+                        .as_ref()
+                        .unwrap()
+                        .deriv_len();
                     let f = self.ops.force_fields[ff].as_mut().unwrap();
                     let kf = self.k + self.b * f.rayleigh_stiffness();
                     if kf != 0.0 || self.b != 0.0 {
@@ -243,7 +275,10 @@ impl LinearSystem for GroupSystem<'_, '_> {
                 }
                 ForceEntry::Mass { mass, state, .. } => {
                     let off = g.offsets[state];
-                    let n = self.ops.states[g.states[state]].as_ref().unwrap().deriv_len();
+                    let n = self.ops.states[g.states[state]]
+                        .as_ref()
+                        .unwrap()
+                        .deriv_len();
                     let m = self.ops.masses[mass].as_ref().unwrap();
                     let mf = self.m - self.b * m.rayleigh_mass();
                     if mf != 0.0 {
@@ -283,7 +318,7 @@ impl LinearSystem for GroupSystem<'_, '_> {
                 }
             }
         }
-        let mut a = t.to_csr();
+        let mut a = self.ops.cache.compress(&t);
         // Dirichlet rows/columns for projected DOFs (one pass)
         for r in 0..a.n {
             for kk in a.row_ptr[r]..a.row_ptr[r + 1] {
@@ -324,7 +359,11 @@ impl MechanicalOps for GroupOps<'_> {
         let g = self.group;
         for e in &g.forces {
             match *e {
-                ForceEntry::Mass { mass, state, gravity } => {
+                ForceEntry::Mass {
+                    mass,
+                    state,
+                    gravity,
+                } => {
                     let st = self.states[g.states[state]].as_mut().unwrap();
                     let m = self.masses[mass].as_ref().unwrap();
                     m.add_gravity_force(st.vec_mut(f), &gravity);
@@ -334,7 +373,10 @@ impl MechanicalOps for GroupOps<'_> {
                     let mut out = st.take(f);
                     let x = st.vec(VecId::POSITION);
                     let v = st.vec(VecId::VELOCITY);
-                    self.force_fields[ff].as_mut().unwrap().add_force(x, v, &mut out);
+                    self.force_fields[ff]
+                        .as_mut()
+                        .unwrap()
+                        .add_force(x, v, &mut out);
                     st.put(f, out);
                 }
             }
@@ -412,7 +454,12 @@ impl MechanicalOps for GroupOps<'_> {
     fn dot(&mut self, a: VecId, b: VecId) -> f64 {
         let mut sum = 0.0;
         self.for_each_state(|s| {
-            sum += s.vec(a).iter().zip(s.vec(b)).map(|(x, y)| x * y).sum::<f64>();
+            sum += s
+                .vec(a)
+                .iter()
+                .zip(s.vec(b))
+                .map(|(x, y)| x * y)
+                .sum::<f64>();
         });
         sum
     }
@@ -429,7 +476,13 @@ impl MechanicalOps for GroupOps<'_> {
         let t0 = Instant::now();
         let fixed = GroupSystem::fixed_mask(self);
         let stats = {
-            let mut sys = GroupSystem { ops: self, m, b, k, fixed };
+            let mut sys = GroupSystem {
+                ops: self,
+                m,
+                b,
+                k,
+                fixed,
+            };
             solver.solve(&mut sys, &bv, &mut xv)
         };
         self.clock.solve += t0.elapsed();

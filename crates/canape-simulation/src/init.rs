@@ -5,6 +5,7 @@
 use canape_core::component::Role;
 use canape_core::diag::{Diagnostic, Diagnostics};
 use canape_core::scene::{split_data_link, ComponentId, InitContext, NodeId, Scene, Slot, Target};
+use canape_core::state::VecId;
 
 /// All components of active nodes, depth-first in document order (node's own components first,
 /// then its children, as SOFA visits them).
@@ -61,7 +62,11 @@ pub fn init_component(
                 init_component(scene, t, diags, visiting);
             }
         }
-        Role::Mass | Role::ForceField | Role::ProjectiveConstraint | Role::Engine | Role::Mapping => {
+        Role::Mass
+        | Role::ForceField
+        | Role::ProjectiveConstraint
+        | Role::Engine
+        | Role::Mapping => {
             if let Some(s) = scene.context_state(node) {
                 init_component(scene, s, diags, visiting);
             }
@@ -107,11 +112,33 @@ pub fn init_component(
         Slot::State(i) => {
             let mut st = scene.states[i].take().expect("state slot");
             let pts = {
-                let ctx = InitContext { scene, node, id, diags };
-                ctx.topology_where(|m| !m.points.is_empty()).map(|t| t.mesh().points.clone())
+                let ctx = InitContext {
+                    scene,
+                    node,
+                    id,
+                    diags,
+                };
+                ctx.topology_where(|m| !m.points.is_empty())
+                    .map(|t| t.mesh().points.clone())
             };
             for w in st.init_from_data(pts.as_deref()) {
-                diags.push(Diagnostic::warning(w).at(scene.info(id).loc.clone()).on(scene.component_label(id)));
+                diags.push(
+                    Diagnostic::warning(w)
+                        .at(scene.info(id).loc.clone())
+                        .on(scene.component_label(id)),
+                );
+            }
+            for (vid, what) in [(VecId::POSITION, "position"), (VecId::VELOCITY, "velocity")] {
+                if let Some(k) = st.vec(vid).iter().position(|v| !v.is_finite()) {
+                    diags.push(
+                        Diagnostic::error(format!(
+                            "{what} contains a non-finite value (NaN or infinity) at point {}",
+                            k / st.dof.coord_size()
+                        ))
+                        .at(scene.info(id).loc.clone())
+                        .on(scene.component_label(id)),
+                    );
+                }
             }
             scene.states[i] = Some(st);
         }
@@ -127,7 +154,12 @@ macro_rules! take_init_put {
         let node = $scene.info($id).node;
         if let Some(mut c) = $scene.$vec[$i].take() {
             {
-                let mut ctx = InitContext { scene: &*$scene, node, id: $id, diags: $diags };
+                let mut ctx = InitContext {
+                    scene: &*$scene,
+                    node,
+                    id: $id,
+                    diags: $diags,
+                };
                 c.init(&mut ctx);
             }
             $scene.$vec[$i] = Some(c);
@@ -157,31 +189,41 @@ fn init_topological_mapping(scene: &mut Scene, id: ComponentId, i: usize, diags:
     let label = scene.component_label(id);
     let loc = scene.info(id).loc.clone();
     let (inp, out) = {
-        let c = scene.topo_mappings[i].as_ref().expect("topological mapping slot");
-        (c.data().str("input").to_string(), c.data().str("output").to_string())
+        let c = scene.topo_mappings[i]
+            .as_ref()
+            .expect("topological mapping slot");
+        (
+            c.data().str("input").to_string(),
+            c.data().str("output").to_string(),
+        )
     };
-    let resolve = |scene: &Scene, link: &str, what: &str, diags: &mut Diagnostics| -> Option<ComponentId> {
-        let p = link.trim().strip_prefix('@').unwrap_or(link.trim());
-        let t = if link.trim().is_empty() {
-            None
-        } else {
-            scene.resolve_path(node, Some(id), p)
-        };
-        match t {
-            Some(Target::Component(c)) if scene.info(c).role == Role::Topology => Some(c),
-            Some(Target::Node(n)) => scene.node_components(n, Role::Topology).last(),
-            _ => {
-                diags.push(
-                    Diagnostic::error(format!("{what} topology '{link}' not found"))
-                        .at(loc.clone())
-                        .on(label.clone()),
-                );
+    let resolve =
+        |scene: &Scene, link: &str, what: &str, diags: &mut Diagnostics| -> Option<ComponentId> {
+            let p = link.trim().strip_prefix('@').unwrap_or(link.trim());
+            let t = if link.trim().is_empty() {
                 None
+            } else {
+                scene.resolve_path(node, Some(id), p)
+            };
+            match t {
+                Some(Target::Component(c)) if scene.info(c).role == Role::Topology => Some(c),
+                Some(Target::Node(n)) => scene.node_components(n, Role::Topology).last(),
+                _ => {
+                    diags.push(
+                        Diagnostic::error(format!("{what} topology '{link}' not found"))
+                            .at(loc.clone())
+                            .on(label.clone()),
+                    );
+                    None
+                }
             }
-        }
+        };
+    let Some(src) = resolve(scene, &inp, "input", diags) else {
+        return;
     };
-    let Some(src) = resolve(scene, &inp, "input", diags) else { return };
-    let Some(dst) = resolve(scene, &out, "output", diags) else { return };
+    let Some(dst) = resolve(scene, &out, "output", diags) else {
+        return;
+    };
     let mut visiting = vec![id];
     init_component(scene, src, diags, &mut visiting);
     init_component(scene, dst, diags, &mut visiting);

@@ -5,6 +5,7 @@ use crate::group::{build_groups, Group, GroupOps, PhaseClock};
 use crate::init::init_scene;
 use canape_core::component::SolveStats;
 use canape_core::diag::{Diagnostic, Diagnostics};
+use canape_core::matrix::PatternCache;
 use canape_core::scene::{Scene, Slot};
 use canape_core::state::VecId;
 use std::time::{Duration, Instant};
@@ -35,6 +36,8 @@ pub struct Simulation {
     pub last_solve: Vec<SolveStats>,
     /// Root dt (SOFA's context dt), used when `step` is given no dt.
     pub dt: f64,
+    /// Assembled-matrix pattern per group, reused while the pattern does not change.
+    caches: Vec<PatternCache>,
 }
 
 impl Simulation {
@@ -50,7 +53,9 @@ impl Simulation {
             times: PhaseTimes::default(),
             last_solve: Vec::new(),
             dt,
+            caches: Vec::new(),
         };
+        sim.caches = vec![PatternCache::default(); sim.groups.len()];
         for g in &sim.groups {
             if g.linear.is_none() {
                 // reported, not fatal: implicit solvers need one
@@ -69,9 +74,15 @@ impl Simulation {
     pub fn propagate_mappings(&mut self) {
         let scene = &mut self.scene;
         for i in 0..scene.mappings.len() {
-            let Some(m) = scene.mappings[i].as_ref() else { continue };
-            let Some((inp, out)) = m.endpoints() else { continue };
-            let Some(ist) = scene.state(inp) else { continue };
+            let Some(m) = scene.mappings[i].as_ref() else {
+                continue;
+            };
+            let Some((inp, out)) = m.endpoints() else {
+                continue;
+            };
+            let Some(ist) = scene.state(inp) else {
+                continue;
+            };
             let x = ist.vec(VecId::POSITION).to_vec();
             let v = ist.vec(VecId::VELOCITY).to_vec();
             match scene.info(out).slot {
@@ -89,7 +100,8 @@ impl Simulation {
                     }
                 }
                 Slot::Passive(j) => {
-                    if let Some(mesh) = scene.passives[j].as_mut().and_then(|p| p.visual_mesh_mut()) {
+                    if let Some(mesh) = scene.passives[j].as_mut().and_then(|p| p.visual_mesh_mut())
+                    {
                         let mut buf = vec![0.0; mesh.points.len() * 3];
                         m.apply(&x, &mut buf);
                         mesh.points = canape_core::mesh::group_points(&buf);
@@ -109,7 +121,10 @@ impl Simulation {
         for g in &self.groups {
             for &(p, sp) in &g.projective {
                 let si = g.states[sp];
-                if let (Some(c), Some(st)) = (self.scene.projective[p].as_ref(), self.scene.states[si].as_mut()) {
+                if let (Some(c), Some(st)) = (
+                    self.scene.projective[p].as_ref(),
+                    self.scene.states[si].as_mut(),
+                ) {
                     c.project_position(st.vec_mut(VecId::POSITION));
                     c.project_velocity(st.vec_mut(VecId::VELOCITY));
                 }
@@ -128,7 +143,10 @@ impl Simulation {
                         .iter()
                         .position(|c| c.slot == canape_core::scene::Slot::State(i));
                     let label = id
-                        .map(|id| self.scene.component_label(canape_core::scene::ComponentId(id as u32)))
+                        .map(|id| {
+                            self.scene
+                                .component_label(canape_core::scene::ComponentId(id as u32))
+                        })
                         .unwrap_or_default();
                     return Some(label);
                 }
@@ -149,8 +167,10 @@ impl Simulation {
         let mut clock = PhaseClock::default();
         self.last_solve.clear();
         let scene = &mut self.scene;
-        for g in &self.groups {
-            let Some(mut ode) = scene.odes[g.ode].take() else { continue };
+        for (g, cache) in self.groups.iter().zip(self.caches.iter_mut()) {
+            let Some(mut ode) = scene.odes[g.ode].take() else {
+                continue;
+            };
             let linear = g.linear.and_then(|l| scene.linears[l].as_mut());
             let mut ops = GroupOps::new(
                 g,
@@ -160,6 +180,7 @@ impl Simulation {
                 &scene.projective,
                 linear,
                 &mut clock,
+                cache,
             );
             ode.solve(&mut ops, dt);
             self.last_solve.push(ops.last_stats);

@@ -85,7 +85,11 @@ fn dot(a: &[f64], b: &[f64]) -> f64 {
 impl LinearSolver for CgLinearSolver {
     fn solve(&mut self, sys: &mut dyn LinearSystem, b: &[f64], x: &mut [f64]) -> SolveStats {
         let n = sys.size();
-        let matrix: Option<Csr> = if self.assembled { Some(sys.assemble()) } else { None };
+        let matrix: Option<Csr> = if self.assembled {
+            Some(sys.assemble())
+        } else {
+            None
+        };
         let apply = |sys: &mut dyn LinearSystem, v: &[f64], out: &mut [f64]| match &matrix {
             Some(a) => a.mul(v, out),
             None => sys.apply(v, out),
@@ -177,12 +181,21 @@ mod tests {
         // deterministic pseudo-random SPD: B Bᵀ + n I
         let mut s = seed;
         let mut rnd = || {
-            s = s.wrapping_mul(6364136223846793005).wrapping_add(1442695040888963407);
+            s = s
+                .wrapping_mul(6364136223846793005)
+                .wrapping_add(1442695040888963407);
             ((s >> 11) as f64 / (1u64 << 53) as f64) - 0.5
         };
         let b: Vec<Vec<f64>> = (0..n).map(|_| (0..n).map(|_| rnd()).collect()).collect();
         (0..n)
-            .map(|i| (0..n).map(|j| (0..n).map(|k| b[i][k] * b[j][k]).sum::<f64>() + if i == j { n as f64 } else { 0.0 }).collect())
+            .map(|i| {
+                (0..n)
+                    .map(|j| {
+                        (0..n).map(|k| b[i][k] * b[j][k]).sum::<f64>()
+                            + if i == j { n as f64 } else { 0.0 }
+                    })
+                    .collect()
+            })
             .collect()
     }
 
@@ -200,7 +213,12 @@ mod tests {
             let st = cg.solve(&mut sys, &b, &mut x);
             let mut ax = vec![0.0; 30];
             sys.apply(&x, &mut ax);
-            let res: f64 = ax.iter().zip(&b).map(|(p, q)| (p - q) * (p - q)).sum::<f64>().sqrt();
+            let res: f64 = ax
+                .iter()
+                .zip(&b)
+                .map(|(p, q)| (p - q) * (p - q))
+                .sum::<f64>()
+                .sqrt();
             let nb: f64 = b.iter().map(|v| v * v).sum::<f64>().sqrt();
             assert!(res / nb < 1e-9, "{template}: residual {}", res / nb);
             assert!(st.iterations > 1 && st.iterations < 200);

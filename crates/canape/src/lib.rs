@@ -2,8 +2,8 @@
 //! call, state recording in SOFA's format, and the regression runner.
 
 pub mod record;
-pub mod regression;
 pub mod registry;
+pub mod regression;
 
 pub use canape_core as core;
 pub use canape_io as io;
@@ -46,7 +46,9 @@ impl std::error::Error for LoadError {}
 pub fn load_scene(path: &Path, opts: &LoadOptions) -> Result<Simulation, LoadError> {
     let registry = registry::registry();
     let resolver = FileResolver::from_env(&opts.data_paths);
-    let is_component = |t: &str| registry.get(t).is_some() || canape_core::registry::RENAMED.iter().any(|(o, _)| *o == t);
+    let is_component = |t: &str| {
+        registry.get(t).is_some() || canape_core::registry::RENAMED.iter().any(|(o, _)| *o == t)
+    };
     let mut reader = DescReader::new(&resolver, &is_component);
     let desc = match reader.read_file(path) {
         Ok(d) => d,
@@ -69,9 +71,20 @@ pub fn load_scene(path: &Path, opts: &LoadOptions) -> Result<Simulation, LoadErr
 }
 
 /// Load a scene from XML text (tests, embedded demos). `dir` is where relative files resolve.
-pub fn load_scene_str(xml: &str, name: &str, dir: &Path, opts: &LoadOptions) -> Result<Simulation, LoadError> {
+pub fn load_scene_str(
+    xml: &str,
+    name: &str,
+    dir: &Path,
+    opts: &LoadOptions,
+) -> Result<Simulation, LoadError> {
     let tmp = std::env::temp_dir().join(format!("canape-{}-{}", std::process::id(), name));
-    std::fs::write(&tmp, xml).map_err(|e| LoadError { diagnostics: Diagnostics { items: vec![Diagnostic::error(format!("cannot write temporary scene: {e}"))] } })?;
+    std::fs::write(&tmp, xml).map_err(|e| LoadError {
+        diagnostics: Diagnostics {
+            items: vec![Diagnostic::error(format!(
+                "cannot write temporary scene: {e}"
+            ))],
+        },
+    })?;
     let mut o = opts.clone();
     o.data_paths.insert(0, dir.to_path_buf());
     let r = load_scene(&tmp, &o);

@@ -29,9 +29,18 @@ impl Recorder {
     pub fn new(sim: &Simulation, mapped: bool, with_velocity: bool) -> Recorder {
         let recordings = compared_states(&sim.scene, mapped)
             .into_iter()
-            .map(|(k, name, id)| Recording { k, name, id, points: sim.scene.state(id).map(|s| s.size()).unwrap_or(0), frames: Vec::new() })
+            .map(|(k, name, id)| Recording {
+                k,
+                name,
+                id,
+                points: sim.scene.state(id).map(|s| s.size()).unwrap_or(0),
+                frames: Vec::new(),
+            })
             .collect();
-        Recorder { recordings, with_velocity }
+        Recorder {
+            recordings,
+            with_velocity,
+        }
     }
 
     /// Record the current state of every selected object.
@@ -62,7 +71,13 @@ impl Recorder {
 
 /// Run `steps` steps, recording at T=0 and at the start of the last step (SOFA's
 /// `lastStepOnly`), or before every step when `every_step`.
-pub fn run_recorded(sim: &mut Simulation, steps: usize, rec: &mut Recorder, every_step: bool, mut on_step: impl FnMut(&Simulation, usize)) {
+pub fn run_recorded(
+    sim: &mut Simulation,
+    steps: usize,
+    rec: &mut Recorder,
+    every_step: bool,
+    mut on_step: impl FnMut(&Simulation, usize),
+) {
     for i in 0..steps {
         if i == 0 || every_step || i + 1 == steps {
             rec.capture(sim);

@@ -18,45 +18,75 @@ use canape_types::DofType;
 fn vec3_only(template: &str, class: &str) -> Result<(), String> {
     match DofType::from_template(template) {
         Some(DofType::Vec3) => Ok(()),
-        Some(d) => Err(format!("template '{template}' ({}) is not supported by {class} yet; only Vec3d is", d.name())),
-        None => Err(format!("unknown template '{template}' (expected Vec1d, Vec2d, Vec3d or Rigid3d)")),
+        Some(d) => Err(format!(
+            "template '{template}' ({}) is not supported by {class} yet; only Vec3d is",
+            d.name()
+        )),
+        None => Err(format!(
+            "unknown template '{template}' (expected Vec1d, Vec2d, Vec3d or Rigid3d)"
+        )),
     }
 }
 
 /// Build the registry of all built-in components.
 pub fn registry() -> Registry {
     let mut r = Registry::new();
-    r.register("MechanicalObject", "state vectors (position, velocity, force…) of one DOF type", |t| {
-        let d = DofType::from_template(t).ok_or_else(|| format!("unknown template '{t}' (expected Vec1d, Vec2d, Vec3d or Rigid3d)"))?;
-        if d != DofType::Vec3 {
-            return Err(format!("template '{t}' is not simulated yet: Canapé supports Vec3d states for now"));
-        }
-        Ok(AnyComponent::State(MechanicalObject::new(d)))
-    });
+    r.register(
+        "MechanicalObject",
+        "state vectors (position, velocity, force…) of one DOF type",
+        |t| {
+            let d = DofType::from_template(t).ok_or_else(|| {
+                format!("unknown template '{t}' (expected Vec1d, Vec2d, Vec3d or Rigid3d)")
+            })?;
+            if d != DofType::Vec3 {
+                return Err(format!(
+                    "template '{t}' is not simulated yet: Canapé supports Vec3d states for now"
+                ));
+            }
+            Ok(AnyComponent::State(MechanicalObject::new(d)))
+        },
+    );
     r.register("UniformMass", "the same mass on every DOF", |t| {
         vec3_only(t, "UniformMass")?;
         Ok(AnyComponent::Mass(Box::new(UniformMass::new())))
     });
-    r.register("DiagonalMass", "lumped vertex masses from element volumes", |t| {
-        vec3_only(t, "DiagonalMass")?;
-        Ok(AnyComponent::Mass(Box::new(DiagonalMass::new())))
-    });
-    r.register("MeshMatrixMass", "consistent mass matrix from element volumes", |t| {
-        vec3_only(t, "MeshMatrixMass")?;
-        Ok(AnyComponent::Mass(Box::new(MeshMatrixMass::new())))
-    });
+    r.register(
+        "DiagonalMass",
+        "lumped vertex masses from element volumes",
+        |t| {
+            vec3_only(t, "DiagonalMass")?;
+            Ok(AnyComponent::Mass(Box::new(DiagonalMass::new())))
+        },
+    );
+    r.register(
+        "MeshMatrixMass",
+        "consistent mass matrix from element volumes",
+        |t| {
+            vec3_only(t, "MeshMatrixMass")?;
+            Ok(AnyComponent::Mass(Box::new(MeshMatrixMass::new())))
+        },
+    );
     r.register("FixedProjectiveConstraint", "fixes a set of DOFs", |t| {
         vec3_only(t, "FixedProjectiveConstraint")?;
-        Ok(AnyComponent::Projective(Box::new(FixedProjectiveConstraint::new())))
+        Ok(AnyComponent::Projective(Box::new(
+            FixedProjectiveConstraint::new(),
+        )))
     });
     r.register("BoxROI", "selects points inside boxes", |t| {
         vec3_only(t, "BoxROI")?;
         Ok(AnyComponent::Engine(Box::new(BoxRoi::new())))
     });
-    r.register("RegularGridTopology", "regular grid of points and hexahedra", |_| Ok(AnyComponent::Topology(Box::new(RegularGridTopology::new()))));
+    r.register(
+        "RegularGridTopology",
+        "regular grid of points and hexahedra",
+        |_| Ok(AnyComponent::Topology(Box::new(RegularGridTopology::new()))),
+    );
     for (class, desc) in [
         ("MeshTopology", "static mesh topology"),
-        ("TetrahedronSetTopologyContainer", "tetrahedral mesh topology"),
+        (
+            "TetrahedronSetTopologyContainer",
+            "tetrahedral mesh topology",
+        ),
         ("TriangleSetTopologyContainer", "triangular mesh topology"),
         ("HexahedronSetTopologyContainer", "hexahedral mesh topology"),
         ("EdgeSetTopologyContainer", "edge mesh topology"),
@@ -64,41 +94,117 @@ pub fn registry() -> Registry {
         ("PointSetTopologyContainer", "point set topology"),
     ] {
         let create: fn(&str) -> Result<AnyComponent, String> = match class {
-            "MeshTopology" => |_| Ok(AnyComponent::Topology(Box::new(MeshContainer::new("MeshTopology")))),
-            "TetrahedronSetTopologyContainer" => |_| Ok(AnyComponent::Topology(Box::new(MeshContainer::new("TetrahedronSetTopologyContainer")))),
-            "TriangleSetTopologyContainer" => |_| Ok(AnyComponent::Topology(Box::new(MeshContainer::new("TriangleSetTopologyContainer")))),
-            "HexahedronSetTopologyContainer" => |_| Ok(AnyComponent::Topology(Box::new(MeshContainer::new("HexahedronSetTopologyContainer")))),
-            "EdgeSetTopologyContainer" => |_| Ok(AnyComponent::Topology(Box::new(MeshContainer::new("EdgeSetTopologyContainer")))),
-            "QuadSetTopologyContainer" => |_| Ok(AnyComponent::Topology(Box::new(MeshContainer::new("QuadSetTopologyContainer")))),
-            _ => |_| Ok(AnyComponent::Topology(Box::new(MeshContainer::new("PointSetTopologyContainer")))),
+            "MeshTopology" => |_| {
+                Ok(AnyComponent::Topology(Box::new(MeshContainer::new(
+                    "MeshTopology",
+                ))))
+            },
+            "TetrahedronSetTopologyContainer" => |_| {
+                Ok(AnyComponent::Topology(Box::new(MeshContainer::new(
+                    "TetrahedronSetTopologyContainer",
+                ))))
+            },
+            "TriangleSetTopologyContainer" => |_| {
+                Ok(AnyComponent::Topology(Box::new(MeshContainer::new(
+                    "TriangleSetTopologyContainer",
+                ))))
+            },
+            "HexahedronSetTopologyContainer" => |_| {
+                Ok(AnyComponent::Topology(Box::new(MeshContainer::new(
+                    "HexahedronSetTopologyContainer",
+                ))))
+            },
+            "EdgeSetTopologyContainer" => |_| {
+                Ok(AnyComponent::Topology(Box::new(MeshContainer::new(
+                    "EdgeSetTopologyContainer",
+                ))))
+            },
+            "QuadSetTopologyContainer" => |_| {
+                Ok(AnyComponent::Topology(Box::new(MeshContainer::new(
+                    "QuadSetTopologyContainer",
+                ))))
+            },
+            _ => |_| {
+                Ok(AnyComponent::Topology(Box::new(MeshContainer::new(
+                    "PointSetTopologyContainer",
+                ))))
+            },
         };
         r.register(class, desc, create);
     }
-    r.register("Hexa2TetraTopologicalMapping", "splits hexahedra into tetrahedra", |_| Ok(AnyComponent::TopoMapping(Box::new(Hexa2TetraTopologicalMapping::new()))));
-    r.register("TetrahedronFEMForceField", "linear/corotational tetrahedral FEM (small, large, polar, svd)", |t| {
-        vec3_only(t, "TetrahedronFEMForceField")?;
-        Ok(AnyComponent::ForceField(Box::new(TetrahedronFemForceField::new(Flavor::TetrahedronFem))))
+    r.register(
+        "Hexa2TetraTopologicalMapping",
+        "splits hexahedra into tetrahedra",
+        |_| {
+            Ok(AnyComponent::TopoMapping(Box::new(
+                Hexa2TetraTopologicalMapping::new(),
+            )))
+        },
+    );
+    r.register(
+        "TetrahedronFEMForceField",
+        "linear/corotational tetrahedral FEM (small, large, polar, svd)",
+        |t| {
+            vec3_only(t, "TetrahedronFEMForceField")?;
+            Ok(AnyComponent::ForceField(Box::new(
+                TetrahedronFemForceField::new(Flavor::TetrahedronFem),
+            )))
+        },
+    );
+    r.register(
+        "TetrahedralCorotationalFEMForceField",
+        "corotational tetrahedral FEM (small, large, polar)",
+        |t| {
+            vec3_only(t, "TetrahedralCorotationalFEMForceField")?;
+            Ok(AnyComponent::ForceField(Box::new(
+                TetrahedronFemForceField::new(Flavor::TetrahedralCorotational),
+            )))
+        },
+    );
+    r.register(
+        "HexahedronFEMForceField",
+        "corotational hexahedral FEM (large, polar, small)",
+        |t| {
+            vec3_only(t, "HexahedronFEMForceField")?;
+            Ok(AnyComponent::ForceField(Box::new(
+                HexahedronFemForceField::new(),
+            )))
+        },
+    );
+    r.register(
+        "EulerImplicitSolver",
+        "implicit (backward) Euler with Rayleigh damping",
+        |_| Ok(AnyComponent::Ode(Box::new(EulerImplicitSolver::new()))),
+    );
+    r.register(
+        "CGLinearSolver",
+        "conjugate gradient, matrix-free or assembled",
+        |t| Ok(AnyComponent::Linear(Box::new(CgLinearSolver::new(t)?))),
+    );
+    r.register("MeshGmshLoader", "Gmsh .msh (v1, v2 ASCII) loader", |_| {
+        Ok(AnyComponent::Loader(Box::new(MeshLoaderComponent::new(
+            MeshFormat::Gmsh,
+        ))))
     });
-    r.register("TetrahedralCorotationalFEMForceField", "corotational tetrahedral FEM (small, large, polar)", |t| {
-        vec3_only(t, "TetrahedralCorotationalFEMForceField")?;
-        Ok(AnyComponent::ForceField(Box::new(TetrahedronFemForceField::new(Flavor::TetrahedralCorotational))))
+    r.register("MeshOBJLoader", "Wavefront .obj loader", |_| {
+        Ok(AnyComponent::Loader(Box::new(MeshLoaderComponent::new(
+            MeshFormat::Obj,
+        ))))
     });
-    r.register("HexahedronFEMForceField", "corotational hexahedral FEM (large, polar, small)", |t| {
-        vec3_only(t, "HexahedronFEMForceField")?;
-        Ok(AnyComponent::ForceField(Box::new(HexahedronFemForceField::new())))
+    r.register("SphereLoader", "SOFA .sph sphere loader", |_| {
+        Ok(AnyComponent::Loader(Box::new(SphereLoader::new())))
     });
-    r.register("EulerImplicitSolver", "implicit (backward) Euler with Rayleigh damping", |_| Ok(AnyComponent::Ode(Box::new(EulerImplicitSolver::new()))));
-    r.register("CGLinearSolver", "conjugate gradient, matrix-free or assembled", |t| Ok(AnyComponent::Linear(Box::new(CgLinearSolver::new(t)?))));
-    r.register("MeshGmshLoader", "Gmsh .msh (v1, v2 ASCII) loader", |_| Ok(AnyComponent::Loader(Box::new(MeshLoaderComponent::new(MeshFormat::Gmsh)))));
-    r.register("MeshOBJLoader", "Wavefront .obj loader", |_| Ok(AnyComponent::Loader(Box::new(MeshLoaderComponent::new(MeshFormat::Obj)))));
-    r.register("SphereLoader", "SOFA .sph sphere loader", |_| Ok(AnyComponent::Loader(Box::new(SphereLoader::new()))));
     r.register("BarycentricMapping", "maps points inside tetrahedra/hexahedra of the input", |t| {
         if !t.is_empty() && !t.split(',').all(|p| DofType::from_template(p) == Some(DofType::Vec3) || p.trim().starts_with("Ogl") || p.trim().starts_with("ExtVec3")) {
             return Err(format!("template '{t}' is not supported by BarycentricMapping yet (Vec3d to Vec3d only)"));
         }
         Ok(AnyComponent::Mapping(Box::new(BarycentricMapping::new())))
     });
-    r.register("OglModel", "visual model (kept for the viewer, moved by its mapping)", |_| Ok(AnyComponent::Passive(Box::new(OglModel::new()))));
+    r.register(
+        "OglModel",
+        "visual model (kept for the viewer, moved by its mapping)",
+        |_| Ok(AnyComponent::Passive(Box::new(OglModel::new()))),
+    );
     for (class, _role, desc) in INERT_CLASSES {
         r.register_inert(class, desc, inert_ctor(class));
     }
@@ -120,12 +226,33 @@ macro_rules! inert_table {
 }
 
 inert_table!(
-    "DefaultAnimationLoop", "DefaultVisualManagerLoop", "RequiredPlugin", "VisualStyle", "InteractiveCamera",
-    "OglSceneFrame", "VisualGrid", "LineAxis", "BackgroundSetting", "CollisionPipeline",
-    "BruteForceBroadPhase", "BVHNarrowPhase", "CollisionResponse", "DiscreteIntersection",
-    "MinProximityIntersection", "NewProximityIntersection", "LocalMinDistance", "SphereCollisionModel",
-    "TriangleCollisionModel", "LineCollisionModel", "PointCollisionModel", "TetrahedronSetTopologyModifier",
-    "TetrahedronSetGeometryAlgorithms", "TriangleSetTopologyModifier", "TriangleSetGeometryAlgorithms",
-    "HexahedronSetTopologyModifier", "HexahedronSetGeometryAlgorithms", "EdgeSetTopologyModifier",
+    "DefaultAnimationLoop",
+    "DefaultVisualManagerLoop",
+    "RequiredPlugin",
+    "VisualStyle",
+    "InteractiveCamera",
+    "OglSceneFrame",
+    "VisualGrid",
+    "LineAxis",
+    "BackgroundSetting",
+    "CollisionPipeline",
+    "BruteForceBroadPhase",
+    "BVHNarrowPhase",
+    "CollisionResponse",
+    "DiscreteIntersection",
+    "MinProximityIntersection",
+    "NewProximityIntersection",
+    "LocalMinDistance",
+    "SphereCollisionModel",
+    "TriangleCollisionModel",
+    "LineCollisionModel",
+    "PointCollisionModel",
+    "TetrahedronSetTopologyModifier",
+    "TetrahedronSetGeometryAlgorithms",
+    "TriangleSetTopologyModifier",
+    "TriangleSetGeometryAlgorithms",
+    "HexahedronSetTopologyModifier",
+    "HexahedronSetGeometryAlgorithms",
+    "EdgeSetTopologyModifier",
     "EdgeSetGeometryAlgorithms",
 );

@@ -29,9 +29,16 @@ pub struct SceneResult {
 }
 
 /// Reference files of a scene: `(k, name, path)`, sorted by k.
-pub fn reference_files(list: &RegressionList, entry: &RegressionEntry) -> Vec<(usize, String, PathBuf)> {
-    let base = list.reference_dir.join(format!("{}.reference", entry.scene));
-    let Some(dir) = base.parent() else { return Vec::new() };
+pub fn reference_files(
+    list: &RegressionList,
+    entry: &RegressionEntry,
+) -> Vec<(usize, String, PathBuf)> {
+    let base = list
+        .reference_dir
+        .join(format!("{}.reference", entry.scene));
+    let Some(dir) = base.parent() else {
+        return Vec::new();
+    };
     let prefix = format!("{}_", base.file_name().unwrap().to_string_lossy());
     let mut out = Vec::new();
     if let Ok(rd) = std::fs::read_dir(dir) {
@@ -53,27 +60,54 @@ pub fn reference_files(list: &RegressionList, entry: &RegressionEntry) -> Vec<(u
 }
 
 /// Run and score one entry.
-pub fn run_entry(list: &RegressionList, entry: &RegressionEntry, opts: &LoadOptions) -> SceneResult {
+pub fn run_entry(
+    list: &RegressionList,
+    entry: &RegressionEntry,
+    opts: &LoadOptions,
+) -> SceneResult {
     let t0 = Instant::now();
-    let mut res = SceneResult { entry: entry.clone(), verdict: Verdict::NoReference, error_by_dof: None, motion_ratio: None, time: Duration::ZERO };
+    let mut res = SceneResult {
+        entry: entry.clone(),
+        verdict: Verdict::NoReference,
+        error_by_dof: None,
+        motion_ratio: None,
+        time: Duration::ZERO,
+    };
     let refs = reference_files(list, entry);
     let scene_path = list.dir.join(&entry.scene);
     let mut sim = match load_scene(&scene_path, opts) {
         Ok(s) => s,
         Err(e) => {
-            res.verdict = Verdict::Error(e.to_string().lines().next().unwrap_or("load failed").to_string());
+            res.verdict = Verdict::Error(
+                e.to_string()
+                    .lines()
+                    .next()
+                    .unwrap_or("load failed")
+                    .to_string(),
+            );
             res.time = t0.elapsed();
             return res;
         }
     };
     if sim.diagnostics.has_errors() {
-        let first = sim.diagnostics.errors().next().map(|d| d.to_string()).unwrap_or_default();
+        let first = sim
+            .diagnostics
+            .errors()
+            .next()
+            .map(|d| d.to_string())
+            .unwrap_or_default();
         res.verdict = Verdict::Error(first);
         res.time = t0.elapsed();
         return res;
     }
     let mut rec = Recorder::new(&sim, entry.in_mapping, true);
-    run_recorded(&mut sim, entry.steps, &mut rec, !entry.last_step_only, |_, _| {});
+    run_recorded(
+        &mut sim,
+        entry.steps,
+        &mut rec,
+        !entry.last_step_only,
+        |_, _| {},
+    );
     res.time = t0.elapsed();
     if let Some(bad) = sim.find_non_finite() {
         res.verdict = Verdict::Fail(format!("non-finite positions in {bad}"));
@@ -86,14 +120,23 @@ pub fn run_entry(list: &RegressionList, entry: &RegressionEntry, opts: &LoadOpti
     let mut worst_motion: f64 = 0.0;
     for (k, name, path) in &refs {
         let Some(ours) = rec.recordings.iter().find(|r| r.k == *k) else {
-            res.verdict = Verdict::Fail(format!("reference object {k} '{name}' has no counterpart (Canapé records {} objects)", rec.recordings.len()));
+            res.verdict = Verdict::Fail(format!(
+                "reference object {k} '{name}' has no counterpart (Canapé records {} objects)",
+                rec.recordings.len()
+            ));
             return res;
         };
         if ours.name != *name {
-            res.verdict = Verdict::Fail(format!("object {k} is '{}' here but '{name}' in the reference", ours.name));
+            res.verdict = Verdict::Fail(format!(
+                "object {k} is '{}' here but '{name}' in the reference",
+                ours.name
+            ));
             return res;
         }
-        let frames: Vec<Frame> = match read_gz_text(path).map_err(|e| e.to_string()).and_then(|t| parse_frames(&t)) {
+        let frames: Vec<Frame> = match read_gz_text(path)
+            .map_err(|e| e.to_string())
+            .and_then(|t| parse_frames(&t))
+        {
             Ok(f) => f,
             Err(e) => {
                 res.verdict = Verdict::Error(format!("cannot read {}: {e}", path.display()));
@@ -108,7 +151,13 @@ pub fn run_entry(list: &RegressionList, entry: &RegressionEntry, opts: &LoadOpti
             }
         }
         if let Some((dev, motion)) = motion_check(&frames, &ours.frames) {
-            let ratio = if motion > 0.0 { dev / motion } else if dev == 0.0 { 0.0 } else { f64::INFINITY };
+            let ratio = if motion > 0.0 {
+                dev / motion
+            } else if dev == 0.0 {
+                0.0
+            } else {
+                f64::INFINITY
+            };
             worst_motion = worst_motion.max(ratio);
         }
     }
@@ -116,9 +165,15 @@ pub fn run_entry(list: &RegressionList, entry: &RegressionEntry, opts: &LoadOpti
     res.error_by_dof = Some(ebd);
     res.motion_ratio = Some(worst_motion);
     res.verdict = if ebd > entry.epsilon {
-        Verdict::Fail(format!("errorByDof {ebd:.3e} > epsilon {:.1e}", entry.epsilon))
+        Verdict::Fail(format!(
+            "errorByDof {ebd:.3e} > epsilon {:.1e}",
+            entry.epsilon
+        ))
     } else if worst_motion > 0.1 {
-        Verdict::Fail(format!("motion check: deviation is {:.1}% of the reference motion (limit 10%)", worst_motion * 100.0))
+        Verdict::Fail(format!(
+            "motion check: deviation is {:.1}% of the reference motion (limit 10%)",
+            worst_motion * 100.0
+        ))
     } else {
         Verdict::Pass
     };
@@ -135,5 +190,7 @@ pub fn matches(scene: &str, pattern: Option<&str>) -> bool {
 
 /// Reference folder of a list in a SOFA-like tree.
 pub fn default_refs(list: &Path) -> Option<PathBuf> {
-    list.ancestors().find(|a| a.join("references").is_dir()).map(Path::to_path_buf)
+    list.ancestors()
+        .find(|a| a.join("references").is_dir())
+        .map(Path::to_path_buf)
 }

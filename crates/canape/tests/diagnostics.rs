@@ -1,0 +1,363 @@
+//! Bad input gets clear diagnostics (file, line, component, suggestion), never a panic.
+
+use canape::core::diag::Severity;
+use canape::{load_scene, LoadOptions, Simulation};
+use std::path::PathBuf;
+
+fn write(name: &str, text: &str) -> PathBuf {
+    let dir = std::env::temp_dir().join(format!("canape-diag-{}", std::process::id()));
+    std::fs::create_dir_all(&dir).unwrap();
+    let p = dir.join(name);
+    std::fs::write(&p, text).unwrap();
+    p
+}
+
+fn load(name: &str, text: &str) -> Simulation {
+    let p = write(name, text);
+    load_scene(&p, &LoadOptions::default()).unwrap_or_else(|e| panic!("{name} should load: {e}"))
+}
+
+fn messages(sim: &Simulation, sev: Severity) -> Vec<String> {
+    sim.diagnostics
+        .iter()
+        .filter(|d| d.severity == sev)
+        .map(|d| d.to_string())
+        .collect()
+}
+
+const BEAM: &str = r#"<Node name="root" dt="0.02">
+  <DefaultAnimationLoop/>
+  <Node name="Beam">
+    <EulerImplicitSolver/>
+    <CGLinearSolver iterations="50" tolerance="1e-9" threshold="1e-12"/>
+    <RegularGridTopology name="grid" min="0 0 0" max="4 1 1" n="5 2 2"/>
+    <MechanicalObject name="dofs"/>
+    <UniformMass totalMass="1"/>
+    <HexahedronFEMForceField name="FEM" youngModulus="1000" poissonRatio="0.3"/>
+    <FixedProjectiveConstraint indices="0 5 10 15"/>
+  </Node>
+</Node>
+"#;
+
+#[test]
+fn a_valid_scene_has_no_warnings() {
+    let sim = load("ok.scn", BEAM);
+    assert!(sim.diagnostics.is_empty(), "{:?}", sim.diagnostics);
+}
+
+#[test]
+fn malformed_xml_names_file_and_line() {
+    let p = write(
+        "bad.scn",
+        "<Node name=\"root\">\n  <MechanicalObject>\n</Node>\n",
+    );
+    let e = match load_scene(&p, &LoadOptions::default()) {
+        Err(e) => e,
+        Ok(_) => panic!("malformed XML must not load"),
+    };
+    let s = e.to_string();
+    assert!(s.contains("bad.scn:3"), "{s}");
+    assert!(s.contains("does not match <MechanicalObject>"), "{s}");
+}
+
+#[test]
+fn missing_scene_file_is_an_error() {
+    let e = load_scene(
+        std::path::Path::new("/nonexistent/scene.scn"),
+        &LoadOptions::default(),
+    )
+    .err()
+    .expect("error");
+    assert!(e.to_string().contains("cannot read scene file"));
+}
+
+#[test]
+fn missing_mesh_file_is_reported_and_the_scene_still_loads() {
+    let sim = load(
+        "missing.scn",
+        "<Node name=\"root\">\n  <DefaultAnimationLoop/>\n  <MeshGmshLoader name=\"loader\" filename=\"mesh/nothere.msh\"/>\n  <MechanicalObject src=\"@loader\"/>\n</Node>\n",
+    );
+    let errs = messages(&sim, Severity::Error);
+    assert_eq!(errs.len(), 1, "{errs:?}");
+    assert!(errs[0].contains("missing.scn:3"), "{}", errs[0]);
+    assert!(
+        errs[0].contains("/root/loader (MeshGmshLoader)"),
+        "{}",
+        errs[0]
+    );
+    assert!(
+        errs[0].contains("file 'mesh/nothere.msh' not found"),
+        "{}",
+        errs[0]
+    );
+    assert!(errs[0].contains("SOFA_DATA_PATH"), "{}", errs[0]);
+}
+
+#[test]
+fn unknown_component_suggests_the_closest_names() {
+    let sim = load(
+        "unknown.scn",
+        &BEAM.replace(
+            "<HexahedronFEMForceField name",
+            "<HexahedronFEMForcefield name",
+        ),
+    );
+    let errs = messages(&sim, Severity::Error);
+    assert!(
+        errs.iter().any(
+            |e| e.contains("unknown component 'HexahedronFEMForcefield'")
+                && e.contains("did you mean 'HexahedronFEMForceField'")
+                && e.contains("unknown.scn:9")
+        ),
+        "{errs:?}"
+    );
+    // the rest of the scene still runs
+    let mut sim = sim;
+    sim.step();
+}
+
+#[test]
+fn unknown_attribute_is_a_warning_with_suggestion() {
+    let sim = load("attr.scn", &BEAM.replace("youngModulus=", "youngModulu="));
+    let w = messages(&sim, Severity::Warning);
+    assert!(
+        w.iter()
+            .any(|m| m.contains("unknown attribute 'youngModulu'")
+                && m.contains("did you mean 'youngModulus'")
+                && m.contains("/root/Beam/FEM (HexahedronFEMForceField)")),
+        "{w:?}"
+    );
+}
+
+#[test]
+fn unparsable_value_keeps_the_default_with_a_warning() {
+    let sim = load(
+        "value.scn",
+        &BEAM.replace("poissonRatio=\"0.3\"", "poissonRatio=\"abc\""),
+    );
+    let w = messages(&sim, Severity::Warning);
+    assert!(
+        w.iter().any(
+            |m| m.contains("could not read value for Data 'poissonRatio'")
+                && m.contains("'abc'")
+                && m.contains("0.45")
+        ),
+        "{w:?}"
+    );
+}
+
+#[test]
+fn broken_link_is_an_error() {
+    let sim = load(
+        "link.scn",
+        &BEAM.replace("indices=\"0 5 10 15\"", "indices=\"@nobox.indices\""),
+    );
+    let errs = messages(&sim, Severity::Error);
+    assert!(
+        errs.iter().any(|e| e.contains("broken link")
+            && e.contains("@nobox.indices")
+            && e.contains("FixedProjectiveConstraint")),
+        "{errs:?}"
+    );
+}
+
+#[test]
+fn wrong_template_is_an_error() {
+    let sim = load(
+        "tpl.scn",
+        &BEAM.replace(
+            "<MechanicalObject name=\"dofs\"/>",
+            "<MechanicalObject name=\"dofs\" template=\"Vec4d\"/>",
+        ),
+    );
+    let errs = messages(&sim, Severity::Error);
+    assert!(
+        errs.iter()
+            .any(|e| e.contains("unknown template 'Vec4d'") && e.contains("tpl.scn:7")),
+        "{errs:?}"
+    );
+}
+
+#[test]
+fn renamed_and_removed_components() {
+    let sim = load(
+        "renamed.scn",
+        &BEAM.replace("<FixedProjectiveConstraint", "<FixedConstraint"),
+    );
+    let w = messages(&sim, Severity::Warning);
+    assert!(
+        w.iter()
+            .any(|m| m
+                .contains("'FixedConstraint' is the former name of 'FixedProjectiveConstraint'")),
+        "{w:?}"
+    );
+    assert!(!sim.diagnostics.has_errors());
+    let sim = load(
+        "removed.scn",
+        &BEAM.replace("<EulerImplicitSolver/>", "<EulerImplicit/>"),
+    );
+    let errs = messages(&sim, Severity::Error);
+    assert!(
+        errs.iter()
+            .any(|e| e.contains("removed in SOFA v24.12") && e.contains("EulerImplicitSolver")),
+        "{errs:?}"
+    );
+}
+
+#[test]
+fn missing_animation_loop_is_added() {
+    let sim = load(
+        "noloop.scn",
+        &BEAM.replace("  <DefaultAnimationLoop/>\n", ""),
+    );
+    let w = messages(&sim, Severity::Warning);
+    assert!(
+        w.iter()
+            .any(|m| m.contains("DefaultAnimationLoop was added")),
+        "{w:?}"
+    );
+    let root = sim.scene.root();
+    let first = sim.scene.node(root).components[0];
+    assert_eq!(sim.scene.info(first).class, "DefaultAnimationLoop");
+}
+
+#[test]
+fn missing_include_is_an_error() {
+    let sim = load("inc.scn", "<Node name=\"root\">\n  <DefaultAnimationLoop/>\n  <include href=\"nope.xml\"/>\n</Node>\n");
+    let errs = messages(&sim, Severity::Error);
+    assert!(
+        errs.iter()
+            .any(|e| e.contains("included file 'nope.xml' not found") && e.contains("inc.scn:3")),
+        "{errs:?}"
+    );
+}
+
+#[test]
+fn include_and_macro_with_attribute_replacement() {
+    let dir = std::env::temp_dir().join(format!("canape-diag-{}", std::process::id()));
+    std::fs::create_dir_all(dir.join("Objects")).unwrap();
+    std::fs::write(dir.join("Objects/Clamp.xml"), "<Node name=\"Group\">\n  <BoxROI name=\"box_roi\" box=\"0 0 0 1 1 1\"/>\n  <FixedProjectiveConstraint indices=\"@[-1].indices\"/>\n</Node>\n").unwrap();
+    std::fs::write(
+        dir.join("part.xml"),
+        "<Node name=\"Group\">\n  <UniformMass totalMass=\"1\"/>\n</Node>\n",
+    )
+    .unwrap();
+    let scene = BEAM
+        .replace(
+            "<UniformMass totalMass=\"1\"/>",
+            "<include href=\"part.xml\" totalMass=\"2\"/>",
+        )
+        .replace(
+            "<FixedProjectiveConstraint indices=\"0 5 10 15\"/>",
+            "<Clamp box=\"-0.1 -0.1 -0.1 0.1 1.1 1.1\"/>",
+        );
+    let sim = load("macro.scn", &scene);
+    assert!(!sim.diagnostics.has_errors(), "{:?}", sim.diagnostics);
+    let c = sim
+        .scene
+        .components
+        .iter()
+        .find(|c| c.class == "UniformMass")
+        .unwrap();
+    let _ = c;
+    let fixed = sim.scene.projective[0].as_ref().unwrap();
+    assert_eq!(
+        fixed.fixed_scalar_dofs(3).len(),
+        4 * 3,
+        "the macro's box selects the 4 points at x=0"
+    );
+    let mass = sim
+        .scene
+        .components
+        .iter()
+        .position(|c| c.class == "UniformMass")
+        .unwrap();
+    let m = sim
+        .scene
+        .component(canape::core::scene::ComponentId(mass as u32))
+        .unwrap();
+    assert_eq!(m.data().real("totalMass"), 2.0);
+}
+
+#[test]
+fn non_finite_state_is_detected() {
+    let mut sim = load(
+        "nan.scn",
+        &BEAM
+            .replace(
+                "<UniformMass totalMass=\"1\"/>",
+                "<UniformMass totalMass=\"1e300\"/>",
+            )
+            .replace("dt=\"0.02\"", "dt=\"0.02\" gravity=\"0 -1e300 0\""),
+    );
+    for _ in 0..5 {
+        sim.step();
+    }
+    let bad = sim.find_non_finite();
+    assert!(
+        bad.as_deref()
+            .is_some_and(|b| b.contains("/root/Beam/dofs")),
+        "{bad:?}"
+    );
+}
+
+#[test]
+fn non_finite_input_is_an_error() {
+    let sim = load(
+        "naninput.scn",
+        &BEAM.replace(
+            "<MechanicalObject name=\"dofs\"/>",
+            "<MechanicalObject name=\"dofs\" position=\"0 0 0 nan 1 1\"/>",
+        ),
+    );
+    let errs = messages(&sim, Severity::Error);
+    assert!(
+        errs.iter()
+            .any(|e| e.contains("non-finite") && e.contains("/root/Beam/dofs")),
+        "{errs:?}"
+    );
+}
+
+#[test]
+fn mutated_scenes_never_panic() {
+    // deterministic mutations of a valid scene: deletions, duplications, character swaps
+    let base = BEAM.as_bytes().to_vec();
+    let mut seed: u64 = 42;
+    let mut next = |m: usize| {
+        seed = seed
+            .wrapping_mul(6364136223846793005)
+            .wrapping_add(1442695040888963407);
+        ((seed >> 33) as usize) % m.max(1)
+    };
+    for i in 0..300 {
+        let mut t = base.clone();
+        for _ in 0..1 + next(3) {
+            let pos = next(t.len());
+            match next(4) {
+                0 => {
+                    let len = 1 + next(8);
+                    t.drain(pos..(pos + len).min(t.len()));
+                }
+                1 => {
+                    let c = t[pos];
+                    t.insert(pos, c);
+                }
+                2 => t[pos] = b"<>/\"= @.-019eNx"[next(15)],
+                _ => {
+                    let q = next(t.len());
+                    t.swap(pos, q);
+                }
+            }
+        }
+        let text = String::from_utf8_lossy(&t).into_owned();
+        let p = write(&format!("mut{i}.scn"), &text);
+        let r = std::panic::catch_unwind(|| {
+            if let Ok(mut s) = load_scene(&p, &LoadOptions::default()) {
+                for _ in 0..3 {
+                    s.step();
+                }
+            }
+        });
+        assert!(r.is_ok(), "panic on mutated scene {i}:\n{text}");
+    }
+}
