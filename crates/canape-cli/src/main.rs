@@ -61,6 +61,100 @@ enum Cmd {
         #[arg(long = "data-path")]
         data_path: Vec<PathBuf>,
     },
+    /// Time scenes per step (median, spread, phases, peak memory) next to SOFA's times.
+    Bench {
+        scenes: Vec<PathBuf>,
+        /// Timed steps per scene (default: SOFA's count with --suite, else 200).
+        #[arg(short = 'n', long = "steps")]
+        steps: Option<usize>,
+        /// Untimed steps first.
+        #[arg(long, default_value_t = 10)]
+        warmup: usize,
+        /// Worker threads (the step is sequential for now).
+        #[arg(long, default_value_t = 1)]
+        threads: usize,
+        /// SOFA's perf list (`perf.scenes`): bench every scene Canapé supports.
+        #[arg(long)]
+        suite: Option<PathBuf>,
+        /// SOFA's times on this machine kind (default: sofa-here.tsv beside the suite, or found from the scene path).
+        #[arg(long = "sofa-times")]
+        sofa_times: Option<PathBuf>,
+        /// Write results as JSON.
+        #[arg(long)]
+        json: Option<PathBuf>,
+        #[arg(long = "data-path")]
+        data_path: Vec<PathBuf>,
+    },
+}
+
+fn bench(scenes: Vec<PathBuf>, steps: Option<usize>, warmup: usize, threads: usize, suite: Option<PathBuf>, sofa_times: Option<PathBuf>, json: Option<PathBuf>, data_path: Vec<PathBuf>) -> ExitCode {
+    use canape::bench::{bench_scene, perf_suite, sofa_times as read_times, to_json};
+    if threads > 1 {
+        eprintln!("note: --threads {threads}: the step runs on one thread for now");
+    }
+    let mut list: Vec<(PathBuf, usize)> = scenes.into_iter().map(|s| (s, steps.unwrap_or(200))).collect();
+    let mut tsv = sofa_times;
+    if let Some(s) = &suite {
+        match perf_suite(s) {
+            Ok(v) => list.extend(v.into_iter().map(|(p, n)| (p, steps.unwrap_or(n)))),
+            Err(e) => {
+                eprintln!("error: {e}");
+                return ExitCode::from(2);
+            }
+        }
+        if tsv.is_none() {
+            tsv = s.parent().map(|d| d.join("sofa-here.tsv"));
+        }
+    }
+    if tsv.is_none() {
+        tsv = list.first().and_then(|(p, _)| p.ancestors().find(|a| a.join("perf/sofa-here.tsv").is_file()).map(|a| a.join("perf/sofa-here.tsv")));
+    }
+    let times = tsv.as_deref().map(read_times).unwrap_or_default();
+    if list.is_empty() {
+        eprintln!("error: give scenes or --suite");
+        return ExitCode::from(2);
+    }
+    let opts = LoadOptions { data_paths: data_path, dt: None };
+    println!("{:<70} {:>6} {:>9} {:>9} {:>9} {:>9} {:>8} {:>9} {:>7}", "scene", "steps", "median", "min", "max", "SOFA", "SOFA/us", "peakMB", "");
+    let mut results = Vec::new();
+    let mut ratios = Vec::new();
+    for (p, n) in list {
+        let r = bench_scene(&p, n, warmup, &opts, &times);
+        let short = p.to_string_lossy().split("examples/").last().unwrap_or("").to_string();
+        let short = if short.is_empty() { p.display().to_string() } else { short };
+        match &r.error {
+            Some(e) => println!("{:<70} unsupported: {}", short, e.chars().take(120).collect::<String>()),
+            None => {
+                if let Some(x) = r.speedup() {
+                    ratios.push(x);
+                }
+                println!(
+                    "{:<70} {:>6} {:>9.3} {:>9.3} {:>9.3} {:>9} {:>8} {:>9}  {}",
+                    short,
+                    r.steps,
+                    r.median_ms,
+                    r.min_ms,
+                    r.max_ms,
+                    r.sofa_ms.map(|v| format!("{v:.3}")).unwrap_or("-".into()),
+                    r.speedup().map(|v| format!("{v:.2}x")).unwrap_or("-".into()),
+                    r.peak_rss_mb.map(|v| format!("{v:.0}")).unwrap_or("-".into()),
+                    r.phases_ms.iter().map(|(k, v)| format!("{k} {v:.3}")).collect::<Vec<_>>().join(", ")
+                );
+            }
+        }
+        results.push(r);
+    }
+    if !ratios.is_empty() {
+        let g = (ratios.iter().map(|x| x.ln()).sum::<f64>() / ratios.len() as f64).exp();
+        println!("geometric mean of SOFA/Canapé per-step time over {} scenes: {g:.2}x (peak memory is the process peak so far)", ratios.len());
+    }
+    if let Some(j) = json {
+        if let Err(e) = std::fs::write(&j, to_json(&results)) {
+            eprintln!("error: cannot write {}: {e}", j.display());
+            return ExitCode::from(1);
+        }
+    }
+    ExitCode::SUCCESS
 }
 
 fn print_diagnostics(sim: &Simulation) {
@@ -298,5 +392,6 @@ fn main() -> ExitCode {
             only,
             data_path,
         }) => regress(list, refs, only, data_path),
+        Some(Cmd::Bench { scenes, steps, warmup, threads, suite, sofa_times, json, data_path }) => bench(scenes, steps, warmup, threads, suite, sofa_times, json, data_path),
     }
 }

@@ -1,6 +1,7 @@
 //! Canapé facade: the registry of every built-in component, scene loading from a file in one
 //! call, state recording in SOFA's format, and the regression runner.
 
+pub mod bench;
 pub mod record;
 pub mod registry;
 pub mod regression;

@@ -1,0 +1,138 @@
+//! Benchmarking scenes: per-step wall time (median and spread), time per phase, peak memory, and
+//! SOFA's per-step time on this machine kind (`sofa-here.tsv`) with the ratio.
+
+use crate::{load_scene, LoadOptions};
+use std::path::{Path, PathBuf};
+use std::time::Instant;
+
+/// Result of benchmarking one scene.
+#[derive(Clone, Debug)]
+pub struct BenchResult {
+    pub scene: String,
+    pub steps: usize,
+    pub median_ms: f64,
+    pub min_ms: f64,
+    pub max_ms: f64,
+    pub phases_ms: Vec<(&'static str, f64)>,
+    pub peak_rss_mb: Option<f64>,
+    pub sofa_ms: Option<f64>,
+    pub error: Option<String>,
+}
+
+impl BenchResult {
+    /// SOFA time divided by ours (> 1 means Canapé is faster).
+    pub fn speedup(&self) -> Option<f64> {
+        self.sofa_ms.map(|s| s / self.median_ms)
+    }
+}
+
+/// Peak resident memory of this process (Linux), in MB.
+pub fn peak_rss_mb() -> Option<f64> {
+    let s = std::fs::read_to_string("/proc/self/status").ok()?;
+    let l = s.lines().find(|l| l.starts_with("VmHWM:"))?;
+    let kb: f64 = l.split_whitespace().nth(1)?.parse().ok()?;
+    Some(kb / 1024.0)
+}
+
+/// SOFA's per-step times: `scene path (relative to the SOFA tree) -> ms`.
+pub fn sofa_times(tsv: &Path) -> Vec<(String, f64)> {
+    let Ok(t) = std::fs::read_to_string(tsv) else { return Vec::new() };
+    t.lines()
+        .filter(|l| !l.starts_with('#') && !l.starts_with("scene"))
+        .filter_map(|l| {
+            let f: Vec<&str> = l.split('\t').collect();
+            Some((f.first()?.to_string(), f.get(2)?.parse().ok()?))
+        })
+        .collect()
+}
+
+/// Find SOFA's time for a scene path by matching the end of the path.
+pub fn sofa_time_for(times: &[(String, f64)], scene: &Path) -> Option<f64> {
+    let s = scene.to_string_lossy().replace('\\', "/");
+    times.iter().find(|(k, _)| s.ends_with(k.as_str())).map(|(_, v)| *v)
+}
+
+/// Run `warmup` steps, then time `steps` steps one by one.
+pub fn bench_scene(path: &Path, steps: usize, warmup: usize, opts: &LoadOptions, sofa: &[(String, f64)]) -> BenchResult {
+    let mut r = BenchResult {
+        scene: path.display().to_string(),
+        steps,
+        median_ms: f64::NAN,
+        min_ms: f64::NAN,
+        max_ms: f64::NAN,
+        phases_ms: Vec::new(),
+        peak_rss_mb: None,
+        sofa_ms: sofa_time_for(sofa, path),
+        error: None,
+    };
+    let mut sim = match load_scene(path, opts) {
+        Ok(s) => s,
+        Err(e) => {
+            r.error = Some(e.to_string().lines().next().unwrap_or("load failed").to_string());
+            return r;
+        }
+    };
+    if let Some(e) = sim.diagnostics.errors().next() {
+        r.error = Some(e.to_string());
+        return r;
+    }
+    for _ in 0..warmup {
+        sim.step();
+    }
+    sim.times = Default::default();
+    let mut per = Vec::with_capacity(steps);
+    for _ in 0..steps {
+        let t = Instant::now();
+        sim.step();
+        per.push(t.elapsed().as_secs_f64() * 1000.0);
+    }
+    per.sort_by(f64::total_cmp);
+    if !per.is_empty() {
+        r.median_ms = per[per.len() / 2];
+        r.min_ms = per[0];
+        r.max_ms = per[per.len() - 1];
+    }
+    let t = &sim.times;
+    let ms = |d: std::time::Duration| d.as_secs_f64() * 1000.0 / t.steps.max(1) as f64;
+    r.phases_ms = vec![("forces", ms(t.force)), ("assembly", ms(t.assembly)), ("linear solve", ms(t.solve)), ("projection", ms(t.projection)), ("other", ms(t.other))];
+    r.peak_rss_mb = peak_rss_mb();
+    r
+}
+
+/// Scenes of SOFA's `perf.scenes` (path relative to the SOFA tree, last step).
+pub fn perf_suite(list: &Path) -> Result<Vec<(PathBuf, usize)>, String> {
+    let t = std::fs::read_to_string(list).map_err(|e| format!("cannot read {}: {e}", list.display()))?;
+    let root = list.parent().and_then(Path::parent).ok_or("perf.scenes must lie in <sofa>/perf/")?;
+    Ok(t.lines()
+        .filter(|l| !l.trim().is_empty() && !l.starts_with('#'))
+        .filter_map(|l| {
+            let f: Vec<&str> = l.split_whitespace().collect();
+            Some((root.join(f.first()?), f.get(2)?.parse().ok()?))
+        })
+        .collect())
+}
+
+/// JSON text of results (hand-written: a handful of flat records).
+pub fn to_json(results: &[BenchResult]) -> String {
+    let num = |v: Option<f64>| v.filter(|x| x.is_finite()).map(|x| format!("{x}")).unwrap_or("null".into());
+    let mut s = String::from("[\n");
+    for (i, r) in results.iter().enumerate() {
+        let phases: Vec<String> = r.phases_ms.iter().map(|(k, v)| format!("\"{k}\": {v}")).collect();
+        s.push_str(&format!(
+            "  {{\"scene\": {:?}, \"steps\": {}, \"median_ms\": {}, \"min_ms\": {}, \"max_ms\": {}, \"phases_ms\": {{{}}}, \"peak_rss_mb\": {}, \"sofa_ms\": {}, \"sofa_over_canape\": {}, \"error\": {}}}{}\n",
+            r.scene,
+            r.steps,
+            num(Some(r.median_ms)),
+            num(Some(r.min_ms)),
+            num(Some(r.max_ms)),
+            phases.join(", "),
+            num(r.peak_rss_mb),
+            num(r.sofa_ms),
+            num(r.speedup()),
+            r.error.as_ref().map(|e| format!("{e:?}")).unwrap_or("null".into()),
+            if i + 1 < results.len() { "," } else { "" }
+        ));
+    }
+    s.push(']');
+    s
+}
