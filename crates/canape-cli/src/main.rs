@@ -87,12 +87,24 @@ enum Cmd {
     },
 }
 
-fn bench(scenes: Vec<PathBuf>, steps: Option<usize>, warmup: usize, threads: usize, suite: Option<PathBuf>, sofa_times: Option<PathBuf>, json: Option<PathBuf>, data_path: Vec<PathBuf>) -> ExitCode {
+fn bench(
+    scenes: Vec<PathBuf>,
+    steps: Option<usize>,
+    warmup: usize,
+    threads: usize,
+    suite: Option<PathBuf>,
+    sofa_times: Option<PathBuf>,
+    json: Option<PathBuf>,
+    data_path: Vec<PathBuf>,
+) -> ExitCode {
     use canape::bench::{bench_scene, perf_suite, sofa_times as read_times, to_json};
     if threads > 1 {
         eprintln!("note: --threads {threads}: the step runs on one thread for now");
     }
-    let mut list: Vec<(PathBuf, usize)> = scenes.into_iter().map(|s| (s, steps.unwrap_or(200))).collect();
+    let mut list: Vec<(PathBuf, usize)> = scenes
+        .into_iter()
+        .map(|s| (s, steps.unwrap_or(200)))
+        .collect();
     let mut tsv = sofa_times;
     if let Some(s) = &suite {
         match perf_suite(s) {
@@ -107,23 +119,46 @@ fn bench(scenes: Vec<PathBuf>, steps: Option<usize>, warmup: usize, threads: usi
         }
     }
     if tsv.is_none() {
-        tsv = list.first().and_then(|(p, _)| p.ancestors().find(|a| a.join("perf/sofa-here.tsv").is_file()).map(|a| a.join("perf/sofa-here.tsv")));
+        tsv = list.first().and_then(|(p, _)| {
+            p.ancestors()
+                .find(|a| a.join("perf/sofa-here.tsv").is_file())
+                .map(|a| a.join("perf/sofa-here.tsv"))
+        });
     }
     let times = tsv.as_deref().map(read_times).unwrap_or_default();
     if list.is_empty() {
         eprintln!("error: give scenes or --suite");
         return ExitCode::from(2);
     }
-    let opts = LoadOptions { data_paths: data_path, dt: None };
-    println!("{:<70} {:>6} {:>9} {:>9} {:>9} {:>9} {:>8} {:>9} {:>7}", "scene", "steps", "median", "min", "max", "SOFA", "SOFA/us", "peakMB", "");
+    let opts = LoadOptions {
+        data_paths: data_path,
+        dt: None,
+    };
+    println!(
+        "{:<70} {:>6} {:>9} {:>9} {:>9} {:>9} {:>8} {:>9} {:>7}",
+        "scene", "steps", "median", "min", "max", "SOFA", "SOFA/us", "peakMB", ""
+    );
     let mut results = Vec::new();
     let mut ratios = Vec::new();
     for (p, n) in list {
         let r = bench_scene(&p, n, warmup, &opts, &times);
-        let short = p.to_string_lossy().split("examples/").last().unwrap_or("").to_string();
-        let short = if short.is_empty() { p.display().to_string() } else { short };
+        let short = p
+            .to_string_lossy()
+            .split("examples/")
+            .last()
+            .unwrap_or("")
+            .to_string();
+        let short = if short.is_empty() {
+            p.display().to_string()
+        } else {
+            short
+        };
         match &r.error {
-            Some(e) => println!("{:<70} unsupported: {}", short, e.chars().take(120).collect::<String>()),
+            Some(e) => println!(
+                "{:<70} unsupported: {}",
+                short,
+                e.chars().take(120).collect::<String>()
+            ),
             None => {
                 if let Some(x) = r.speedup() {
                     ratios.push(x);
@@ -136,9 +171,17 @@ fn bench(scenes: Vec<PathBuf>, steps: Option<usize>, warmup: usize, threads: usi
                     r.min_ms,
                     r.max_ms,
                     r.sofa_ms.map(|v| format!("{v:.3}")).unwrap_or("-".into()),
-                    r.speedup().map(|v| format!("{v:.2}x")).unwrap_or("-".into()),
-                    r.peak_rss_mb.map(|v| format!("{v:.0}")).unwrap_or("-".into()),
-                    r.phases_ms.iter().map(|(k, v)| format!("{k} {v:.3}")).collect::<Vec<_>>().join(", ")
+                    r.speedup()
+                        .map(|v| format!("{v:.2}x"))
+                        .unwrap_or("-".into()),
+                    r.peak_rss_mb
+                        .map(|v| format!("{v:.0}"))
+                        .unwrap_or("-".into()),
+                    r.phases_ms
+                        .iter()
+                        .map(|(k, v)| format!("{k} {v:.3}"))
+                        .collect::<Vec<_>>()
+                        .join(", ")
                 );
             }
         }
@@ -392,6 +435,17 @@ fn main() -> ExitCode {
             only,
             data_path,
         }) => regress(list, refs, only, data_path),
-        Some(Cmd::Bench { scenes, steps, warmup, threads, suite, sofa_times, json, data_path }) => bench(scenes, steps, warmup, threads, suite, sofa_times, json, data_path),
+        Some(Cmd::Bench {
+            scenes,
+            steps,
+            warmup,
+            threads,
+            suite,
+            sofa_times,
+            json,
+            data_path,
+        }) => bench(
+            scenes, steps, warmup, threads, suite, sofa_times, json, data_path,
+        ),
     }
 }

@@ -36,7 +36,9 @@ pub fn peak_rss_mb() -> Option<f64> {
 
 /// SOFA's per-step times: `scene path (relative to the SOFA tree) -> ms`.
 pub fn sofa_times(tsv: &Path) -> Vec<(String, f64)> {
-    let Ok(t) = std::fs::read_to_string(tsv) else { return Vec::new() };
+    let Ok(t) = std::fs::read_to_string(tsv) else {
+        return Vec::new();
+    };
     t.lines()
         .filter(|l| !l.starts_with('#') && !l.starts_with("scene"))
         .filter_map(|l| {
@@ -49,11 +51,20 @@ pub fn sofa_times(tsv: &Path) -> Vec<(String, f64)> {
 /// Find SOFA's time for a scene path by matching the end of the path.
 pub fn sofa_time_for(times: &[(String, f64)], scene: &Path) -> Option<f64> {
     let s = scene.to_string_lossy().replace('\\', "/");
-    times.iter().find(|(k, _)| s.ends_with(k.as_str())).map(|(_, v)| *v)
+    times
+        .iter()
+        .find(|(k, _)| s.ends_with(k.as_str()))
+        .map(|(_, v)| *v)
 }
 
 /// Run `warmup` steps, then time `steps` steps one by one.
-pub fn bench_scene(path: &Path, steps: usize, warmup: usize, opts: &LoadOptions, sofa: &[(String, f64)]) -> BenchResult {
+pub fn bench_scene(
+    path: &Path,
+    steps: usize,
+    warmup: usize,
+    opts: &LoadOptions,
+    sofa: &[(String, f64)],
+) -> BenchResult {
     let mut r = BenchResult {
         scene: path.display().to_string(),
         steps,
@@ -68,7 +79,13 @@ pub fn bench_scene(path: &Path, steps: usize, warmup: usize, opts: &LoadOptions,
     let mut sim = match load_scene(path, opts) {
         Ok(s) => s,
         Err(e) => {
-            r.error = Some(e.to_string().lines().next().unwrap_or("load failed").to_string());
+            r.error = Some(
+                e.to_string()
+                    .lines()
+                    .next()
+                    .unwrap_or("load failed")
+                    .to_string(),
+            );
             return r;
         }
     };
@@ -94,15 +111,25 @@ pub fn bench_scene(path: &Path, steps: usize, warmup: usize, opts: &LoadOptions,
     }
     let t = &sim.times;
     let ms = |d: std::time::Duration| d.as_secs_f64() * 1000.0 / t.steps.max(1) as f64;
-    r.phases_ms = vec![("forces", ms(t.force)), ("assembly", ms(t.assembly)), ("linear solve", ms(t.solve)), ("projection", ms(t.projection)), ("other", ms(t.other))];
+    r.phases_ms = vec![
+        ("forces", ms(t.force)),
+        ("assembly", ms(t.assembly)),
+        ("linear solve", ms(t.solve)),
+        ("projection", ms(t.projection)),
+        ("other", ms(t.other)),
+    ];
     r.peak_rss_mb = peak_rss_mb();
     r
 }
 
 /// Scenes of SOFA's `perf.scenes` (path relative to the SOFA tree, last step).
 pub fn perf_suite(list: &Path) -> Result<Vec<(PathBuf, usize)>, String> {
-    let t = std::fs::read_to_string(list).map_err(|e| format!("cannot read {}: {e}", list.display()))?;
-    let root = list.parent().and_then(Path::parent).ok_or("perf.scenes must lie in <sofa>/perf/")?;
+    let t = std::fs::read_to_string(list)
+        .map_err(|e| format!("cannot read {}: {e}", list.display()))?;
+    let root = list
+        .parent()
+        .and_then(Path::parent)
+        .ok_or("perf.scenes must lie in <sofa>/perf/")?;
     Ok(t.lines()
         .filter(|l| !l.trim().is_empty() && !l.starts_with('#'))
         .filter_map(|l| {
@@ -114,10 +141,18 @@ pub fn perf_suite(list: &Path) -> Result<Vec<(PathBuf, usize)>, String> {
 
 /// JSON text of results (hand-written: a handful of flat records).
 pub fn to_json(results: &[BenchResult]) -> String {
-    let num = |v: Option<f64>| v.filter(|x| x.is_finite()).map(|x| format!("{x}")).unwrap_or("null".into());
+    let num = |v: Option<f64>| {
+        v.filter(|x| x.is_finite())
+            .map(|x| format!("{x}"))
+            .unwrap_or("null".into())
+    };
     let mut s = String::from("[\n");
     for (i, r) in results.iter().enumerate() {
-        let phases: Vec<String> = r.phases_ms.iter().map(|(k, v)| format!("\"{k}\": {v}")).collect();
+        let phases: Vec<String> = r
+            .phases_ms
+            .iter()
+            .map(|(k, v)| format!("\"{k}\": {v}"))
+            .collect();
         s.push_str(&format!(
             "  {{\"scene\": {:?}, \"steps\": {}, \"median_ms\": {}, \"min_ms\": {}, \"max_ms\": {}, \"phases_ms\": {{{}}}, \"peak_rss_mb\": {}, \"sofa_ms\": {}, \"sofa_over_canape\": {}, \"error\": {}}}{}\n",
             r.scene,
