@@ -55,6 +55,9 @@ impl FixedProjectiveConstraint {
         };
         self.n = st.size();
         self.ds = st.dof.deriv_size();
+        if self.data.real("endTime") >= 0.0 {
+            ctx.warn("endTime is not supported yet: the constraint acts for the whole simulation");
+        }
         self.fix_all = self.data.bool("fixAll");
         self.project_velocity = self.data.bool("activate_projectVelocity");
         let mut kept = Vec::new();

@@ -322,6 +322,15 @@ impl BarycentricMapping {
             ctx.error("the input has no topology with tetrahedra or hexahedra (other barycentric mappers are not supported yet)");
             return;
         };
+        if let Some(m) = topo.mesh().max_index() {
+            if m as usize >= rest.len() / 3 {
+                ctx.error(format!(
+                    "the input topology uses point {m}, but the input state has {} points",
+                    rest.len() / 3
+                ));
+                return;
+            }
+        }
         let Some(pts) = end_positions(scene, output) else {
             ctx.error("the mapping's output has no positions");
             return;
@@ -374,7 +383,7 @@ impl OglModel {
             .with("quads", DataKind::Ints(4), "", "Quads of the mesh")
             .with(
                 "translation",
-                DataKind::Reals(3),
+                DataKind::Vector(3),
                 "0 0 0",
                 "Initial Translation of the object",
             )

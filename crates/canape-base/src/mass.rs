@@ -78,7 +78,7 @@ impl UniformMass {
             .with("compute_mapping_inertia", DataKind::Bool, "0", "to be used if the mass is placed under a mapping")
             .with("showInitialCenterOfGravity", DataKind::Bool, "0", "display the initial center of gravity of the system")
             .with("showX0", DataKind::Bool, "0", "display the rest positions")
-            .with("localRange", DataKind::Ints(2), "-1 -1", "optional range of local DOF indices")
+            .with("localRange", DataKind::Vector(2), "-1 -1", "optional range of local DOF indices")
             .with("filename", DataKind::File, "", "rigid file to load the mass parameters")
             .with("topology", DataKind::Str, "", "link to the topology container");
         UniformMass {
@@ -101,6 +101,22 @@ impl UniformMass {
         let n = ctx.state().map(|s| s.size()).unwrap_or(0);
         let idx = self.data.ints("indices").to_vec();
         self.n = n;
+        let lr = self.data.reals("localRange").to_vec();
+        let idx = if lr.len() == 2
+            && lr[0] >= 0.0
+            && lr[1] > 0.0
+            && (lr[1] as usize) + 1 < n.max(1)
+            && lr[0] <= lr[1]
+        {
+            (lr[0] as u32..=lr[1] as u32).collect()
+        } else {
+            idx
+        };
+        if let Some(bad) = idx.iter().find(|&&i| i as usize >= n) {
+            ctx.warn(format!(
+                "index {bad} is out of range (the state has {n} points); such indices are ignored"
+            ));
+        }
         let count = if idx.is_empty() { n } else { idx.len() };
         self.indices = if idx.is_empty() { None } else { Some(idx) };
         let total_set = self.data.is_set("totalMass");
@@ -185,6 +201,9 @@ impl Mass for UniformMass {
     }
     fn rayleigh_mass(&self) -> f64 {
         self.rayleigh_mass
+    }
+    fn separate_gravity(&self) -> bool {
+        self.separate_gravity
     }
 }
 
@@ -415,6 +434,9 @@ impl Mass for DiagonalMass {
     }
     fn rayleigh_mass(&self) -> f64 {
         self.rayleigh_mass
+    }
+    fn separate_gravity(&self) -> bool {
+        self.separate_gravity
     }
 }
 
@@ -677,5 +699,8 @@ impl Mass for MeshMatrixMass {
     }
     fn rayleigh_mass(&self) -> f64 {
         self.rayleigh_mass
+    }
+    fn separate_gravity(&self) -> bool {
+        self.separate_gravity
     }
 }

@@ -192,8 +192,8 @@ impl RegularGridTopology {
             .with("nx", DataKind::Int, "0", "x grid resolution (legacy attribute, all of nx ny nz must be given)")
             .with("ny", DataKind::Int, "0", "y grid resolution (legacy attribute)")
             .with("nz", DataKind::Int, "0", "z grid resolution (legacy attribute)")
-            .with("min", DataKind::Reals(3), "0 0 0", "Min end of the diagonal")
-            .with("max", DataKind::Reals(3), "1 1 1", "Max end of the diagonal")
+            .with("min", DataKind::Vector(3), "0 0 0", "Min end of the diagonal")
+            .with("max", DataKind::Vector(3), "1 1 1", "Max end of the diagonal")
             .with("xmin", DataKind::Real, "0", "legacy: min x (all six bounds must be given)")
             .with("ymin", DataKind::Real, "0", "legacy: min y")
             .with("zmin", DataKind::Real, "0", "legacy: min z")
@@ -201,7 +201,7 @@ impl RegularGridTopology {
             .with("ymax", DataKind::Real, "1", "legacy: max y")
             .with("zmax", DataKind::Real, "1", "legacy: max z")
             .with("scale", DataKind::Real, "1", "legacy: scale applied to xmin..zmax")
-            .with("p0", DataKind::Reals(3), "0 0 0", "Offset all the grid points")
+            .with("p0", DataKind::Vector(3), "0 0 0", "Offset all the grid points")
             .with("cellWidth", DataKind::Real, "0", "if > 0 : dimension of each cell in the created grid. Otherwise, the cell size is computed based on min, max, and resolution n.")
             .with("computeHexaList", DataKind::Bool, "1", "put true if the list of Hexahedra is needed during init")
             .with("computeQuadList", DataKind::Bool, "1", "put true if the list of Quad is needed during init")
@@ -225,6 +225,11 @@ impl RegularGridTopology {
         let nv = d.ints("n");
         if nv.len() == 3 {
             n = [nv[0] as usize, nv[1] as usize, nv[2] as usize];
+        } else {
+            ctx.warn(format!(
+                "n has {} values, expected 3; using 2 2 2",
+                nv.len()
+            ));
         }
         if d.is_set("nx") && d.is_set("ny") && d.is_set("nz") {
             n = [
@@ -233,10 +238,16 @@ impl RegularGridTopology {
                 d.int("nz").max(0) as usize,
             ];
         }
-        let mut min = [0.0; 3];
-        let mut max = [1.0; 3];
-        min.copy_from_slice(&d.reals("min")[..3]);
-        max.copy_from_slice(&d.reals("max")[..3]);
+        let v3 = |k: &str, dflt: [f64; 3]| -> [f64; 3] {
+            let v = d.reals(k);
+            if v.len() == 3 {
+                [v[0], v[1], v[2]]
+            } else {
+                dflt
+            }
+        };
+        let mut min = v3("min", [0.0; 3]);
+        let mut max = v3("max", [1.0; 3]);
         let legacy = ["xmin", "ymin", "zmin", "xmax", "ymax", "zmax"];
         if legacy.iter().all(|k| d.is_set(k)) {
             // SOFA reads these legacy attributes as float32
@@ -250,12 +261,24 @@ impl RegularGridTopology {
         let cw = d.real("cellWidth");
         if cw > 0.0 {
             for k in 0..3 {
-                n[k] = ((max[k] - min[k]) / cw).ceil() as usize + 1;
+                let c = ((max[k] - min[k]) / cw).ceil();
+                n[k] = if c.is_finite() && c >= 0.0 && c < 1e7 {
+                    c as usize + 1
+                } else {
+                    0
+                };
             }
         }
         if n.iter().any(|&v| v < 1) {
             ctx.warn(format!("grid resolution {n:?} is invalid; reset to 2 2 2"));
             n = [2, 2, 2];
+        }
+        if n.iter().map(|&v| v as f64).product::<f64>() > 5e8 {
+            ctx.error(format!(
+                "grid resolution {n:?} asks for more than 5e8 points; the grid is left empty"
+            ));
+            self.mesh = Mesh::default();
+            return;
         }
         self.n = n;
         let mut p0 = [min[0], min[1], min[2]];
@@ -274,8 +297,7 @@ impl RegularGridTopology {
             }
         }
         if d.is_set("p0") {
-            let p = d.reals("p0");
-            p0 = [p[0], p[1], p[2]];
+            p0 = v3("p0", p0);
         }
         let (nx, ny, nz) = (n[0], n[1], n[2]);
         let mut points = Vec::with_capacity(nx * ny * nz);

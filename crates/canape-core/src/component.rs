@@ -59,6 +59,10 @@ pub trait Mass: Component {
     fn rayleigh_mass(&self) -> f64 {
         0.0
     }
+    /// Whether gravity is added to velocities by the solver (`separateGravity`) instead of as a force.
+    fn separate_gravity(&self) -> bool {
+        false
+    }
     /// Kinetic energy ½ vᵀ M v.
     fn kinetic_energy(&self, v: &[f64]) -> f64 {
         let mut mv = vec![0.0; v.len()];
@@ -129,6 +133,8 @@ pub trait MechanicalOps {
     fn add_mbk_v(&mut self, out: VecId, v: VecId, m: f64, k: f64);
     /// Zero constrained entries.
     fn project_response(&mut self, v: VecId);
+    /// v += dt·g on the states of masses with `separateGravity` (SOFA's addSeparateGravity).
+    fn add_separate_gravity(&mut self, dt: f64);
     /// a = b
     fn v_eq(&mut self, a: VecId, b: VecId);
     /// a *= f

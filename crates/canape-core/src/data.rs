@@ -18,6 +18,8 @@ pub enum DataKind {
     File,
     /// A list of reals, grouped by `width` (3 for a list of Vec3, 0 for free length).
     Reals(usize),
+    /// Exactly `n` reals (a Vec3 such as a translation, a box corner).
+    Vector(usize),
     /// A list of non-negative integers (indices), grouped by `width`.
     Ints(usize),
     /// A whitespace-separated list of words (e.g. display flags).
@@ -123,6 +125,16 @@ impl DataKind {
                 }
                 Ok(Value::Reals(out))
             }
+            DataKind::Vector(n) => {
+                let mut out = Vec::new();
+                for t in tokens(text) {
+                    out.push(parse_real(t).ok_or_else(|| format!("'{t}' is not a number"))?);
+                }
+                if out.len() != n {
+                    return Err(format!("{} numbers given, expected {n}", out.len()));
+                }
+                Ok(Value::Reals(out))
+            }
             DataKind::Ints(w) => {
                 let mut out = Vec::new();
                 for t in tokens(text) {
@@ -149,7 +161,7 @@ impl DataKind {
             DataKind::Int => Value::Int(0),
             DataKind::Real => Value::Real(0.0),
             DataKind::Str | DataKind::File => Value::Str(String::new()),
-            DataKind::Reals(_) => Value::Reals(Vec::new()),
+            DataKind::Reals(_) | DataKind::Vector(_) => Value::Reals(Vec::new()),
             DataKind::Ints(_) => Value::Ints(Vec::new()),
             DataKind::Words => Value::Words(Vec::new()),
         }
@@ -157,8 +169,27 @@ impl DataKind {
 
     /// Convert a value coming through a link into this kind when shapes are compatible.
     pub fn coerce(self, v: Value) -> Result<Value, String> {
+        let v = self.coerce_kind(v)?;
+        // a linked list must still fit this Data's shape
+        match (self, &v) {
+            (DataKind::Reals(w), Value::Reals(r)) if w > 1 && r.len() % w != 0 => Err(format!(
+                "{} numbers received, expected a multiple of {w}",
+                r.len()
+            )),
+            (DataKind::Vector(n), Value::Reals(r)) if r.len() != n => {
+                Err(format!("{} numbers received, expected {n}", r.len()))
+            }
+            (DataKind::Ints(w), Value::Ints(r)) if w > 1 && r.len() % w != 0 => Err(format!(
+                "{} indices received, expected a multiple of {w}",
+                r.len()
+            )),
+            _ => Ok(v),
+        }
+    }
+
+    fn coerce_kind(self, v: Value) -> Result<Value, String> {
         match (self, v) {
-            (DataKind::Reals(_), Value::Ints(i)) => {
+            (DataKind::Reals(_) | DataKind::Vector(_), Value::Ints(i)) => {
                 Ok(Value::Reals(i.into_iter().map(f64::from).collect()))
             }
             (DataKind::Ints(_), Value::Reals(r)) => Ok(Value::Ints(
@@ -174,7 +205,7 @@ impl DataKind {
                         | (DataKind::Int, Value::Int(_))
                         | (DataKind::Real, Value::Real(_))
                         | (DataKind::Str | DataKind::File, Value::Str(_))
-                        | (DataKind::Reals(_), Value::Reals(_))
+                        | (DataKind::Reals(_) | DataKind::Vector(_), Value::Reals(_))
                         | (DataKind::Ints(_), Value::Ints(_))
                         | (DataKind::Words, Value::Words(_))
                 );
@@ -403,6 +434,14 @@ mod tests {
             Value::Reals(vec![1., 2., 3., 4., 5., 6.])
         );
         assert!(DataKind::Reals(3).parse("1 2").is_err());
+        assert!(DataKind::Vector(3).parse("1 2 3 4").is_err());
+        assert!(DataKind::Vector(3).parse("").is_err());
+        assert!(DataKind::Reals(3)
+            .coerce(Value::Reals(vec![1.0; 4]))
+            .is_err());
+        assert!(DataKind::Vector(3)
+            .coerce(Value::Reals(vec![1.0; 3]))
+            .is_ok());
         assert!(DataKind::Ints(0).parse("1 -2").is_err());
         assert_eq!(DataKind::Bool.parse("true").unwrap(), Value::Bool(true));
         assert!(DataKind::Real.parse("abc").is_err());

@@ -82,31 +82,31 @@ impl MechanicalObject {
             .with("size", DataKind::Int, "0", "Size of the vectors")
             .with(
                 "translation",
-                DataKind::Reals(3),
+                DataKind::Vector(3),
                 "0 0 0",
                 "Translation of the DOFs",
             )
             .with(
                 "rotation",
-                DataKind::Reals(3),
+                DataKind::Vector(3),
                 "0 0 0",
                 "Rotation of the DOFs (Euler angles in degrees)",
             )
             .with(
                 "scale3d",
-                DataKind::Reals(3),
+                DataKind::Vector(3),
                 "1 1 1",
                 "Scale of the DOFs in 3 dimensions",
             )
             .with(
                 "translation2",
-                DataKind::Reals(3),
+                DataKind::Vector(3),
                 "0 0 0",
                 "Translation of the DOFs, applied after the rest position has been computed",
             )
             .with(
                 "rotation2",
-                DataKind::Reals(3),
+                DataKind::Vector(3),
                 "0 0 0",
                 "Rotation of the DOFs, applied after the rest position has been computed",
             )
@@ -256,6 +256,10 @@ impl MechanicalObject {
                 }
             }
         }
+        if pos.len() % cs != 0 {
+            warnings.push(format!("position has {} values, not a multiple of {cs}; the incomplete last point is dropped", pos.len()));
+            pos.truncate(pos.len() / cs * cs);
+        }
         let mut n = pos.len() / cs;
         let declared = self.data.int("size").max(0) as usize;
         if n == 0 && declared > 0 {
@@ -277,10 +281,12 @@ impl MechanicalObject {
         if !vel.is_empty() {
             if vel.len() == n * ds {
                 self.vecs[1] = vel.to_vec();
-            } else if vel.len() == ds {
-                // one value given: SOFA resizes by repeating it
-                for i in 0..n {
-                    self.vecs[1][i * ds..(i + 1) * ds].copy_from_slice(vel);
+            } else if vel.len() % ds == 0 && vel.len() < n * ds {
+                // shorter: SOFA pads with the last value given
+                let last = vel[vel.len() - ds..].to_vec();
+                self.vecs[1][..vel.len()].copy_from_slice(vel);
+                for i in vel.len() / ds..n {
+                    self.vecs[1][i * ds..(i + 1) * ds].copy_from_slice(&last);
                 }
             } else {
                 warnings.push(format!(
@@ -293,19 +299,32 @@ impl MechanicalObject {
         }
         // rest position: given explicitly, or a copy of position (before transforms are applied,
         // transforms are then applied to both as SOFA does)
-        let rest = self.data.reals("rest_position");
-        if rest.len() == n * cs && n > 0 {
-            self.vecs[4] = rest.to_vec();
-        } else {
-            self.vecs[4] = self.vecs[0].clone();
+        // rest position: given explicitly (kept as written), or a copy of the transformed position
+        let rest = self.data.reals("rest_position").to_vec();
+        let rest_given = rest.len() == n * cs && n > 0;
+        if !rest.is_empty() && !rest_given {
+            warnings.push(format!(
+                "rest_position has {} values, expected {}; the position is used instead",
+                rest.len(),
+                n * cs
+            ));
         }
         if self.dof == DofType::Vec3 {
             let s = self.data.reals("scale3d").to_vec();
             let r = self.data.reals("rotation").to_vec();
             let t = self.data.reals("translation").to_vec();
-            for id in [0usize, 4] {
-                apply_transform(&mut self.vecs[id], &s, &r, &t);
-            }
+            apply_transform(&mut self.vecs[0], &s, &r, &t);
+        }
+        self.vecs[4] = if rest_given {
+            rest
+        } else {
+            self.vecs[0].clone()
+        };
+        if self.dof == DofType::Vec3 {
+            // rotation2 then translation2, on the position only (after the rest position is set)
+            let r2 = self.data.reals("rotation2").to_vec();
+            let t2 = self.data.reals("translation2").to_vec();
+            apply_transform(&mut self.vecs[0], &[1.0, 1.0, 1.0], &r2, &t2);
         }
         warnings
     }

@@ -197,3 +197,95 @@ mod tests {
         assert!((m.diag - (lambda + 2.0 * mu)).abs() < 1e-9);
     }
 }
+
+/// What a FEM force field needs from its context at init: the rest positions (or `initialPoints`
+/// when given) and the elements of its topology (the `topology` link, or the context's).
+pub fn fem_inputs(
+    ctx: &mut canape_core::scene::InitContext<'_>,
+    data: &DataTable,
+    has_elements: fn(&canape_core::mesh::Mesh) -> bool,
+    what: &str,
+) -> Option<(Vec<f64>, canape_core::mesh::Mesh)> {
+    use canape_core::scene::Target;
+    let mstate = data.str("mstate").trim().to_string();
+    if !mstate.is_empty() {
+        let ctx_state = ctx.scene.context_state(ctx.node);
+        match ctx.linked(&mstate) {
+            Some(Target::Component(c)) if Some(c) == ctx_state => {}
+            _ => {
+                ctx.error(format!("mstate='{mstate}' must name the context's MechanicalObject: force fields act on the state of their node"));
+                return None;
+            }
+        }
+    }
+    let Some(st) = ctx.state() else {
+        ctx.error("no MechanicalObject in the context");
+        return None;
+    };
+    let n = st.size();
+    let mut rest = st.vec(canape_core::state::VecId::REST_POSITION).to_vec();
+    let ip = data.reals("initialPoints");
+    if data.is_set("initialPoints") && !ip.is_empty() {
+        if ip.len() == 3 * n {
+            rest = ip.to_vec();
+        } else {
+            ctx.warn(format!(
+                "initialPoints has {} values, expected {}; the rest positions are used",
+                ip.len(),
+                3 * n
+            ));
+        }
+    }
+    let link = data.str("topology").trim().to_string();
+    let mesh = if link.is_empty() {
+        match ctx.topology_where(has_elements) {
+            Some(t) => t.mesh().clone(),
+            None => {
+                ctx.error(format!("no topology with {what} in the context"));
+                return None;
+            }
+        }
+    } else {
+        match ctx.linked(&link) {
+            Some(Target::Component(c)) => match ctx.scene.topology(c) {
+                Some(t) if has_elements(t.mesh()) => t.mesh().clone(),
+                Some(_) => {
+                    ctx.error(format!("the topology '{link}' has no {what}"));
+                    return None;
+                }
+                None => {
+                    ctx.error(format!("topology='{link}' does not name a topology"));
+                    return None;
+                }
+            },
+            _ => {
+                ctx.error(format!("topology='{link}' names no object"));
+                return None;
+            }
+        }
+    };
+    if let Some(m) = mesh.max_index() {
+        if m as usize >= n {
+            ctx.error(format!(
+                "the topology uses point {m}, but the state has {n} points"
+            ));
+            return None;
+        }
+    }
+    Some((rest, mesh))
+}
+
+/// Check Young's modulus and Poisson's ratio values; returns a message for invalid ones.
+pub fn check_material(young: &[f64], nu: &[f64]) -> Option<String> {
+    if let Some(v) = nu.iter().find(|v| !(**v > -1.0 && **v < 0.5)) {
+        return Some(format!(
+            "poissonRatio {v} is outside (-1, 0.5): the material law is undefined"
+        ));
+    }
+    if let Some(v) = young.iter().find(|v| !v.is_finite() || **v < 0.0) {
+        return Some(format!(
+            "youngModulus {v} must be a finite non-negative number"
+        ));
+    }
+    None
+}

@@ -3,13 +3,12 @@
 //! Follows Sofa/Component/SolidMechanics/FEM/Elastic/src/sofa/component/solidmechanics/fem/
 //! elastic/HexahedronFEMForceField.inl: f_e = Rᵀ K (X0r − R x), tangent −Rᵀ K R.
 
-use crate::common::{force_field_data, polar_q, Material};
+use crate::common::{check_material, fem_inputs, force_field_data, polar_q, Material};
 use canape_core::component::ForceField;
 use canape_core::data::{DataKind, DataTable, Value};
 use canape_core::impl_component;
 use canape_core::matrix::MatrixSink;
 use canape_core::scene::InitContext;
-use canape_core::state::VecId;
 use canape_types::{get3, Mat3, Vec3};
 use nalgebra::SMatrix;
 
@@ -240,24 +239,21 @@ impl HexahedronFemForceField {
             ctx.warn("updateStiffnessMatrix is not supported yet and is ignored");
         }
         self.rayleigh = self.data.real("rayleighStiffness");
-        let Some(st) = ctx.state() else {
-            ctx.error("no MechanicalObject in the context");
-            return;
-        };
-        let n = st.size();
-        let rest = st.vec(VecId::REST_POSITION).to_vec();
-        let Some(topo) = ctx.topology_where(|m| !m.hexahedra.is_empty()) else {
-            ctx.error("no topology with hexahedra in the context");
-            return;
-        };
-        let hexa = topo.mesh().hexahedra.clone();
-        if let Some(bad) = hexa.iter().flatten().find(|&&i| i as usize >= n) {
-            ctx.error(format!(
-                "hexahedron uses point {bad}, but the state has {n} points"
-            ));
+        self.elems.clear();
+        let (y, nu) = (
+            self.data.reals("youngModulus").to_vec(),
+            self.data.reals("poissonRatio").to_vec(),
+        );
+        if let Some(m) = check_material(&y, &nu) {
+            ctx.error(m);
             return;
         }
-        self.setup(&rest, &hexa);
+        let Some((rest, mesh)) =
+            fem_inputs(ctx, &self.data, |m| !m.hexahedra.is_empty(), "hexahedra")
+        else {
+            return;
+        };
+        self.setup(&rest, &mesh.hexahedra);
         let _ = self.data.set_value("initialPoints", Value::Reals(rest));
     }
 }
@@ -269,7 +265,10 @@ impl ForceField for HexahedronFemForceField {
         let method = self.method;
         for el in &mut self.elems {
             let p: [Vec3; 8] = std::array::from_fn(|w| get3(x, el.idx[w] as usize));
-            let r = frame(method, &p);
+            let mut r = frame(method, &p);
+            if !r.iter().all(|v| v.is_finite()) {
+                r = el.rot;
+            }
             el.rot = r;
             let mut d = SMatrix::<f64, 24, 1>::zeros();
             for w in 0..8 {

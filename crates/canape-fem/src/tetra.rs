@@ -7,12 +7,13 @@
 //! corotational methods a rotation recomputed in every `add_force` and reused by `add_dforce` and
 //! assembly. Displacements are rest − current in the element frame, so F = J·M·Jᵀ·D is added.
 
-use crate::common::{force_field_data, polar_q, stable_rotation, Material};
+use crate::common::{
+    check_material, fem_inputs, force_field_data, polar_q, stable_rotation, Material,
+};
 use canape_core::component::{Component, ForceField};
 use canape_core::data::{DataKind, DataTable};
 use canape_core::matrix::MatrixSink;
 use canape_core::scene::InitContext;
-use canape_core::state::VecId;
 use canape_types::{get3, Mat3, Vec3};
 
 /// Corotational method.
@@ -201,19 +202,27 @@ impl TetrahedronFemForceField {
         self.elems.len()
     }
 
-    /// Set up elements from rest positions and tetrahedra (used by init and tests).
-    pub fn setup(&mut self, rest: &[f64], tets: &[[u32; 4]]) -> Vec<String> {
-        let mut warnings = Vec::new();
-        let young: Vec<f64> = match self.data.value("youngModulus") {
+    fn young_list(&self) -> Vec<f64> {
+        match self.data.value("youngModulus") {
             Some(canape_core::data::Value::Reals(v)) if !v.is_empty() => v.clone(),
             Some(canape_core::data::Value::Real(r)) => vec![*r],
             _ => vec![5000.0],
-        };
-        let nu: Vec<f64> = match self.data.value("poissonRatio") {
+        }
+    }
+
+    fn nu_list(&self) -> Vec<f64> {
+        match self.data.value("poissonRatio") {
             Some(canape_core::data::Value::Reals(v)) if !v.is_empty() => v.clone(),
             Some(canape_core::data::Value::Real(r)) => vec![*r],
             _ => vec![0.45],
-        };
+        }
+    }
+
+    /// Set up elements from rest positions and tetrahedra (used by init and tests).
+    pub fn setup(&mut self, rest: &[f64], tets: &[[u32; 4]]) -> Vec<String> {
+        let mut warnings = Vec::new();
+        let young = self.young_list();
+        let nu = self.nu_list();
         self.elems.clear();
         let mut degenerate = 0;
         for (e, t) in tets.iter().enumerate() {
@@ -235,14 +244,11 @@ impl TetrahedronFemForceField {
                 Flavor::TetrahedronFem => (v6 / 6.0) * 36.0,
                 Flavor::TetrahedralCorotational => v6 * 6.0,
             };
-            if v6 == 0.0 {
+            if v6 == 0.0 || !v6.is_finite() {
                 degenerate += 1;
+                continue;
             }
-            let mat = if v6 == 0.0 {
-                Material::default()
-            } else {
-                Material::new(ye, ne, div)
-            };
+            let mat = Material::new(ye, ne, div);
             let mut el = Elem {
                 idx: *t,
                 g: [[0.0; 3]; 4],
@@ -283,7 +289,7 @@ impl TetrahedronFemForceField {
         }
         if degenerate > 0 {
             warnings.push(format!(
-                "{degenerate} tetrahedra have zero rest volume and produce no force"
+                "{degenerate} tetrahedra have zero rest volume: they are left out"
             ));
         }
         warnings
@@ -323,33 +329,17 @@ impl Component for TetrahedronFemForceField {
             ctx.warn("updateStiffnessMatrix is not supported yet and is ignored");
         }
         self.rayleigh = self.data.real("rayleighStiffness");
-        let Some(st) = ctx.state() else {
-            ctx.error("no MechanicalObject in the context");
-            return;
-        };
-        let n = st.size();
-        let rest = st.vec(VecId::REST_POSITION).to_vec();
-        let link = self.data.str("topology").to_string();
-        let topo = if link.trim().is_empty() {
-            ctx.topology_where(|m| !m.tetrahedra.is_empty())
-        } else {
-            match ctx.linked(&link) {
-                Some(canape_core::scene::Target::Component(c)) => ctx.scene.topology(c),
-                _ => None,
-            }
-        };
-        let Some(topo) = topo else {
-            ctx.error("no topology with tetrahedra in the context");
-            return;
-        };
-        let tets = topo.mesh().tetrahedra.clone();
-        if let Some(bad) = tets.iter().flatten().find(|&&i| i as usize >= n) {
-            ctx.error(format!(
-                "tetrahedron uses point {bad}, but the state has {n} points"
-            ));
+        self.elems.clear();
+        if let Some(m) = check_material(&self.young_list(), &self.nu_list()) {
+            ctx.error(m);
             return;
         }
-        for w in self.setup(&rest, &tets) {
+        let Some((rest, mesh)) =
+            fem_inputs(ctx, &self.data, |m| !m.tetrahedra.is_empty(), "tetrahedra")
+        else {
+            return;
+        };
+        for w in self.setup(&rest, &mesh.tetrahedra) {
             ctx.warn(w);
         }
     }
@@ -381,7 +371,11 @@ impl ForceField for TetrahedronFemForceField {
                     continue;
                 }
                 Method::Large => {
-                    let r = rotation_large(&p[0], &p[1], &p[2]);
+                    let mut r = rotation_large(&p[0], &p[1], &p[2]);
+                    if !r.iter().all(|v| v.is_finite()) {
+                        // collapsed edge: keep the last valid frame rather than spreading NaN
+                        r = el.rot;
+                    }
                     let mut q = [r * p[0], r * p[1], r * p[2], r * p[3]];
                     q[1].x -= q[0].x;
                     q[2].x -= q[0].x;

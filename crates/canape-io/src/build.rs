@@ -101,6 +101,15 @@ impl<'a> Builder<'a> {
         let id = self.scene.add_node(d.name(), parent);
         self.scene.node_mut(id).loc = Some(d.loc.clone());
         for a in &d.attrs {
+            if parent.is_some() && (a.name == "gravity" || a.name == "dt") {
+                let path = self.scene.node_path(id);
+                self.diags.push(
+                    Diagnostic::note(format!("'{}' on a child node is ignored: SOFA takes gravity and dt from the root node", a.name))
+                        .at(Some(a.loc.clone()))
+                        .on(path),
+                );
+                continue;
+            }
             let n = self.scene.node_mut(id);
             match a.name.as_str() {
                 "gravity" => {

@@ -31,19 +31,19 @@ fn loader_data(t: DataTable) -> DataTable {
     .with("filename", DataKind::File, "", "Filename of the object")
     .with(
         "translation",
-        DataKind::Reals(3),
+        DataKind::Vector(3),
         "0 0 0",
         "Translation of the DOFs",
     )
     .with(
         "rotation",
-        DataKind::Reals(3),
+        DataKind::Vector(3),
         "0 0 0",
         "Rotation of the DOFs",
     )
     .with(
         "scale3d",
-        DataKind::Reals(3),
+        DataKind::Vector(3),
         "1 1 1",
         "Scale of the DOFs in 3 dimensions",
     )
@@ -156,7 +156,7 @@ pub fn parse_gmsh(text: &str) -> Result<Mesh, String> {
         .and_then(|l| l.parse().ok())
         .ok_or("bad node count")?;
     let mut mesh = Mesh::default();
-    let mut pmap = std::collections::HashMap::with_capacity(n);
+    let mut pmap = std::collections::HashMap::with_capacity(n.min(1 << 20));
     for i in 0..n {
         let l = lines.next().ok_or("file ends inside the node list")?;
         let mut it = l.split_whitespace();
@@ -197,11 +197,13 @@ pub fn parse_gmsh(text: &str) -> Result<Mesh, String> {
         }
         let ty = t[1];
         let nodes: &[i64] = if v2 {
-            let ntags = t[2] as usize;
-            t.get(3 + ntags..).unwrap_or(&[])
+            let ntags = usize::try_from(t[2])
+                .map_err(|_| format!("bad tag count in element line '{l}'"))?;
+            ntags.checked_add(3).and_then(|s| t.get(s..)).unwrap_or(&[])
         } else {
-            let nn = *t.get(4).unwrap_or(&0) as usize;
-            t.get(5..5 + nn).unwrap_or(&[])
+            let nn = usize::try_from(*t.get(4).unwrap_or(&0))
+                .map_err(|_| format!("bad node count in element line '{l}'"))?;
+            nn.checked_add(5).and_then(|e| t.get(5..e)).unwrap_or(&[])
         };
         let map = |k: usize| -> Result<u32, String> {
             let id = nodes
@@ -415,6 +417,13 @@ impl Component for MeshLoaderComponent {
         };
         if sub {
             create_subelements(&mut mesh);
+        }
+        if self.data.reals("transformation")
+            != [
+                1.0, 0.0, 0.0, 0.0, 0.0, 1.0, 0.0, 0.0, 0.0, 0.0, 1.0, 0.0, 0.0, 0.0, 0.0, 1.0,
+            ]
+        {
+            ctx.warn("the 4x4 'transformation' is not supported yet and is ignored; use translation/rotation/scale3d");
         }
         let mut pos = flatten_points(&mesh.points);
         apply_transform(

@@ -420,6 +420,30 @@ impl MechanicalOps for GroupOps<'_> {
         self.clock.projection += t0.elapsed();
     }
 
+    fn add_separate_gravity(&mut self, dt: f64) {
+        let g = self.group;
+        for e in &g.forces {
+            if let ForceEntry::Mass {
+                mass,
+                state,
+                gravity,
+            } = *e
+            {
+                if self.masses[mass]
+                    .as_ref()
+                    .is_some_and(|m| m.separate_gravity())
+                {
+                    let st = self.states[g.states[state]].as_mut().unwrap();
+                    for p in st.vec_mut(VecId::VELOCITY).chunks_exact_mut(3) {
+                        p[0] += gravity.x * dt;
+                        p[1] += gravity.y * dt;
+                        p[2] += gravity.z * dt;
+                    }
+                }
+            }
+        }
+    }
+
     fn v_eq(&mut self, a: VecId, b: VecId) {
         self.for_each_state(|s| {
             let src = s.vec(b).to_vec();

@@ -56,6 +56,28 @@ impl Simulation {
             caches: Vec::new(),
         };
         sim.caches = vec![PatternCache::default(); sim.groups.len()];
+        // components under a mapping are not simulated yet: say so rather than ignore them
+        for (i, info) in sim.scene.components.iter().enumerate() {
+            use canape_core::component::Role;
+            if !matches!(
+                info.role,
+                Role::Mass | Role::ForceField | Role::ProjectiveConstraint
+            ) {
+                continue;
+            }
+            let mapped = sim.scene.lineage(info.node).iter().any(|n| {
+                sim.scene
+                    .node_components(*n, Role::Mapping)
+                    .next()
+                    .is_some()
+            });
+            if mapped && sim.scene.node(info.node).activated {
+                let d = Diagnostic::warning("components under a mapping are not simulated yet (forces through Jᵀ come with mapped mechanics): this one has no effect")
+                    .at(info.loc.clone())
+                    .on(sim.scene.component_label(canape_core::scene::ComponentId(i as u32)));
+                sim.diagnostics.push(d);
+            }
+        }
         for g in &sim.groups {
             if g.linear.is_none() {
                 // reported, not fatal: implicit solvers need one

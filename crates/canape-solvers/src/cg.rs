@@ -60,6 +60,11 @@ impl CgLinearSolver {
 
     fn init_impl(&mut self, ctx: &mut InitContext<'_>) {
         let it = self.data.int("iterations");
+        if it < 0 {
+            ctx.warn(format!(
+                "iterations = {it} is negative; no iteration will be done"
+            ));
+        }
         self.max_iter = it.max(0) as usize;
         self.tolerance = self.data.real("tolerance");
         if self.tolerance < 0.0 {

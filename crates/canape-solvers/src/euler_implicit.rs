@@ -88,6 +88,7 @@ impl OdeSolver for EulerImplicitSolver {
             ops.v_peq(VecId::VELOCITY, x, 1.0);
         }
         ops.v_peq(VecId::POSITION, VecId::VELOCITY, h);
+        ops.add_separate_gravity(h);
         if self.vdamping != 0.0 {
             ops.v_teq(VecId::VELOCITY, (-h * self.vdamping).exp());
         }
