@@ -256,7 +256,7 @@ impl MechanicalObject {
                 }
             }
         }
-        if pos.len() % cs != 0 {
+        if !pos.len().is_multiple_of(cs) {
             warnings.push(format!("position has {} values, not a multiple of {cs}; the incomplete last point is dropped", pos.len()));
             pos.truncate(pos.len() / cs * cs);
         }
@@ -281,7 +281,7 @@ impl MechanicalObject {
         if !vel.is_empty() {
             if vel.len() == n * ds {
                 self.vecs[1] = vel.to_vec();
-            } else if vel.len() % ds == 0 && vel.len() < n * ds {
+            } else if vel.len().is_multiple_of(ds) && vel.len() < n * ds {
                 // shorter: SOFA pads with the last value given
                 let last = vel[vel.len() - ds..].to_vec();
                 self.vecs[1][..vel.len()].copy_from_slice(vel);
