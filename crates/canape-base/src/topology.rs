@@ -262,7 +262,7 @@ impl RegularGridTopology {
         if cw > 0.0 {
             for k in 0..3 {
                 let c = ((max[k] - min[k]) / cw).ceil();
-                n[k] = if c.is_finite() && c >= 0.0 && c < 1e7 {
+                n[k] = if (0.0..1e7).contains(&c) {
                     c as usize + 1
                 } else {
                     0
