@@ -173,31 +173,6 @@ pub fn stable_rotation(f: &Mat3) -> Mat3 {
     q
 }
 
-#[cfg(test)]
-mod tests {
-    use super::*;
-
-    #[test]
-    fn polar_of_rotation_times_stretch() {
-        let r = nalgebra::Rotation3::from_euler_angles(0.3, -0.2, 0.7).into_inner();
-        let s = Mat3::new(2.0, 0.1, 0.0, 0.1, 1.5, 0.2, 0.0, 0.2, 0.7);
-        let q = polar_q(&(r * s));
-        assert!((q - r).norm() < 1e-9, "{}", (q - r).norm());
-        let q2 = stable_rotation(&(r * s));
-        assert!((q2 - r).norm() < 1e-9);
-    }
-
-    #[test]
-    fn material_constants() {
-        let m = Material::new(1000.0, 0.3, 1.0);
-        let lambda = 1000.0 * 0.3 / (1.3 * 0.4);
-        let mu = 1000.0 / 2.6;
-        assert!((m.off - lambda).abs() < 1e-9);
-        assert!((m.shear - mu).abs() < 1e-9);
-        assert!((m.diag - (lambda + 2.0 * mu)).abs() < 1e-9);
-    }
-}
-
 /// What a FEM force field needs from its context at init: the rest positions (or `initialPoints`
 /// when given) and the elements of its topology (the `topology` link, or the context's).
 pub fn fem_inputs(
@@ -288,4 +263,29 @@ pub fn check_material(young: &[f64], nu: &[f64]) -> Option<String> {
         ));
     }
     None
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn polar_of_rotation_times_stretch() {
+        let r = nalgebra::Rotation3::from_euler_angles(0.3, -0.2, 0.7).into_inner();
+        let s = Mat3::new(2.0, 0.1, 0.0, 0.1, 1.5, 0.2, 0.0, 0.2, 0.7);
+        let q = polar_q(&(r * s));
+        assert!((q - r).norm() < 1e-9, "{}", (q - r).norm());
+        let q2 = stable_rotation(&(r * s));
+        assert!((q2 - r).norm() < 1e-9);
+    }
+
+    #[test]
+    fn material_constants() {
+        let m = Material::new(1000.0, 0.3, 1.0);
+        let lambda = 1000.0 * 0.3 / (1.3 * 0.4);
+        let mu = 1000.0 / 2.6;
+        assert!((m.off - lambda).abs() < 1e-9);
+        assert!((m.shear - mu).abs() < 1e-9);
+        assert!((m.diag - (lambda + 2.0 * mu)).abs() < 1e-9);
+    }
 }
