@@ -36,6 +36,16 @@ impl Inert {
                     .with("loadedPlugins", DataKind::Words, "", "List of the plugins that are have been loaded")
             }
             "VisualStyle" => data = data.with("displayFlags", DataKind::Words, "", "Display Flags"),
+            "SSORPreconditioner" => data = data.with("omega", DataKind::Real, "1", "Omega coefficient").with("linearSystem", DataKind::Str, "", "The linear system to solve"),
+            "PreconditionedMatrixFreeSystem" => {
+                data = data
+                    .with("assemblingRate", DataKind::Int, "1", "Rate of update of the preconditioner matrix. The value is the number of time steps or Newton iterations between two updates of the preconditioner matrix")
+                    .alias(&["update_step"])
+                    .with("preconditionerSystem", DataKind::Str, "", "Link toward the linear system of the preconditioner")
+            }
+            "JacobiPreconditioner" | "BlockJacobiPreconditioner" | "NaturalOrderingMethod" | "AMDOrderingMethod" | "COLAMDOrderingMethod" | "MetisOrderingMethod" => {
+                data = data.with("linearSystem", DataKind::Str, "", "The linear system to solve")
+            }
             _ => data = data.open(),
         }
         Inert {
@@ -194,4 +204,17 @@ pub const INERT_CLASSES: &[(&str, Role, &str)] = &[
         Role::Other,
         "geometry algorithms (no effect on mechanics)",
     ),
+    ("NaturalOrderingMethod", Role::Other, "ordering for direct solvers (orderings only change round-off)"),
+    ("AMDOrderingMethod", Role::Other, "ordering for direct solvers (orderings only change round-off)"),
+    ("COLAMDOrderingMethod", Role::Other, "ordering for direct solvers (orderings only change round-off)"),
+    ("MetisOrderingMethod", Role::Other, "ordering for direct solvers (orderings only change round-off)"),
+    ("JacobiPreconditioner", Role::Other, "diagonal preconditioner of a PCGLinearSolver"),
+    ("BlockJacobiPreconditioner", Role::Other, "3x3 block-diagonal preconditioner of a PCGLinearSolver"),
+    ("SSORPreconditioner", Role::Other, "SSOR preconditioner of a PCGLinearSolver"),
+    ("PreconditionedMatrixFreeSystem", Role::Other, "matrix-free system whose preconditioner matrix is rebuilt every assemblingRate solves"),
+    ("MatrixLinearSystem", Role::Other, "assembled linear system (Canapé assembles for the solvers that need it)"),
+    ("ConstantSparsityPatternSystem", Role::Other, "assembled linear system with a fixed pattern (Canapé caches the pattern for every assembled solver)"),
+    ("OglLabel", Role::Visual, "text label display"),
+    ("Visual3DText", Role::Visual, "3D text display"),
+    ("TaskSchedulerSettings", Role::Other, "thread settings (Canapé's step is sequential for now)"),
 ];

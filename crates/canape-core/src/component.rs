@@ -127,6 +127,9 @@ pub trait MechanicalOps {
     /// Allocate a temporary derivative vector over the group (zeroed).
     fn alloc(&mut self) -> VecId;
     fn free(&mut self, v: VecId);
+    /// A vector kept across steps (zero when first created), e.g. the solver's solution vector
+    /// that warm-started iterative solvers start from. `key` distinguishes several.
+    fn persistent(&mut self, key: u32) -> VecId;
     /// f = Σ forces(x, v) (cleared first; masses add gravity).
     fn compute_force(&mut self, f: VecId);
     /// out += m·M·v + k·K·v (K from the last compute_force).

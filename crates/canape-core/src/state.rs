@@ -20,6 +20,8 @@ impl VecId {
     pub const REST_POSITION: VecId = VecId(4);
     /// First id available for temporaries.
     pub const FIRST_TEMP: u32 = 5;
+    /// First id of vectors kept across steps (see `MechanicalOps::persistent`).
+    pub const FIRST_PERSISTENT: u32 = 64;
 
     /// Whether this id is a coordinate (position-like) vector.
     pub fn is_coord(self) -> bool {

@@ -261,3 +261,20 @@ fn hexa_stiffness_has_rigid_body_null_space_and_is_symmetric() {
     }
     assert!((k * t).norm() < 1e-9 * k.norm());
 }
+
+#[test]
+fn springs_match_finite_differences() {
+    use crate::SpringForceField;
+    let mut seed = 5;
+    let rest = points(&mut seed);
+    let mut ff = SpringForceField::new();
+    ff.data_mut()
+        .set_str(
+            "spring",
+            "0 1 100 0 1  1 4 50 0 0.8  2 7 80 0 1.5  5 11 60 0 1.2",
+        )
+        .unwrap();
+    ff.setup_from_data(12).unwrap();
+    let x: Vec<f64> = rest.iter().map(|v| v + 0.1 * rnd(&mut seed)).collect();
+    check(&mut ff, &x, 1e-6, &mut seed);
+}

@@ -7,9 +7,11 @@
 
 pub mod common;
 pub mod hexa;
+pub mod spring;
 pub mod tetra;
 
 pub use hexa::HexahedronFemForceField;
+pub use spring::SpringForceField;
 pub use tetra::TetrahedronFemForceField;
 
 #[cfg(test)]

@@ -26,6 +26,11 @@ const OBJECT_LINKS: &[&str] = &[
     "geometryState",
     "linearSolver",
     "odeSolver",
+    "preconditioner",
+    "orderingMethod",
+    "object1",
+    "object2",
+    "preconditionerSystem",
 ];
 
 /// Loader Data that `src` does not autolink (SOFA flags them non-autolink).

@@ -347,8 +347,14 @@ impl MechanicalOps for GroupOps<'_> {
         id
     }
 
+    fn persistent(&mut self, key: u32) -> VecId {
+        let id = VecId(VecId::FIRST_PERSISTENT + key);
+        self.for_each_state(|s| s.ensure(id));
+        id
+    }
+
     fn free(&mut self, v: VecId) {
-        if v.0 >= VecId::FIRST_TEMP {
+        if v.0 >= VecId::FIRST_TEMP && v.0 < VecId::FIRST_PERSISTENT {
             self.free_ids.push(v);
         }
     }

@@ -80,7 +80,9 @@ impl OdeSolver for EulerImplicitSolver {
         } else {
             (1.0 + tr * h * rm, -tr * h, -tr * h * (tr * h + rs))
         };
-        let x = ops.alloc();
+        // the solution vector persists across steps: warm-started solvers (PCG, MinRes) start from
+        // the previous step's dv, as in SOFA
+        let x = ops.persistent(0);
         ops.solve_linear(mf, bf, kf, x, b);
         if self.first_order {
             ops.v_eq(VecId::VELOCITY, x);
@@ -92,7 +94,6 @@ impl OdeSolver for EulerImplicitSolver {
         if self.vdamping != 0.0 {
             ops.v_teq(VecId::VELOCITY, (-h * self.vdamping).exp());
         }
-        ops.free(x);
         ops.free(b);
     }
 }

@@ -1,7 +1,11 @@
 //! ODE solvers and linear solvers (SOFA's ODESolver and LinearSolver areas).
 
 pub mod cg;
+pub mod direct;
 pub mod euler_implicit;
+pub mod pcg;
 
 pub use cg::CgLinearSolver;
+pub use direct::DirectSolver;
 pub use euler_implicit::EulerImplicitSolver;
+pub use pcg::{MinResLinearSolver, PcgLinearSolver};

@@ -10,9 +10,11 @@ use canape_core::registry::Registry;
 use canape_core::scene::AnyComponent;
 use canape_core::state::MechanicalObject;
 use canape_fem::tetra::Flavor;
-use canape_fem::{HexahedronFemForceField, TetrahedronFemForceField};
+use canape_fem::{HexahedronFemForceField, SpringForceField, TetrahedronFemForceField};
 use canape_io::loaders::{MeshFormat, MeshLoaderComponent, SphereLoader};
-use canape_solvers::{CgLinearSolver, EulerImplicitSolver};
+use canape_solvers::{
+    CgLinearSolver, DirectSolver, EulerImplicitSolver, MinResLinearSolver, PcgLinearSolver,
+};
 use canape_types::DofType;
 
 fn vec3_only(template: &str, class: &str) -> Result<(), String> {
@@ -181,6 +183,70 @@ pub fn registry() -> Registry {
         "conjugate gradient, matrix-free or assembled",
         |t| Ok(AnyComponent::Linear(Box::new(CgLinearSolver::new(t)?))),
     );
+    r.register(
+        "SparseLDLSolver",
+        "direct LDLᵀ solver (faer Cholesky)",
+        |t| {
+            Ok(AnyComponent::Linear(Box::new(DirectSolver::new(
+                "SparseLDLSolver",
+                t,
+            )?)))
+        },
+    );
+    r.register(
+        "EigenSimplicialLDLT",
+        "direct LDLᵀ solver (faer Cholesky)",
+        |t| {
+            Ok(AnyComponent::Linear(Box::new(DirectSolver::new(
+                "EigenSimplicialLDLT",
+                t,
+            )?)))
+        },
+    );
+    r.register("EigenSimplicialLLT", "direct Cholesky solver (faer)", |t| {
+        Ok(AnyComponent::Linear(Box::new(DirectSolver::new(
+            "EigenSimplicialLLT",
+            t,
+        )?)))
+    });
+    r.register("EigenSparseLU", "direct LU solver (faer)", |t| {
+        Ok(AnyComponent::Linear(Box::new(DirectSolver::new(
+            "EigenSparseLU",
+            t,
+        )?)))
+    });
+    r.register("EigenSparseQR", "direct QR solver (faer)", |t| {
+        Ok(AnyComponent::Linear(Box::new(DirectSolver::new(
+            "EigenSparseQR",
+            t,
+        )?)))
+    });
+    r.register(
+        "PrecomputedLinearSolver",
+        "factors the first step's matrix once and reuses it",
+        |t| {
+            Ok(AnyComponent::Linear(Box::new(DirectSolver::new(
+                "PrecomputedLinearSolver",
+                t,
+            )?)))
+        },
+    );
+    r.register(
+        "PCGLinearSolver",
+        "preconditioned conjugate gradient (warm-started)",
+        |t| Ok(AnyComponent::Linear(Box::new(PcgLinearSolver::new(t)?))),
+    );
+    r.register("MinResLinearSolver", "MINRES (warm-started)", |t| {
+        Ok(AnyComponent::Linear(Box::new(MinResLinearSolver::new(t)?)))
+    });
+    r.register(
+        "SpringForceField",
+        "springs with geometric stiffness (StiffSpringForceField)",
+        |t| {
+            vec3_only(t, "SpringForceField")?;
+            Ok(AnyComponent::ForceField(Box::new(SpringForceField::new())))
+        },
+    );
     r.register("MeshGmshLoader", "Gmsh .msh (v1, v2 ASCII) loader", |_| {
         Ok(AnyComponent::Loader(Box::new(MeshLoaderComponent::new(
             MeshFormat::Gmsh,
@@ -255,4 +321,17 @@ inert_table!(
     "HexahedronSetGeometryAlgorithms",
     "EdgeSetTopologyModifier",
     "EdgeSetGeometryAlgorithms",
+    "NaturalOrderingMethod",
+    "AMDOrderingMethod",
+    "COLAMDOrderingMethod",
+    "MetisOrderingMethod",
+    "JacobiPreconditioner",
+    "BlockJacobiPreconditioner",
+    "SSORPreconditioner",
+    "PreconditionedMatrixFreeSystem",
+    "MatrixLinearSystem",
+    "ConstantSparsityPatternSystem",
+    "OglLabel",
+    "Visual3DText",
+    "TaskSchedulerSettings",
 );

@@ -1,0 +1,225 @@
+//! SpringForceField (SOFA's StiffSpringForceField is the same component): springs between points
+//! of the node's state, with the geometric stiffness term
+//! (Sofa/Component/SolidMechanics/Spring/src/sofa/component/solidmechanics/spring/SpringForceField.inl).
+//! Per spring: F = ks·(d − L0) + kd·(û·(v_b − v_a)); tangent D = (ks − F/d)·ûûᵀ + (F/d)·I.
+
+use crate::common::force_field_data;
+use canape_core::component::ForceField;
+use canape_core::data::{DataKind, DataTable};
+use canape_core::impl_component;
+use canape_core::matrix::MatrixSink;
+use canape_core::scene::InitContext;
+use canape_types::{get3, Mat3, Vec3};
+
+#[derive(Clone, Copy, Debug)]
+struct Spring {
+    a: usize,
+    b: usize,
+    ks: f64,
+    kd: f64,
+    l0: f64,
+    elongation_only: bool,
+    enabled: bool,
+}
+
+pub struct SpringForceField {
+    data: DataTable,
+    springs: Vec<Spring>,
+    /// Tangent block of each spring from the last add_force.
+    d: Vec<Mat3>,
+    rayleigh: f64,
+}
+
+impl Default for SpringForceField {
+    fn default() -> Self {
+        Self::new()
+    }
+}
+
+impl SpringForceField {
+    pub fn new() -> Self {
+        let data = force_field_data(DataTable::new())
+            .with("spring", DataKind::Reals(5), "", "pairs of indices, stiffness, damping, rest length")
+            .with("stiffness", DataKind::Reals(0), "100", "uniform stiffness for the all springs")
+            .with("damping", DataKind::Reals(0), "5", "uniform damping for the all springs")
+            .with("lengths", DataKind::Reals(0), "", "List of lengths to create the springs. Must have the same than indices1 & indices2, or if only one element, it will be applied to all springs. If empty, 0 will be applied everywhere")
+            .alias(&["length"])
+            .with("indices1", DataKind::Ints(0), "", "Indices of the source points on the first model")
+            .with("indices2", DataKind::Ints(0), "", "Indices of the fixed points on the second model")
+            .with("elongationOnly", DataKind::Words, "", "///< Whether the spring only acts when elongated")
+            .with("enabled", DataKind::Words, "", "///< Whether each spring is enabled")
+            .with("object1", DataKind::Str, "", "First object associated to this component")
+            .with("object2", DataKind::Str, "", "Second object associated to this component")
+            .with("showArrowSize", DataKind::Real, "0.01", "size of the axis")
+            .with("drawMode", DataKind::Int, "0", "The way the springs will be drawn")
+            .with("fileSprings", DataKind::File, "", "File describing the springs");
+        SpringForceField {
+            data,
+            springs: Vec::new(),
+            d: Vec::new(),
+            rayleigh: 0.0,
+        }
+    }
+
+    fn init_impl(&mut self, ctx: &mut InitContext<'_>) {
+        self.rayleigh = self.data.real("rayleighStiffness");
+        for o in ["object1", "object2"] {
+            let l = self.data.str(o).trim().to_string();
+            if !l.is_empty()
+                && ctx.linked(&l).and_then(|t| match t {
+                    canape_core::scene::Target::Component(c) => Some(c),
+                    canape_core::scene::Target::Node(n) => ctx
+                        .scene
+                        .node_components(n, canape_core::component::Role::State)
+                        .next(),
+                }) != ctx.scene.context_state(ctx.node)
+            {
+                ctx.error(format!(
+                    "{o}='{l}': springs between two different states are not supported yet"
+                ));
+                return;
+            }
+        }
+        let Some(st) = ctx.state() else {
+            ctx.error("no MechanicalObject in the context");
+            return;
+        };
+        if let Err(e) = self.setup_from_data(st.size()) {
+            ctx.error(e);
+        }
+    }
+
+    /// Build the springs from Data for a state of `n` points (used by init and tests).
+    pub fn setup_from_data(&mut self, n: usize) -> Result<(), String> {
+        let words = |k: &str| -> Vec<bool> {
+            self.data
+                .words(k)
+                .iter()
+                .map(|w| canape_core::data::parse_bool(w).unwrap_or(false))
+                .collect()
+        };
+        let (eo, en) = (words("elongationOnly"), words("enabled"));
+        self.springs.clear();
+        self.d.clear();
+        let s = self.data.reals("spring").to_vec();
+        if !s.is_empty() {
+            for (k, c) in s.chunks_exact(5).enumerate() {
+                if c[0] < 0.0 || c[1] < 0.0 {
+                    return Err(format!("spring {k} has a negative index"));
+                }
+                self.springs.push(Spring {
+                    a: c[0] as usize,
+                    b: c[1] as usize,
+                    ks: c[2],
+                    kd: c[3],
+                    l0: c[4],
+                    elongation_only: *eo.get(k).unwrap_or(&false),
+                    enabled: *en.get(k).unwrap_or(&true),
+                });
+            }
+        } else {
+            let (i1, i2) = (
+                self.data.ints("indices1").to_vec(),
+                self.data.ints("indices2").to_vec(),
+            );
+            if i1.len() != i2.len() {
+                return Err(format!(
+                    "indices1 has {} entries but indices2 has {}",
+                    i1.len(),
+                    i2.len()
+                ));
+            }
+            let pick = |v: &[f64], k: usize, d: f64| {
+                if v.len() > k {
+                    v[k]
+                } else {
+                    v.first().copied().unwrap_or(d)
+                }
+            };
+            let (ks, kd, ls) = (
+                self.data.reals("stiffness").to_vec(),
+                self.data.reals("damping").to_vec(),
+                self.data.reals("lengths").to_vec(),
+            );
+            for k in 0..i1.len() {
+                let (a, b) = (i1[k] as usize, i2[k] as usize);
+                let l0 = if ls.is_empty() {
+                    0.0
+                } else {
+                    pick(&ls, k, 0.0)
+                };
+                self.springs.push(Spring {
+                    a,
+                    b,
+                    ks: pick(&ks, k, 100.0),
+                    kd: pick(&kd, k, 5.0),
+                    l0,
+                    elongation_only: *eo.get(k).unwrap_or(&false),
+                    enabled: *en.get(k).unwrap_or(&true),
+                });
+            }
+        }
+        if let Some(bad) = self.springs.iter().find(|s| s.a >= n || s.b >= n) {
+            let msg = format!(
+                "a spring joins points {} and {}, but the state has {n} points",
+                bad.a, bad.b
+            );
+            self.springs.clear();
+            return Err(msg);
+        }
+        self.d = vec![Mat3::zeros(); self.springs.len()];
+        Ok(())
+    }
+}
+
+impl_component!(SpringForceField, "SpringForceField", init);
+
+impl ForceField for SpringForceField {
+    fn add_force(&mut self, x: &[f64], v: &[f64], f: &mut [f64]) {
+        for (k, s) in self.springs.iter().enumerate() {
+            let u = get3(x, s.b) - get3(x, s.a);
+            let d = u.norm();
+            if !s.enabled || d <= 1e-9 || (s.elongation_only && d <= s.l0) {
+                self.d[k] = Mat3::zeros();
+                continue;
+            }
+            let uh = u / d;
+            let e = d - s.l0;
+            let edot = uh.dot(&(get3(v, s.b) - get3(v, s.a)));
+            let fi = s.ks * e + s.kd * edot;
+            let force = uh * fi;
+            for c in 0..3 {
+                f[3 * s.a + c] += force[c];
+                f[3 * s.b + c] -= force[c];
+            }
+            let t = fi / d;
+            self.d[k] = uh * uh.transpose() * (s.ks - t) + Mat3::identity() * t;
+        }
+    }
+
+    fn add_dforce(&mut self, dx: &[f64], df: &mut [f64], k_factor: f64) {
+        for (k, s) in self.springs.iter().enumerate() {
+            let delta: Vec3 = get3(dx, s.b) - get3(dx, s.a);
+            let g = self.d[k] * delta * k_factor;
+            for c in 0..3 {
+                df[3 * s.a + c] += g[c];
+                df[3 * s.b + c] -= g[c];
+            }
+        }
+    }
+
+    fn add_k_to_matrix(&self, m: &mut dyn MatrixSink, k_factor: f64, offset: usize) {
+        for (k, s) in self.springs.iter().enumerate() {
+            let dk = self.d[k] * k_factor;
+            let (a, b) = (offset + 3 * s.a, offset + 3 * s.b);
+            m.add_block3(a, a, &(-dk));
+            m.add_block3(a, b, &dk);
+            m.add_block3(b, a, &dk);
+            m.add_block3(b, b, &(-dk));
+        }
+    }
+
+    fn rayleigh_stiffness(&self) -> f64 {
+        self.rayleigh
+    }
+}

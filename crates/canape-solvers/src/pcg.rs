@@ -1,0 +1,541 @@
+//! PCGLinearSolver (SOFA's old name ShewchukPCGLinearSolver) with Jacobi, BlockJacobi and SSOR
+//! preconditioners, and MinResLinearSolver.
+//!
+//! Formulations follow Sofa/Component/LinearSolver/Iterative/.../PCGLinearSolver.inl and
+//! MinResLinearSolver.inl, and Sofa/Component/LinearSolver/Preconditioner/…: both start from the
+//! previous step's solution (warm start); PCG stops when r·P(r) ≤ tolerance·b·b; the
+//! preconditioner reads the assembled, projected system matrix, rebuilt every `assemblingRate`
+//! solves (PreconditionedMatrixFreeSystem). In Canapé the preconditioner components are
+//! configuration read by the PCG at init; the PCG owns the preconditioner's data.
+
+use canape_core::component::{LinearSolver, LinearSystem, SolveStats};
+use canape_core::data::{DataKind, DataTable};
+use canape_core::impl_component;
+use canape_core::matrix::Csr;
+use canape_core::scene::{InitContext, Target};
+use canape_types::Mat3;
+
+fn dot(a: &[f64], b: &[f64]) -> f64 {
+    a.iter().zip(b).map(|(x, y)| x * y).sum()
+}
+
+/// A preconditioner built from the assembled system matrix.
+#[derive(Clone, Debug)]
+pub enum Preconditioner {
+    /// z_i = r_i / A_ii
+    Jacobi { inv_diag: Vec<f64> },
+    /// z = B⁻¹ r per 3×3 diagonal block
+    BlockJacobi { inv_blocks: Vec<Mat3> },
+    /// symmetric Gauss–Seidel / SSOR sweeps on the scalar CSR matrix
+    Ssor {
+        a: Csr,
+        inv_diag: Vec<f64>,
+        omega: f64,
+    },
+}
+
+/// Which preconditioner to build (from the scene's component).
+#[derive(Clone, Copy, Debug, PartialEq)]
+pub enum PreconditionerKind {
+    Jacobi,
+    BlockJacobi,
+    Ssor { omega: f64 },
+}
+
+impl Preconditioner {
+    pub fn build(kind: PreconditionerKind, a: &Csr) -> Preconditioner {
+        let diag: Vec<f64> = (0..a.n).map(|i| a.get(i, i)).collect();
+        match kind {
+            PreconditionerKind::Jacobi => Preconditioner::Jacobi {
+                inv_diag: diag.iter().map(|d| 1.0 / d).collect(),
+            },
+            PreconditionerKind::BlockJacobi => {
+                let nb = a.n / 3;
+                let mut blocks = vec![Mat3::zeros(); nb];
+                for r in 0..nb * 3 {
+                    for k in a.row_ptr[r]..a.row_ptr[r + 1] {
+                        let c = a.cols[k] as usize;
+                        if c / 3 == r / 3 {
+                            blocks[r / 3][(r % 3, c % 3)] += a.vals[k];
+                        }
+                    }
+                }
+                let inv_blocks = blocks
+                    .into_iter()
+                    .map(|b| {
+                        b.try_inverse()
+                            .unwrap_or_else(|| Mat3::from_element(f64::NAN))
+                    })
+                    .collect();
+                Preconditioner::BlockJacobi { inv_blocks }
+            }
+            PreconditionerKind::Ssor { omega } => Preconditioner::Ssor {
+                a: a.clone(),
+                inv_diag: diag.iter().map(|d| 1.0 / d).collect(),
+                omega,
+            },
+        }
+    }
+
+    /// z = P(r)
+    pub fn apply(&self, r: &[f64], z: &mut [f64]) {
+        match self {
+            Preconditioner::Jacobi { inv_diag } => {
+                for i in 0..r.len() {
+                    z[i] = inv_diag[i] * r[i];
+                }
+            }
+            Preconditioner::BlockJacobi { inv_blocks } => {
+                for (n, b) in inv_blocks.iter().enumerate() {
+                    for j in 0..3 {
+                        // SOFA multiplies with transposed indexing (same result: blocks are symmetric)
+                        z[3 * n + j] = (0..3).map(|i| b[(i, j)] * r[3 * n + i]).sum();
+                    }
+                }
+            }
+            Preconditioner::Ssor { a, inv_diag, omega } => {
+                let n = a.n;
+                for j in (0..n).rev() {
+                    let mut s = 0.0;
+                    for k in a.row_ptr[j]..a.row_ptr[j + 1] {
+                        let i = a.cols[k] as usize;
+                        if i > j {
+                            s += a.vals[k] * z[i];
+                        }
+                    }
+                    z[j] = (r[j] - s) * omega * inv_diag[j];
+                }
+                for j in 0..n {
+                    let mut s = 0.0;
+                    for k in a.row_ptr[j]..a.row_ptr[j + 1] {
+                        let i = a.cols[k] as usize;
+                        if i < j {
+                            s += a.vals[k] * z[i];
+                        }
+                    }
+                    z[j] -= s * omega * inv_diag[j];
+                }
+                if *omega != 1.0 {
+                    z.iter_mut().for_each(|v| *v *= 2.0 - omega);
+                }
+            }
+        }
+    }
+}
+
+/// PCGLinearSolver.
+pub struct PcgLinearSolver {
+    data: DataTable,
+    max_iter: usize,
+    tolerance: f64,
+    kind: Option<PreconditionerKind>,
+    rate: u32,
+    counter: u32,
+    pre: Option<Preconditioner>,
+    r: Vec<f64>,
+    w: Vec<f64>,
+    s: Vec<f64>,
+}
+
+impl PcgLinearSolver {
+    pub fn new(template: &str) -> Result<Self, String> {
+        if !(template.is_empty() || template == "GraphScattered") {
+            return Err(format!("template '{template}' is not available for PCGLinearSolver (matrix-free GraphScattered only, as in SOFA)"));
+        }
+        let data = DataTable::new()
+            .with("printLog", DataKind::Bool, "0", "if true, emits extra messages at runtime.")
+            .with("tags", DataKind::Words, "", "list of the subsets the object belongs to")
+            .with("listening", DataKind::Bool, "0", "if true, handle the events, otherwise ignore the events")
+            .with("iterations", DataKind::Int, "25", "Maximum number of iterations after which the iterative descent of the Conjugate Gradient must stop")
+            .with("tolerance", DataKind::Real, "1e-5", "Desired accuracy of the Conjugate Gradient solution evaluating: |r|²/|b|² (ratio of current residual norm over initial residual norm)")
+            .with("use_precond", DataKind::Bool, "1", "Use a preconditioner")
+            .with("preconditioner", DataKind::Str, "", "Link towards the linear solver used to precondition the conjugate gradient")
+            .with("update_step", DataKind::Int, "1", "Deprecated: number of steps before the next refresh of the preconditioner (now PreconditionedMatrixFreeSystem.assemblingRate)")
+            .with("build_precond", DataKind::Bool, "1", "Deprecated: build the preconditioner")
+            .with("graph", DataKind::Words, "", "Graph of residuals at each iteration")
+            .with("linearSystem", DataKind::Str, "", "The linear system to solve");
+        Ok(PcgLinearSolver {
+            data,
+            max_iter: 25,
+            tolerance: 1e-5,
+            kind: None,
+            rate: 1,
+            counter: 1,
+            pre: None,
+            r: Vec::new(),
+            w: Vec::new(),
+            s: Vec::new(),
+        })
+    }
+
+    fn init_impl(&mut self, ctx: &mut InitContext<'_>) {
+        self.max_iter = self.data.int("iterations").max(0) as usize;
+        self.tolerance = self.data.real("tolerance");
+        self.kind = None;
+        let link = self.data.str("preconditioner").trim().to_string();
+        if !link.is_empty() {
+            match ctx.linked(&link) {
+                Some(Target::Component(c)) => {
+                    let comp = ctx.scene.component(c);
+                    self.kind = match comp.map(|c| (c.class_name(), c.data().real("omega"))) {
+                        Some(("JacobiPreconditioner", _)) => Some(PreconditionerKind::Jacobi),
+                        Some(("BlockJacobiPreconditioner", _)) => {
+                            Some(PreconditionerKind::BlockJacobi)
+                        }
+                        Some(("SSORPreconditioner", omega)) => {
+                            Some(PreconditionerKind::Ssor { omega })
+                        }
+                        Some((other, _)) => {
+                            ctx.error(format!("preconditioner '{other}' is not supported (JacobiPreconditioner, BlockJacobiPreconditioner, SSORPreconditioner are)"));
+                            None
+                        }
+                        None => None,
+                    };
+                }
+                _ => ctx.error(format!("preconditioner link '{link}' names no object")),
+            }
+        }
+        if !self.data.bool("use_precond") {
+            self.kind = None;
+        }
+        // the assembling rate of the PreconditionedMatrixFreeSystem in this node, if any
+        let node = ctx.node;
+        self.rate = ctx
+            .scene
+            .node(node)
+            .components
+            .iter()
+            .find(|c| ctx.scene.info(**c).class == "PreconditionedMatrixFreeSystem")
+            .and_then(|c| ctx.scene.component(*c))
+            .map(|c| c.data().int("assemblingRate").max(1) as u32)
+            .unwrap_or(1);
+        self.counter = self.rate;
+        self.pre = None;
+    }
+}
+
+impl_component!(PcgLinearSolver, "PCGLinearSolver", init);
+
+impl LinearSolver for PcgLinearSolver {
+    fn solve(&mut self, sys: &mut dyn LinearSystem, b: &[f64], x: &mut [f64]) -> SolveStats {
+        let n = sys.size();
+        if let Some(kind) = self.kind {
+            self.counter += 1;
+            if self.counter >= self.rate || self.pre.is_none() {
+                let a = sys.assemble();
+                self.pre = Some(Preconditioner::build(kind, &a));
+                self.counter = 0;
+            }
+        }
+        self.r.resize(n, 0.0);
+        self.w.resize(n, 0.0);
+        self.s.resize(n, 0.0);
+        let (r, w, s) = (&mut self.r, &mut self.w, &mut self.s);
+        let bb = dot(b, b);
+        let tol = self.tolerance * bb;
+        sys.apply(x, r);
+        for i in 0..n {
+            r[i] = b[i] - r[i];
+        }
+        match &self.pre {
+            Some(p) if self.kind.is_some() => p.apply(r, w),
+            _ => w.copy_from_slice(r),
+        }
+        let mut rz = dot(r, w);
+        let mut it = 1;
+        let mut stats = SolveStats::default();
+        while it <= self.max_iter && rz > tol {
+            sys.apply(w, s);
+            let alpha = rz / dot(w, s);
+            for i in 0..n {
+                x[i] += alpha * w[i];
+                r[i] -= alpha * s[i];
+            }
+            match &self.pre {
+                Some(p) if self.kind.is_some() => p.apply(r, s),
+                _ => s.copy_from_slice(r),
+            }
+            let rz_old = rz;
+            rz = dot(r, s);
+            let beta = rz / rz_old;
+            for i in 0..n {
+                w[i] = s[i] + beta * w[i];
+            }
+            stats.iterations = it;
+            it += 1;
+        }
+        stats.residual = if bb > 0.0 {
+            (rz.abs() / bb).sqrt()
+        } else {
+            0.0
+        };
+        stats
+    }
+}
+
+/// MinResLinearSolver: MINRES (tminres) without preconditioner, warm-started.
+pub struct MinResLinearSolver {
+    data: DataTable,
+    max_iter: usize,
+    tolerance: f64,
+}
+
+impl MinResLinearSolver {
+    pub fn new(template: &str) -> Result<Self, String> {
+        if !(template.is_empty()
+            || template == "GraphScattered"
+            || template.starts_with("CompressedRowSparseMatrix"))
+        {
+            return Err(format!(
+                "template '{template}' is not available for MinResLinearSolver"
+            ));
+        }
+        let data = DataTable::new()
+            .with("printLog", DataKind::Bool, "0", "if true, emits extra messages at runtime.")
+            .with("tags", DataKind::Words, "", "list of the subsets the object belongs to")
+            .with("listening", DataKind::Bool, "0", "if true, handle the events, otherwise ignore the events")
+            .with("iterations", DataKind::Int, "25", "maximum number of iterations of the Conjugate Gradient solution")
+            .with("tolerance", DataKind::Real, "1e-5", "desired precision of the Conjugate Gradient Solution (ratio of current residual norm over initial residual norm)")
+            .with("graph", DataKind::Words, "", "Graph of residuals at each iteration")
+            .with("linearSystem", DataKind::Str, "", "The linear system to solve");
+        Ok(MinResLinearSolver {
+            data,
+            max_iter: 25,
+            tolerance: 1e-5,
+        })
+    }
+
+    fn init_impl(&mut self, _ctx: &mut InitContext<'_>) {
+        self.max_iter = self.data.int("iterations").max(0) as usize;
+        self.tolerance = self.data.real("tolerance");
+    }
+}
+
+impl_component!(MinResLinearSolver, "MinResLinearSolver", init);
+
+impl LinearSolver for MinResLinearSolver {
+    fn solve(&mut self, sys: &mut dyn LinearSystem, b: &[f64], x: &mut [f64]) -> SolveStats {
+        let n = sys.size();
+        let eps = f64::EPSILON;
+        let mut r1 = vec![0.0; n];
+        sys.apply(x, &mut r1);
+        for i in 0..n {
+            r1[i] = b[i] - r1[i];
+        }
+        let mut beta1 = dot(&r1, &r1);
+        let mut stats = SolveStats::default();
+        if beta1 <= 0.0 {
+            return stats;
+        }
+        beta1 = beta1.sqrt();
+        let mut y = r1.clone();
+        let mut r2 = vec![0.0; n];
+        let mut v = vec![0.0; n];
+        let mut w = vec![0.0; n];
+        let mut w2 = vec![0.0; n];
+        let (mut oldb, mut beta, mut dbar, mut epsln, mut phibar, mut tnorm2) =
+            (0.0, beta1, 0.0, 0.0, beta1, 0.0);
+        let (mut cs, mut sn, mut gmax, mut gmin) = (-1.0f64, 0.0f64, 0.0f64, f64::MAX);
+        for itn in 0..self.max_iter {
+            r2.copy_from_slice(&y);
+            let s = 1.0 / beta;
+            for i in 0..n {
+                v[i] = y[i] * s;
+            }
+            sys.apply(&v, &mut y);
+            if itn > 0 {
+                let f = beta / oldb;
+                for i in 0..n {
+                    y[i] -= f * r1[i];
+                }
+            }
+            let alpha = dot(&v, &y);
+            let f = alpha / beta;
+            for i in 0..n {
+                y[i] -= f * r2[i];
+            }
+            // r1 := the previous y (saved in r2 at the top of the iteration); r2 is refilled there
+            std::mem::swap(&mut r1, &mut r2);
+            oldb = beta;
+            beta = dot(&y, &y);
+            if beta < 0.0 {
+                break;
+            }
+            beta = beta.sqrt();
+            tnorm2 += alpha * alpha + oldb * oldb + beta * beta;
+            let oldeps = epsln;
+            let delta = cs * dbar + sn * alpha;
+            let gbar = sn * dbar - cs * alpha;
+            epsln = sn * beta;
+            dbar = -cs * beta;
+            let root = (gbar * gbar + dbar * dbar).sqrt();
+            let gamma = (gbar * gbar + beta * beta).sqrt().max(eps);
+            let denom = 1.0 / gamma;
+            cs = gbar * denom;
+            sn = beta * denom;
+            let phi = cs * phibar;
+            phibar *= sn;
+            std::mem::swap(&mut w, &mut w2);
+            for i in 0..n {
+                w[i] = (w[i] * (-oldeps) - delta * w2[i] + v[i]) * denom;
+            }
+            for i in 0..n {
+                x[i] += phi * w[i];
+            }
+            stats.iterations = itn + 1;
+            if itn == 0 && beta / beta1 < 10.0 * eps {
+                break;
+            }
+            let anorm = tnorm2.sqrt();
+            let ynorm = dot(x, x).sqrt();
+            let test1 = phibar / (anorm * ynorm);
+            gmax = gmax.max(gamma);
+            gmin = gmin.min(gamma);
+            let test2 = root / anorm;
+            stats.residual = test1;
+            if test1 <= 0.0
+                || test2 <= 0.0
+                || itn + 1 >= self.max_iter
+                || gmax / gmin >= 0.1 / eps
+                || anorm * eps * ynorm >= beta1
+                || test2 <= self.tolerance
+                || test1 <= self.tolerance
+            {
+                break;
+            }
+        }
+        stats
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use canape_core::matrix::{MatrixSink, Triplets};
+
+    struct Sys {
+        a: Vec<Vec<f64>>,
+    }
+    impl LinearSystem for Sys {
+        fn size(&self) -> usize {
+            self.a.len()
+        }
+        fn apply(&mut self, x: &[f64], y: &mut [f64]) {
+            for (i, row) in self.a.iter().enumerate() {
+                y[i] = row.iter().zip(x).map(|(a, b)| a * b).sum();
+            }
+        }
+        fn assemble(&mut self) -> Csr {
+            let mut t = Triplets::new(self.a.len());
+            for (i, row) in self.a.iter().enumerate() {
+                for (j, v) in row.iter().enumerate() {
+                    if *v != 0.0 {
+                        t.add(i, j, *v);
+                    }
+                }
+            }
+            t.to_csr()
+        }
+    }
+
+    /// A random sparse SPD matrix (diagonally dominant, coupled in 3×3 blocks and neighbours).
+    fn spd(n: usize, seed: u64) -> Vec<Vec<f64>> {
+        let mut s = seed;
+        let mut rnd = || {
+            s = s
+                .wrapping_mul(6364136223846793005)
+                .wrapping_add(1442695040888963407);
+            ((s >> 11) as f64 / (1u64 << 53) as f64) - 0.5
+        };
+        let mut a = vec![vec![0.0; n]; n];
+        for i in 0..n {
+            for j in 0..i {
+                if i / 3 == j / 3 || i - j == 3 || i - j == 7 {
+                    let v = rnd();
+                    a[i][j] = v;
+                    a[j][i] = v;
+                }
+            }
+        }
+        for i in 0..n {
+            a[i][i] = 3.0 + rnd().abs();
+        }
+        a
+    }
+
+    fn residual(a: &[Vec<f64>], x: &[f64], b: &[f64]) -> f64 {
+        let r: f64 = a
+            .iter()
+            .zip(b)
+            .map(|(row, bi)| (row.iter().zip(x).map(|(p, q)| p * q).sum::<f64>() - bi).powi(2))
+            .sum();
+        r.sqrt() / b.iter().map(|v| v * v).sum::<f64>().sqrt()
+    }
+
+    #[test]
+    fn pcg_with_each_preconditioner_solves_to_its_tolerance() {
+        let a = spd(30, 3);
+        let b: Vec<f64> = (0..30).map(|i| (i as f64 * 0.3).cos()).collect();
+        for kind in [
+            None,
+            Some(PreconditionerKind::Jacobi),
+            Some(PreconditionerKind::BlockJacobi),
+            Some(PreconditionerKind::Ssor { omega: 1.0 }),
+            Some(PreconditionerKind::Ssor { omega: 1.3 }),
+        ] {
+            let mut s = PcgLinearSolver::new("").unwrap();
+            s.max_iter = 200;
+            s.tolerance = 1e-20;
+            s.kind = kind;
+            let mut sys = Sys { a: a.clone() };
+            let mut x = vec![0.0; 30];
+            let st = s.solve(&mut sys, &b, &mut x);
+            assert!(
+                residual(&a, &x, &b) < 1e-9,
+                "{kind:?}: {}",
+                residual(&a, &x, &b)
+            );
+            assert!(st.iterations > 0 && st.iterations < 200);
+        }
+    }
+
+    #[test]
+    fn ssor_with_omega_one_is_symmetric_gauss_seidel() {
+        let a = spd(12, 5);
+        let mut sys = Sys { a: a.clone() };
+        let p = Preconditioner::build(PreconditionerKind::Ssor { omega: 1.0 }, &sys.assemble());
+        let r: Vec<f64> = (0..12).map(|i| i as f64 - 4.0).collect();
+        let mut z = vec![0.0; 12];
+        p.apply(&r, &mut z);
+        // SOFA's sweeps (backward, then forward): (D + U) D⁻¹ (D + L) z = r
+        let n = 12;
+        let mut t = vec![0.0; n];
+        for i in 0..n {
+            t[i] = (0..=i).map(|j| a[i][j] * z[j]).sum();
+        }
+        for i in 0..n {
+            t[i] /= a[i][i];
+        }
+        for i in 0..n {
+            let v: f64 = (i..n).map(|j| a[i][j] * t[j]).sum();
+            assert!((v - r[i]).abs() < 1e-10);
+        }
+    }
+
+    #[test]
+    fn minres_solves_to_tolerance_and_warm_starts() {
+        let a = spd(30, 9);
+        let b: Vec<f64> = (0..30).map(|i| (i as f64 * 0.7).sin()).collect();
+        let mut s = MinResLinearSolver::new("").unwrap();
+        s.max_iter = 300;
+        s.tolerance = 1e-14;
+        let mut sys = Sys { a: a.clone() };
+        let mut x = vec![0.0; 30];
+        let st = s.solve(&mut sys, &b, &mut x);
+        assert!(residual(&a, &x, &b) < 1e-9, "{}", residual(&a, &x, &b));
+        assert!(st.iterations > 1);
+        // starting from the solution: no work to do
+        let st2 = s.solve(&mut sys, &b, &mut x);
+        assert!(st2.iterations <= 1);
+    }
+}
