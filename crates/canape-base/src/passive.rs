@@ -36,6 +36,7 @@ impl Inert {
                     .with("loadedPlugins", DataKind::Words, "", "List of the plugins that are have been loaded")
             }
             "VisualStyle" => data = data.with("displayFlags", DataKind::Words, "", "Display Flags"),
+            "NodalMassDensity" => data = data.with("property", DataKind::Reals(0), "1", "Nodal property: mass density, one value per node (the last one applies to the rest)"),
             "SSORPreconditioner" => data = data.with("omega", DataKind::Real, "1", "Omega coefficient").with("linearSystem", DataKind::Str, "", "The linear system to solve"),
             "PreconditionedMatrixFreeSystem" => {
                 data = data
@@ -215,6 +216,7 @@ pub const INERT_CLASSES: &[(&str, Role, &str)] = &[
     ("MatrixLinearSystem", Role::Other, "assembled linear system (Canapé assembles for the solvers that need it)"),
     ("ConstantSparsityPatternSystem", Role::Other, "assembled linear system with a fixed pattern (Canapé caches the pattern for every assembled solver)"),
     ("OglLabel", Role::Visual, "text label display"),
+    ("NodalMassDensity", Role::Other, "nodal mass density read by FEMMass"),
     ("Visual3DText", Role::Visual, "3D text display"),
     ("TaskSchedulerSettings", Role::Other, "thread settings (Canapé's step is sequential for now)"),
 ];

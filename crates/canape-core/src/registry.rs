@@ -5,8 +5,8 @@ use crate::diag::closest;
 use crate::scene::AnyComponent;
 use std::collections::BTreeMap;
 
-/// Creates a component for a template (`Vec3d`, or "" for the default).
-pub type Constructor = fn(template: &str) -> Result<AnyComponent, String>;
+/// Creates a component of `class` for a template (`Vec3d`, or "" for the default).
+pub type Constructor = fn(class: &'static str, template: &str) -> Result<AnyComponent, String>;
 
 /// One registered class.
 #[derive(Clone)]

@@ -6,10 +6,12 @@
 //! coefficients, rotations from the last `add_force`) live in flat vectors indexed by element.
 
 pub mod common;
+pub mod element;
 pub mod hexa;
 pub mod spring;
 pub mod tetra;
 
+pub use element::{ElementFemForceField, FemMass};
 pub use hexa::HexahedronFemForceField;
 pub use spring::SpringForceField;
 pub use tetra::TetrahedronFemForceField;

@@ -81,7 +81,7 @@ impl<'a> Builder<'a> {
             .is_some();
         if !has_loop {
             if let Some(e) = self.registry.get("DefaultAnimationLoop") {
-                if let Ok(c) = (e.create)("") {
+                if let Ok(c) = (e.create)(e.class, "") {
                     let id = self
                         .scene
                         .add_component(root_id, "DefaultAnimationLoop", c, None);
@@ -223,7 +223,7 @@ impl<'a> Builder<'a> {
             }
         };
         let class = entry.class;
-        let comp = match (entry.create)(&template) {
+        let comp = match (entry.create)(entry.class, &template) {
             Ok(c) => c,
             Err(e) => {
                 self.diags

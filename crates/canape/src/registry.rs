@@ -10,7 +10,7 @@ use canape_core::registry::Registry;
 use canape_core::scene::AnyComponent;
 use canape_core::state::MechanicalObject;
 use canape_fem::tetra::Flavor;
-use canape_fem::{HexahedronFemForceField, SpringForceField, TetrahedronFemForceField};
+use canape_fem::{ElementFemForceField, FemMass, HexahedronFemForceField, SpringForceField, TetrahedronFemForceField};
 use canape_io::loaders::{MeshFormat, MeshLoaderComponent, SphereLoader};
 use canape_solvers::{
     CgLinearSolver, DirectSolver, EulerImplicitSolver, MinResLinearSolver, PcgLinearSolver,
@@ -36,7 +36,7 @@ pub fn registry() -> Registry {
     r.register(
         "MechanicalObject",
         "state vectors (position, velocity, force…) of one DOF type",
-        |t| {
+        |_, t| {
             let d = DofType::from_template(t).ok_or_else(|| {
                 format!("unknown template '{t}' (expected Vec1d, Vec2d, Vec3d or Rigid3d)")
             })?;
@@ -48,14 +48,14 @@ pub fn registry() -> Registry {
             Ok(AnyComponent::State(MechanicalObject::new(d)))
         },
     );
-    r.register("UniformMass", "the same mass on every DOF", |t| {
+    r.register("UniformMass", "the same mass on every DOF", |_, t| {
         vec3_only(t, "UniformMass")?;
         Ok(AnyComponent::Mass(Box::new(UniformMass::new())))
     });
     r.register(
         "DiagonalMass",
         "lumped vertex masses from element volumes",
-        |t| {
+        |_, t| {
             vec3_only(t, "DiagonalMass")?;
             Ok(AnyComponent::Mass(Box::new(DiagonalMass::new())))
         },
@@ -63,25 +63,25 @@ pub fn registry() -> Registry {
     r.register(
         "MeshMatrixMass",
         "consistent mass matrix from element volumes",
-        |t| {
+        |_, t| {
             vec3_only(t, "MeshMatrixMass")?;
             Ok(AnyComponent::Mass(Box::new(MeshMatrixMass::new())))
         },
     );
-    r.register("FixedProjectiveConstraint", "fixes a set of DOFs", |t| {
+    r.register("FixedProjectiveConstraint", "fixes a set of DOFs", |_, t| {
         vec3_only(t, "FixedProjectiveConstraint")?;
         Ok(AnyComponent::Projective(Box::new(
             FixedProjectiveConstraint::new(),
         )))
     });
-    r.register("BoxROI", "selects points inside boxes", |t| {
+    r.register("BoxROI", "selects points inside boxes", |_, t| {
         vec3_only(t, "BoxROI")?;
         Ok(AnyComponent::Engine(Box::new(BoxRoi::new())))
     });
     r.register(
         "RegularGridTopology",
         "regular grid of points and hexahedra",
-        |_| Ok(AnyComponent::Topology(Box::new(RegularGridTopology::new()))),
+        |_, _| Ok(AnyComponent::Topology(Box::new(RegularGridTopology::new()))),
     );
     for (class, desc) in [
         ("MeshTopology", "static mesh topology"),
@@ -95,38 +95,38 @@ pub fn registry() -> Registry {
         ("QuadSetTopologyContainer", "quad mesh topology"),
         ("PointSetTopologyContainer", "point set topology"),
     ] {
-        let create: fn(&str) -> Result<AnyComponent, String> = match class {
-            "MeshTopology" => |_| {
+        let create: canape_core::registry::Constructor = match class {
+            "MeshTopology" => |_, _| {
                 Ok(AnyComponent::Topology(Box::new(MeshContainer::new(
                     "MeshTopology",
                 ))))
             },
-            "TetrahedronSetTopologyContainer" => |_| {
+            "TetrahedronSetTopologyContainer" => |_, _| {
                 Ok(AnyComponent::Topology(Box::new(MeshContainer::new(
                     "TetrahedronSetTopologyContainer",
                 ))))
             },
-            "TriangleSetTopologyContainer" => |_| {
+            "TriangleSetTopologyContainer" => |_, _| {
                 Ok(AnyComponent::Topology(Box::new(MeshContainer::new(
                     "TriangleSetTopologyContainer",
                 ))))
             },
-            "HexahedronSetTopologyContainer" => |_| {
+            "HexahedronSetTopologyContainer" => |_, _| {
                 Ok(AnyComponent::Topology(Box::new(MeshContainer::new(
                     "HexahedronSetTopologyContainer",
                 ))))
             },
-            "EdgeSetTopologyContainer" => |_| {
+            "EdgeSetTopologyContainer" => |_, _| {
                 Ok(AnyComponent::Topology(Box::new(MeshContainer::new(
                     "EdgeSetTopologyContainer",
                 ))))
             },
-            "QuadSetTopologyContainer" => |_| {
+            "QuadSetTopologyContainer" => |_, _| {
                 Ok(AnyComponent::Topology(Box::new(MeshContainer::new(
                     "QuadSetTopologyContainer",
                 ))))
             },
-            _ => |_| {
+            _ => |_, _| {
                 Ok(AnyComponent::Topology(Box::new(MeshContainer::new(
                     "PointSetTopologyContainer",
                 ))))
@@ -137,7 +137,7 @@ pub fn registry() -> Registry {
     r.register(
         "Hexa2TetraTopologicalMapping",
         "splits hexahedra into tetrahedra",
-        |_| {
+        |_, _| {
             Ok(AnyComponent::TopoMapping(Box::new(
                 Hexa2TetraTopologicalMapping::new(),
             )))
@@ -146,7 +146,7 @@ pub fn registry() -> Registry {
     r.register(
         "TetrahedronFEMForceField",
         "linear/corotational tetrahedral FEM (small, large, polar, svd)",
-        |t| {
+        |_, t| {
             vec3_only(t, "TetrahedronFEMForceField")?;
             Ok(AnyComponent::ForceField(Box::new(
                 TetrahedronFemForceField::new(Flavor::TetrahedronFem),
@@ -156,7 +156,7 @@ pub fn registry() -> Registry {
     r.register(
         "TetrahedralCorotationalFEMForceField",
         "corotational tetrahedral FEM (small, large, polar)",
-        |t| {
+        |_, t| {
             vec3_only(t, "TetrahedralCorotationalFEMForceField")?;
             Ok(AnyComponent::ForceField(Box::new(
                 TetrahedronFemForceField::new(Flavor::TetrahedralCorotational),
@@ -166,7 +166,7 @@ pub fn registry() -> Registry {
     r.register(
         "HexahedronFEMForceField",
         "corotational hexahedral FEM (large, polar, small)",
-        |t| {
+        |_, t| {
             vec3_only(t, "HexahedronFEMForceField")?;
             Ok(AnyComponent::ForceField(Box::new(
                 HexahedronFemForceField::new(),
@@ -176,17 +176,17 @@ pub fn registry() -> Registry {
     r.register(
         "EulerImplicitSolver",
         "implicit (backward) Euler with Rayleigh damping",
-        |_| Ok(AnyComponent::Ode(Box::new(EulerImplicitSolver::new()))),
+        |_, _| Ok(AnyComponent::Ode(Box::new(EulerImplicitSolver::new()))),
     );
     r.register(
         "CGLinearSolver",
         "conjugate gradient, matrix-free or assembled",
-        |t| Ok(AnyComponent::Linear(Box::new(CgLinearSolver::new(t)?))),
+        |_, t| Ok(AnyComponent::Linear(Box::new(CgLinearSolver::new(t)?))),
     );
     r.register(
         "SparseLDLSolver",
         "direct LDLᵀ solver (faer Cholesky)",
-        |t| {
+        |_, t| {
             Ok(AnyComponent::Linear(Box::new(DirectSolver::new(
                 "SparseLDLSolver",
                 t,
@@ -196,26 +196,26 @@ pub fn registry() -> Registry {
     r.register(
         "EigenSimplicialLDLT",
         "direct LDLᵀ solver (faer Cholesky)",
-        |t| {
+        |_, t| {
             Ok(AnyComponent::Linear(Box::new(DirectSolver::new(
                 "EigenSimplicialLDLT",
                 t,
             )?)))
         },
     );
-    r.register("EigenSimplicialLLT", "direct Cholesky solver (faer)", |t| {
+    r.register("EigenSimplicialLLT", "direct Cholesky solver (faer)", |_, t| {
         Ok(AnyComponent::Linear(Box::new(DirectSolver::new(
             "EigenSimplicialLLT",
             t,
         )?)))
     });
-    r.register("EigenSparseLU", "direct LU solver (faer)", |t| {
+    r.register("EigenSparseLU", "direct LU solver (faer)", |_, t| {
         Ok(AnyComponent::Linear(Box::new(DirectSolver::new(
             "EigenSparseLU",
             t,
         )?)))
     });
-    r.register("EigenSparseQR", "direct QR solver (faer)", |t| {
+    r.register("EigenSparseQR", "direct QR solver (faer)", |_, t| {
         Ok(AnyComponent::Linear(Box::new(DirectSolver::new(
             "EigenSparseQR",
             t,
@@ -224,7 +224,7 @@ pub fn registry() -> Registry {
     r.register(
         "PrecomputedLinearSolver",
         "factors the first step's matrix once and reuses it",
-        |t| {
+        |_, t| {
             Ok(AnyComponent::Linear(Box::new(DirectSolver::new(
                 "PrecomputedLinearSolver",
                 t,
@@ -234,33 +234,40 @@ pub fn registry() -> Registry {
     r.register(
         "PCGLinearSolver",
         "preconditioned conjugate gradient (warm-started)",
-        |t| Ok(AnyComponent::Linear(Box::new(PcgLinearSolver::new(t)?))),
+        |_, t| Ok(AnyComponent::Linear(Box::new(PcgLinearSolver::new(t)?))),
     );
-    r.register("MinResLinearSolver", "MINRES (warm-started)", |t| {
+    r.register("MinResLinearSolver", "MINRES (warm-started)", |_, t| {
         Ok(AnyComponent::Linear(Box::new(MinResLinearSolver::new(t)?)))
     });
     r.register(
         "SpringForceField",
         "springs with geometric stiffness (StiffSpringForceField)",
-        |t| {
+        |_, t| {
             vec3_only(t, "SpringForceField")?;
             Ok(AnyComponent::ForceField(Box::new(SpringForceField::new())))
         },
     );
-    r.register("MeshGmshLoader", "Gmsh .msh (v1, v2 ASCII) loader", |_| {
+    r.register("LinearSmallStrainFEMForceField", "linear elasticity on tetrahedra or hexahedra (template Vec3,Tetrahedron / Vec3,Hexahedron)", |_, t| {
+        Ok(AnyComponent::ForceField(Box::new(ElementFemForceField::new(false, t)?)))
+    });
+    r.register("CorotationalFEMForceField", "corotational elasticity on tetrahedra or hexahedra (template Vec3,Tetrahedron / Vec3,Hexahedron)", |_, t| {
+        Ok(AnyComponent::ForceField(Box::new(ElementFemForceField::new(true, t)?)))
+    });
+    r.register("FEMMass", "consistent element mass from a NodalMassDensity (template Vec3,Hexahedron)", |_, t| Ok(AnyComponent::Mass(Box::new(FemMass::new(t)?))));
+    r.register("MeshGmshLoader", "Gmsh .msh (v1, v2 ASCII) loader", |_, _| {
         Ok(AnyComponent::Loader(Box::new(MeshLoaderComponent::new(
             MeshFormat::Gmsh,
         ))))
     });
-    r.register("MeshOBJLoader", "Wavefront .obj loader", |_| {
+    r.register("MeshOBJLoader", "Wavefront .obj loader", |_, _| {
         Ok(AnyComponent::Loader(Box::new(MeshLoaderComponent::new(
             MeshFormat::Obj,
         ))))
     });
-    r.register("SphereLoader", "SOFA .sph sphere loader", |_| {
+    r.register("SphereLoader", "SOFA .sph sphere loader", |_, _| {
         Ok(AnyComponent::Loader(Box::new(SphereLoader::new())))
     });
-    r.register("BarycentricMapping", "maps points inside tetrahedra/hexahedra of the input", |t| {
+    r.register("BarycentricMapping", "maps points inside tetrahedra/hexahedra of the input", |_, t| {
         if !t.is_empty() && !t.split(',').all(|p| DofType::from_template(p) == Some(DofType::Vec3) || p.trim().starts_with("Ogl") || p.trim().starts_with("ExtVec3")) {
             return Err(format!("template '{t}' is not supported by BarycentricMapping yet (Vec3d to Vec3d only)"));
         }
@@ -269,69 +276,13 @@ pub fn registry() -> Registry {
     r.register(
         "OglModel",
         "visual model (kept for the viewer, moved by its mapping)",
-        |_| Ok(AnyComponent::Passive(Box::new(OglModel::new()))),
+        |_, _| Ok(AnyComponent::Passive(Box::new(OglModel::new()))),
     );
     for (class, _role, desc) in INERT_CLASSES {
-        r.register_inert(class, desc, inert_ctor(class));
+        r.register_inert(class, desc, |class, _| {
+            let role = INERT_CLASSES.iter().find(|(c, _, _)| *c == class).map(|(_, r, _)| *r).unwrap_or(canape_core::component::Role::Other);
+            Ok(AnyComponent::Passive(Box::new(Inert::new(class, role))))
+        });
     }
     r
 }
-
-macro_rules! inert_table {
-    ($($name:literal),* $(,)?) => {
-        fn inert_ctor(class: &str) -> fn(&str) -> Result<AnyComponent, String> {
-            match class {
-                $($name => |_| {
-                    let role = INERT_CLASSES.iter().find(|(c, _, _)| *c == $name).map(|(_, r, _)| *r).unwrap_or(canape_core::component::Role::Other);
-                    Ok(AnyComponent::Passive(Box::new(Inert::new($name, role))))
-                },)*
-                _ => |_| Err("not an inert class".into()),
-            }
-        }
-    };
-}
-
-inert_table!(
-    "DefaultAnimationLoop",
-    "DefaultVisualManagerLoop",
-    "RequiredPlugin",
-    "VisualStyle",
-    "InteractiveCamera",
-    "OglSceneFrame",
-    "VisualGrid",
-    "LineAxis",
-    "BackgroundSetting",
-    "CollisionPipeline",
-    "BruteForceBroadPhase",
-    "BVHNarrowPhase",
-    "CollisionResponse",
-    "DiscreteIntersection",
-    "MinProximityIntersection",
-    "NewProximityIntersection",
-    "LocalMinDistance",
-    "SphereCollisionModel",
-    "TriangleCollisionModel",
-    "LineCollisionModel",
-    "PointCollisionModel",
-    "TetrahedronSetTopologyModifier",
-    "TetrahedronSetGeometryAlgorithms",
-    "TriangleSetTopologyModifier",
-    "TriangleSetGeometryAlgorithms",
-    "HexahedronSetTopologyModifier",
-    "HexahedronSetGeometryAlgorithms",
-    "EdgeSetTopologyModifier",
-    "EdgeSetGeometryAlgorithms",
-    "NaturalOrderingMethod",
-    "AMDOrderingMethod",
-    "COLAMDOrderingMethod",
-    "MetisOrderingMethod",
-    "JacobiPreconditioner",
-    "BlockJacobiPreconditioner",
-    "SSORPreconditioner",
-    "PreconditionedMatrixFreeSystem",
-    "MatrixLinearSystem",
-    "ConstantSparsityPatternSystem",
-    "OglLabel",
-    "Visual3DText",
-    "TaskSchedulerSettings",
-);

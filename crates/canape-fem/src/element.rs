@@ -1,0 +1,538 @@
+//! SOFA's newer element-based FEM: LinearSmallStrainFEMForceField and CorotationalFEMForceField
+//! for tetrahedra and hexahedra (Sofa/Component/SolidMechanics/FEM/Elastic/…/
+//! LinearSmallStrainFEMForceField.inl, CorotationalFEMForceField.inl, BaseElementLinearFEMForceField.inl,
+//! impl/ElementStiffnessMatrix.h), and FEMMass with NodalMassDensity (Sofa/Component/Mass/…/FEMMass.inl).
+//!
+//! Element stiffness K_e = Σ_q w_q |det J_q| Bᵀ C B, computed once from rest positions (tetra: one
+//! point; hexa: 2×2×2 Gauss). The corotational variant rotates by R_e = Cᵀ·C0 (C: element frame from
+//! the triangle of nodes 0, 1, 2 for tetrahedra, from averaged edges for hexahedra), recomputed in
+//! every `add_force` and reused by `add_dforce` and assembly.
+
+use crate::common::{check_material, fem_inputs, force_field_data};
+use canape_core::component::{ForceField, Mass};
+use canape_core::data::{DataKind, DataTable};
+use canape_core::matrix::MatrixSink;
+use canape_core::mesh::Mesh;
+use canape_core::scene::InitContext;
+use canape_types::{get3, Mat3, Vec3};
+
+/// Element shape of a template `Vec3,Tetrahedron` / `Vec3,Hexahedron`.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Shape {
+    Tetrahedron,
+    Hexahedron,
+}
+
+impl Shape {
+    /// Parse SOFA's two-part template.
+    pub fn from_template(t: &str) -> Result<Shape, String> {
+        let parts: Vec<&str> = t.split(',').map(str::trim).collect();
+        if !parts[0].is_empty() && canape_types::DofType::from_template(parts[0]) != Some(canape_types::DofType::Vec3) {
+            return Err(format!("template '{t}': only Vec3d states are supported"));
+        }
+        match parts.get(1).copied() {
+            None | Some("Tetrahedron") => Ok(Shape::Tetrahedron),
+            Some("Hexahedron") => Ok(Shape::Hexahedron),
+            Some(o) => Err(format!("template '{t}': element '{o}' is not supported yet (Tetrahedron, Hexahedron)")),
+        }
+    }
+    fn nodes(self) -> usize {
+        match self {
+            Shape::Tetrahedron => 4,
+            Shape::Hexahedron => 8,
+        }
+    }
+    fn elements(self, m: &Mesh) -> Vec<Vec<u32>> {
+        match self {
+            Shape::Tetrahedron => m.tetrahedra.iter().map(|e| e.to_vec()).collect(),
+            Shape::Hexahedron => m.hexahedra.iter().map(|e| e.to_vec()).collect(),
+        }
+    }
+}
+
+const HEX_SIGNS: [[f64; 3]; 8] = [[-1., -1., -1.], [1., -1., -1.], [1., 1., -1.], [-1., 1., -1.], [-1., -1., 1.], [1., -1., 1.], [1., 1., 1.], [-1., 1., 1.]];
+const TET_GRAD: [[f64; 3]; 4] = [[-1., -1., -1.], [1., 0., 0.], [0., 1., 0.], [0., 0., 1.]];
+
+/// Quadrature points (ξ, weight) of an element shape, as SOFA's FiniteElement defines them.
+fn quadrature(shape: Shape) -> Vec<([f64; 3], f64)> {
+    match shape {
+        Shape::Tetrahedron => vec![([0.25, 0.25, 0.25], 1.0 / 6.0)],
+        Shape::Hexahedron => HEX_SIGNS.iter().map(|s| ([s[0] / 1.73205080757, s[1] / 1.73205080757, s[2] / 1.73205080757], 1.0)).collect(),
+    }
+}
+
+/// Shape functions and their reference gradients at ξ.
+fn shape_functions(shape: Shape, xi: [f64; 3]) -> (Vec<f64>, Vec<[f64; 3]>) {
+    match shape {
+        Shape::Tetrahedron => (vec![1.0 - xi[0] - xi[1] - xi[2], xi[0], xi[1], xi[2]], TET_GRAD.to_vec()),
+        Shape::Hexahedron => {
+            let mut n = Vec::with_capacity(8);
+            let mut g = Vec::with_capacity(8);
+            for s in HEX_SIGNS {
+                let f = [1.0 + s[0] * xi[0], 1.0 + s[1] * xi[1], 1.0 + s[2] * xi[2]];
+                n.push(f[0] * f[1] * f[2] / 8.0);
+                g.push([s[0] * f[1] * f[2] / 8.0, f[0] * s[1] * f[2] / 8.0, f[0] * f[1] * s[2] / 8.0]);
+            }
+            (n, g)
+        }
+    }
+}
+
+/// Jacobian J(:,k) = Σ_i X_i ∂N_i/∂ξ_k.
+fn jacobian(x: &[Vec3], g: &[[f64; 3]]) -> Mat3 {
+    let mut j = Mat3::zeros();
+    for (xi, gi) in x.iter().zip(g) {
+        for r in 0..3 {
+            for k in 0..3 {
+                j[(r, k)] += xi[r] * gi[k];
+            }
+        }
+    }
+    j
+}
+
+/// Dense element stiffness (3n × 3n, row-major) for Young's modulus `e` and Poisson ratio `nu`.
+pub fn element_stiffness(shape: Shape, x: &[Vec3], e: f64, nu: f64) -> Vec<f64> {
+    let n = shape.nodes();
+    let mu = e / (2.0 * (1.0 + nu));
+    let lambda = e * nu / ((1.0 + nu) * (1.0 - 2.0 * nu));
+    let mut c = nalgebra::SMatrix::<f64, 6, 6>::zeros();
+    for i in 0..3 {
+        for j in 0..3 {
+            c[(i, j)] = if i == j { lambda + 2.0 * mu } else { lambda };
+        }
+        c[(i + 3, i + 3)] = mu;
+    }
+    let m = 3 * n;
+    let mut k = vec![0.0; m * m];
+    for (xi, w) in quadrature(shape) {
+        let (_, g) = shape_functions(shape, xi);
+        let j = jacobian(x, &g);
+        let det = j.determinant().abs();
+        let Some(jit) = j.try_inverse().map(|i| i.transpose()) else { continue };
+        let grads: Vec<Vec3> = g.iter().map(|gi| jit * Vec3::new(gi[0], gi[1], gi[2])).collect();
+        // B: 6 × 3n, Voigt [xx, yy, zz, xy, yz, zx] with engineering shear
+        let mut b = vec![[0.0; 6]; m];
+        for (i, d) in grads.iter().enumerate() {
+            b[3 * i][0] = d.x;
+            b[3 * i + 1][1] = d.y;
+            b[3 * i + 2][2] = d.z;
+            b[3 * i][3] = d.y;
+            b[3 * i + 1][3] = d.x;
+            b[3 * i + 1][4] = d.z;
+            b[3 * i + 2][4] = d.y;
+            b[3 * i][5] = d.z;
+            b[3 * i + 2][5] = d.x;
+        }
+        for p in 0..m {
+            let mut cb = [0.0; 6];
+            for r in 0..6 {
+                cb[r] = (0..6).map(|s| c[(r, s)] * b[p][s]).sum();
+            }
+            for q in 0..m {
+                let v: f64 = (0..6).map(|r| b[q][r] * cb[r]).sum();
+                k[q * m + p] += w * det * v;
+            }
+        }
+    }
+    k
+}
+
+/// Element frame (rows x, y, z) of SOFA's default rotation methods.
+fn frame(shape: Shape, p: &[Vec3]) -> Mat3 {
+    let (ex, ey) = match shape {
+        Shape::Tetrahedron => (p[1] - p[0], p[2] - p[0]),
+        Shape::Hexahedron => (
+            (p[1] - p[0] + (p[2] - p[3]) + (p[5] - p[4]) + (p[6] - p[7])) * 0.25,
+            (p[3] - p[0] + (p[2] - p[1]) + (p[7] - p[4]) + (p[6] - p[5])) * 0.25,
+        ),
+    };
+    let x = ex.normalize();
+    let z = x.cross(&ey).normalize();
+    let y = z.cross(&x);
+    Mat3::from_rows(&[x.transpose(), y.transpose(), z.transpose()])
+}
+
+struct Elem {
+    idx: Vec<u32>,
+    k: Vec<f64>,
+    rest: Vec<Vec3>,
+    c0: Mat3,
+    r: Mat3,
+}
+
+/// LinearSmallStrainFEMForceField (`corotational == false`) and CorotationalFEMForceField.
+pub struct ElementFemForceField {
+    class: &'static str,
+    corotational: bool,
+    shape: Shape,
+    data: DataTable,
+    elems: Vec<Elem>,
+    rayleigh: f64,
+}
+
+impl ElementFemForceField {
+    pub fn new(corotational: bool, template: &str) -> Result<Self, String> {
+        let shape = Shape::from_template(template)?;
+        let mut data = force_field_data(DataTable::new())
+            .with("youngModulus", DataKind::Reals(0), "5000", "Young's modulus in Hooke's law (one value, or one per element)")
+            .with("poissonRatio", DataKind::Reals(0), "0.45", "Poisson's ratio in Hooke's law (one value, or one per element)")
+            .with("computeForceStrategy", DataKind::Str, "parallel", "The compute strategy used to compute the forces (results do not depend on it)")
+            .with("computeForceDerivStrategy", DataKind::Str, "parallel", "The compute strategy used to compute the force derivatives (results do not depend on it)")
+            .with("elementSpace", DataKind::Real, "0.125", "When rendering, the space between elements");
+        if corotational {
+            data = data.with("rotationMethod", DataKind::Str, "", "The method used to compute the element rotations (default: triangle for tetrahedra, hexahedron for hexahedra)");
+        }
+        Ok(ElementFemForceField {
+            class: if corotational { "CorotationalFEMForceField" } else { "LinearSmallStrainFEMForceField" },
+            corotational,
+            shape,
+            data,
+            elems: Vec::new(),
+            rayleigh: 0.0,
+        })
+    }
+
+    /// Set up elements (used by init and tests).
+    pub fn setup(&mut self, rest: &[f64], mesh: &Mesh) {
+        let e = self.data.reals("youngModulus").to_vec();
+        let nu = self.data.reals("poissonRatio").to_vec();
+        let e = if e.is_empty() { vec![5000.0] } else { e };
+        let nu = if nu.is_empty() { vec![0.45] } else { nu };
+        self.elems = self
+            .shape
+            .elements(mesh)
+            .into_iter()
+            .enumerate()
+            .map(|(k, idx)| {
+                let x: Vec<Vec3> = idx.iter().map(|&i| get3(rest, i as usize)).collect();
+                let km = element_stiffness(self.shape, &x, *e.get(k).unwrap_or(&e[0]), *nu.get(k).unwrap_or(&nu[0]));
+                let c0 = frame(self.shape, &x);
+                Elem { idx, k: km, rest: x, c0, r: Mat3::identity() }
+            })
+            .collect();
+    }
+
+    fn init_impl(&mut self, ctx: &mut InitContext<'_>) {
+        self.rayleigh = self.data.real("rayleighStiffness");
+        self.elems.clear();
+        if self.corotational {
+            let m = self.data.str("rotationMethod").to_string();
+            let default = match self.shape {
+                Shape::Tetrahedron => "triangle",
+                Shape::Hexahedron => "hexahedron",
+            };
+            if !m.is_empty() && m != default {
+                ctx.warn(format!("rotationMethod '{m}' is not supported yet; '{default}' is used"));
+            }
+        }
+        if let Some(m) = check_material(self.data.reals("youngModulus"), self.data.reals("poissonRatio")) {
+            ctx.error(m);
+            return;
+        }
+        let (has, what): (fn(&Mesh) -> bool, &str) = match self.shape {
+            Shape::Tetrahedron => (|m| !m.tetrahedra.is_empty(), "tetrahedra"),
+            Shape::Hexahedron => (|m| !m.hexahedra.is_empty(), "hexahedra"),
+        };
+        let Some((rest, mesh)) = fem_inputs(ctx, &self.data, has, what) else { return };
+        self.setup(&rest, &mesh);
+    }
+}
+
+impl canape_core::component::Component for ElementFemForceField {
+    fn class_name(&self) -> &'static str {
+        self.class
+    }
+    fn data(&self) -> &DataTable {
+        &self.data
+    }
+    fn data_mut(&mut self) -> &mut DataTable {
+        &mut self.data
+    }
+    fn init(&mut self, ctx: &mut InitContext<'_>) {
+        self.init_impl(ctx)
+    }
+}
+
+fn matvec(k: &[f64], v: &[f64], out: &mut [f64]) {
+    let m = v.len();
+    for r in 0..m {
+        out[r] = k[r * m..(r + 1) * m].iter().zip(v).map(|(a, b)| a * b).sum();
+    }
+}
+
+impl ForceField for ElementFemForceField {
+    fn add_force(&mut self, x: &[f64], _v: &[f64], f: &mut [f64]) {
+        let shape = self.shape;
+        for el in &mut self.elems {
+            let n = el.idx.len();
+            let p: Vec<Vec3> = el.idx.iter().map(|&i| get3(x, i as usize)).collect();
+            let mut d = vec![0.0; 3 * n];
+            if self.corotational {
+                let mut r = frame(shape, &p).transpose() * el.c0;
+                if !r.iter().all(|v| v.is_finite()) {
+                    r = el.r;
+                }
+                el.r = r;
+                let c = p.iter().fold(Vec3::zeros(), |a, b| a + b) / n as f64;
+                let c0 = el.rest.iter().fold(Vec3::zeros(), |a, b| a + b) / n as f64;
+                let rt = r.transpose();
+                for i in 0..n {
+                    let di = rt * (p[i] - c) - (el.rest[i] - c0);
+                    d[3 * i..3 * i + 3].copy_from_slice(di.as_slice());
+                }
+            } else {
+                for i in 0..n {
+                    let di = p[i] - el.rest[i];
+                    d[3 * i..3 * i + 3].copy_from_slice(di.as_slice());
+                }
+            }
+            let mut fe = vec![0.0; 3 * n];
+            matvec(&el.k, &d, &mut fe);
+            for i in 0..n {
+                let mut fi = Vec3::new(fe[3 * i], fe[3 * i + 1], fe[3 * i + 2]);
+                if self.corotational {
+                    fi = el.r * fi;
+                }
+                let a = el.idx[i] as usize;
+                for c in 0..3 {
+                    f[3 * a + c] -= fi[c];
+                }
+            }
+        }
+    }
+
+    fn add_dforce(&mut self, dx: &[f64], df: &mut [f64], k_factor: f64) {
+        for el in &self.elems {
+            let n = el.idx.len();
+            let mut d = vec![0.0; 3 * n];
+            for i in 0..n {
+                let mut v = get3(dx, el.idx[i] as usize);
+                if self.corotational {
+                    v = el.r.transpose() * v;
+                }
+                d[3 * i..3 * i + 3].copy_from_slice(v.as_slice());
+            }
+            let mut fe = vec![0.0; 3 * n];
+            matvec(&el.k, &d, &mut fe);
+            for i in 0..n {
+                let mut fi = Vec3::new(fe[3 * i], fe[3 * i + 1], fe[3 * i + 2]);
+                if self.corotational {
+                    fi = el.r * fi;
+                }
+                let a = el.idx[i] as usize;
+                for c in 0..3 {
+                    df[3 * a + c] -= k_factor * fi[c];
+                }
+            }
+        }
+    }
+
+    fn add_k_to_matrix(&self, m: &mut dyn MatrixSink, k_factor: f64, offset: usize) {
+        for el in &self.elems {
+            let n = el.idx.len();
+            let w = 3 * n;
+            for i in 0..n {
+                for j in 0..n {
+                    let mut b = Mat3::zeros();
+                    for r in 0..3 {
+                        for c in 0..3 {
+                            b[(r, c)] = el.k[(3 * i + r) * w + 3 * j + c];
+                        }
+                    }
+                    if self.corotational {
+                        b = el.r * b * el.r.transpose();
+                    }
+                    m.add_block3(offset + 3 * el.idx[i] as usize, offset + 3 * el.idx[j] as usize, &(b * -k_factor));
+                }
+            }
+        }
+    }
+
+    fn rayleigh_stiffness(&self) -> f64 {
+        self.rayleigh
+    }
+}
+
+/// FEMMass: the consistent mass matrix of the elements, with a density interpolated from the
+/// nodal values of a NodalMassDensity. Stored as node-to-node scalar entries (each a 3×3 m·I).
+pub struct FemMass {
+    shape: Shape,
+    data: DataTable,
+    /// CSR over nodes: for node a, the (b, m_ab) entries.
+    ptr: Vec<usize>,
+    cols: Vec<u32>,
+    vals: Vec<f64>,
+}
+
+impl FemMass {
+    pub fn new(template: &str) -> Result<Self, String> {
+        let shape = Shape::from_template(template)?;
+        if shape == Shape::Tetrahedron && !template.contains("Tetrahedron") {
+            return Err("FEMMass needs its element in the template (Vec3,Hexahedron or Vec3,Tetrahedron)".into());
+        }
+        let data = DataTable::new()
+            .with("printLog", DataKind::Bool, "0", "if true, emits extra messages at runtime.")
+            .with("tags", DataKind::Words, "", "list of the subsets the object belongs to")
+            .with("listening", DataKind::Bool, "0", "if true, handle the events, otherwise ignore the events")
+            .with("rayleighMass", DataKind::Real, "0", "Rayleigh damping coefficient related to mass")
+            .with("separateGravity", DataKind::Bool, "0", "add separately gravity to velocity computation")
+            .with("nodalMassDensity", DataKind::Str, "", "Link to nodal property: mass density")
+            .with("topology", DataKind::Str, "", "link to the topology container");
+        Ok(FemMass { shape, data, ptr: Vec::new(), cols: Vec::new(), vals: Vec::new() })
+    }
+
+    /// Build the mass matrix from rest positions, elements and nodal densities (init and tests).
+    pub fn setup(&mut self, rest: &[f64], mesh: &Mesh, density: &dyn Fn(usize) -> f64, n: usize) {
+        let mut rows: Vec<std::collections::BTreeMap<u32, f64>> = vec![Default::default(); n];
+        for idx in self.shape.elements(mesh) {
+            let x: Vec<Vec3> = idx.iter().map(|&i| get3(rest, i as usize)).collect();
+            for (xi, w) in quadrature(self.shape) {
+                let (nf, g) = shape_functions(self.shape, xi);
+                let det = jacobian(&x, &g).determinant().abs();
+                let rho: f64 = idx.iter().zip(&nf).map(|(&i, ni)| ni * density(i as usize)).sum();
+                for (a, &ia) in idx.iter().enumerate() {
+                    for (b, &ib) in idx.iter().enumerate() {
+                        *rows[ia as usize].entry(ib).or_insert(0.0) += w * rho * det * nf[a] * nf[b];
+                    }
+                }
+            }
+        }
+        self.ptr = vec![0];
+        self.cols.clear();
+        self.vals.clear();
+        for r in rows {
+            for (c, v) in r {
+                self.cols.push(c);
+                self.vals.push(v);
+            }
+            self.ptr.push(self.cols.len());
+        }
+    }
+
+    /// Total mass (sum of all entries).
+    pub fn total(&self) -> f64 {
+        self.vals.iter().sum()
+    }
+
+    fn init_impl(&mut self, ctx: &mut InitContext<'_>) {
+        if self.shape == Shape::Tetrahedron {
+            ctx.warn("FEMMass on tetrahedra uses SOFA's one-point rule, which is not exact for the consistent mass");
+        }
+        // the density: linked NodalMassDensity, or the first one of the context
+        let link = self.data.str("nodalMassDensity").trim().to_string();
+        let scene = ctx.scene;
+        let dens_id = if !link.is_empty() {
+            match ctx.linked(&link) {
+                Some(canape_core::scene::Target::Component(c)) => Some(c),
+                _ => None,
+            }
+        } else {
+            scene.lineage(ctx.node).into_iter().find_map(|nd| scene.node(nd).components.iter().copied().find(|c| scene.info(*c).class == "NodalMassDensity"))
+        };
+        let Some(prop) = dens_id.and_then(|c| scene.component(c)).filter(|c| c.class_name() == "NodalMassDensity").map(|c| c.data().reals("property").to_vec()) else {
+            ctx.error("no NodalMassDensity found (link 'nodalMassDensity' or one in the context): the mass is invalid");
+            return;
+        };
+        let (has, what): (fn(&Mesh) -> bool, &str) = match self.shape {
+            Shape::Tetrahedron => (|m| !m.tetrahedra.is_empty(), "tetrahedra"),
+            Shape::Hexahedron => (|m| !m.hexahedra.is_empty(), "hexahedra"),
+        };
+        let Some((rest, mesh)) = fem_inputs(ctx, &self.data, has, what) else { return };
+        let n = rest.len() / 3;
+        let density = move |i: usize| prop.get(i).or(prop.last()).copied().unwrap_or(1.0);
+        self.setup(&rest, &mesh, &density, n);
+    }
+}
+
+impl canape_core::component::Component for FemMass {
+    fn class_name(&self) -> &'static str {
+        "FEMMass"
+    }
+    fn data(&self) -> &DataTable {
+        &self.data
+    }
+    fn data_mut(&mut self) -> &mut DataTable {
+        &mut self.data
+    }
+    fn init(&mut self, ctx: &mut InitContext<'_>) {
+        self.init_impl(ctx)
+    }
+}
+
+impl Mass for FemMass {
+    fn add_gravity_force(&self, f: &mut [f64], g: &Vec3) {
+        for a in 0..self.ptr.len().saturating_sub(1) {
+            let m: f64 = self.vals[self.ptr[a]..self.ptr[a + 1]].iter().sum();
+            for c in 0..3 {
+                f[3 * a + c] += m * g[c];
+            }
+        }
+    }
+    fn add_mdx(&self, res: &mut [f64], dx: &[f64], factor: f64) {
+        for a in 0..self.ptr.len().saturating_sub(1) {
+            for k in self.ptr[a]..self.ptr[a + 1] {
+                let b = self.cols[k] as usize;
+                for c in 0..3 {
+                    res[3 * a + c] += factor * self.vals[k] * dx[3 * b + c];
+                }
+            }
+        }
+    }
+    fn add_m_to_matrix(&self, mat: &mut dyn MatrixSink, factor: f64, offset: usize) {
+        for a in 0..self.ptr.len().saturating_sub(1) {
+            for k in self.ptr[a]..self.ptr[a + 1] {
+                let b = self.cols[k] as usize;
+                for c in 0..3 {
+                    mat.add(offset + 3 * a + c, offset + 3 * b + c, factor * self.vals[k]);
+                }
+            }
+        }
+    }
+    fn rayleigh_mass(&self) -> f64 {
+        self.data.real("rayleighMass")
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn hexa_consistent_mass_of_a_box_is_exact() {
+        let mut rest = Vec::new();
+        for s in HEX_SIGNS {
+            rest.extend_from_slice(&[(s[0] + 1.0) * 1.0, (s[1] + 1.0) * 0.5, (s[2] + 1.0) * 2.0]);
+        }
+        let mesh = Mesh { hexahedra: vec![[0, 1, 2, 3, 4, 5, 6, 7]], ..Default::default() };
+        let mut m = FemMass::new("Vec3,Hexahedron").unwrap();
+        m.setup(&rest, &mesh, &|_| 3.0, 8);
+        let vol = 2.0 * 1.0 * 4.0;
+        assert!((m.total() - 3.0 * vol).abs() < 1e-9, "{}", m.total());
+        // diagonal ρV/27
+        assert!((m.vals[m.ptr[0]] - 3.0 * vol / 27.0).abs() < 1e-9);
+    }
+
+    #[test]
+    fn tetra_stiffness_equals_the_linear_tetra_of_tetrahedron_fem() {
+        // K_e of LinearSmallStrain on a tet equals J·M·Jᵀ of TetrahedronFEMForceField "small"
+        let x = [Vec3::new(0.1, 0.0, 0.0), Vec3::new(1.0, 0.1, 0.0), Vec3::new(0.0, 1.2, 0.1), Vec3::new(0.2, 0.1, 0.9)];
+        let k = element_stiffness(Shape::Tetrahedron, &x, 1000.0, 0.3);
+        let mut t = crate::tetra::TetrahedronFemForceField::new(crate::tetra::Flavor::TetrahedronFem);
+        use canape_core::component::Component;
+        t.data_mut().set_str("method", "small").unwrap();
+        t.data_mut().set_str("youngModulus", "1000").unwrap();
+        t.data_mut().set_str("poissonRatio", "0.3").unwrap();
+        t.set_method_from_data().unwrap();
+        let rest: Vec<f64> = x.iter().flat_map(|p| [p.x, p.y, p.z]).collect();
+        t.setup(&rest, &[[0, 1, 2, 3]]);
+        let mut tr = canape_core::matrix::Triplets::new(12);
+        t.add_k_to_matrix(&mut tr, 1.0, 0);
+        let kt = tr.to_csr();
+        for r in 0..12 {
+            for c in 0..12 {
+                assert!((k[r * 12 + c] + kt.get(r, c)).abs() < 1e-9 * (1.0 + k[r * 12 + c].abs()), "{r},{c}");
+            }
+        }
+    }
+}
