@@ -87,6 +87,14 @@ pub trait ForceField: Component {
     fn potential_energy(&self, _x: &[f64]) -> Option<f64> {
         None
     }
+    /// Whether this force field also carries a mass (SOFA's *ForceFieldAndMass components).
+    fn has_mass(&self) -> bool {
+        false
+    }
+    /// res += factor · M dx, for force fields that carry a mass.
+    fn add_mdx(&self, _res: &mut [f64], _dx: &[f64], _factor: f64) {}
+    /// Add factor · M into an assembled matrix, for force fields that carry a mass.
+    fn add_m_to_matrix(&self, _m: &mut dyn MatrixSink, _factor: f64, _offset: usize) {}
 }
 
 /// A projective constraint (fixed points and the like).

@@ -27,13 +27,17 @@ impl Shape {
     /// Parse SOFA's two-part template.
     pub fn from_template(t: &str) -> Result<Shape, String> {
         let parts: Vec<&str> = t.split(',').map(str::trim).collect();
-        if !parts[0].is_empty() && canape_types::DofType::from_template(parts[0]) != Some(canape_types::DofType::Vec3) {
+        if !parts[0].is_empty()
+            && canape_types::DofType::from_template(parts[0]) != Some(canape_types::DofType::Vec3)
+        {
             return Err(format!("template '{t}': only Vec3d states are supported"));
         }
         match parts.get(1).copied() {
             None | Some("Tetrahedron") => Ok(Shape::Tetrahedron),
             Some("Hexahedron") => Ok(Shape::Hexahedron),
-            Some(o) => Err(format!("template '{t}': element '{o}' is not supported yet (Tetrahedron, Hexahedron)")),
+            Some(o) => Err(format!(
+                "template '{t}': element '{o}' is not supported yet (Tetrahedron, Hexahedron)"
+            )),
         }
     }
     fn nodes(self) -> usize {
@@ -50,28 +54,56 @@ impl Shape {
     }
 }
 
-const HEX_SIGNS: [[f64; 3]; 8] = [[-1., -1., -1.], [1., -1., -1.], [1., 1., -1.], [-1., 1., -1.], [-1., -1., 1.], [1., -1., 1.], [1., 1., 1.], [-1., 1., 1.]];
+const HEX_SIGNS: [[f64; 3]; 8] = [
+    [-1., -1., -1.],
+    [1., -1., -1.],
+    [1., 1., -1.],
+    [-1., 1., -1.],
+    [-1., -1., 1.],
+    [1., -1., 1.],
+    [1., 1., 1.],
+    [-1., 1., 1.],
+];
 const TET_GRAD: [[f64; 3]; 4] = [[-1., -1., -1.], [1., 0., 0.], [0., 1., 0.], [0., 0., 1.]];
 
 /// Quadrature points (ξ, weight) of an element shape, as SOFA's FiniteElement defines them.
 fn quadrature(shape: Shape) -> Vec<([f64; 3], f64)> {
     match shape {
         Shape::Tetrahedron => vec![([0.25, 0.25, 0.25], 1.0 / 6.0)],
-        Shape::Hexahedron => HEX_SIGNS.iter().map(|s| ([s[0] / 1.73205080757, s[1] / 1.73205080757, s[2] / 1.73205080757], 1.0)).collect(),
+        Shape::Hexahedron => HEX_SIGNS
+            .iter()
+            .map(|s| {
+                (
+                    [
+                        s[0] / 1.73205080757,
+                        s[1] / 1.73205080757,
+                        s[2] / 1.73205080757,
+                    ],
+                    1.0,
+                )
+            })
+            .collect(),
     }
 }
 
 /// Shape functions and their reference gradients at ξ.
 fn shape_functions(shape: Shape, xi: [f64; 3]) -> (Vec<f64>, Vec<[f64; 3]>) {
     match shape {
-        Shape::Tetrahedron => (vec![1.0 - xi[0] - xi[1] - xi[2], xi[0], xi[1], xi[2]], TET_GRAD.to_vec()),
+        Shape::Tetrahedron => (
+            vec![1.0 - xi[0] - xi[1] - xi[2], xi[0], xi[1], xi[2]],
+            TET_GRAD.to_vec(),
+        ),
         Shape::Hexahedron => {
             let mut n = Vec::with_capacity(8);
             let mut g = Vec::with_capacity(8);
             for s in HEX_SIGNS {
                 let f = [1.0 + s[0] * xi[0], 1.0 + s[1] * xi[1], 1.0 + s[2] * xi[2]];
                 n.push(f[0] * f[1] * f[2] / 8.0);
-                g.push([s[0] * f[1] * f[2] / 8.0, f[0] * s[1] * f[2] / 8.0, f[0] * f[1] * s[2] / 8.0]);
+                g.push([
+                    s[0] * f[1] * f[2] / 8.0,
+                    f[0] * s[1] * f[2] / 8.0,
+                    f[0] * f[1] * s[2] / 8.0,
+                ]);
             }
             (n, g)
         }
@@ -109,8 +141,13 @@ pub fn element_stiffness(shape: Shape, x: &[Vec3], e: f64, nu: f64) -> Vec<f64> 
         let (_, g) = shape_functions(shape, xi);
         let j = jacobian(x, &g);
         let det = j.determinant().abs();
-        let Some(jit) = j.try_inverse().map(|i| i.transpose()) else { continue };
-        let grads: Vec<Vec3> = g.iter().map(|gi| jit * Vec3::new(gi[0], gi[1], gi[2])).collect();
+        let Some(jit) = j.try_inverse().map(|i| i.transpose()) else {
+            continue;
+        };
+        let grads: Vec<Vec3> = g
+            .iter()
+            .map(|gi| jit * Vec3::new(gi[0], gi[1], gi[2]))
+            .collect();
         // B: 6 × 3n, Voigt [xx, yy, zz, xy, yz, zx] with engineering shear
         let mut b = vec![[0.0; 6]; m];
         for (i, d) in grads.iter().enumerate() {
@@ -184,7 +221,11 @@ impl ElementFemForceField {
             data = data.with("rotationMethod", DataKind::Str, "", "The method used to compute the element rotations (default: triangle for tetrahedra, hexahedron for hexahedra)");
         }
         Ok(ElementFemForceField {
-            class: if corotational { "CorotationalFEMForceField" } else { "LinearSmallStrainFEMForceField" },
+            class: if corotational {
+                "CorotationalFEMForceField"
+            } else {
+                "LinearSmallStrainFEMForceField"
+            },
             corotational,
             shape,
             data,
@@ -206,9 +247,20 @@ impl ElementFemForceField {
             .enumerate()
             .map(|(k, idx)| {
                 let x: Vec<Vec3> = idx.iter().map(|&i| get3(rest, i as usize)).collect();
-                let km = element_stiffness(self.shape, &x, *e.get(k).unwrap_or(&e[0]), *nu.get(k).unwrap_or(&nu[0]));
+                let km = element_stiffness(
+                    self.shape,
+                    &x,
+                    *e.get(k).unwrap_or(&e[0]),
+                    *nu.get(k).unwrap_or(&nu[0]),
+                );
                 let c0 = frame(self.shape, &x);
-                Elem { idx, k: km, rest: x, c0, r: Mat3::identity() }
+                Elem {
+                    idx,
+                    k: km,
+                    rest: x,
+                    c0,
+                    r: Mat3::identity(),
+                }
             })
             .collect();
     }
@@ -223,10 +275,15 @@ impl ElementFemForceField {
                 Shape::Hexahedron => "hexahedron",
             };
             if !m.is_empty() && m != default {
-                ctx.warn(format!("rotationMethod '{m}' is not supported yet; '{default}' is used"));
+                ctx.warn(format!(
+                    "rotationMethod '{m}' is not supported yet; '{default}' is used"
+                ));
             }
         }
-        if let Some(m) = check_material(self.data.reals("youngModulus"), self.data.reals("poissonRatio")) {
+        if let Some(m) = check_material(
+            self.data.reals("youngModulus"),
+            self.data.reals("poissonRatio"),
+        ) {
             ctx.error(m);
             return;
         }
@@ -234,7 +291,9 @@ impl ElementFemForceField {
             Shape::Tetrahedron => (|m| !m.tetrahedra.is_empty(), "tetrahedra"),
             Shape::Hexahedron => (|m| !m.hexahedra.is_empty(), "hexahedra"),
         };
-        let Some((rest, mesh)) = fem_inputs(ctx, &self.data, has, what) else { return };
+        let Some((rest, mesh)) = fem_inputs(ctx, &self.data, has, what) else {
+            return;
+        };
         self.setup(&rest, &mesh);
     }
 }
@@ -257,7 +316,11 @@ impl canape_core::component::Component for ElementFemForceField {
 fn matvec(k: &[f64], v: &[f64], out: &mut [f64]) {
     let m = v.len();
     for r in 0..m {
-        out[r] = k[r * m..(r + 1) * m].iter().zip(v).map(|(a, b)| a * b).sum();
+        out[r] = k[r * m..(r + 1) * m]
+            .iter()
+            .zip(v)
+            .map(|(a, b)| a * b)
+            .sum();
     }
 }
 
@@ -343,7 +406,11 @@ impl ForceField for ElementFemForceField {
                     if self.corotational {
                         b = el.r * b * el.r.transpose();
                     }
-                    m.add_block3(offset + 3 * el.idx[i] as usize, offset + 3 * el.idx[j] as usize, &(b * -k_factor));
+                    m.add_block3(
+                        offset + 3 * el.idx[i] as usize,
+                        offset + 3 * el.idx[j] as usize,
+                        &(b * -k_factor),
+                    );
                 }
             }
         }
@@ -369,17 +436,61 @@ impl FemMass {
     pub fn new(template: &str) -> Result<Self, String> {
         let shape = Shape::from_template(template)?;
         if shape == Shape::Tetrahedron && !template.contains("Tetrahedron") {
-            return Err("FEMMass needs its element in the template (Vec3,Hexahedron or Vec3,Tetrahedron)".into());
+            return Err(
+                "FEMMass needs its element in the template (Vec3,Hexahedron or Vec3,Tetrahedron)"
+                    .into(),
+            );
         }
         let data = DataTable::new()
-            .with("printLog", DataKind::Bool, "0", "if true, emits extra messages at runtime.")
-            .with("tags", DataKind::Words, "", "list of the subsets the object belongs to")
-            .with("listening", DataKind::Bool, "0", "if true, handle the events, otherwise ignore the events")
-            .with("rayleighMass", DataKind::Real, "0", "Rayleigh damping coefficient related to mass")
-            .with("separateGravity", DataKind::Bool, "0", "add separately gravity to velocity computation")
-            .with("nodalMassDensity", DataKind::Str, "", "Link to nodal property: mass density")
-            .with("topology", DataKind::Str, "", "link to the topology container");
-        Ok(FemMass { shape, data, ptr: Vec::new(), cols: Vec::new(), vals: Vec::new() })
+            .with(
+                "printLog",
+                DataKind::Bool,
+                "0",
+                "if true, emits extra messages at runtime.",
+            )
+            .with(
+                "tags",
+                DataKind::Words,
+                "",
+                "list of the subsets the object belongs to",
+            )
+            .with(
+                "listening",
+                DataKind::Bool,
+                "0",
+                "if true, handle the events, otherwise ignore the events",
+            )
+            .with(
+                "rayleighMass",
+                DataKind::Real,
+                "0",
+                "Rayleigh damping coefficient related to mass",
+            )
+            .with(
+                "separateGravity",
+                DataKind::Bool,
+                "0",
+                "add separately gravity to velocity computation",
+            )
+            .with(
+                "nodalMassDensity",
+                DataKind::Str,
+                "",
+                "Link to nodal property: mass density",
+            )
+            .with(
+                "topology",
+                DataKind::Str,
+                "",
+                "link to the topology container",
+            );
+        Ok(FemMass {
+            shape,
+            data,
+            ptr: Vec::new(),
+            cols: Vec::new(),
+            vals: Vec::new(),
+        })
     }
 
     /// Build the mass matrix from rest positions, elements and nodal densities (init and tests).
@@ -390,10 +501,15 @@ impl FemMass {
             for (xi, w) in quadrature(self.shape) {
                 let (nf, g) = shape_functions(self.shape, xi);
                 let det = jacobian(&x, &g).determinant().abs();
-                let rho: f64 = idx.iter().zip(&nf).map(|(&i, ni)| ni * density(i as usize)).sum();
+                let rho: f64 = idx
+                    .iter()
+                    .zip(&nf)
+                    .map(|(&i, ni)| ni * density(i as usize))
+                    .sum();
                 for (a, &ia) in idx.iter().enumerate() {
                     for (b, &ib) in idx.iter().enumerate() {
-                        *rows[ia as usize].entry(ib).or_insert(0.0) += w * rho * det * nf[a] * nf[b];
+                        *rows[ia as usize].entry(ib).or_insert(0.0) +=
+                            w * rho * det * nf[a] * nf[b];
                     }
                 }
             }
@@ -428,9 +544,20 @@ impl FemMass {
                 _ => None,
             }
         } else {
-            scene.lineage(ctx.node).into_iter().find_map(|nd| scene.node(nd).components.iter().copied().find(|c| scene.info(*c).class == "NodalMassDensity"))
+            scene.lineage(ctx.node).into_iter().find_map(|nd| {
+                scene
+                    .node(nd)
+                    .components
+                    .iter()
+                    .copied()
+                    .find(|c| scene.info(*c).class == "NodalMassDensity")
+            })
         };
-        let Some(prop) = dens_id.and_then(|c| scene.component(c)).filter(|c| c.class_name() == "NodalMassDensity").map(|c| c.data().reals("property").to_vec()) else {
+        let Some(prop) = dens_id
+            .and_then(|c| scene.component(c))
+            .filter(|c| c.class_name() == "NodalMassDensity")
+            .map(|c| c.data().reals("property").to_vec())
+        else {
             ctx.error("no NodalMassDensity found (link 'nodalMassDensity' or one in the context): the mass is invalid");
             return;
         };
@@ -438,7 +565,9 @@ impl FemMass {
             Shape::Tetrahedron => (|m| !m.tetrahedra.is_empty(), "tetrahedra"),
             Shape::Hexahedron => (|m| !m.hexahedra.is_empty(), "hexahedra"),
         };
-        let Some((rest, mesh)) = fem_inputs(ctx, &self.data, has, what) else { return };
+        let Some((rest, mesh)) = fem_inputs(ctx, &self.data, has, what) else {
+            return;
+        };
         let n = rest.len() / 3;
         let density = move |i: usize| prop.get(i).or(prop.last()).copied().unwrap_or(1.0);
         self.setup(&rest, &mesh, &density, n);
@@ -484,7 +613,11 @@ impl Mass for FemMass {
             for k in self.ptr[a]..self.ptr[a + 1] {
                 let b = self.cols[k] as usize;
                 for c in 0..3 {
-                    mat.add(offset + 3 * a + c, offset + 3 * b + c, factor * self.vals[k]);
+                    mat.add(
+                        offset + 3 * a + c,
+                        offset + 3 * b + c,
+                        factor * self.vals[k],
+                    );
                 }
             }
         }
@@ -504,7 +637,10 @@ mod tests {
         for s in HEX_SIGNS {
             rest.extend_from_slice(&[(s[0] + 1.0) * 1.0, (s[1] + 1.0) * 0.5, (s[2] + 1.0) * 2.0]);
         }
-        let mesh = Mesh { hexahedra: vec![[0, 1, 2, 3, 4, 5, 6, 7]], ..Default::default() };
+        let mesh = Mesh {
+            hexahedra: vec![[0, 1, 2, 3, 4, 5, 6, 7]],
+            ..Default::default()
+        };
         let mut m = FemMass::new("Vec3,Hexahedron").unwrap();
         m.setup(&rest, &mesh, &|_| 3.0, 8);
         let vol = 2.0 * 1.0 * 4.0;
@@ -516,9 +652,15 @@ mod tests {
     #[test]
     fn tetra_stiffness_equals_the_linear_tetra_of_tetrahedron_fem() {
         // K_e of LinearSmallStrain on a tet equals J·M·Jᵀ of TetrahedronFEMForceField "small"
-        let x = [Vec3::new(0.1, 0.0, 0.0), Vec3::new(1.0, 0.1, 0.0), Vec3::new(0.0, 1.2, 0.1), Vec3::new(0.2, 0.1, 0.9)];
+        let x = [
+            Vec3::new(0.1, 0.0, 0.0),
+            Vec3::new(1.0, 0.1, 0.0),
+            Vec3::new(0.0, 1.2, 0.1),
+            Vec3::new(0.2, 0.1, 0.9),
+        ];
         let k = element_stiffness(Shape::Tetrahedron, &x, 1000.0, 0.3);
-        let mut t = crate::tetra::TetrahedronFemForceField::new(crate::tetra::Flavor::TetrahedronFem);
+        let mut t =
+            crate::tetra::TetrahedronFemForceField::new(crate::tetra::Flavor::TetrahedronFem);
         use canape_core::component::Component;
         t.data_mut().set_str("method", "small").unwrap();
         t.data_mut().set_str("youngModulus", "1000").unwrap();
@@ -531,7 +673,10 @@ mod tests {
         let kt = tr.to_csr();
         for r in 0..12 {
             for c in 0..12 {
-                assert!((k[r * 12 + c] + kt.get(r, c)).abs() < 1e-9 * (1.0 + k[r * 12 + c].abs()), "{r},{c}");
+                assert!(
+                    (k[r * 12 + c] + kt.get(r, c)).abs() < 1e-9 * (1.0 + k[r * 12 + c].abs()),
+                    "{r},{c}"
+                );
             }
         }
     }

@@ -6,7 +6,7 @@
 use crate::common::{check_material, fem_inputs, force_field_data, polar_q, Material};
 use canape_core::component::ForceField;
 use canape_core::data::{DataKind, DataTable, Value};
-use canape_core::impl_component;
+
 use canape_core::matrix::MatrixSink;
 use canape_core::scene::InitContext;
 use canape_types::{get3, Mat3, Vec3};
@@ -151,8 +151,22 @@ struct HexElem {
     rot: Mat3,
 }
 
+/// The mass part of HexahedronFEMForceFieldAndMass (SOFA's formulation, including its quirk:
+/// every 3×3 node block of the element mass matrix is (8/27)·ρ·vol·I, while gravity uses ρ·vol/8
+/// per node; HexahedronFEMForceFieldAndMass.inl computeElementMass/integrateMass).
+struct HexMass {
+    density: f64,
+    lumped: bool,
+    /// (8/27)·ρ·vol per element.
+    block: Vec<f64>,
+    /// Gravity masses per node.
+    particle: Vec<f64>,
+    gravity: Vec3,
+}
+
 pub struct HexahedronFemForceField {
     data: DataTable,
+    mass: Option<HexMass>,
     method: HexaMethod,
     elems: Vec<HexElem>,
     rayleigh: f64,
@@ -179,9 +193,74 @@ impl HexahedronFemForceField {
             .with("initialPoints", DataKind::Reals(3), "", "Initial Position");
         HexahedronFemForceField {
             data,
+            mass: None,
             method: HexaMethod::Large,
             elems: Vec::new(),
             rayleigh: 0.0,
+        }
+    }
+
+    /// HexahedronFEMForceFieldAndMass: the same force field carrying SOFA's element masses.
+    pub fn with_mass() -> Self {
+        let mut f = Self::new();
+        f.data = std::mem::take(&mut f.data)
+            .with(
+                "density",
+                DataKind::Real,
+                "1",
+                "density == volumetric mass in english (kg.m-3)",
+            )
+            .with(
+                "lumpedMass",
+                DataKind::Bool,
+                "0",
+                "Does it use lumped masses?",
+            )
+            .with(
+                "massMatrices",
+                DataKind::Reals(0),
+                "",
+                "Mass matrices per element (M_i)",
+            )
+            .with(
+                "rayleighMass",
+                DataKind::Real,
+                "0",
+                "Rayleigh damping coefficient related to mass",
+            )
+            .with(
+                "separateGravity",
+                DataKind::Bool,
+                "0",
+                "add separately gravity to velocity computation",
+            );
+        f.mass = Some(HexMass {
+            density: 1.0,
+            lumped: false,
+            block: Vec::new(),
+            particle: Vec::new(),
+            gravity: Vec3::zeros(),
+        });
+        f
+    }
+
+    fn setup_mass(&mut self, n: usize, gravity: Vec3) {
+        let density = self.data.real("density");
+        let lumped = self.data.bool("lumpedMass");
+        let separate = self.data.bool("separateGravity");
+        let Some(m) = self.mass.as_mut() else { return };
+        m.density = density;
+        m.lumped = lumped;
+        m.gravity = if separate { Vec3::zeros() } else { gravity };
+        m.block.clear();
+        m.particle = vec![0.0; n];
+        for el in &self.elems {
+            let p = &el.rest;
+            let vol = (p[1] - p[0]).norm() * (p[3] - p[0]).norm() * (p[4] - p[0]).norm();
+            m.block.push(vol * (8.0 / 27.0) * density);
+            for &i in &el.idx {
+                m.particle[i as usize] += vol * density / 8.0;
+            }
         }
     }
 
@@ -254,11 +333,35 @@ impl HexahedronFemForceField {
             return;
         };
         self.setup(&rest, &mesh.hexahedra);
+        if self.mass.is_some() {
+            if self.data.bool("separateGravity") {
+                ctx.warn("separateGravity is not supported by HexahedronFEMForceFieldAndMass in Canapé: gravity is left out");
+            }
+            let g = ctx.gravity();
+            self.setup_mass(rest.len() / 3, g);
+        }
         let _ = self.data.set_value("initialPoints", Value::Reals(rest));
     }
 }
 
-impl_component!(HexahedronFemForceField, "HexahedronFEMForceField", init);
+impl canape_core::component::Component for HexahedronFemForceField {
+    fn class_name(&self) -> &'static str {
+        if self.mass.is_some() {
+            "HexahedronFEMForceFieldAndMass"
+        } else {
+            "HexahedronFEMForceField"
+        }
+    }
+    fn data(&self) -> &DataTable {
+        &self.data
+    }
+    fn data_mut(&mut self) -> &mut DataTable {
+        &mut self.data
+    }
+    fn init(&mut self, ctx: &mut InitContext<'_>) {
+        self.init_impl(ctx)
+    }
+}
 
 impl ForceField for HexahedronFemForceField {
     fn add_force(&mut self, x: &[f64], _v: &[f64], f: &mut [f64]) {
@@ -285,6 +388,61 @@ impl ForceField for HexahedronFemForceField {
                 f[3 * n] += fw.x;
                 f[3 * n + 1] += fw.y;
                 f[3 * n + 2] += fw.z;
+            }
+        }
+        if let Some(m) = &self.mass {
+            for (i, pm) in m.particle.iter().enumerate().take(f.len() / 3) {
+                for c in 0..3 {
+                    f[3 * i + c] += m.gravity[c] * pm;
+                }
+            }
+        }
+    }
+
+    fn has_mass(&self) -> bool {
+        self.mass.is_some()
+    }
+
+    fn add_mdx(&self, res: &mut [f64], dx: &[f64], factor: f64) {
+        let Some(m) = &self.mass else { return };
+        for (el, b) in self.elems.iter().zip(&m.block) {
+            let mb = b * factor;
+            if m.lumped {
+                for &i in &el.idx {
+                    let i = i as usize;
+                    for c in 0..3 {
+                        res[3 * i + c] += 8.0 * mb * dx[3 * i + c];
+                    }
+                }
+                continue;
+            }
+            let mut s = Vec3::zeros();
+            for &j in &el.idx {
+                s += get3(dx, j as usize);
+            }
+            for &i in &el.idx {
+                let i = i as usize;
+                for c in 0..3 {
+                    res[3 * i + c] += mb * s[c];
+                }
+            }
+        }
+    }
+
+    fn add_m_to_matrix(&self, mat: &mut dyn MatrixSink, factor: f64, offset: usize) {
+        let Some(m) = &self.mass else { return };
+        for (el, b) in self.elems.iter().zip(&m.block) {
+            let mb = b * factor;
+            for &i in &el.idx {
+                for &j in &el.idx {
+                    if m.lumped && i != j {
+                        continue;
+                    }
+                    let v = if m.lumped { 8.0 * mb } else { mb };
+                    for c in 0..3 {
+                        mat.add(offset + 3 * i as usize + c, offset + 3 * j as usize + c, v);
+                    }
+                }
             }
         }
     }

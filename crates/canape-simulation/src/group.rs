@@ -272,6 +272,9 @@ impl LinearSystem for GroupSystem<'_, '_> {
                     if kf != 0.0 || self.b != 0.0 {
                         f.add_dforce(&x[off..off + n], &mut y[off..off + n], kf);
                     }
+                    if f.has_mass() && self.m != 0.0 {
+                        f.add_mdx(&mut y[off..off + n], &x[off..off + n], self.m);
+                    }
                 }
                 ForceEntry::Mass { mass, state, .. } => {
                     let off = g.offsets[state];
@@ -307,6 +310,9 @@ impl LinearSystem for GroupSystem<'_, '_> {
                     let kf = self.k + self.b * f.rayleigh_stiffness();
                     if kf != 0.0 {
                         f.add_k_to_matrix(&mut t, kf, g.offsets[state]);
+                    }
+                    if f.has_mass() && self.m != 0.0 {
+                        f.add_m_to_matrix(&mut t, self.m, g.offsets[state]);
                     }
                 }
                 ForceEntry::Mass { mass, state, .. } => {
@@ -403,10 +409,14 @@ impl MechanicalOps for GroupOps<'_> {
                     }
                 }
                 ForceEntry::Field { ff, state } => {
+                    let st = self.states[g.states[state]].as_mut().unwrap();
+                    let (vv, o) = st.pair_mut(v, out);
+                    let f = self.force_fields[ff].as_mut().unwrap();
                     if k != 0.0 {
-                        let st = self.states[g.states[state]].as_mut().unwrap();
-                        let (vv, o) = st.pair_mut(v, out);
-                        self.force_fields[ff].as_mut().unwrap().add_dforce(vv, o, k);
+                        f.add_dforce(vv, o, k);
+                    }
+                    if m != 0.0 && f.has_mass() {
+                        f.add_mdx(o, vv, m);
                     }
                 }
             }

@@ -10,7 +10,10 @@ use canape_core::registry::Registry;
 use canape_core::scene::AnyComponent;
 use canape_core::state::MechanicalObject;
 use canape_fem::tetra::Flavor;
-use canape_fem::{ElementFemForceField, FemMass, HexahedronFemForceField, SpringForceField, TetrahedronFemForceField};
+use canape_fem::{
+    ElementFemForceField, FemMass, HexahedronFemForceField, SpringForceField,
+    TetrahedronFemForceField,
+};
 use canape_io::loaders::{MeshFormat, MeshLoaderComponent, SphereLoader};
 use canape_solvers::{
     CgLinearSolver, DirectSolver, EulerImplicitSolver, MinResLinearSolver, PcgLinearSolver,
@@ -68,12 +71,16 @@ pub fn registry() -> Registry {
             Ok(AnyComponent::Mass(Box::new(MeshMatrixMass::new())))
         },
     );
-    r.register("FixedProjectiveConstraint", "fixes a set of DOFs", |_, t| {
-        vec3_only(t, "FixedProjectiveConstraint")?;
-        Ok(AnyComponent::Projective(Box::new(
-            FixedProjectiveConstraint::new(),
-        )))
-    });
+    r.register(
+        "FixedProjectiveConstraint",
+        "fixes a set of DOFs",
+        |_, t| {
+            vec3_only(t, "FixedProjectiveConstraint")?;
+            Ok(AnyComponent::Projective(Box::new(
+                FixedProjectiveConstraint::new(),
+            )))
+        },
+    );
     r.register("BoxROI", "selects points inside boxes", |_, t| {
         vec3_only(t, "BoxROI")?;
         Ok(AnyComponent::Engine(Box::new(BoxRoi::new())))
@@ -203,12 +210,16 @@ pub fn registry() -> Registry {
             )?)))
         },
     );
-    r.register("EigenSimplicialLLT", "direct Cholesky solver (faer)", |_, t| {
-        Ok(AnyComponent::Linear(Box::new(DirectSolver::new(
-            "EigenSimplicialLLT",
-            t,
-        )?)))
-    });
+    r.register(
+        "EigenSimplicialLLT",
+        "direct Cholesky solver (faer)",
+        |_, t| {
+            Ok(AnyComponent::Linear(Box::new(DirectSolver::new(
+                "EigenSimplicialLLT",
+                t,
+            )?)))
+        },
+    );
     r.register("EigenSparseLU", "direct LU solver (faer)", |_, t| {
         Ok(AnyComponent::Linear(Box::new(DirectSolver::new(
             "EigenSparseLU",
@@ -247,18 +258,36 @@ pub fn registry() -> Registry {
             Ok(AnyComponent::ForceField(Box::new(SpringForceField::new())))
         },
     );
+    r.register(
+        "HexahedronFEMForceFieldAndMass",
+        "hexahedral FEM carrying SOFA's element masses",
+        |_, t| {
+            vec3_only(t, "HexahedronFEMForceFieldAndMass")?;
+            Ok(AnyComponent::ForceField(Box::new(
+                HexahedronFemForceField::with_mass(),
+            )))
+        },
+    );
     r.register("LinearSmallStrainFEMForceField", "linear elasticity on tetrahedra or hexahedra (template Vec3,Tetrahedron / Vec3,Hexahedron)", |_, t| {
         Ok(AnyComponent::ForceField(Box::new(ElementFemForceField::new(false, t)?)))
     });
     r.register("CorotationalFEMForceField", "corotational elasticity on tetrahedra or hexahedra (template Vec3,Tetrahedron / Vec3,Hexahedron)", |_, t| {
         Ok(AnyComponent::ForceField(Box::new(ElementFemForceField::new(true, t)?)))
     });
-    r.register("FEMMass", "consistent element mass from a NodalMassDensity (template Vec3,Hexahedron)", |_, t| Ok(AnyComponent::Mass(Box::new(FemMass::new(t)?))));
-    r.register("MeshGmshLoader", "Gmsh .msh (v1, v2 ASCII) loader", |_, _| {
-        Ok(AnyComponent::Loader(Box::new(MeshLoaderComponent::new(
-            MeshFormat::Gmsh,
-        ))))
-    });
+    r.register(
+        "FEMMass",
+        "consistent element mass from a NodalMassDensity (template Vec3,Hexahedron)",
+        |_, t| Ok(AnyComponent::Mass(Box::new(FemMass::new(t)?))),
+    );
+    r.register(
+        "MeshGmshLoader",
+        "Gmsh .msh (v1, v2 ASCII) loader",
+        |_, _| {
+            Ok(AnyComponent::Loader(Box::new(MeshLoaderComponent::new(
+                MeshFormat::Gmsh,
+            ))))
+        },
+    );
     r.register("MeshOBJLoader", "Wavefront .obj loader", |_, _| {
         Ok(AnyComponent::Loader(Box::new(MeshLoaderComponent::new(
             MeshFormat::Obj,
@@ -280,7 +309,11 @@ pub fn registry() -> Registry {
     );
     for (class, _role, desc) in INERT_CLASSES {
         r.register_inert(class, desc, |class, _| {
-            let role = INERT_CLASSES.iter().find(|(c, _, _)| *c == class).map(|(_, r, _)| *r).unwrap_or(canape_core::component::Role::Other);
+            let role = INERT_CLASSES
+                .iter()
+                .find(|(c, _, _)| *c == class)
+                .map(|(_, r, _)| *r)
+                .unwrap_or(canape_core::component::Role::Other);
             Ok(AnyComponent::Passive(Box::new(Inert::new(class, role))))
         });
     }
