@@ -329,10 +329,14 @@ impl ForceField for ElementFemForceField {
         let shape = self.shape;
         for el in &mut self.elems {
             let n = el.idx.len();
-            let p: Vec<Vec3> = el.idx.iter().map(|&i| get3(x, i as usize)).collect();
-            let mut d = vec![0.0; 3 * n];
+            let mut p = [Vec3::zeros(); 8];
+            for (k, &i) in el.idx.iter().enumerate() {
+                p[k] = get3(x, i as usize);
+            }
+            let p = &p[..n];
+            let mut d = [0.0; 24];
             if self.corotational {
-                let mut r = frame(shape, &p).transpose() * el.c0;
+                let mut r = frame(shape, p).transpose() * el.c0;
                 if !r.iter().all(|v| v.is_finite()) {
                     r = el.r;
                 }
@@ -350,8 +354,8 @@ impl ForceField for ElementFemForceField {
                     d[3 * i..3 * i + 3].copy_from_slice(di.as_slice());
                 }
             }
-            let mut fe = vec![0.0; 3 * n];
-            matvec(&el.k, &d, &mut fe);
+            let mut fe = [0.0; 24];
+            matvec(&el.k, &d[..3 * n], &mut fe[..3 * n]);
             for i in 0..n {
                 let mut fi = Vec3::new(fe[3 * i], fe[3 * i + 1], fe[3 * i + 2]);
                 if self.corotational {
@@ -368,7 +372,7 @@ impl ForceField for ElementFemForceField {
     fn add_dforce(&mut self, dx: &[f64], df: &mut [f64], k_factor: f64) {
         for el in &self.elems {
             let n = el.idx.len();
-            let mut d = vec![0.0; 3 * n];
+            let mut d = [0.0; 24];
             for i in 0..n {
                 let mut v = get3(dx, el.idx[i] as usize);
                 if self.corotational {
@@ -376,8 +380,8 @@ impl ForceField for ElementFemForceField {
                 }
                 d[3 * i..3 * i + 3].copy_from_slice(v.as_slice());
             }
-            let mut fe = vec![0.0; 3 * n];
-            matvec(&el.k, &d, &mut fe);
+            let mut fe = [0.0; 24];
+            matvec(&el.k, &d[..3 * n], &mut fe[..3 * n]);
             for i in 0..n {
                 let mut fi = Vec3::new(fe[3 * i], fe[3 * i + 1], fe[3 * i + 2]);
                 if self.corotational {

@@ -132,3 +132,121 @@ fn held_back_solver_scenes_match_twins() {
         0.01,
     );
 }
+
+const CANTILEVER: &str = "Validation/cantilever_beam";
+
+#[test]
+fn cantilever_and_element_fem_scenes_pass() {
+    let Some(l) = list() else { return };
+    let mut passed = 0;
+    for e in l.entries.iter().filter(|e| {
+        e.scene.starts_with(CANTILEVER) || e.scene.ends_with("HexahedronFEMForceFieldAndMass.scn")
+    }) {
+        let r = run_entry(&l, e, &LoadOptions::default());
+        match r.verdict {
+            Verdict::Pass => passed += 1,
+            Verdict::NoReference => {}
+            Verdict::Fail(m) | Verdict::Error(m) => panic!("{}: {m}", e.scene),
+        }
+    }
+    assert!(passed >= 12, "only {passed} passed");
+    // held back: the parallel/sequential and assembled/matrix-free variants of the same beam
+    let b = |elem: &str, law: &str, par: &str, asm: &str, name: &str| {
+        format!("{CANTILEVER}/{elem}/{law}/{par}/{asm}/{name}.scn")
+    };
+    twin(
+        &l,
+        &b(
+            "hexahedron",
+            "corotational",
+            "parallel",
+            "assembled",
+            "HexahedronCorotationalFEMForceField",
+        ),
+        &b(
+            "hexahedron",
+            "corotational",
+            "sequential",
+            "assembled",
+            "HexahedronCorotationalFEMForceField",
+        ),
+        1e-4,
+        0.1,
+    );
+    twin(
+        &l,
+        &b(
+            "hexahedron",
+            "corotational",
+            "sequential",
+            "matrixfree",
+            "HexahedronCorotationalFEMForceField",
+        ),
+        &b(
+            "hexahedron",
+            "corotational",
+            "parallel",
+            "matrixfree",
+            "HexahedronCorotationalFEMForceField",
+        ),
+        1e-4,
+        0.1,
+    );
+    twin(
+        &l,
+        &b(
+            "hexahedron",
+            "linear",
+            "sequential",
+            "matrixfree",
+            "HexahedronLinearSmallStrainFEMForceField",
+        ),
+        &b(
+            "hexahedron",
+            "linear",
+            "parallel",
+            "matrixfree",
+            "HexahedronLinearSmallStrainFEMForceField",
+        ),
+        1e-4,
+        0.1,
+    );
+    twin(
+        &l,
+        &b(
+            "tetrahedron",
+            "corotational",
+            "parallel",
+            "assembled",
+            "TetrahedronCorotationalFEMForceField",
+        ),
+        &b(
+            "tetrahedron",
+            "corotational",
+            "sequential",
+            "assembled",
+            "TetrahedronCorotationalFEMForceField",
+        ),
+        1e-4,
+        0.1,
+    );
+    twin(
+        &l,
+        &b(
+            "tetrahedron",
+            "corotational",
+            "parallel",
+            "matrixfree",
+            "TetrahedronCorotationalFEMForceField",
+        ),
+        &b(
+            "tetrahedron",
+            "corotational",
+            "sequential",
+            "matrixfree",
+            "TetrahedronCorotationalFEMForceField",
+        ),
+        1e-4,
+        0.1,
+    );
+}
