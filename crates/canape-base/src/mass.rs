@@ -66,6 +66,10 @@ impl Default for UniformMass {
 }
 
 impl UniformMass {
+    fn diagonal(&self) -> bool {
+        true
+    }
+
     pub fn new() -> Self {
         let data = mass_base(DataTable::new())
             .with("vertexMass", DataKind::Real, "1", "Specify one single, positive, real value for the mass of each particle.")
@@ -205,6 +209,9 @@ impl Mass for UniformMass {
     fn separate_gravity(&self) -> bool {
         self.separate_gravity
     }
+    fn is_diagonal(&self) -> bool {
+        self.diagonal()
+    }
 }
 
 // ---------------------------------------------------------------- DiagonalMass
@@ -287,6 +294,10 @@ fn elements_in_range(mesh: &Mesh, n: usize) -> bool {
 }
 
 impl DiagonalMass {
+    fn diagonal(&self) -> bool {
+        true
+    }
+
     pub fn new() -> Self {
         let data = mass_base(DataTable::new())
             .with("vertexMass", DataKind::Reals(0), "", "Specify a vector giving the mass of each vertex.")
@@ -438,6 +449,9 @@ impl Mass for DiagonalMass {
     fn separate_gravity(&self) -> bool {
         self.separate_gravity
     }
+    fn is_diagonal(&self) -> bool {
+        self.diagonal()
+    }
 }
 
 // ---------------------------------------------------------------- MeshMatrixMass
@@ -463,6 +477,10 @@ impl Default for MeshMatrixMass {
 }
 
 impl MeshMatrixMass {
+    fn diagonal(&self) -> bool {
+        self.lumping
+    }
+
     pub fn new() -> Self {
         let data = mass_base(DataTable::new())
             .with("massDensity", DataKind::Reals(0), "", "Specify real and strictly positive value(s) for the mass density.")
@@ -702,5 +720,8 @@ impl Mass for MeshMatrixMass {
     }
     fn separate_gravity(&self) -> bool {
         self.separate_gravity
+    }
+    fn is_diagonal(&self) -> bool {
+        self.diagonal()
     }
 }

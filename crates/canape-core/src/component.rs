@@ -59,6 +59,10 @@ pub trait Mass: Component {
     fn rayleigh_mass(&self) -> f64 {
         0.0
     }
+    /// Whether M is diagonal (then M⁻¹ is applied without a linear solver).
+    fn is_diagonal(&self) -> bool {
+        false
+    }
     /// Whether gravity is added to velocities by the solver (`separateGravity`) instead of as a force.
     fn separate_gravity(&self) -> bool {
         false
@@ -144,6 +148,8 @@ pub trait MechanicalOps {
     fn add_mbk_v(&mut self, out: VecId, v: VecId, m: f64, k: f64);
     /// Zero constrained entries.
     fn project_response(&mut self, v: VecId);
+    /// a = M⁻¹ f (diagonal masses directly; otherwise with the group's linear solver), projected.
+    fn accel_from_force(&mut self, a: VecId, f: VecId);
     /// v += dt·g on the states of masses with `separateGravity` (SOFA's addSeparateGravity).
     fn add_separate_gravity(&mut self, dt: f64);
     /// a = b
@@ -162,6 +168,11 @@ pub trait MechanicalOps {
 /// An ODE solver: advances position and velocity of its group by dt.
 pub trait OdeSolver: Component {
     fn solve(&mut self, ops: &mut dyn MechanicalOps, dt: f64);
+    /// Whether the solver needs a linear solver in its context (explicit schemes with diagonal
+    /// masses do not).
+    fn needs_linear_solver(&self) -> bool {
+        true
+    }
 }
 
 /// A topology: points and elements.

@@ -278,3 +278,119 @@ fn springs_match_finite_differences() {
     let x: Vec<f64> = rest.iter().map(|v| v + 0.1 * rnd(&mut seed)).collect();
     check(&mut ff, &x, 1e-6, &mut seed);
 }
+
+/// Patch test: with boundary nodes displaced by an affine field and interior nodes free, the
+/// static equilibrium K u = 0 reproduces the affine field in the interior, for every element type.
+fn patch_test(k: &canape_core::matrix::Csr, rest: &[f64], boundary: &[bool]) -> f64 {
+    let n = rest.len();
+    let a = nalgebra::Matrix3::new(0.01, 0.02, -0.005, 0.003, -0.01, 0.004, 0.002, 0.006, 0.008);
+    let t = nalgebra::Vector3::new(0.1, -0.2, 0.05);
+    let affine =
+        |i: usize| a * nalgebra::Vector3::new(rest[3 * i], rest[3 * i + 1], rest[3 * i + 2]) + t;
+    let free: Vec<usize> = (0..n).filter(|d| !boundary[d / 3]).collect();
+    let mut ub = vec![0.0; n];
+    for p in 0..n / 3 {
+        if boundary[p] {
+            let v = affine(p);
+            ub[3 * p..3 * p + 3].copy_from_slice(v.as_slice());
+        }
+    }
+    let nf = free.len();
+    let mut kff = nalgebra::DMatrix::<f64>::zeros(nf, nf);
+    let mut rhs = nalgebra::DVector::<f64>::zeros(nf);
+    for (fi, &r) in free.iter().enumerate() {
+        for c in 0..n {
+            let v = k.get(r, c);
+            if let Some(fj) = free.iter().position(|&x| x == c) {
+                kff[(fi, fj)] = v;
+            } else {
+                rhs[fi] -= v * ub[c];
+            }
+        }
+    }
+    let u = kff.lu().solve(&rhs).expect("interior system is regular");
+    let mut err: f64 = 0.0;
+    for (fi, &r) in free.iter().enumerate() {
+        let exact = affine(r / 3)[r % 3];
+        err = err.max((u[fi] - exact).abs());
+    }
+    err
+}
+
+/// A 3×3×3-point block (one interior point) with slightly distorted interior.
+fn block27(seed: &mut u64) -> (Vec<f64>, Vec<bool>, Vec<[u32; 8]>) {
+    let mut p = Vec::new();
+    let mut boundary = Vec::new();
+    for k in 0..3 {
+        for j in 0..3 {
+            for i in 0..3 {
+                let inner = i == 1 && j == 1 && k == 1;
+                let jitter = if inner { 0.1 } else { 0.0 };
+                p.extend_from_slice(&[
+                    i as f64 + jitter * rnd(seed),
+                    j as f64 + jitter * rnd(seed),
+                    k as f64 + jitter * rnd(seed),
+                ]);
+                boundary.push(!inner);
+            }
+        }
+    }
+    let idx = |i: u32, j: u32, k: u32| i + 3 * (j + 3 * k);
+    let mut hexa = Vec::new();
+    for z in 0..2 {
+        for y in 0..2 {
+            for x in 0..2 {
+                hexa.push([
+                    idx(x, y, z),
+                    idx(x + 1, y, z),
+                    idx(x + 1, y + 1, z),
+                    idx(x, y + 1, z),
+                    idx(x, y, z + 1),
+                    idx(x + 1, y, z + 1),
+                    idx(x + 1, y + 1, z + 1),
+                    idx(x, y + 1, z + 1),
+                ]);
+            }
+        }
+    }
+    (p, boundary, hexa)
+}
+
+#[test]
+fn patch_test_affine_fields_are_exact_for_tetra_and_hexa() {
+    use crate::element::ElementFemForceField;
+    let mut seed = 11;
+    let (rest, boundary, hexa) = block27(&mut seed);
+    let tets: Vec<[u32; 4]> = hexa.iter().flat_map(|h| canape_base_split(*h)).collect();
+    let mesh_t = canape_core::mesh::Mesh {
+        tetrahedra: tets.clone(),
+        ..Default::default()
+    };
+    let mesh_h = canape_core::mesh::Mesh {
+        hexahedra: hexa.clone(),
+        ..Default::default()
+    };
+    let n = rest.len();
+    let mut cases: Vec<(String, Box<dyn ForceField>)> = Vec::new();
+    for (tpl, mesh) in [("Vec3,Tetrahedron", &mesh_t), ("Vec3,Hexahedron", &mesh_h)] {
+        let mut f = ElementFemForceField::new(false, tpl).unwrap();
+        f.data_mut().set_str("youngModulus", "1000").unwrap();
+        f.data_mut().set_str("poissonRatio", "0.3").unwrap();
+        f.setup(&rest, mesh);
+        cases.push((format!("LinearSmallStrain {tpl}"), Box::new(f)));
+    }
+    let mut t = tetra_ff(Flavor::TetrahedronFem, "small", &rest);
+    t.setup(&rest, &tets);
+    cases.push(("TetrahedronFEM small".into(), Box::new(t)));
+    let mut h = HexahedronFemForceField::new();
+    h.data_mut().set_str("method", "small").unwrap();
+    h.set_method_from_data().unwrap();
+    h.setup(&rest, &hexa);
+    cases.push(("HexahedronFEM small".into(), Box::new(h)));
+    for (name, ff) in cases {
+        let mut tr = Triplets::new(n);
+        ff.add_k_to_matrix(&mut tr, 1.0, 0);
+        let err = patch_test(&tr.to_csr(), &rest, &boundary);
+        assert!(err < 1e-10, "{name}: patch test error {err:e}");
+    }
+}

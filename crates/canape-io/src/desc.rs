@@ -85,8 +85,13 @@ impl<'a> DescReader<'a> {
             Diagnostic::error(format!("cannot read scene file '{}': {e}", path.display()))
         })?;
         let text = String::from_utf8_lossy(&text);
+        self.read_str(&text, path)
+    }
+
+    /// Read scene text as if it were the file `path` (relative names resolve from its folder).
+    pub fn read_str(&mut self, text: &str, path: &Path) -> Result<NodeDesc, Diagnostic> {
         let file: Arc<str> = path.display().to_string().into();
-        let root = xml::parse(&text).map_err(|e| {
+        let root = xml::parse(text).map_err(|e| {
             Diagnostic::error(format!("malformed XML: {}", e.message)).at(Some(SourceLoc {
                 file: file.clone(),
                 line: e.line,

@@ -436,6 +436,47 @@ impl MechanicalOps for GroupOps<'_> {
         self.clock.projection += t0.elapsed();
     }
 
+    fn accel_from_force(&mut self, a: VecId, f: VecId) {
+        let g = self.group;
+        let all_diagonal = g.forces.iter().all(|e| match *e {
+            ForceEntry::Mass { mass, .. } => {
+                self.masses[mass].as_ref().is_some_and(|m| m.is_diagonal())
+            }
+            ForceEntry::Field { ff, .. } => {
+                !self.force_fields[ff].as_ref().is_some_and(|f| f.has_mass())
+            }
+        });
+        if !all_diagonal && self.linear.is_some() {
+            self.solve_linear(1.0, 0.0, 0.0, a, f);
+            self.project_response(a);
+            return;
+        }
+        // diagonal: m_i = (M·1)_i
+        for k in 0..g.states.len() {
+            let si = g.states[k];
+            let n = self.states[si].as_ref().unwrap().deriv_len();
+            let mut diag = vec![0.0; n];
+            let ones = vec![1.0; n];
+            for e in &g.forces {
+                if let ForceEntry::Mass { mass, state, .. } = *e {
+                    if state == k {
+                        self.masses[mass]
+                            .as_ref()
+                            .unwrap()
+                            .add_mdx(&mut diag, &ones, 1.0);
+                    }
+                }
+            }
+            let st = self.states[si].as_mut().unwrap();
+            let fv = st.vec(f).to_vec();
+            let av = st.vec_mut(a);
+            for i in 0..n {
+                av[i] = if diag[i] != 0.0 { fv[i] / diag[i] } else { 0.0 };
+            }
+        }
+        self.project_response(a);
+    }
+
     fn add_separate_gravity(&mut self, dt: f64) {
         let g = self.group;
         for e in &g.forces {

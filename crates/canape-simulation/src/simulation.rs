@@ -79,7 +79,11 @@ impl Simulation {
             }
         }
         for g in &sim.groups {
-            if g.linear.is_none() {
+            if g.linear.is_none()
+                && sim.scene.odes[g.ode]
+                    .as_ref()
+                    .is_some_and(|o| o.needs_linear_solver())
+            {
                 // reported, not fatal: implicit solvers need one
                 let d = Diagnostic::warning("ODE solver has no linear solver in its context; it cannot solve implicit systems")
                     .on(sim.scene.node_path(g.node));

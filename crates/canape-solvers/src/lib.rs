@@ -2,10 +2,14 @@
 
 pub mod cg;
 pub mod direct;
+pub mod euler_explicit;
 pub mod euler_implicit;
 pub mod pcg;
+pub mod static_solver;
 
 pub use cg::CgLinearSolver;
 pub use direct::DirectSolver;
+pub use euler_explicit::EulerExplicitSolver;
 pub use euler_implicit::EulerImplicitSolver;
 pub use pcg::{MinResLinearSolver, PcgLinearSolver};
+pub use static_solver::StaticSolver;

@@ -10,7 +10,7 @@ pub use canape_core as core;
 pub use canape_io as io;
 pub use canape_simulation::{PhaseTimes, Simulation};
 
-use canape_core::diag::{Diagnostic, Diagnostics};
+use canape_core::diag::Diagnostics;
 use canape_io::build::Builder;
 use canape_io::desc::DescReader;
 use canape_io::files::FileResolver;
@@ -45,13 +45,32 @@ impl std::error::Error for LoadError {}
 /// Load, build and initialise a scene file. Diagnostics that do not prevent loading are kept in
 /// `Simulation::diagnostics`.
 pub fn load_scene(path: &Path, opts: &LoadOptions) -> Result<Simulation, LoadError> {
+    load(None, path, opts)
+}
+
+/// Load a scene from XML text (tests, embedded demos) as if it were the file `dir/name`:
+/// relative file names resolve from `dir`.
+pub fn load_scene_str(
+    xml: &str,
+    name: &str,
+    dir: &Path,
+    opts: &LoadOptions,
+) -> Result<Simulation, LoadError> {
+    load(Some(xml), &dir.join(name), opts)
+}
+
+fn load(text: Option<&str>, path: &Path, opts: &LoadOptions) -> Result<Simulation, LoadError> {
     let registry = registry::registry();
     let resolver = FileResolver::from_env(&opts.data_paths);
     let is_component = |t: &str| {
         registry.get(t).is_some() || canape_core::registry::RENAMED.iter().any(|(o, _)| *o == t)
     };
     let mut reader = DescReader::new(&resolver, &is_component);
-    let desc = match reader.read_file(path) {
+    let read = match text {
+        Some(t) => reader.read_str(t, path),
+        None => reader.read_file(path),
+    };
+    let desc = match read {
         Ok(d) => d,
         Err(d) => {
             let mut diagnostics = reader.diags;
@@ -67,30 +86,7 @@ pub fn load_scene(path: &Path, opts: &LoadOptions) -> Result<Simulation, LoadErr
             root.dt = dt;
         }
     }
-    let sim = Simulation::new(scene, diags);
-    Ok(sim)
-}
-
-/// Load a scene from XML text (tests, embedded demos). `dir` is where relative files resolve.
-pub fn load_scene_str(
-    xml: &str,
-    name: &str,
-    dir: &Path,
-    opts: &LoadOptions,
-) -> Result<Simulation, LoadError> {
-    let tmp = std::env::temp_dir().join(format!("canape-{}-{}", std::process::id(), name));
-    std::fs::write(&tmp, xml).map_err(|e| LoadError {
-        diagnostics: Diagnostics {
-            items: vec![Diagnostic::error(format!(
-                "cannot write temporary scene: {e}"
-            ))],
-        },
-    })?;
-    let mut o = opts.clone();
-    o.data_paths.insert(0, dir.to_path_buf());
-    let r = load_scene(&tmp, &o);
-    let _ = std::fs::remove_file(&tmp);
-    r
+    Ok(Simulation::new(scene, diags))
 }
 
 /// The bundled demo scene (a corotational FEM beam), used when no scene is given.

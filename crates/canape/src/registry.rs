@@ -16,7 +16,8 @@ use canape_fem::{
 };
 use canape_io::loaders::{MeshFormat, MeshLoaderComponent, SphereLoader};
 use canape_solvers::{
-    CgLinearSolver, DirectSolver, EulerImplicitSolver, MinResLinearSolver, PcgLinearSolver,
+    CgLinearSolver, DirectSolver, EulerExplicitSolver, EulerImplicitSolver, MinResLinearSolver,
+    PcgLinearSolver, StaticSolver,
 };
 use canape_types::DofType;
 
@@ -184,6 +185,16 @@ pub fn registry() -> Registry {
         "EulerImplicitSolver",
         "implicit (backward) Euler with Rayleigh damping",
         |_, _| Ok(AnyComponent::Ode(Box::new(EulerImplicitSolver::new()))),
+    );
+    r.register(
+        "EulerExplicitSolver",
+        "forward Euler (symplectic by default)",
+        |_, _| Ok(AnyComponent::Ode(Box::new(EulerExplicitSolver::new()))),
+    );
+    r.register(
+        "StaticSolver",
+        "Newton iterations towards static equilibrium",
+        |_, _| Ok(AnyComponent::Ode(Box::new(StaticSolver::new()))),
     );
     r.register(
         "CGLinearSolver",
