@@ -3,6 +3,7 @@
 
 pub mod constraint;
 pub mod engine;
+pub mod load;
 pub mod mapping;
 pub mod mass;
 pub mod passive;

@@ -191,6 +191,12 @@ pub fn registry() -> Registry {
         "forward Euler (symplectic by default)",
         |_, _| Ok(AnyComponent::Ode(Box::new(EulerExplicitSolver::new()))),
     );
+    r.register("ConstantForceField", "constant force on points", |_, t| {
+        vec3_only(t, "ConstantForceField")?;
+        Ok(AnyComponent::ForceField(Box::new(
+            canape_base::load::ConstantForceField::new(),
+        )))
+    });
     r.register(
         "StaticSolver",
         "Newton iterations towards static equilibrium",

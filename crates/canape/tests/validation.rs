@@ -112,3 +112,135 @@ fn explicit_euler_gains_energy() {
         "energy ratio {ratio}, theory {expected}"
     );
 }
+
+/// Static tip deflection of a clamped cantilever (length L, square section h, tip load P, ν = 0)
+/// with LinearSmallStrainFEMForceField, StaticSolver and a direct solver.
+fn cantilever_tip(nl: usize, nh: usize, tet: bool, l: f64, h: f64) -> f64 {
+    let (e, p) = (1e6, 1.0);
+    let (ff, extra) = if tet {
+        ("<LinearSmallStrainFEMForceField template=\"Vec3,Tetrahedron\" youngModulus=\"1e6\" poissonRatio=\"0\" topology=\"@tetras\"/>", "<TetrahedronSetTopologyContainer name=\"tetras\"/><Hexa2TetraTopologicalMapping input=\"@grid\" output=\"@tetras\" swapping=\"true\"/>")
+    } else {
+        ("<LinearSmallStrainFEMForceField template=\"Vec3,Hexahedron\" youngModulus=\"1e6\" poissonRatio=\"0\" topology=\"@grid\"/>", "")
+    };
+    let _ = e;
+    let scene = format!(
+        r#"<Node name="root" dt="1" gravity="0 0 0">
+  <DefaultAnimationLoop/>
+  <StaticSolver newton_iterations="1"/>
+  <SparseLDLSolver/>
+  <RegularGridTopology name="grid" min="0 {lo} {lo}" max="{l} {hi} {hi}" n="{a} {b} {b}"/>
+  <MechanicalObject name="dofs"/>
+  {extra}
+  {ff}
+  <BoxROI name="clamp" box="-1e-6 -1 -1 1e-6 1 1"/>
+  <FixedProjectiveConstraint indices="@clamp.indices"/>
+  <BoxROI name="tip" box="{t0} -1 -1 {t1} 1 1"/>
+  <ConstantForceField indices="@tip.indices" totalForce="0 {mp} 0"/>
+</Node>"#,
+        lo = -h / 2.0,
+        hi = h / 2.0,
+        a = nl + 1,
+        b = nh + 1,
+        t0 = l - 1e-6,
+        t1 = l + 1e-6,
+        mp = -p
+    );
+    let mut sim = load_scene_str(
+        &scene,
+        "cantilever.scn",
+        &std::env::temp_dir(),
+        &LoadOptions::default(),
+    )
+    .unwrap();
+    assert!(sim.diagnostics.is_empty(), "{:?}", sim.diagnostics);
+    let x0 = sim.scene.states[0]
+        .as_ref()
+        .unwrap()
+        .vec(VecId::POSITION)
+        .to_vec();
+    sim.step();
+    let x = sim.scene.states[0]
+        .as_ref()
+        .unwrap()
+        .vec(VecId::POSITION)
+        .to_vec();
+    let tips: Vec<usize> = (0..x.len() / 3)
+        .filter(|i| (x0[3 * i] - l).abs() < 1e-9)
+        .collect();
+    -tips
+        .iter()
+        .map(|i| x[3 * i + 1] - x0[3 * i + 1])
+        .sum::<f64>()
+        / tips.len() as f64
+}
+
+#[test]
+fn cantilever_tip_deflection_converges_to_beam_theory() {
+    let (l, h, e, p): (f64, f64, f64, f64) = (1.0, 0.1, 1e6, 1.0);
+    let inertia = h.powi(4) / 12.0;
+    let euler_bernoulli = p * l.powi(3) / (3.0 * e * inertia);
+    let g = e / 2.0; // ν = 0
+    let timoshenko = euler_bernoulli + p * l / (5.0 / 6.0 * g * h * h);
+    let mut rows = Vec::new();
+    for (nl, nh) in [(10, 1), (20, 2), (40, 4), (80, 8)] {
+        let d = cantilever_tip(nl, nh, false, l, h);
+        rows.push((nl, nh, d));
+        eprintln!(
+            "hexa {nl}x{nh}x{nh}: tip {d:.6e}  EB {:.3}%  Timoshenko {:.3}%",
+            100.0 * (d / euler_bernoulli - 1.0),
+            100.0 * (d / timoshenko - 1.0)
+        );
+    }
+    for (nl, nh) in [(10, 1), (20, 2), (40, 4)] {
+        let d = cantilever_tip(nl, nh, true, l, h);
+        eprintln!(
+            "tetra {nl}x{nh}x{nh}: tip {d:.6e}  EB {:.3}%  Timoshenko {:.3}%",
+            100.0 * (d / euler_bernoulli - 1.0),
+            100.0 * (d / timoshenko - 1.0)
+        );
+    }
+    // deflection grows with refinement (locking of linear elements decreases) and converges
+    for w in rows.windows(2) {
+        assert!(
+            w[1].2 > w[0].2,
+            "deflection must increase with refinement: {:?}",
+            rows
+        );
+    }
+    let finest = rows.last().unwrap().2;
+    assert!(
+        (finest / timoshenko - 1.0).abs() < 0.01,
+        "finest hexa mesh {finest} vs Timoshenko {timoshenko}"
+    );
+    assert!(
+        (finest / euler_bernoulli - 1.0).abs() < 0.01,
+        "finest hexa mesh {finest} vs Euler-Bernoulli {euler_bernoulli}"
+    );
+}
+
+#[test]
+fn thick_cantilever_converges_to_timoshenko() {
+    // L/h = 3: shear adds ~5 % to the Euler-Bernoulli deflection; the 3D solution follows Timoshenko
+    let (l, h, e, p): (f64, f64, f64, f64) = (0.9, 0.3, 1e6, 1.0);
+    let eb = p * l.powi(3) / (3.0 * e * h.powi(4) / 12.0);
+    let timoshenko = eb + p * l / (5.0 / 6.0 * e / 2.0 * h * h);
+    let mut rows = Vec::new();
+    for (nl, nh) in [(6, 2), (12, 4), (24, 8), (48, 16)] {
+        let d = cantilever_tip(nl, nh, false, l, h);
+        eprintln!(
+            "thick hexa {nl}x{nh}x{nh}: tip {d:.6e}  EB {:.3}%  Timoshenko {:.3}%",
+            100.0 * (d / eb - 1.0),
+            100.0 * (d / timoshenko - 1.0)
+        );
+        rows.push(d);
+    }
+    let finest = *rows.last().unwrap();
+    assert!(
+        (finest / timoshenko - 1.0).abs() < 0.01,
+        "finest {finest} vs Timoshenko {timoshenko}"
+    );
+    assert!(
+        finest / eb - 1.0 > 0.03,
+        "the thick beam must show the shear contribution"
+    );
+}

@@ -1,0 +1,157 @@
+//! Mechanical loads: ConstantForceField (Sofa/Component/MechanicalLoad/.../ConstantForceField.inl):
+//! a constant force on a set of points — one force per index, one force for all, or a total
+//! force shared equally.
+
+use crate::base_data;
+use canape_core::component::ForceField;
+use canape_core::data::{DataKind, DataTable};
+use canape_core::impl_component;
+use canape_core::matrix::MatrixSink;
+use canape_core::scene::InitContext;
+
+pub struct ConstantForceField {
+    data: DataTable,
+    /// (point, force) pairs.
+    loads: Vec<(usize, [f64; 3])>,
+}
+
+impl Default for ConstantForceField {
+    fn default() -> Self {
+        Self::new()
+    }
+}
+
+impl ConstantForceField {
+    pub fn new() -> Self {
+        let data = base_data(DataTable::new())
+            .with(
+                "indices",
+                DataKind::Ints(0),
+                "",
+                "indices where the forces are applied (all points when empty)",
+            )
+            .with(
+                "forces",
+                DataKind::Reals(3),
+                "",
+                "applied forces at each point",
+            )
+            .with(
+                "force",
+                DataKind::Reals(3),
+                "",
+                "applied force to all points if forces attribute is not specified",
+            )
+            .with(
+                "totalForce",
+                DataKind::Reals(3),
+                "",
+                "total force for all points, will be distributed uniformly over points",
+            )
+            .with(
+                "showArrowSize",
+                DataKind::Real,
+                "0",
+                "Size of the drawn arrows (0->no arrows, sign->direction of drawing. (default=0)",
+            )
+            .with(
+                "showColor",
+                DataKind::Reals(4),
+                "0.2 0.9 0.3 1",
+                "Color for object display (default: [0.2,0.9,0.3,1])",
+            )
+            .with(
+                "rayleighStiffness",
+                DataKind::Real,
+                "0",
+                "Rayleigh damping - stiffness matrix coefficient",
+            )
+            .with(
+                "topology",
+                DataKind::Str,
+                "",
+                "link to the topology container",
+            )
+            .with(
+                "mstate",
+                DataKind::Str,
+                "",
+                "MechanicalState used by this component",
+            );
+        ConstantForceField {
+            data,
+            loads: Vec::new(),
+        }
+    }
+
+    fn init_impl(&mut self, ctx: &mut InitContext<'_>) {
+        self.loads.clear();
+        let Some(st) = ctx.state() else {
+            ctx.error("no MechanicalObject in the context");
+            return;
+        };
+        let n = st.size();
+        let idx: Vec<usize> = if self.data.ints("indices").is_empty() {
+            (0..n).collect()
+        } else {
+            self.data
+                .ints("indices")
+                .iter()
+                .map(|&i| i as usize)
+                .collect()
+        };
+        if let Some(bad) = idx.iter().find(|&&i| i >= n) {
+            ctx.error(format!(
+                "index {bad} is out of range (the state has {n} points)"
+            ));
+            return;
+        }
+        let forces = self.data.reals("forces").to_vec();
+        let force = self.data.reals("force").to_vec();
+        let total = self.data.reals("totalForce").to_vec();
+        let v3 = |s: &[f64], k: usize| [s[3 * k], s[3 * k + 1], s[3 * k + 2]];
+        if total.len() == 3 && !idx.is_empty() {
+            let f = [
+                total[0] / idx.len() as f64,
+                total[1] / idx.len() as f64,
+                total[2] / idx.len() as f64,
+            ];
+            self.loads = idx.iter().map(|&i| (i, f)).collect();
+        } else if forces.len() == 3 * idx.len() && !forces.is_empty() {
+            self.loads = idx
+                .iter()
+                .enumerate()
+                .map(|(k, &i)| (i, v3(&forces, k)))
+                .collect();
+        } else if forces.len() == 3 || force.len() == 3 {
+            let f = if forces.len() == 3 {
+                v3(&forces, 0)
+            } else {
+                v3(&force, 0)
+            };
+            self.loads = idx.iter().map(|&i| (i, f)).collect();
+        } else if !forces.is_empty() {
+            ctx.error(format!(
+                "forces has {} vectors for {} indices",
+                forces.len() / 3,
+                idx.len()
+            ));
+        } else {
+            ctx.warn("no force given (forces, force or totalForce): the component does nothing");
+        }
+    }
+}
+
+impl_component!(ConstantForceField, "ConstantForceField", init);
+
+impl ForceField for ConstantForceField {
+    fn add_force(&mut self, _x: &[f64], _v: &[f64], f: &mut [f64]) {
+        for (i, g) in &self.loads {
+            for c in 0..3 {
+                f[3 * i + c] += g[c];
+            }
+        }
+    }
+    fn add_dforce(&mut self, _dx: &[f64], _df: &mut [f64], _k_factor: f64) {}
+    fn add_k_to_matrix(&self, _m: &mut dyn MatrixSink, _k_factor: f64, _offset: usize) {}
+}
