@@ -244,3 +244,139 @@ fn thick_cantilever_converges_to_timoshenko() {
         "the thick beam must show the shear contribution"
     );
 }
+
+/// The python interpreter with scikit-fem (CANAPE_PYTHON, else python3), if it imports skfem.
+fn skfem_python() -> Option<String> {
+    let py = std::env::var("CANAPE_PYTHON").unwrap_or_else(|_| "python3".into());
+    let ok = std::process::Command::new(&py)
+        .args(["-c", "import skfem"])
+        .output()
+        .map(|o| o.status.success())
+        .unwrap_or(false);
+    ok.then_some(py)
+}
+
+#[test]
+fn static_elasticity_matches_scikit_fem_on_the_same_mesh() {
+    let Some(py) = skfem_python() else {
+        if std::env::var_os("CANAPE_REQUIRE_SKFEM").is_some() {
+            panic!("CANAPE_REQUIRE_SKFEM is set but scikit-fem cannot be imported");
+        }
+        eprintln!("NOTICE: scikit-fem is not installed (pip install scikit-fem, or set CANAPE_PYTHON): comparison skipped");
+        return;
+    };
+    let (e, nu) = (2.0e5, 0.3);
+    let scene = format!(
+        r#"<Node name="root" dt="1" gravity="0 0 0">
+  <DefaultAnimationLoop/>
+  <StaticSolver newton_iterations="1"/>
+  <SparseLDLSolver/>
+  <RegularGridTopology name="grid" min="0 -0.1 -0.15" max="1 0.1 0.15" n="9 3 4"/>
+  <MechanicalObject name="dofs"/>
+  <TetrahedronSetTopologyContainer name="tetras"/>
+  <Hexa2TetraTopologicalMapping input="@grid" output="@tetras" swapping="true"/>
+  <LinearSmallStrainFEMForceField template="Vec3,Tetrahedron" youngModulus="{e}" poissonRatio="{nu}" topology="@tetras"/>
+  <BoxROI name="clamp" box="-1e-6 -1 -1 1e-6 1 1"/>
+  <FixedProjectiveConstraint indices="@clamp.indices"/>
+  <BoxROI name="tip" box="0.999999 -1 -1 1.000001 1 1"/>
+  <ConstantForceField indices="@tip.indices" totalForce="3 -10 4"/>
+</Node>"#
+    );
+    let mut sim = load_scene_str(
+        &scene,
+        "skfem.scn",
+        &std::env::temp_dir(),
+        &LoadOptions::default(),
+    )
+    .unwrap();
+    assert!(sim.diagnostics.is_empty(), "{:?}", sim.diagnostics);
+    let rest = sim.scene.states[0]
+        .as_ref()
+        .unwrap()
+        .vec(VecId::REST_POSITION)
+        .to_vec();
+    sim.step();
+    let x = sim.scene.states[0]
+        .as_ref()
+        .unwrap()
+        .vec(VecId::POSITION)
+        .to_vec();
+    let find = |name: &str| {
+        sim.scene
+            .components
+            .iter()
+            .position(|c| c.name == name)
+            .map(|i| canape::core::scene::ComponentId(i as u32))
+            .unwrap()
+    };
+    let tets = sim
+        .scene
+        .topology(find("tetras"))
+        .unwrap()
+        .mesh()
+        .tetrahedra
+        .clone();
+    let ints = |name: &str| {
+        sim.scene
+            .component(find(name))
+            .unwrap()
+            .data()
+            .ints("indices")
+            .to_vec()
+    };
+    let (fixed, tip) = (ints("clamp"), ints("tip"));
+    let n = rest.len() / 3;
+    let mut t = format!("{e} {nu}\npoints {n}\n");
+    for p in rest.chunks_exact(3) {
+        t += &format!("{:.17e} {:.17e} {:.17e}\n", p[0], p[1], p[2]);
+    }
+    t += &format!("tets {}\n", tets.len());
+    for q in &tets {
+        t += &format!("{} {} {} {}\n", q[0], q[1], q[2], q[3]);
+    }
+    t += &format!("fixed {}\n", fixed.len());
+    for i in &fixed {
+        t += &format!("{i}\n");
+    }
+    t += &format!("loads {}\n", tip.len());
+    let k = tip.len() as f64;
+    for i in &tip {
+        t += &format!("{i} {:.17e} {:.17e} {:.17e}\n", 3.0 / k, -10.0 / k, 4.0 / k);
+    }
+    t += &format!("displacement {n}\n");
+    for i in 0..n {
+        t += &format!(
+            "{:.17e} {:.17e} {:.17e}\n",
+            x[3 * i] - rest[3 * i],
+            x[3 * i + 1] - rest[3 * i + 1],
+            x[3 * i + 2] - rest[3 * i + 2]
+        );
+    }
+    let path = std::env::temp_dir().join(format!("canape-skfem-{}.txt", std::process::id()));
+    std::fs::write(&path, t).unwrap();
+    let script =
+        std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/python/skfem_elasticity.py");
+    let out = std::process::Command::new(&py)
+        .arg(&script)
+        .arg(&path)
+        .output()
+        .unwrap();
+    let _ = std::fs::remove_file(&path);
+    let stdout = String::from_utf8_lossy(&out.stdout);
+    assert!(
+        out.status.success(),
+        "scikit-fem script failed: {}{}",
+        stdout,
+        String::from_utf8_lossy(&out.stderr)
+    );
+    eprintln!("scikit-fem comparison: {stdout}");
+    let diff: f64 = stdout
+        .split_whitespace()
+        .nth(1)
+        .and_then(|v| v.parse().ok())
+        .expect("max_rel_diff printed");
+    assert!(
+        diff < 1e-8,
+        "nodal displacements differ from scikit-fem by {diff:e} (relative)"
+    );
+}
