@@ -80,6 +80,8 @@ impl MatrixSink for Triplets {
 /// single scatter pass instead of a sort.
 #[derive(Clone, Debug, Default)]
 pub struct PatternCache {
+    /// Triplet buffer reused from one assembly to the next (no reallocation per step).
+    pub scratch: Triplets,
     keys: Vec<(u32, u32)>,
     slot: Vec<u32>,
     pattern: Csr,

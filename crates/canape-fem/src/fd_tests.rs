@@ -394,3 +394,76 @@ fn patch_test_affine_fields_are_exact_for_tetra_and_hexa() {
         assert!(err < 1e-10, "{name}: patch test error {err:e}");
     }
 }
+
+#[test]
+fn fast_tetrahedral_corotational_matches_finite_differences_and_linear_fem() {
+    use crate::fast_tetra::FastTetrahedralCorotationalForceField;
+    let mut seed = 21;
+    let rest = points(&mut seed);
+    let moved = rigidly_moved(&rest);
+    for method in ["none", "qr", "polar", "polar2"] {
+        let mut ff = FastTetrahedralCorotationalForceField::new();
+        ff.data_mut().set_str("method", method).unwrap();
+        ff.data_mut().set_str("youngModulus", "1000").unwrap();
+        ff.data_mut().set_str("poissonRatio", "0.3").unwrap();
+        ff.set_method_from_data().unwrap();
+        ff.setup(&rest, &tets());
+        if method == "none" {
+            // the edge formulation equals the linear tetrahedron (TetrahedronFEM small)
+            let x: Vec<f64> = rest.iter().map(|v| v + 0.02 * rnd(&mut seed)).collect();
+            let mut lin = tetra_ff(Flavor::TetrahedronFem, "small", &rest);
+            let (a, b) = (force(&mut ff, &x), force(&mut lin, &x));
+            let scale = b.iter().map(|v| v.abs()).fold(0.0, f64::max);
+            for (p, q) in a.iter().zip(&b) {
+                assert!(
+                    (p - q).abs() < 1e-9 * scale,
+                    "linear edge formulation differs: {p} vs {q}"
+                );
+            }
+            check(&mut ff, &x, 1e-6, &mut seed);
+        } else {
+            assert!(
+                force(&mut ff, &moved).iter().all(|v| v.abs() < 1e-8),
+                "{method}: rigid motion must produce no force"
+            );
+            check(&mut ff, &moved, 1e-5, &mut seed);
+        }
+    }
+}
+
+#[test]
+fn element_fem_matches_finite_differences() {
+    use crate::element::ElementFemForceField;
+    let mut seed = 31;
+    let rest = points(&mut seed);
+    let moved = rigidly_moved(&rest);
+    let mesh_t = canape_core::mesh::Mesh {
+        tetrahedra: tets(),
+        ..Default::default()
+    };
+    let mesh_h = canape_core::mesh::Mesh {
+        hexahedra: hexas(),
+        ..Default::default()
+    };
+    for (corot, tpl, mesh) in [
+        (false, "Vec3,Tetrahedron", &mesh_t),
+        (false, "Vec3,Hexahedron", &mesh_h),
+        (true, "Vec3,Tetrahedron", &mesh_t),
+        (true, "Vec3,Hexahedron", &mesh_h),
+    ] {
+        let mut ff = ElementFemForceField::new(corot, tpl).unwrap();
+        ff.data_mut().set_str("youngModulus", "1000").unwrap();
+        ff.data_mut().set_str("poissonRatio", "0.3").unwrap();
+        ff.setup(&rest, mesh);
+        if corot {
+            assert!(
+                force(&mut ff, &moved).iter().all(|v| v.abs() < 1e-8),
+                "{tpl}: rigid motion must produce no force"
+            );
+            check(&mut ff, &moved, 1e-5, &mut seed);
+        } else {
+            let x: Vec<f64> = rest.iter().map(|v| v + 0.05 * rnd(&mut seed)).collect();
+            check(&mut ff, &x, 1e-6, &mut seed);
+        }
+    }
+}

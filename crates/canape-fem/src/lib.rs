@@ -7,11 +7,13 @@
 
 pub mod common;
 pub mod element;
+pub mod fast_tetra;
 pub mod hexa;
 pub mod spring;
 pub mod tetra;
 
 pub use element::{ElementFemForceField, FemMass};
+pub use fast_tetra::FastTetrahedralCorotationalForceField;
 pub use hexa::HexahedronFemForceField;
 pub use spring::SpringForceField;
 pub use tetra::TetrahedronFemForceField;

@@ -6,7 +6,7 @@
 //! state, in document order. [`GroupOps`] implements [`MechanicalOps`] over it.
 
 use canape_core::component::*;
-use canape_core::matrix::{Csr, PatternCache, Triplets};
+use canape_core::matrix::{Csr, PatternCache};
 use canape_core::scene::{ComponentId, NodeId, Scene, Slot};
 use canape_core::state::{MechanicalObject, VecId};
 use canape_types::Vec3;
@@ -302,7 +302,8 @@ impl LinearSystem for GroupSystem<'_, '_> {
     fn assemble(&mut self) -> Csr {
         let t0 = Instant::now();
         let g = self.ops.group;
-        let mut t = Triplets::new(g.size);
+        let mut t = std::mem::take(&mut self.ops.cache.scratch);
+        t.clear(g.size);
         for e in &g.forces {
             match *e {
                 ForceEntry::Field { ff, state } => {
@@ -325,6 +326,7 @@ impl LinearSystem for GroupSystem<'_, '_> {
             }
         }
         let mut a = self.ops.cache.compress(&t);
+        self.ops.cache.scratch = t;
         // Dirichlet rows/columns for projected DOFs (one pass)
         for r in 0..a.n {
             for kk in a.row_ptr[r]..a.row_ptr[r + 1] {

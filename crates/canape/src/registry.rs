@@ -285,6 +285,16 @@ pub fn registry() -> Registry {
             )))
         },
     );
+    r.register(
+        "FastTetrahedralCorotationalForceField",
+        "edge-based corotational tetrahedra (qr, polar, polar2, none)",
+        |_, t| {
+            vec3_only(t, "FastTetrahedralCorotationalForceField")?;
+            Ok(AnyComponent::ForceField(Box::new(
+                canape_fem::FastTetrahedralCorotationalForceField::new(),
+            )))
+        },
+    );
     r.register("LinearSmallStrainFEMForceField", "linear elasticity on tetrahedra or hexahedra (template Vec3,Tetrahedron / Vec3,Hexahedron)", |_, t| {
         Ok(AnyComponent::ForceField(Box::new(ElementFemForceField::new(false, t)?)))
     });

@@ -1,0 +1,270 @@
+//! FastTetrahedralCorotationalForceField: corotational linear tetrahedra in SOFA's edge-based
+//! formulation (Sofa/Component/SolidMechanics/FEM/Elastic/.../FastTetrahedralCorotationalForceField.inl):
+//! per element, the edge stiffness blocks A_j = λ s_l s_kᵀ + μ s_k s_lᵀ + μ (s_k·s_l) I (s: the
+//! barycentric gradients, λ, μ scaled by the rest volume), a rotation R from the first two edges
+//! (method qr), a polar decomposition (polar, polar2) or none (linear), and per edge
+//! d_j = Rᵀ e_j − e0_j, force_l += A_j d_j, force_k −= A_jᵀ d_j, f += R·force.
+//!
+//! The tangent used by `add_dforce` and by assembly is the same frozen-rotation matrix. (SOFA's
+//! `buildStiffnessMatrix` places the same edge block on both off-diagonal sides without
+//! transposing it; Canapé assembles the consistent, transposed block.)
+
+use crate::common::{check_material, fem_inputs, force_field_data, polar_q};
+use canape_core::component::ForceField;
+use canape_core::data::{DataKind, DataTable};
+use canape_core::impl_component;
+use canape_core::matrix::MatrixSink;
+use canape_core::scene::InitContext;
+use canape_types::{get3, Mat3, Vec3};
+
+const EDGES: [[usize; 2]; 6] = [[0, 1], [0, 2], [0, 3], [1, 2], [1, 3], [2, 3]];
+
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum FastMethod {
+    Qr,
+    Polar,
+    Polar2,
+    Linear,
+}
+
+struct FastTet {
+    idx: [u32; 4],
+    /// Barycentric gradients of the rest element.
+    s: [Vec3; 4],
+    a: [Mat3; 6],
+    rest_edges: [Vec3; 6],
+    rest_rotation: Mat3,
+    /// Rotation of the last add_force (rest → current).
+    r: Mat3,
+}
+
+pub struct FastTetrahedralCorotationalForceField {
+    data: DataTable,
+    method: FastMethod,
+    elems: Vec<FastTet>,
+    rayleigh: f64,
+}
+
+impl Default for FastTetrahedralCorotationalForceField {
+    fn default() -> Self {
+        Self::new()
+    }
+}
+
+fn frame2(e0: &Vec3, e1: &Vec3) -> Mat3 {
+    let x = e0.normalize();
+    let z = x.cross(e1).normalize();
+    let y = z.cross(&x);
+    Mat3::from_rows(&[x.transpose(), y.transpose(), z.transpose()])
+}
+
+impl FastTetrahedralCorotationalForceField {
+    pub fn new() -> Self {
+        let data = force_field_data(DataTable::new())
+            .with("method", DataKind::Str, "qr", "method for rotation computation: \"qr\" (by QR) or \"polar\" or \"polar2\" or \"none\" (Linear elastic)")
+            .with("youngModulus", DataKind::Reals(0), "5000", "Young's modulus in Hooke's law (one value, or one per element)")
+            .with("poissonRatio", DataKind::Reals(0), "0.45", "Poisson's ratio in Hooke's law (one value, or one per element)")
+            .with("drawing", DataKind::Bool, "1", "draw the forcefield if true")
+            .with("drawColor1", DataKind::Reals(4), "0 0 1 1", "draw color for faces 1")
+            .with("drawColor2", DataKind::Reals(4), "0 0.5 1 1", "draw color for faces 2")
+            .with("drawColor3", DataKind::Reals(4), "0 1 1 1", "draw color for faces 3")
+            .with("drawColor4", DataKind::Reals(4), "0.5 1 1 1", "draw color for faces 4");
+        FastTetrahedralCorotationalForceField {
+            data,
+            method: FastMethod::Qr,
+            elems: Vec::new(),
+            rayleigh: 0.0,
+        }
+    }
+
+    /// Read `method` (SOFA's names); unknown names select qr and are returned as error.
+    pub fn set_method_from_data(&mut self) -> Result<(), String> {
+        let m = self.data.str("method").to_string();
+        let (method, ok) = match m.as_str() {
+            "qr" | "large" => (FastMethod::Qr, true),
+            "polar" => (FastMethod::Polar, true),
+            "polar2" => (FastMethod::Polar2, true),
+            "none" | "linear" | "small" => (FastMethod::Linear, true),
+            _ => (FastMethod::Qr, false),
+        };
+        self.method = method;
+        if ok {
+            Ok(())
+        } else {
+            Err(m)
+        }
+    }
+
+    /// Set up elements from rest positions (init and tests).
+    pub fn setup(&mut self, rest: &[f64], tets: &[[u32; 4]]) {
+        let e = self.data.reals("youngModulus").to_vec();
+        let nu = self.data.reals("poissonRatio").to_vec();
+        let e = if e.is_empty() { vec![5000.0] } else { e };
+        let nu = if nu.is_empty() { vec![0.45] } else { nu };
+        self.elems.clear();
+        for (k, t) in tets.iter().enumerate() {
+            let p: [Vec3; 4] = std::array::from_fn(|i| get3(rest, t[i] as usize));
+            let m = Mat3::from_columns(&[p[1] - p[0], p[2] - p[0], p[3] - p[0]]);
+            let Some(inv) = m.try_inverse() else { continue };
+            let vol = m.determinant().abs() / 6.0;
+            let (ek, nuk) = (*e.get(k).unwrap_or(&e[0]), *nu.get(k).unwrap_or(&nu[0]));
+            let mu = ek / (2.0 * (1.0 + nuk)) * vol;
+            let lambda = ek * nuk / ((1.0 + nuk) * (1.0 - 2.0 * nuk)) * vol;
+            // barycentric gradients: rows of inv for nodes 1..3, minus their sum for node 0
+            let g1 = Vec3::new(inv[(0, 0)], inv[(0, 1)], inv[(0, 2)]);
+            let g2 = Vec3::new(inv[(1, 0)], inv[(1, 1)], inv[(1, 2)]);
+            let g3 = Vec3::new(inv[(2, 0)], inv[(2, 1)], inv[(2, 2)]);
+            let s = [-(g1 + g2 + g3), g1, g2, g3];
+            let mut a = [Mat3::zeros(); 6];
+            let mut rest_edges = [Vec3::zeros(); 6];
+            for (j, [kk, l]) in EDGES.iter().enumerate() {
+                a[j] = s[*l] * s[*kk].transpose() * lambda
+                    + s[*kk] * s[*l].transpose() * mu
+                    + Mat3::identity() * (mu * s[*kk].dot(&s[*l]));
+                rest_edges[j] = p[*l] - p[*kk];
+            }
+            let rest_rotation = match self.method {
+                FastMethod::Polar2 => polar_q(&Mat3::from_rows(&[
+                    rest_edges[0].transpose(),
+                    rest_edges[1].transpose(),
+                    rest_edges[2].transpose(),
+                ])),
+                _ => frame2(&rest_edges[0], &rest_edges[1]),
+            };
+            self.elems.push(FastTet {
+                idx: *t,
+                s,
+                a,
+                rest_edges,
+                rest_rotation,
+                r: Mat3::identity(),
+            });
+        }
+    }
+
+    fn init_impl(&mut self, ctx: &mut InitContext<'_>) {
+        if let Err(m) = self.set_method_from_data() {
+            ctx.warn(format!("unknown method '{m}'; using 'qr'"));
+        }
+        self.rayleigh = self.data.real("rayleighStiffness");
+        self.elems.clear();
+        if let Some(m) = check_material(
+            self.data.reals("youngModulus"),
+            self.data.reals("poissonRatio"),
+        ) {
+            ctx.error(m);
+            return;
+        }
+        let Some((rest, mesh)) =
+            fem_inputs(ctx, &self.data, |m| !m.tetrahedra.is_empty(), "tetrahedra")
+        else {
+            return;
+        };
+        self.setup(&rest, &mesh.tetrahedra);
+    }
+
+    /// Element forces (before rotation back) for local displacements d (edges), per node.
+    fn edge_forces(el: &FastTet, d: &[Vec3; 6]) -> [Vec3; 4] {
+        let mut f = [Vec3::zeros(); 4];
+        for (j, [k, l]) in EDGES.iter().enumerate() {
+            f[*l] += el.a[j] * d[j];
+            f[*k] -= el.a[j].transpose() * d[j];
+        }
+        f
+    }
+}
+
+impl_component!(
+    FastTetrahedralCorotationalForceField,
+    "FastTetrahedralCorotationalForceField",
+    init
+);
+
+impl ForceField for FastTetrahedralCorotationalForceField {
+    fn add_force(&mut self, x: &[f64], _v: &[f64], f: &mut [f64]) {
+        let method = self.method;
+        for el in &mut self.elems {
+            let p: [Vec3; 4] = std::array::from_fn(|i| get3(x, el.idx[i] as usize));
+            let e: [Vec3; 6] = std::array::from_fn(|j| p[EDGES[j][1]] - p[EDGES[j][0]]);
+            let mut r = match method {
+                FastMethod::Linear => Mat3::identity(),
+                FastMethod::Qr => frame2(&e[0], &e[1]).transpose() * el.rest_rotation,
+                FastMethod::Polar => {
+                    let mut fm = Mat3::zeros();
+                    for j in 0..3 {
+                        fm += e[j] * el.s[j + 1].transpose();
+                    }
+                    polar_q(&fm)
+                }
+                FastMethod::Polar2 => {
+                    let q = polar_q(&Mat3::from_rows(&[
+                        e[0].transpose(),
+                        e[1].transpose(),
+                        e[2].transpose(),
+                    ]));
+                    q.transpose() * el.rest_rotation
+                }
+            };
+            if !r.iter().all(|v| v.is_finite()) {
+                r = el.r;
+            }
+            el.r = r;
+            let rt = r.transpose();
+            let d: [Vec3; 6] = std::array::from_fn(|j| rt * e[j] - el.rest_edges[j]);
+            let fl = Self::edge_forces(el, &d);
+            for v in 0..4 {
+                let fv = r * fl[v];
+                let n = el.idx[v] as usize;
+                for c in 0..3 {
+                    f[3 * n + c] += fv[c];
+                }
+            }
+        }
+    }
+
+    fn add_dforce(&mut self, dx: &[f64], df: &mut [f64], k_factor: f64) {
+        for el in &self.elems {
+            let rt = el.r.transpose();
+            let p: [Vec3; 4] = std::array::from_fn(|i| get3(dx, el.idx[i] as usize));
+            let d: [Vec3; 6] = std::array::from_fn(|j| rt * (p[EDGES[j][1]] - p[EDGES[j][0]]));
+            let fl = Self::edge_forces(el, &d);
+            for v in 0..4 {
+                let fv = el.r * fl[v] * k_factor;
+                let n = el.idx[v] as usize;
+                for c in 0..3 {
+                    df[3 * n + c] += fv[c];
+                }
+            }
+        }
+    }
+
+    fn add_k_to_matrix(&self, m: &mut dyn MatrixSink, k_factor: f64, offset: usize) {
+        for el in &self.elems {
+            // ∂f/∂x per node pair: for edge (k, l), B = R A Rᵀ: K_ll += B, K_lk −= B,
+            // K_kl −= Bᵀ-rotated, K_kk += Bᵀ-rotated
+            let mut blocks = [[Mat3::zeros(); 4]; 4];
+            let rt = el.r.transpose();
+            for (j, [k, l]) in EDGES.iter().enumerate() {
+                let b = el.r * el.a[j] * rt;
+                let bt = el.r * el.a[j].transpose() * rt;
+                blocks[*l][*l] += b;
+                blocks[*l][*k] -= b;
+                blocks[*k][*l] -= bt;
+                blocks[*k][*k] += bt;
+            }
+            for v in 0..4 {
+                for w in 0..4 {
+                    m.add_block3(
+                        offset + 3 * el.idx[v] as usize,
+                        offset + 3 * el.idx[w] as usize,
+                        &(blocks[v][w] * k_factor),
+                    );
+                }
+            }
+        }
+    }
+
+    fn rayleigh_stiffness(&self) -> f64 {
+        self.rayleigh
+    }
+}
