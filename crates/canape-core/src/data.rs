@@ -422,6 +422,36 @@ impl DataTable {
     }
 }
 
+/// Declare the Data every SOFA component has (Base/BaseObject: printLog, tags, bbox,
+/// componentState, listening).
+pub fn base_fields(t: DataTable) -> DataTable {
+    t.with(
+        "printLog",
+        DataKind::Bool,
+        "0",
+        "if true, emits extra messages at runtime.",
+    )
+    .with(
+        "tags",
+        DataKind::Words,
+        "",
+        "list of the subsets the object belongs to",
+    )
+    .with("bbox", DataKind::Reals(0), "", "this object bounding box")
+    .with(
+        "componentState",
+        DataKind::Str,
+        "Undefined",
+        "The state of the component among (Dirty, Valid, Undefined, Loading, Invalid).",
+    )
+    .with(
+        "listening",
+        DataKind::Bool,
+        "0",
+        "if true, handle the events, otherwise ignore the events",
+    )
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;

@@ -6,55 +6,31 @@ use canape_types::{Mat3, Vec3};
 
 /// Data every SOFA force field has (ForceField base + Base).
 pub fn force_field_data(t: DataTable) -> DataTable {
-    t.with(
-        "printLog",
-        DataKind::Bool,
-        "0",
-        "if true, emits extra messages at runtime.",
-    )
-    .with(
-        "tags",
-        DataKind::Words,
-        "",
-        "list of the subsets the object belongs to",
-    )
-    .with("bbox", DataKind::Reals(0), "", "this object bounding box")
-    .with(
-        "componentState",
-        DataKind::Str,
-        "Undefined",
-        "The state of the component",
-    )
-    .with(
-        "listening",
-        DataKind::Bool,
-        "0",
-        "if true, handle the events, otherwise ignore the events",
-    )
-    .with(
-        "rayleighStiffness",
-        DataKind::Real,
-        "0",
-        "Rayleigh damping - stiffness matrix coefficient",
-    )
-    .with(
-        "isCompliance",
-        DataKind::Bool,
-        "0",
-        "Consider the component as a compliance, else as a stiffness",
-    )
-    .with(
-        "topology",
-        DataKind::Str,
-        "",
-        "link to the topology container",
-    )
-    .with(
-        "mstate",
-        DataKind::Str,
-        "",
-        "MechanicalState used by this component",
-    )
+    canape_core::data::base_fields(t)
+        .with(
+            "rayleighStiffness",
+            DataKind::Real,
+            "0",
+            "Rayleigh damping - stiffness matrix coefficient",
+        )
+        .with(
+            "isCompliance",
+            DataKind::Bool,
+            "0",
+            "Consider the component as a compliance, else as a stiffness",
+        )
+        .with(
+            "topology",
+            DataKind::Str,
+            "",
+            "link to the topology container",
+        )
+        .with(
+            "mstate",
+            DataKind::Str,
+            "",
+            "MechanicalState used by this component",
+        )
 }
 
 /// Isotropic elasticity in Voigt form [εxx, εyy, εzz, γxy, γyz, γzx]:

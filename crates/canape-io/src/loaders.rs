@@ -10,50 +10,33 @@ use canape_core::state::apply_transform;
 use std::collections::BTreeSet;
 
 fn loader_data(t: DataTable) -> DataTable {
-    t.with(
-        "printLog",
-        DataKind::Bool,
-        "0",
-        "if true, emits extra messages at runtime.",
-    )
-    .with(
-        "tags",
-        DataKind::Words,
-        "",
-        "list of the subsets the object belongs to",
-    )
-    .with(
-        "listening",
-        DataKind::Bool,
-        "0",
-        "if true, handle the events, otherwise ignore the events",
-    )
-    .with("filename", DataKind::File, "", "Filename of the object")
-    .with(
-        "translation",
-        DataKind::Vector(3),
-        "0 0 0",
-        "Translation of the DOFs",
-    )
-    .with(
-        "rotation",
-        DataKind::Vector(3),
-        "0 0 0",
-        "Rotation of the DOFs",
-    )
-    .with(
-        "scale3d",
-        DataKind::Vector(3),
-        "1 1 1",
-        "Scale of the DOFs in 3 dimensions",
-    )
-    .alias(&["scale"])
-    .with(
-        "transformation",
-        DataKind::Reals(16),
-        "1 0 0 0 0 1 0 0 0 0 1 0 0 0 0 1",
-        "4x4 Homogeneous matrix to transform the DOFs (when present replace any)",
-    )
+    canape_core::data::base_fields(t)
+        .with("filename", DataKind::File, "", "Filename of the object")
+        .with(
+            "translation",
+            DataKind::Vector(3),
+            "0 0 0",
+            "Translation of the DOFs",
+        )
+        .with(
+            "rotation",
+            DataKind::Vector(3),
+            "0 0 0",
+            "Rotation of the DOFs",
+        )
+        .with(
+            "scale3d",
+            DataKind::Vector(3),
+            "1 1 1",
+            "Scale of the DOFs in 3 dimensions",
+        )
+        .alias(&["scale"])
+        .with(
+            "transformation",
+            DataKind::Reals(16),
+            "1 0 0 0 0 1 0 0 0 0 1 0 0 0 0 1",
+            "4x4 Homogeneous matrix to transform the DOFs (when present replace any)",
+        )
 }
 
 fn mesh_outputs(t: DataTable) -> DataTable {
