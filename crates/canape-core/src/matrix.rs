@@ -7,14 +7,13 @@ use canape_types::Mat3;
 /// Receives matrix contributions during assembly.
 pub trait MatrixSink {
     fn add(&mut self, row: usize, col: usize, v: f64);
-    /// Add a 3x3 block at scalar offsets (`row`, `col`).
+    /// Add a 3x3 block at scalar offsets (`row`, `col`). All 9 entries are added, zeros
+    /// included, so that the sequence of entries (and the cached pattern) does not change when a
+    /// value happens to be exactly zero.
     fn add_block3(&mut self, row: usize, col: usize, m: &Mat3) {
         for i in 0..3 {
             for j in 0..3 {
-                let v = m[(i, j)];
-                if v != 0.0 {
-                    self.add(row + i, col + j, v);
-                }
+                self.add(row + i, col + j, m[(i, j)]);
             }
         }
     }
