@@ -60,8 +60,8 @@ impl Triplets {
         }
         Csr {
             n: self.n,
-            row_ptr,
-            cols,
+            row_ptr: row_ptr.into(),
+            cols: cols.into(),
             vals,
         }
     }
@@ -119,18 +119,22 @@ impl PatternCache {
             self.slot = slot;
             self.pattern = Csr {
                 n: t.n,
-                row_ptr,
-                vals: vec![0.0; cols.len()],
-                cols,
+                row_ptr: row_ptr.into(),
+                vals: Vec::new(),
+                cols: cols.into(),
             };
         }
-        let mut m = self.pattern.clone();
-        m.vals.iter_mut().for_each(|v| *v = 0.0);
-        // sum in sorted order of insertion within each slot (deterministic)
+        let mut vals = vec![0.0; self.pattern.cols.len()];
+        // sum in insertion order within each slot (deterministic)
         for (k, &(_, _, v)) in t.entries.iter().enumerate() {
-            m.vals[self.slot[k] as usize] += v;
+            vals[self.slot[k] as usize] += v;
         }
-        m
+        Csr {
+            n: self.pattern.n,
+            row_ptr: self.pattern.row_ptr.clone(),
+            cols: self.pattern.cols.clone(),
+            vals,
+        }
     }
 }
 
@@ -138,8 +142,9 @@ impl PatternCache {
 #[derive(Clone, Debug, Default)]
 pub struct Csr {
     pub n: usize,
-    pub row_ptr: Vec<usize>,
-    pub cols: Vec<u32>,
+    /// Structure, shared between assemblies of the same pattern (cheap to clone).
+    pub row_ptr: std::sync::Arc<[usize]>,
+    pub cols: std::sync::Arc<[u32]>,
     pub vals: Vec<f64>,
 }
 
@@ -198,5 +203,111 @@ mod tests {
         assert_eq!(b.vals, a.vals);
         assert_eq!(c.vals, a.vals);
         assert_eq!(c.cols, a.cols);
+    }
+}
+
+/// 3×3-block compressed sparse row matrix: the storage of assembled Vec3 systems for products
+/// (one column index per 9 values, contiguous blocks).
+#[derive(Clone, Debug, Default)]
+pub struct Bsr3 {
+    pub nb: usize,
+    pub row_ptr: Vec<usize>,
+    pub cols: Vec<u32>,
+    pub vals: Vec<[f64; 9]>,
+}
+
+impl Bsr3 {
+    /// Group a scalar CSR (size a multiple of 3) into 3×3 blocks; None otherwise.
+    pub fn from_csr(a: &Csr) -> Option<Bsr3> {
+        if a.n % 3 != 0 {
+            return None;
+        }
+        let nb = a.n / 3;
+        let mut row_ptr = Vec::with_capacity(nb + 1);
+        row_ptr.push(0);
+        let mut cols: Vec<u32> = Vec::new();
+        let mut vals: Vec<[f64; 9]> = Vec::new();
+        let mut slot: Vec<u32> = vec![u32::MAX; nb];
+        for br in 0..nb {
+            let start = cols.len();
+            for i in 0..3 {
+                let r = 3 * br + i;
+                for k in a.row_ptr[r]..a.row_ptr[r + 1] {
+                    let c = a.cols[k] as usize;
+                    let bc = c / 3;
+                    if slot[bc] == u32::MAX || (slot[bc] as usize) < start {
+                        slot[bc] = cols.len() as u32;
+                        cols.push(bc as u32);
+                        vals.push([0.0; 9]);
+                    }
+                    vals[slot[bc] as usize][3 * i + c % 3] += a.vals[k];
+                }
+            }
+            // keep block columns sorted within the row (deterministic, cache friendly)
+            let mut order: Vec<usize> = (start..cols.len()).collect();
+            order.sort_by_key(|&k| cols[k]);
+            let c2: Vec<u32> = order.iter().map(|&k| cols[k]).collect();
+            let v2: Vec<[f64; 9]> = order.iter().map(|&k| vals[k]).collect();
+            cols.truncate(start);
+            vals.truncate(start);
+            cols.extend(c2);
+            vals.extend(v2);
+            for k in start..cols.len() {
+                slot[cols[k] as usize] = k as u32;
+            }
+            row_ptr.push(cols.len());
+        }
+        Some(Bsr3 {
+            nb,
+            row_ptr,
+            cols,
+            vals,
+        })
+    }
+
+    /// y = A x
+    pub fn mul(&self, x: &[f64], y: &mut [f64]) {
+        for br in 0..self.nb {
+            let (mut s0, mut s1, mut s2) = (0.0, 0.0, 0.0);
+            for k in self.row_ptr[br]..self.row_ptr[br + 1] {
+                let c = 3 * self.cols[k] as usize;
+                let b = &self.vals[k];
+                let (x0, x1, x2) = (x[c], x[c + 1], x[c + 2]);
+                s0 += b[0] * x0 + b[1] * x1 + b[2] * x2;
+                s1 += b[3] * x0 + b[4] * x1 + b[5] * x2;
+                s2 += b[6] * x0 + b[7] * x1 + b[8] * x2;
+            }
+            y[3 * br] = s0;
+            y[3 * br + 1] = s1;
+            y[3 * br + 2] = s2;
+        }
+    }
+}
+
+#[cfg(test)]
+mod bsr_tests {
+    use super::*;
+
+    #[test]
+    fn block_product_equals_scalar_product() {
+        let mut t = Triplets::new(9);
+        let mut s: u64 = 3;
+        for _ in 0..60 {
+            s = s
+                .wrapping_mul(6364136223846793005)
+                .wrapping_add(1442695040888963407);
+            let (r, c) = ((s >> 20) as usize % 9, (s >> 40) as usize % 9);
+            t.add(r, c, (s >> 11) as f64 / (1u64 << 53) as f64 - 0.5);
+        }
+        let a = t.to_csr();
+        let b = Bsr3::from_csr(&a).unwrap();
+        let x: Vec<f64> = (0..9).map(|i| (i as f64).sin()).collect();
+        let (mut y1, mut y2) = (vec![0.0; 9], vec![0.0; 9]);
+        a.mul(&x, &mut y1);
+        b.mul(&x, &mut y2);
+        for (p, q) in y1.iter().zip(&y2) {
+            assert!((p - q).abs() < 1e-14);
+        }
+        assert!(Bsr3::from_csr(&Triplets::new(4).to_csr()).is_none());
     }
 }

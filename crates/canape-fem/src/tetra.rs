@@ -55,6 +55,8 @@ pub struct TetrahedronFemForceField {
     method: Method,
     elems: Vec<Elem>,
     rayleigh: f64,
+    /// Element stiffness matrices J·M·Jᵀ, computed on the first assembly (constant afterwards).
+    ke: std::sync::OnceLock<Vec<[[f64; 12]; 12]>>,
 }
 
 fn pd(p: &Vec3, q: &Vec3, r: &Vec3, s: usize, t: usize) -> f64 {
@@ -173,6 +175,7 @@ impl TetrahedronFemForceField {
             method: Method::Large,
             elems: Vec::new(),
             rayleigh: 0.0,
+            ke: std::sync::OnceLock::new(),
         }
     }
 
@@ -224,6 +227,7 @@ impl TetrahedronFemForceField {
         let young = self.young_list();
         let nu = self.nu_list();
         self.elems.clear();
+        self.ke = std::sync::OnceLock::new();
         let mut degenerate = 0;
         for (e, t) in tets.iter().enumerate() {
             let p = [
@@ -330,6 +334,7 @@ impl Component for TetrahedronFemForceField {
         }
         self.rayleigh = self.data.real("rayleighStiffness");
         self.elems.clear();
+        self.ke = std::sync::OnceLock::new();
         if let Some(m) = check_material(&self.young_list(), &self.nu_list()) {
             ctx.error(m);
             return;
@@ -459,17 +464,25 @@ impl ForceField for TetrahedronFemForceField {
     }
 
     fn add_k_to_matrix(&self, m: &mut dyn MatrixSink, k_factor: f64, offset: usize) {
-        for el in &self.elems {
-            // Ke = J M Jᵀ, column by column
-            let mut ke = [[0.0; 12]; 12];
-            for col in 0..12 {
-                let mut e = [0.0; 12];
-                e[col] = 1.0;
-                let c = kernel(&el.g, &el.mat, &e);
-                for row in 0..12 {
-                    ke[row][col] = c[row];
-                }
-            }
+        let kes = self.ke.get_or_init(|| {
+            self.elems
+                .iter()
+                .map(|el| {
+                    // Ke = J M Jᵀ, column by column
+                    let mut ke = [[0.0; 12]; 12];
+                    for col in 0..12 {
+                        let mut e = [0.0; 12];
+                        e[col] = 1.0;
+                        let c = kernel(&el.g, &el.mat, &e);
+                        for row in 0..12 {
+                            ke[row][col] = c[row];
+                        }
+                    }
+                    ke
+                })
+                .collect()
+        });
+        for (el, ke) in self.elems.iter().zip(kes) {
             let r = if self.method == Method::Small {
                 Mat3::identity()
             } else {

@@ -8,7 +8,7 @@
 use canape_core::component::{LinearSolver, LinearSystem, SolveStats};
 use canape_core::data::{DataKind, DataTable};
 use canape_core::impl_component;
-use canape_core::matrix::Csr;
+use canape_core::matrix::{Bsr3, Csr};
 use canape_core::scene::InitContext;
 
 pub struct CgLinearSolver {
@@ -90,14 +90,20 @@ fn dot(a: &[f64], b: &[f64]) -> f64 {
 impl LinearSolver for CgLinearSolver {
     fn solve(&mut self, sys: &mut dyn LinearSystem, b: &[f64], x: &mut [f64]) -> SolveStats {
         let n = sys.size();
-        let matrix: Option<Csr> = if self.assembled {
-            Some(sys.assemble())
+        // assembled variant: 3×3 blocks when the system is made of Vec3 DOFs, scalar CSR otherwise
+        let (bsr, csr): (Option<Bsr3>, Option<Csr>) = if self.assembled {
+            let a = sys.assemble();
+            match Bsr3::from_csr(&a) {
+                Some(b) => (Some(b), None),
+                None => (None, Some(a)),
+            }
         } else {
-            None
+            (None, None)
         };
-        let apply = |sys: &mut dyn LinearSystem, v: &[f64], out: &mut [f64]| match &matrix {
-            Some(a) => a.mul(v, out),
-            None => sys.apply(v, out),
+        let apply = |sys: &mut dyn LinearSystem, v: &[f64], out: &mut [f64]| match (&bsr, &csr) {
+            (Some(b), _) => b.mul(v, out),
+            (None, Some(a)) => a.mul(v, out),
+            (None, None) => sys.apply(v, out),
         };
         self.r.resize(n, 0.0);
         self.p.resize(n, 0.0);
