@@ -219,7 +219,7 @@ pub struct Bsr3 {
 impl Bsr3 {
     /// Group a scalar CSR (size a multiple of 3) into 3×3 blocks; None otherwise.
     pub fn from_csr(a: &Csr) -> Option<Bsr3> {
-        if a.n % 3 != 0 {
+        if !a.n.is_multiple_of(3) {
             return None;
         }
         let nb = a.n / 3;
