@@ -82,9 +82,79 @@ enum Cmd {
         /// Write results as JSON.
         #[arg(long)]
         json: Option<PathBuf>,
+        /// Run the scaling benchmark on generated corotational beams instead (element counts,
+        /// comma-separated; e.g. 10000,100000).
+        #[arg(long, value_delimiter = ',')]
+        scaling: Vec<usize>,
         #[arg(long = "data-path")]
         data_path: Vec<PathBuf>,
     },
+}
+
+fn scaling(sizes: &[usize], steps: usize) -> ExitCode {
+    use canape::bench::{growth_exponent, peak_rss_mb, scaling_beam, BeamElement};
+    println!(
+        "{:<6} {:>10} {:>8} {:>12} {:>10} {:>10} {:>10} {:>9}",
+        "elem", "elements", "points", "solver", "ms/step", "forces", "solve", "peakMB"
+    );
+    for elem in [BeamElement::Tetra, BeamElement::Hexa] {
+        for solver in [Some(100usize), None] {
+            let mut pts = Vec::new();
+            for &n in sizes {
+                if solver.is_none() && n > 200_000 {
+                    continue; // direct factorization memory grows too fast beyond this on 24 GiB
+                }
+                let (text, actual) = scaling_beam(elem, n, solver);
+                let mut sim = match load_scene_str(
+                    &text,
+                    "scaling.scn",
+                    &std::env::temp_dir(),
+                    &LoadOptions::default(),
+                ) {
+                    Ok(s) => s,
+                    Err(e) => {
+                        eprintln!("{e}");
+                        return ExitCode::from(2);
+                    }
+                };
+                sim.step();
+                sim.times = Default::default();
+                let t0 = Instant::now();
+                for _ in 0..steps {
+                    sim.step();
+                }
+                let ms = t0.elapsed().as_secs_f64() * 1000.0 / steps as f64;
+                let t = &sim.times;
+                let per = |d: std::time::Duration| d.as_secs_f64() * 1000.0 / t.steps.max(1) as f64;
+                let points: usize = sim.scene.states.iter().flatten().map(|s| s.size()).sum();
+                println!(
+                    "{:<6} {:>10} {:>8} {:>12} {:>10.1} {:>10.1} {:>10.1} {:>9.0}",
+                    if elem == BeamElement::Tetra {
+                        "tetra"
+                    } else {
+                        "hexa"
+                    },
+                    actual,
+                    points,
+                    if solver.is_some() {
+                        "CG(100)"
+                    } else {
+                        "SparseLDL"
+                    },
+                    ms,
+                    per(t.force),
+                    per(t.solve + t.assembly),
+                    peak_rss_mb().unwrap_or(0.0)
+                );
+                pts.push((actual, ms));
+            }
+            if let Some(g) = growth_exponent(&pts) {
+                println!("  growth exponent of time vs elements: {g:.2}");
+            }
+        }
+    }
+    println!("(peak memory is the process peak so far: run one size per process to isolate it)");
+    ExitCode::SUCCESS
 }
 
 fn bench(
@@ -444,8 +514,15 @@ fn main() -> ExitCode {
             sofa_times,
             json,
             data_path,
-        }) => bench(
-            scenes, steps, warmup, threads, suite, sofa_times, json, data_path,
-        ),
+            scaling: sizes,
+        }) => {
+            if sizes.is_empty() {
+                bench(
+                    scenes, steps, warmup, threads, suite, sofa_times, json, data_path,
+                )
+            } else {
+                scaling(&sizes, steps.unwrap_or(5))
+            }
+        }
     }
 }

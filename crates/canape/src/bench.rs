@@ -171,3 +171,74 @@ pub fn to_json(results: &[BenchResult]) -> String {
     s.push(']');
     s
 }
+
+/// Element kinds of the generated scaling beams.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum BeamElement {
+    /// Corotational tetrahedra (TetrahedronFEMForceField large), 6 per grid cell.
+    Tetra,
+    /// Corotational hexahedra (HexahedronFEMForceField large).
+    Hexa,
+}
+
+/// Scene text of a clamped beam with about `elements` elements (grid n × n × 4n cells), implicit
+/// Euler, and either CG with exactly `cg_iterations` iterations or a sparse direct solver.
+pub fn scaling_beam(
+    elem: BeamElement,
+    elements: usize,
+    cg_iterations: Option<usize>,
+) -> (String, usize) {
+    let per_cell = if elem == BeamElement::Tetra { 6 } else { 1 };
+    let cells = (elements as f64 / per_cell as f64).max(4.0);
+    let n = (cells / 4.0).cbrt().round().max(1.0) as usize;
+    let (nx, ny, nz) = (n, n, 4 * n);
+    let actual = nx * ny * nz * per_cell;
+    let solver = match cg_iterations {
+        Some(it) => format!(r#"<CGLinearSolver iterations="{it}" tolerance="0" threshold="0"/>"#),
+        None => "<SparseLDLSolver/>".to_string(),
+    };
+    let ff = match elem {
+        BeamElement::Tetra => r#"<TetrahedronSetTopologyContainer name="tetras"/>
+    <Hexa2TetraTopologicalMapping input="@grid" output="@tetras" swapping="true"/>
+    <DiagonalMass massDensity="1"/>
+    <TetrahedronFEMForceField youngModulus="1e5" poissonRatio="0.3" method="large"/>"#
+            .to_string(),
+        BeamElement::Hexa => r#"<DiagonalMass massDensity="1"/>
+    <HexahedronFEMForceField youngModulus="1e5" poissonRatio="0.3" method="large"/>"#
+            .to_string(),
+    };
+    let text = format!(
+        r#"<Node name="root" dt="0.01" gravity="0 -9.81 0">
+  <DefaultAnimationLoop/>
+  <Node name="beam">
+    <EulerImplicitSolver rayleighStiffness="0.1" rayleighMass="0.1"/>
+    {solver}
+    <RegularGridTopology name="grid" min="0 0 0" max="1 1 4" n="{a} {b} {c}"/>
+    <MechanicalObject name="dofs"/>
+    {ff}
+    <BoxROI name="clamp" box="-0.01 -0.01 -0.01 1.01 1.01 0.001"/>
+    <FixedProjectiveConstraint indices="@clamp.indices"/>
+  </Node>
+</Node>"#,
+        a = nx + 1,
+        b = ny + 1,
+        c = nz + 1
+    );
+    (text, actual)
+}
+
+/// Least-squares slope of log(time) against log(elements).
+pub fn growth_exponent(points: &[(usize, f64)]) -> Option<f64> {
+    if points.len() < 2 {
+        return None;
+    }
+    let xs: Vec<f64> = points.iter().map(|(n, _)| (*n as f64).ln()).collect();
+    let ys: Vec<f64> = points.iter().map(|(_, t)| t.ln()).collect();
+    let (mx, my) = (
+        xs.iter().sum::<f64>() / xs.len() as f64,
+        ys.iter().sum::<f64>() / ys.len() as f64,
+    );
+    let num: f64 = xs.iter().zip(&ys).map(|(x, y)| (x - mx) * (y - my)).sum();
+    let den: f64 = xs.iter().map(|x| (x - mx).powi(2)).sum();
+    (den > 0.0).then(|| num / den)
+}
