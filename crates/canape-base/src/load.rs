@@ -2,7 +2,6 @@
 //! a constant force on a set of points — one force per index, one force for all, or a total
 //! force shared equally.
 
-use crate::base_data;
 use canape_core::component::ForceField;
 use canape_core::data::{DataKind, DataTable};
 use canape_core::impl_component;
@@ -23,7 +22,7 @@ impl Default for ConstantForceField {
 
 impl ConstantForceField {
     pub fn new() -> Self {
-        let data = base_data(DataTable::new())
+        let data = canape_core::data::force_field_fields(DataTable::new())
             .with(
                 "indices",
                 DataKind::Ints(0),
@@ -59,24 +58,6 @@ impl ConstantForceField {
                 DataKind::Reals(4),
                 "0.2 0.9 0.3 1",
                 "Color for object display (default: [0.2,0.9,0.3,1])",
-            )
-            .with(
-                "rayleighStiffness",
-                DataKind::Real,
-                "0",
-                "Rayleigh damping - stiffness matrix coefficient",
-            )
-            .with(
-                "topology",
-                DataKind::Str,
-                "",
-                "link to the topology container",
-            )
-            .with(
-                "mstate",
-                DataKind::Str,
-                "",
-                "MechanicalState used by this component",
             );
         ConstantForceField {
             data,

@@ -31,19 +31,7 @@ pub fn hexa_volume(p: [Vec3; 8]) -> f64 {
 }
 
 fn mass_base(t: DataTable) -> DataTable {
-    base_data(t)
-        .with(
-            "rayleighMass",
-            DataKind::Real,
-            "0",
-            "Rayleigh damping coefficient related to mass",
-        )
-        .with(
-            "separateGravity",
-            DataKind::Bool,
-            "0",
-            "add separately gravity to velocity computation",
-        )
+    canape_core::data::mass_fields(base_data(t))
 }
 
 // ---------------------------------------------------------------- UniformMass

@@ -391,28 +391,7 @@ impl Hexa2TetraTopologicalMapping {
 
 impl_component!(Hexa2TetraTopologicalMapping, "Hexa2TetraTopologicalMapping");
 
-/// The 6 tetrahedra of a hexahedron `c` (SOFA's vertex order), alternate list when mirrored.
-pub fn hexa_to_tetras(c: [u32; 8], swapped: bool) -> [[u32; 4]; 6] {
-    if !swapped {
-        [
-            [c[0], c[5], c[1], c[6]],
-            [c[0], c[1], c[3], c[6]],
-            [c[1], c[3], c[6], c[2]],
-            [c[6], c[3], c[0], c[7]],
-            [c[6], c[7], c[0], c[5]],
-            [c[7], c[5], c[4], c[0]],
-        ]
-    } else {
-        [
-            [c[0], c[5], c[6], c[1]],
-            [c[0], c[1], c[6], c[3]],
-            [c[1], c[3], c[2], c[6]],
-            [c[6], c[3], c[7], c[0]],
-            [c[6], c[7], c[5], c[0]],
-            [c[7], c[5], c[0], c[4]],
-        ]
-    }
-}
+pub use canape_core::mesh::hexa_to_tetras;
 
 impl TopologicalMapping for Hexa2TetraTopologicalMapping {
     fn map(&self, input: &Mesh, grid: Option<[usize; 3]>) -> Mesh {

@@ -239,6 +239,24 @@ macro_rules! impl_component {
             }
         }
     };
+    // class name computed from the instance: impl_component!(T, |s| expr, init)
+    ($t:ty, |$s:ident| $class:expr, init) => {
+        impl $crate::component::Component for $t {
+            fn class_name(&self) -> &'static str {
+                let $s = self;
+                $class
+            }
+            fn data(&self) -> &$crate::data::DataTable {
+                &self.data
+            }
+            fn data_mut(&mut self) -> &mut $crate::data::DataTable {
+                &mut self.data
+            }
+            fn init(&mut self, ctx: &mut $crate::scene::InitContext<'_>) {
+                self.init_impl(ctx)
+            }
+        }
+    };
     ($t:ty, $class:expr, init) => {
         impl $crate::component::Component for $t {
             fn class_name(&self) -> &'static str {

@@ -452,6 +452,52 @@ pub fn base_fields(t: DataTable) -> DataTable {
     )
 }
 
+/// Base Data plus what every SOFA force field has (ForceField base).
+pub fn force_field_fields(t: DataTable) -> DataTable {
+    base_fields(t)
+        .with(
+            "rayleighStiffness",
+            DataKind::Real,
+            "0",
+            "Rayleigh damping - stiffness matrix coefficient",
+        )
+        .with(
+            "isCompliance",
+            DataKind::Bool,
+            "0",
+            "Consider the component as a compliance, else as a stiffness",
+        )
+        .with(
+            "topology",
+            DataKind::Str,
+            "",
+            "link to the topology container",
+        )
+        .with(
+            "mstate",
+            DataKind::Str,
+            "",
+            "MechanicalState used by this component",
+        )
+}
+
+/// Mass Data (Mass base): Rayleigh mass coefficient and separate gravity. Added on top of the
+/// base or force-field Data.
+pub fn mass_fields(t: DataTable) -> DataTable {
+    t.with(
+        "rayleighMass",
+        DataKind::Real,
+        "0",
+        "Rayleigh damping coefficient related to mass",
+    )
+    .with(
+        "separateGravity",
+        DataKind::Bool,
+        "0",
+        "add separately gravity to velocity computation",
+    )
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;

@@ -69,3 +69,26 @@ pub fn flatten_points(p: &[[f64; 3]]) -> Vec<f64> {
 pub fn group_points(v: &[f64]) -> Vec<[f64; 3]> {
     v.chunks_exact(3).map(|c| [c[0], c[1], c[2]]).collect()
 }
+
+/// The 6 tetrahedra of a hexahedron `c` (SOFA's vertex order), alternate list when mirrored.
+pub fn hexa_to_tetras(c: [u32; 8], swapped: bool) -> [[u32; 4]; 6] {
+    if !swapped {
+        [
+            [c[0], c[5], c[1], c[6]],
+            [c[0], c[1], c[3], c[6]],
+            [c[1], c[3], c[6], c[2]],
+            [c[6], c[3], c[0], c[7]],
+            [c[6], c[7], c[0], c[5]],
+            [c[7], c[5], c[4], c[0]],
+        ]
+    } else {
+        [
+            [c[0], c[5], c[6], c[1]],
+            [c[0], c[1], c[6], c[3]],
+            [c[1], c[3], c[2], c[6]],
+            [c[6], c[3], c[7], c[0]],
+            [c[6], c[7], c[5], c[0]],
+            [c[7], c[5], c[0], c[4]],
+        ]
+    }
+}

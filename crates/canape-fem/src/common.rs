@@ -1,37 +1,11 @@
 //! Shared FEM helpers: isotropic material constants, polar decomposition (SOFA's
 //! helper::Decompose::polarDecomposition formulation), force-field base Data.
 
-use canape_core::data::{DataKind, DataTable};
+use canape_core::data::DataTable;
 use canape_types::{Mat3, Vec3};
 
 /// Data every SOFA force field has (ForceField base + Base).
-pub fn force_field_data(t: DataTable) -> DataTable {
-    canape_core::data::base_fields(t)
-        .with(
-            "rayleighStiffness",
-            DataKind::Real,
-            "0",
-            "Rayleigh damping - stiffness matrix coefficient",
-        )
-        .with(
-            "isCompliance",
-            DataKind::Bool,
-            "0",
-            "Consider the component as a compliance, else as a stiffness",
-        )
-        .with(
-            "topology",
-            DataKind::Str,
-            "",
-            "link to the topology container",
-        )
-        .with(
-            "mstate",
-            DataKind::Str,
-            "",
-            "MechanicalState used by this component",
-        )
-}
+pub use canape_core::data::force_field_fields as force_field_data;
 
 /// Isotropic elasticity in Voigt form [εxx, εyy, εzz, γxy, γyz, γzx]:
 /// `diag` = λ+2μ, `off` = λ, `shear` = μ, all multiplied by `scale`.

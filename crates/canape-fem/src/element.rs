@@ -11,6 +11,7 @@
 use crate::common::{check_material, fem_inputs, force_field_data};
 use canape_core::component::{ForceField, Mass};
 use canape_core::data::{DataKind, DataTable};
+use canape_core::impl_component;
 use canape_core::matrix::MatrixSink;
 use canape_core::mesh::Mesh;
 use canape_core::scene::InitContext;
@@ -298,20 +299,7 @@ impl ElementFemForceField {
     }
 }
 
-impl canape_core::component::Component for ElementFemForceField {
-    fn class_name(&self) -> &'static str {
-        self.class
-    }
-    fn data(&self) -> &DataTable {
-        &self.data
-    }
-    fn data_mut(&mut self) -> &mut DataTable {
-        &mut self.data
-    }
-    fn init(&mut self, ctx: &mut InitContext<'_>) {
-        self.init_impl(ctx)
-    }
-}
+impl_component!(ElementFemForceField, |s| s.class, init);
 
 fn matvec(k: &[f64], v: &[f64], out: &mut [f64]) {
     let m = v.len();
@@ -445,37 +433,7 @@ impl FemMass {
                     .into(),
             );
         }
-        let data = DataTable::new()
-            .with(
-                "printLog",
-                DataKind::Bool,
-                "0",
-                "if true, emits extra messages at runtime.",
-            )
-            .with(
-                "tags",
-                DataKind::Words,
-                "",
-                "list of the subsets the object belongs to",
-            )
-            .with(
-                "listening",
-                DataKind::Bool,
-                "0",
-                "if true, handle the events, otherwise ignore the events",
-            )
-            .with(
-                "rayleighMass",
-                DataKind::Real,
-                "0",
-                "Rayleigh damping coefficient related to mass",
-            )
-            .with(
-                "separateGravity",
-                DataKind::Bool,
-                "0",
-                "add separately gravity to velocity computation",
-            )
+        let data = canape_core::data::mass_fields(canape_core::data::base_fields(DataTable::new()))
             .with(
                 "nodalMassDensity",
                 DataKind::Str,
@@ -578,20 +536,7 @@ impl FemMass {
     }
 }
 
-impl canape_core::component::Component for FemMass {
-    fn class_name(&self) -> &'static str {
-        "FEMMass"
-    }
-    fn data(&self) -> &DataTable {
-        &self.data
-    }
-    fn data_mut(&mut self) -> &mut DataTable {
-        &mut self.data
-    }
-    fn init(&mut self, ctx: &mut InitContext<'_>) {
-        self.init_impl(ctx)
-    }
-}
+impl_component!(FemMass, |_s| "FEMMass", init);
 
 impl Mass for FemMass {
     fn add_gravity_force(&self, f: &mut [f64], g: &Vec3) {

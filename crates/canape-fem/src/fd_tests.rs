@@ -54,18 +54,10 @@ fn hexas() -> Vec<[u32; 8]> {
 }
 
 fn tets() -> Vec<[u32; 4]> {
-    hexas().iter().flat_map(|h| canape_base_split(*h)).collect()
-}
-
-fn canape_base_split(c: [u32; 8]) -> [[u32; 4]; 6] {
-    [
-        [c[0], c[5], c[1], c[6]],
-        [c[0], c[1], c[3], c[6]],
-        [c[1], c[3], c[6], c[2]],
-        [c[6], c[3], c[0], c[7]],
-        [c[6], c[7], c[0], c[5]],
-        [c[7], c[5], c[4], c[0]],
-    ]
+    hexas()
+        .iter()
+        .flat_map(|h| canape_core::mesh::hexa_to_tetras(*h, false))
+        .collect()
 }
 
 fn rigidly_moved(rest: &[f64]) -> Vec<f64> {
@@ -361,7 +353,10 @@ fn patch_test_affine_fields_are_exact_for_tetra_and_hexa() {
     use crate::element::ElementFemForceField;
     let mut seed = 11;
     let (rest, boundary, hexa) = block27(&mut seed);
-    let tets: Vec<[u32; 4]> = hexa.iter().flat_map(|h| canape_base_split(*h)).collect();
+    let tets: Vec<[u32; 4]> = hexa
+        .iter()
+        .flat_map(|h| canape_core::mesh::hexa_to_tetras(*h, false))
+        .collect();
     let mesh_t = canape_core::mesh::Mesh {
         tetrahedra: tets.clone(),
         ..Default::default()

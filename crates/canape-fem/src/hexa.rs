@@ -7,6 +7,7 @@ use crate::common::{check_material, fem_inputs, force_field_data, polar_q, Mater
 use canape_core::component::ForceField;
 use canape_core::data::{DataKind, DataTable, Value};
 
+use canape_core::impl_component;
 use canape_core::matrix::MatrixSink;
 use canape_core::scene::InitContext;
 use canape_types::{get3, Mat3, Vec3};
@@ -203,7 +204,7 @@ impl HexahedronFemForceField {
     /// HexahedronFEMForceFieldAndMass: the same force field carrying SOFA's element masses.
     pub fn with_mass() -> Self {
         let mut f = Self::new();
-        f.data = std::mem::take(&mut f.data)
+        f.data = canape_core::data::mass_fields(std::mem::take(&mut f.data))
             .with(
                 "density",
                 DataKind::Real,
@@ -221,18 +222,6 @@ impl HexahedronFemForceField {
                 DataKind::Reals(0),
                 "",
                 "Mass matrices per element (M_i)",
-            )
-            .with(
-                "rayleighMass",
-                DataKind::Real,
-                "0",
-                "Rayleigh damping coefficient related to mass",
-            )
-            .with(
-                "separateGravity",
-                DataKind::Bool,
-                "0",
-                "add separately gravity to velocity computation",
             );
         f.mass = Some(HexMass {
             density: 1.0,
@@ -344,24 +333,15 @@ impl HexahedronFemForceField {
     }
 }
 
-impl canape_core::component::Component for HexahedronFemForceField {
-    fn class_name(&self) -> &'static str {
-        if self.mass.is_some() {
-            "HexahedronFEMForceFieldAndMass"
-        } else {
-            "HexahedronFEMForceField"
-        }
-    }
-    fn data(&self) -> &DataTable {
-        &self.data
-    }
-    fn data_mut(&mut self) -> &mut DataTable {
-        &mut self.data
-    }
-    fn init(&mut self, ctx: &mut InitContext<'_>) {
-        self.init_impl(ctx)
-    }
-}
+impl_component!(
+    HexahedronFemForceField,
+    |s| if s.mass.is_some() {
+        "HexahedronFEMForceFieldAndMass"
+    } else {
+        "HexahedronFEMForceField"
+    },
+    init
+);
 
 impl ForceField for HexahedronFemForceField {
     fn add_force(&mut self, x: &[f64], _v: &[f64], f: &mut [f64]) {

@@ -163,30 +163,7 @@ impl LinearSolver for CgLinearSolver {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use canape_core::matrix::{MatrixSink, Triplets};
-
-    struct Dense {
-        a: Vec<Vec<f64>>,
-    }
-    impl LinearSystem for Dense {
-        fn size(&self) -> usize {
-            self.a.len()
-        }
-        fn apply(&mut self, x: &[f64], y: &mut [f64]) {
-            for (i, row) in self.a.iter().enumerate() {
-                y[i] = row.iter().zip(x).map(|(a, b)| a * b).sum();
-            }
-        }
-        fn assemble(&mut self) -> Csr {
-            let mut t = Triplets::new(self.a.len());
-            for (i, row) in self.a.iter().enumerate() {
-                for (j, v) in row.iter().enumerate() {
-                    t.add(i, j, *v);
-                }
-            }
-            t.to_csr()
-        }
-    }
+    use crate::test_util::DenseSystem as Dense;
 
     fn spd(n: usize, seed: u64) -> Vec<Vec<f64>> {
         // deterministic pseudo-random SPD: B Bᵀ + n I
@@ -214,7 +191,7 @@ mod tests {
     fn solves_random_spd_to_tolerance_both_variants() {
         for template in ["GraphScattered", "CompressedRowSparseMatrixMat3x3"] {
             let a = spd(30, 7);
-            let mut sys = Dense { a: a.clone() };
+            let mut sys = Dense::new(a.clone());
             let b: Vec<f64> = (0..30).map(|i| (i as f64).sin()).collect();
             let mut cg = CgLinearSolver::new(template).unwrap();
             cg.max_iter = 200;

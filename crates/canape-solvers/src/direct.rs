@@ -11,6 +11,7 @@
 
 use canape_core::component::{LinearSolver, LinearSystem, SolveStats};
 use canape_core::data::{DataKind, DataTable};
+use canape_core::impl_component;
 use canape_core::matrix::Csr;
 use canape_core::scene::InitContext;
 use faer::linalg::solvers::Solve;
@@ -219,20 +220,7 @@ impl DirectSolver {
     }
 }
 
-impl canape_core::component::Component for DirectSolver {
-    fn class_name(&self) -> &'static str {
-        self.class
-    }
-    fn data(&self) -> &DataTable {
-        &self.data
-    }
-    fn data_mut(&mut self) -> &mut DataTable {
-        &mut self.data
-    }
-    fn init(&mut self, ctx: &mut InitContext<'_>) {
-        self.init_impl(ctx)
-    }
-}
+impl_component!(DirectSolver, |s| s.class, init);
 
 impl LinearSolver for DirectSolver {
     fn solve(&mut self, sys: &mut dyn LinearSystem, b: &[f64], x: &mut [f64]) -> SolveStats {
@@ -262,34 +250,7 @@ impl LinearSolver for DirectSolver {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use canape_core::matrix::{MatrixSink, Triplets};
-
-    struct Sys {
-        a: Vec<Vec<f64>>,
-        assembled: usize,
-    }
-    impl LinearSystem for Sys {
-        fn size(&self) -> usize {
-            self.a.len()
-        }
-        fn apply(&mut self, x: &[f64], y: &mut [f64]) {
-            for (i, row) in self.a.iter().enumerate() {
-                y[i] = row.iter().zip(x).map(|(a, b)| a * b).sum();
-            }
-        }
-        fn assemble(&mut self) -> Csr {
-            self.assembled += 1;
-            let mut t = Triplets::new(self.a.len());
-            for (i, row) in self.a.iter().enumerate() {
-                for (j, v) in row.iter().enumerate() {
-                    if *v != 0.0 {
-                        t.add(i, j, *v);
-                    }
-                }
-            }
-            t.to_csr()
-        }
-    }
+    use crate::test_util::DenseSystem as Sys;
 
     fn spd(n: usize) -> Vec<Vec<f64>> {
         // a 1D Laplacian plus a diagonal shift: sparse, SPD
@@ -321,10 +282,7 @@ mod tests {
             "PrecomputedLinearSolver",
         ] {
             let mut s = DirectSolver::new(class, "CompressedRowSparseMatrixMat3x3d").unwrap();
-            let mut sys = Sys {
-                a: spd(40),
-                assembled: 0,
-            };
+            let mut sys = Sys::new(spd(40));
             let b: Vec<f64> = (0..40).map(|i| ((i * 7) as f64).sin()).collect();
             let mut x = vec![0.0; 40];
             s.solve(&mut sys, &b, &mut x);

@@ -6,6 +6,8 @@ pub mod euler_explicit;
 pub mod euler_implicit;
 pub mod pcg;
 pub mod static_solver;
+#[cfg(test)]
+mod test_util;
 
 pub use cg::CgLinearSolver;
 pub use direct::DirectSolver;

@@ -411,32 +411,7 @@ impl LinearSolver for MinResLinearSolver {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use canape_core::matrix::{MatrixSink, Triplets};
-
-    struct Sys {
-        a: Vec<Vec<f64>>,
-    }
-    impl LinearSystem for Sys {
-        fn size(&self) -> usize {
-            self.a.len()
-        }
-        fn apply(&mut self, x: &[f64], y: &mut [f64]) {
-            for (i, row) in self.a.iter().enumerate() {
-                y[i] = row.iter().zip(x).map(|(a, b)| a * b).sum();
-            }
-        }
-        fn assemble(&mut self) -> Csr {
-            let mut t = Triplets::new(self.a.len());
-            for (i, row) in self.a.iter().enumerate() {
-                for (j, v) in row.iter().enumerate() {
-                    if *v != 0.0 {
-                        t.add(i, j, *v);
-                    }
-                }
-            }
-            t.to_csr()
-        }
-    }
+    use crate::test_util::DenseSystem as Sys;
 
     /// A random sparse SPD matrix (diagonally dominant, coupled in 3×3 blocks and neighbours).
     fn spd(n: usize, seed: u64) -> Vec<Vec<f64>> {
@@ -464,12 +439,7 @@ mod tests {
     }
 
     fn residual(a: &[Vec<f64>], x: &[f64], b: &[f64]) -> f64 {
-        let r: f64 = a
-            .iter()
-            .zip(b)
-            .map(|(row, bi)| (row.iter().zip(x).map(|(p, q)| p * q).sum::<f64>() - bi).powi(2))
-            .sum();
-        r.sqrt() / b.iter().map(|v| v * v).sum::<f64>().sqrt()
+        Sys::new(a.to_vec()).relative_residual(x, b)
     }
 
     #[test]
@@ -487,7 +457,7 @@ mod tests {
             s.max_iter = 200;
             s.tolerance = 1e-20;
             s.kind = kind;
-            let mut sys = Sys { a: a.clone() };
+            let mut sys = Sys::new(a.clone());
             let mut x = vec![0.0; 30];
             let st = s.solve(&mut sys, &b, &mut x);
             assert!(
@@ -502,7 +472,7 @@ mod tests {
     #[test]
     fn ssor_with_omega_one_is_symmetric_gauss_seidel() {
         let a = spd(12, 5);
-        let mut sys = Sys { a: a.clone() };
+        let mut sys = Sys::new(a.clone());
         let p = Preconditioner::build(PreconditionerKind::Ssor { omega: 1.0 }, &sys.assemble());
         let r: Vec<f64> = (0..12).map(|i| i as f64 - 4.0).collect();
         let mut z = vec![0.0; 12];
@@ -529,7 +499,7 @@ mod tests {
         let mut s = MinResLinearSolver::new("").unwrap();
         s.max_iter = 300;
         s.tolerance = 1e-14;
-        let mut sys = Sys { a: a.clone() };
+        let mut sys = Sys::new(a.clone());
         let mut x = vec![0.0; 30];
         let st = s.solve(&mut sys, &b, &mut x);
         assert!(residual(&a, &x, &b) < 1e-9, "{}", residual(&a, &x, &b));
