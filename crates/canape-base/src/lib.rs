@@ -3,6 +3,7 @@
 
 pub mod constraint;
 pub mod engine;
+pub mod interaction;
 pub mod load;
 pub mod mapping;
 pub mod mass;

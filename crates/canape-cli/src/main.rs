@@ -1,4 +1,5 @@
-//! The `canape` command: run a scene headless, run SOFA's regression lists, benchmark scenes.
+//! The `canape` command: run a scene headless, view it in the browser, run SOFA's regression
+//! lists, benchmark scenes.
 
 use canape::core::diag::Severity;
 use canape::record::{run_recorded, Recorder};
@@ -46,6 +47,27 @@ enum Cmd {
         #[arg(long = "every-step")]
         every_step: bool,
         /// Extra folders where scene files are looked up.
+        #[arg(long = "data-path")]
+        data_path: Vec<PathBuf>,
+    },
+    /// Watch, steer and poke a scene in the browser (the bundled demo when no scene is given).
+    View {
+        scene: Option<PathBuf>,
+        /// Port (0 picks a free one).
+        #[arg(long, default_value_t = 8080)]
+        port: u16,
+        /// Address to listen on. Anything but loopback exposes the simulation to the network.
+        #[arg(long, default_value = "127.0.0.1")]
+        host: String,
+        /// Do not open a browser; only print the URL.
+        #[arg(long = "no-open")]
+        no_open: bool,
+        /// Start paused.
+        #[arg(long)]
+        paused: bool,
+        /// Override the root dt.
+        #[arg(long)]
+        dt: Option<f64>,
         #[arg(long = "data-path")]
         data_path: Vec<PathBuf>,
     },
@@ -476,6 +498,67 @@ fn regress(
     }
 }
 
+fn view(
+    scene: Option<PathBuf>,
+    port: u16,
+    host: String,
+    no_open: bool,
+    paused: bool,
+    dt: Option<f64>,
+    data_path: Vec<PathBuf>,
+) -> ExitCode {
+    let opts = LoadOptions {
+        data_paths: data_path,
+        dt,
+    };
+    let (label, loaded) = match &scene {
+        Some(p) => (p.display().to_string(), load_scene(p, &opts)),
+        None => (
+            "bundled demo (corotational FEM beam)".to_string(),
+            load_scene_str(
+                canape::DEMO_SCENE,
+                "demo_beam.scn",
+                &std::env::current_dir().unwrap_or_default(),
+                &opts,
+            ),
+        ),
+    };
+    let sim = match loaded {
+        Ok(s) => s,
+        Err(e) => {
+            eprint!("{e}");
+            eprintln!("error: could not load {label}");
+            return ExitCode::from(2);
+        }
+    };
+    print_diagnostics(&sim);
+    let loopback = host
+        .parse::<std::net::IpAddr>()
+        .map(|a| a.is_loopback())
+        .unwrap_or(host == "localhost");
+    if !loopback {
+        eprintln!("warning: listening on {host}: anyone who can reach this address can watch and control the simulation");
+    }
+    let server = match canape_view::Server::start(sim, &label, &host, port, paused) {
+        Ok(s) => s,
+        Err(e) => {
+            eprintln!("error: cannot listen on {host}:{port}: {e}");
+            if e.kind() == std::io::ErrorKind::AddrInUse {
+                eprintln!("help: another program uses this port; try --port 0 (any free port) or another number");
+            }
+            return ExitCode::from(2);
+        }
+    };
+    let url = server.url();
+    println!("scene: {label}");
+    println!("Canapé viewer at {url}  (Ctrl-C to stop)");
+    if !no_open && !canape_view::open_browser(&url) {
+        println!("(no browser found to open: open the address above yourself)");
+    }
+    server.wait();
+    ExitCode::SUCCESS
+}
+
 fn main() -> ExitCode {
     let cli = Cli::parse();
     match cli.cmd {
@@ -499,6 +582,15 @@ fn main() -> ExitCode {
             every_step,
             data_path,
         ),
+        Some(Cmd::View {
+            scene,
+            port,
+            host,
+            no_open,
+            paused,
+            dt,
+            data_path,
+        }) => view(scene, port, host, no_open, paused, dt, data_path),
         Some(Cmd::Regress {
             list,
             refs,

@@ -99,6 +99,15 @@ pub trait ForceField: Component {
     fn add_mdx(&self, _res: &mut [f64], _dx: &[f64], _factor: f64) {}
     /// Add factor · M into an assembled matrix, for force fields that carry a mass.
     fn add_m_to_matrix(&self, _m: &mut dyn MatrixSink, _factor: f64, _offset: usize) {}
+    /// One scalar per point of the state to colour it by, when the scene asks for it (von Mises
+    /// stress of TetrahedronFEMForceField with `showVonMisesStressPerNodeColorMap`). For display.
+    fn nodal_scalars(&self, _x: &[f64]) -> Option<Vec<f64>> {
+        None
+    }
+    /// Point pairs this force field draws as lines (springs). For display.
+    fn draw_edges(&self) -> Vec<[u32; 2]> {
+        Vec::new()
+    }
 }
 
 /// A projective constraint (fixed points and the like).

@@ -462,3 +462,54 @@ fn element_fem_matches_finite_differences() {
         }
     }
 }
+
+/// Von Mises stress of a uniform uniaxial stretch ε along x: σxx = (λ+2μ)ε, σyy = σzz = λε, so
+/// σ_vm = 2με; a rigid rotation of the stretched body leaves it unchanged (corotational methods).
+#[test]
+fn von_mises_of_a_uniform_stretch() {
+    let mut seed = 7;
+    let rest = points(&mut seed);
+    let eps = 1e-3;
+    let stretched: Vec<f64> = rest
+        .chunks(3)
+        .flat_map(|p| [p[0] * (1.0 + eps), p[1], p[2]])
+        .collect();
+    let (young, nu) = (1000.0, 0.3);
+    let expected = young / (1.0 + nu) * eps;
+    let r = Rotation3::from_euler_angles(0.4, -0.3, 0.8);
+    let rotated: Vec<f64> = stretched
+        .chunks(3)
+        .flat_map(|p| {
+            let q = r * nalgebra::Vector3::new(p[0], p[1], p[2]);
+            [q.x, q.y, q.z]
+        })
+        .collect();
+    for method in ["small", "large", "polar"] {
+        let mut ff = tetra_ff(Flavor::TetrahedronFem, method, &rest);
+        let cases: &[&[f64]] = if method == "small" {
+            &[&stretched]
+        } else {
+            &[&stretched, &rotated]
+        };
+        for x in cases {
+            force(&mut ff, x); // element rotations of this configuration
+            let vm = ff.von_mises_per_element(x);
+            assert!(!vm.is_empty());
+            for v in &vm {
+                assert!(
+                    (v - expected).abs() < 1e-3 * expected,
+                    "{method}: von Mises {v} != {expected}"
+                );
+            }
+            let nodes = ff.von_mises_per_node(x);
+            assert!(nodes.iter().all(|v| (v - expected).abs() < 1e-3 * expected));
+        }
+        // the display hook is off unless the scene asks for it
+        assert!(ff.nodal_scalars(&stretched).is_none());
+        ff.data_mut().set_str("computeVonMisesStress", "1").unwrap();
+        ff.data_mut()
+            .set_str("showVonMisesStressPerNodeColorMap", "1")
+            .unwrap();
+        assert!(ff.nodal_scalars(&stretched).is_some());
+    }
+}

@@ -175,6 +175,13 @@ impl SpringForceField {
 impl_component!(SpringForceField, "SpringForceField", init);
 
 impl ForceField for SpringForceField {
+    fn draw_edges(&self) -> Vec<[u32; 2]> {
+        self.springs
+            .iter()
+            .filter(|s| s.enabled)
+            .map(|s| [s.a as u32, s.b as u32])
+            .collect()
+    }
     fn add_force(&mut self, x: &[f64], v: &[f64], f: &mut [f64]) {
         for (k, s) in self.springs.iter().enumerate() {
             let u = get3(x, s.b) - get3(x, s.a);

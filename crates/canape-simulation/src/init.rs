@@ -238,3 +238,27 @@ fn init_topological_mapping(scene: &mut Scene, id: ComponentId, i: usize, diags:
         }
     }
 }
+
+/// Re-initialise one component from its current Data, without pulling its links again (SOFA's
+/// `reinit` after a Data was edited). States, topologies and topological mappings are refused:
+/// re-initialising them would reset positions or change the topology under the force fields.
+pub fn reinit_component(
+    scene: &mut Scene,
+    id: ComponentId,
+    diags: &mut Diagnostics,
+) -> Result<(), String> {
+    let slot = scene.info(id).slot;
+    match slot {
+        Slot::State(_) | Slot::Topology(_) | Slot::TopoMapping(_) | Slot::Loader(_) => {
+            Err(format!(
+                "{} ({}) cannot be re-initialised while the simulation runs",
+                scene.component_label(id),
+                scene.info(id).class
+            ))
+        }
+        _ => {
+            generic_init(scene, id, slot, diags);
+            Ok(())
+        }
+    }
+}

@@ -6,4 +6,4 @@ pub mod group;
 pub mod init;
 pub mod simulation;
 
-pub use simulation::{PhaseTimes, Simulation};
+pub use simulation::{is_editable_role, PhaseTimes, Simulation, Snapshot};

@@ -228,3 +228,221 @@ impl Simulation {
         t.other += total.saturating_sub(clock.force + clock.solve + clock.projection);
     }
 }
+
+/// Positions, velocities and time of a simulation, to reset to (runSofa's Reset).
+#[derive(Clone, Debug)]
+pub struct Snapshot {
+    time: f64,
+    states: Vec<Option<(Vec<f64>, Vec<f64>)>>,
+    visual: Vec<Option<Vec<[f64; 3]>>>,
+}
+
+/// Roles whose Data can be edited while the simulation runs (they are re-initialised from their
+/// Data; states, topologies, loaders and engines would need their dependants rebuilt).
+pub fn is_editable_role(role: canape_core::component::Role) -> bool {
+    use canape_core::component::Role;
+    matches!(
+        role,
+        Role::Mass
+            | Role::ForceField
+            | Role::ProjectiveConstraint
+            | Role::OdeSolver
+            | Role::LinearSolver
+    )
+}
+
+impl Simulation {
+    /// Copy what `restore` needs to bring the simulation back to this point.
+    pub fn snapshot(&self) -> Snapshot {
+        Snapshot {
+            time: self.scene.time,
+            states: self
+                .scene
+                .states
+                .iter()
+                .map(|s| {
+                    s.as_ref().map(|s| {
+                        (
+                            s.vec(VecId::POSITION).to_vec(),
+                            s.vec(VecId::VELOCITY).to_vec(),
+                        )
+                    })
+                })
+                .collect(),
+            visual: self
+                .scene
+                .passives
+                .iter()
+                .map(|p| {
+                    p.as_ref()
+                        .and_then(|p| p.visual_mesh())
+                        .map(|m| m.points.clone())
+                })
+                .collect(),
+        }
+    }
+
+    /// Go back to a snapshot: positions, velocities and time; every other state vector (forces,
+    /// solver work vectors, warm-start solutions) is zeroed, as after init.
+    pub fn restore(&mut self, snap: &Snapshot) {
+        self.scene.time = snap.time;
+        for (s, saved) in self.scene.states.iter_mut().zip(&snap.states) {
+            let (Some(s), Some((x, v))) = (s.as_mut(), saved) else {
+                continue;
+            };
+            for k in 0..s.nb_vecs() as u32 {
+                let id = VecId(k);
+                if id == VecId::REST_POSITION {
+                    continue;
+                }
+                s.vec_mut(id).iter_mut().for_each(|e| *e = 0.0);
+            }
+            s.vec_mut(VecId::POSITION).copy_from_slice(x);
+            s.vec_mut(VecId::VELOCITY).copy_from_slice(v);
+        }
+        for (p, saved) in self.scene.passives.iter_mut().zip(&snap.visual) {
+            if let (Some(m), Some(pts)) = (p.as_mut().and_then(|p| p.visual_mesh_mut()), saved) {
+                m.points.clone_from(pts);
+            }
+        }
+        self.last_solve.clear();
+    }
+
+    /// Set one Data of a component from text and re-initialise the component (SOFA's reinit),
+    /// then the linear solvers (their factorisations depend on every matrix). On a bad value or
+    /// a failed re-initialisation the previous value is put back and the error returned.
+    pub fn set_data(
+        &mut self,
+        id: canape_core::scene::ComponentId,
+        name: &str,
+        text: &str,
+    ) -> Result<Vec<Diagnostic>, String> {
+        self.edit_data(id, &[(name, text)], true)
+    }
+
+    /// Set several Data of a component and re-initialise it only (no linear-solver reinit): for
+    /// interaction components whose Data change at every mouse move.
+    pub fn set_data_light(
+        &mut self,
+        id: canape_core::scene::ComponentId,
+        values: &[(&str, &str)],
+    ) -> Result<Vec<Diagnostic>, String> {
+        self.edit_data(id, values, false)
+    }
+
+    fn edit_data(
+        &mut self,
+        id: canape_core::scene::ComponentId,
+        values: &[(&str, &str)],
+        solvers: bool,
+    ) -> Result<Vec<Diagnostic>, String> {
+        let info = self
+            .scene
+            .components
+            .get(id.0 as usize)
+            .ok_or_else(|| format!("no component #{}", id.0))?;
+        if !is_editable_role(info.role) {
+            return Err(format!(
+                "Data of {} ({:?}) cannot be edited while the simulation runs",
+                info.class, info.role
+            ));
+        }
+        let c = self
+            .scene
+            .component_mut(id)
+            .ok_or_else(|| format!("component #{} is not available", id.0))?;
+        let mut old = Vec::new();
+        for (name, text) in values {
+            let field = c
+                .data()
+                .field(name)
+                .ok_or_else(|| format!("{} has no Data '{name}'", c.class_name()))?;
+            if field.output {
+                return Err(format!("'{name}' is an output and cannot be set"));
+            }
+            let prev = field.value.clone();
+            if let Err(e) = c.data_mut().set_str(name, text) {
+                for (n, v) in old {
+                    let _ = c.data_mut().set_value(n, v);
+                }
+                return Err(format!("{name}: {e}"));
+            }
+            old.push((*name, prev));
+        }
+        let mut diags = Diagnostics::default();
+        crate::init::reinit_component(&mut self.scene, id, &mut diags)?;
+        if diags.has_errors() {
+            if let Some(c) = self.scene.component_mut(id) {
+                for (n, v) in old {
+                    let _ = c.data_mut().set_value(n, v);
+                }
+            }
+            let mut back = Diagnostics::default();
+            let _ = crate::init::reinit_component(&mut self.scene, id, &mut back);
+            let msg: Vec<String> = diags.iter().map(|d| d.message.clone()).collect();
+            return Err(msg.join("; "));
+        }
+        if solvers {
+            self.reinit_linear_solvers(&mut diags);
+        }
+        Ok(diags.iter().cloned().collect())
+    }
+
+    fn reinit_linear_solvers(&mut self, diags: &mut Diagnostics) {
+        let ids: Vec<_> = (0..self.scene.components.len())
+            .map(|i| canape_core::scene::ComponentId(i as u32))
+            .filter(|&i| self.scene.info(i).role == canape_core::component::Role::LinearSolver)
+            .collect();
+        for id in ids {
+            let _ = crate::init::reinit_component(&mut self.scene, id, diags);
+        }
+        self.caches = vec![PatternCache::default(); self.groups.len()];
+    }
+
+    /// Change the root gravity (every node's, as SOFA takes the root's) and rebuild the groups,
+    /// which hold the gravity their masses use.
+    pub fn set_gravity(&mut self, g: canape_types::Vec3) -> Result<(), String> {
+        if g.iter().any(|v| !v.is_finite()) {
+            return Err("gravity must be three finite numbers".into());
+        }
+        for n in &mut self.scene.nodes {
+            n.gravity = g;
+        }
+        self.groups = build_groups(&self.scene);
+        self.caches = vec![PatternCache::default(); self.groups.len()];
+        Ok(())
+    }
+
+    /// Change the time step used by `step`.
+    pub fn set_dt(&mut self, dt: f64) -> Result<(), String> {
+        if !(dt.is_finite() && dt > 0.0) {
+            return Err("dt must be a positive, finite number".into());
+        }
+        self.dt = dt;
+        if let Some(root) = self.scene.nodes.first_mut() {
+            root.dt = dt;
+        }
+        Ok(())
+    }
+
+    /// Add a component to an initialised simulation (e.g. an interaction force field), initialise
+    /// it and rebuild the solver groups.
+    pub fn add_component(
+        &mut self,
+        node: canape_core::scene::NodeId,
+        name: &str,
+        c: canape_core::scene::AnyComponent,
+    ) -> (canape_core::scene::ComponentId, Vec<Diagnostic>) {
+        let id = self.scene.add_component(node, name, c, None);
+        let mut diags = Diagnostics::default();
+        crate::init::init_component(&mut self.scene, id, &mut diags, &mut Vec::new());
+        self.groups = build_groups(&self.scene);
+        self.caches = vec![PatternCache::default(); self.groups.len()];
+        (id, diags.iter().cloned().collect())
+    }
+
+    /// Whether a state is integrated by some solver group (not mapped, not orphaned).
+    pub fn is_simulated_state(&self, state_slot: usize) -> bool {
+        self.groups.iter().any(|g| g.states.contains(&state_slot))
+    }
+}

@@ -8,7 +8,7 @@ pub mod regression;
 
 pub use canape_core as core;
 pub use canape_io as io;
-pub use canape_simulation::{PhaseTimes, Simulation};
+pub use canape_simulation::{is_editable_role, PhaseTimes, Simulation, Snapshot};
 
 use canape_core::diag::Diagnostics;
 use canape_io::build::Builder;

@@ -1,0 +1,265 @@
+//! Messages between the page and the server.
+//!
+//! The page sends small JSON commands; every one is validated here (known type, known fields
+//! only, types, finite numbers, sizes, ranges that do not need the scene) before it reaches the
+//! simulation thread. A message that fails is answered with an `error` message and changes
+//! nothing. The server sends JSON text (hello, topology, status, Data, notices, errors) and binary
+//! frames of positions (see `scene_view::encode_frame`).
+
+use serde_json::{Map, Value};
+
+/// Largest message the page may send (bytes).
+pub const MAX_MESSAGE: usize = 64 * 1024;
+/// Longest Data value text accepted.
+const MAX_TEXT: usize = 4096;
+
+/// A validated command from the page.
+#[derive(Clone, Debug, PartialEq)]
+pub enum Command {
+    Play,
+    Pause,
+    Step,
+    Reset,
+    SetDt(f64),
+    SetRealtime(bool),
+    /// Show a component's Data.
+    Select(u32),
+    /// Show a node's context Data (gravity, dt).
+    SelectNode(u32),
+    SetData {
+        component: u32,
+        data: String,
+        value: String,
+    },
+    SetNodeData {
+        node: u32,
+        data: String,
+        value: String,
+    },
+    /// Start pulling the surface point under a ray (world origin and direction).
+    Grab {
+        origin: [f64; 3],
+        dir: [f64; 3],
+    },
+    /// Move the pulled point's target along a new ray.
+    Drag {
+        origin: [f64; 3],
+        dir: [f64; 3],
+    },
+    Release,
+    SetGrabStiffness(f64),
+}
+
+fn field<'a>(o: &'a Map<String, Value>, name: &str) -> Result<&'a Value, String> {
+    o.get(name).ok_or_else(|| format!("missing field '{name}'"))
+}
+
+fn number(o: &Map<String, Value>, name: &str) -> Result<f64, String> {
+    let v = field(o, name)?
+        .as_f64()
+        .ok_or_else(|| format!("'{name}' must be a number"))?;
+    if !v.is_finite() {
+        return Err(format!("'{name}' must be finite"));
+    }
+    Ok(v)
+}
+
+fn id(o: &Map<String, Value>, name: &str) -> Result<u32, String> {
+    field(o, name)?
+        .as_u64()
+        .and_then(|v| u32::try_from(v).ok())
+        .ok_or_else(|| format!("'{name}' must be a non-negative integer"))
+}
+
+fn text(o: &Map<String, Value>, name: &str) -> Result<String, String> {
+    let s = field(o, name)?
+        .as_str()
+        .ok_or_else(|| format!("'{name}' must be a string"))?;
+    if s.len() > MAX_TEXT {
+        return Err(format!("'{name}' is longer than {MAX_TEXT} bytes"));
+    }
+    if s.chars().any(|c| c.is_control() && c != '\t') {
+        return Err(format!("'{name}' contains control characters"));
+    }
+    Ok(s.to_string())
+}
+
+fn vec3(o: &Map<String, Value>, name: &str) -> Result<[f64; 3], String> {
+    let a = field(o, name)?
+        .as_array()
+        .filter(|a| a.len() == 3)
+        .ok_or_else(|| format!("'{name}' must be an array of 3 numbers"))?;
+    let mut out = [0.0; 3];
+    for (k, v) in a.iter().enumerate() {
+        out[k] = v
+            .as_f64()
+            .filter(|x| x.is_finite())
+            .ok_or_else(|| format!("'{name}' must hold 3 finite numbers"))?;
+    }
+    Ok(out)
+}
+
+fn ray(o: &Map<String, Value>) -> Result<([f64; 3], [f64; 3]), String> {
+    let origin = vec3(o, "origin")?;
+    let dir = vec3(o, "dir")?;
+    let n = (dir[0] * dir[0] + dir[1] * dir[1] + dir[2] * dir[2]).sqrt();
+    if n.is_nan() || n <= 1e-12 {
+        return Err("'dir' must be a non-zero direction".into());
+    }
+    Ok((origin, dir.map(|v| v / n)))
+}
+
+/// Parse and validate one text message from the page.
+pub fn parse_command(msg: &str) -> Result<Command, String> {
+    if msg.len() > MAX_MESSAGE {
+        return Err("message too large".into());
+    }
+    let v: Value = serde_json::from_str(msg).map_err(|e| format!("not JSON: {e}"))?;
+    let o = v
+        .as_object()
+        .ok_or_else(|| "a command must be a JSON object".to_string())?;
+    let ty = o
+        .get("type")
+        .and_then(Value::as_str)
+        .ok_or_else(|| "a command needs a string 'type'".to_string())?;
+    let (allowed, cmd): (&[&str], Command) = match ty {
+        "play" => (&[], Command::Play),
+        "pause" => (&[], Command::Pause),
+        "step" => (&[], Command::Step),
+        "reset" => (&[], Command::Reset),
+        "release" => (&[], Command::Release),
+        "set_dt" => {
+            let dt = number(o, "dt")?;
+            if !(dt > 0.0 && dt <= 10.0) {
+                return Err("'dt' must be in (0, 10]".into());
+            }
+            (&["dt"], Command::SetDt(dt))
+        }
+        "set_realtime" => {
+            let on = field(o, "on")?
+                .as_bool()
+                .ok_or_else(|| "'on' must be a boolean".to_string())?;
+            (&["on"], Command::SetRealtime(on))
+        }
+        "select" => (&["component"], Command::Select(id(o, "component")?)),
+        "select_node" => (&["node"], Command::SelectNode(id(o, "node")?)),
+        "set_data" => (
+            &["component", "data", "value"],
+            Command::SetData {
+                component: id(o, "component")?,
+                data: text(o, "data")?,
+                value: text(o, "value")?,
+            },
+        ),
+        "set_node_data" => (
+            &["node", "data", "value"],
+            Command::SetNodeData {
+                node: id(o, "node")?,
+                data: text(o, "data")?,
+                value: text(o, "value")?,
+            },
+        ),
+        "grab" => {
+            let (origin, dir) = ray(o)?;
+            (&["origin", "dir"], Command::Grab { origin, dir })
+        }
+        "drag" => {
+            let (origin, dir) = ray(o)?;
+            (&["origin", "dir"], Command::Drag { origin, dir })
+        }
+        "set_grab_stiffness" => {
+            let k = number(o, "stiffness")?;
+            if !(0.0..=1e12).contains(&k) {
+                return Err("'stiffness' must be in [0, 1e12]".into());
+            }
+            (&["stiffness"], Command::SetGrabStiffness(k))
+        }
+        other => {
+            let shown: String = other.chars().take(40).collect();
+            return Err(format!("unknown command type '{shown}'"));
+        }
+    };
+    if let Some(extra) = o
+        .keys()
+        .find(|k| *k != "type" && !allowed.contains(&k.as_str()))
+    {
+        let shown: String = extra.chars().take(40).collect();
+        return Err(format!("unexpected field '{shown}' in '{ty}'"));
+    }
+    Ok(cmd)
+}
+
+/// An error message for the page.
+pub fn error_message(msg: &str) -> String {
+    serde_json::json!({"type": "error", "message": msg}).to_string()
+}
+
+/// A notice (information) for the page.
+pub fn notice_message(msg: &str) -> String {
+    serde_json::json!({"type": "notice", "message": msg}).to_string()
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn valid_commands_parse() {
+        assert_eq!(parse_command(r#"{"type":"play"}"#), Ok(Command::Play));
+        assert_eq!(
+            parse_command(r#"{"type":"set_dt","dt":0.02}"#),
+            Ok(Command::SetDt(0.02))
+        );
+        assert_eq!(
+            parse_command(
+                r#"{"type":"set_data","component":3,"data":"youngModulus","value":"2000"}"#
+            ),
+            Ok(Command::SetData {
+                component: 3,
+                data: "youngModulus".into(),
+                value: "2000".into()
+            })
+        );
+        match parse_command(r#"{"type":"grab","origin":[0,0,10],"dir":[0,0,-2]}"#) {
+            Ok(Command::Grab { dir, .. }) => assert_eq!(dir, [0.0, 0.0, -1.0]),
+            other => panic!("{other:?}"),
+        }
+    }
+
+    #[test]
+    fn hostile_or_malformed_commands_are_refused() {
+        let bad = [
+            "",
+            "null",
+            "[]",
+            "{}",
+            r#"{"type":42}"#,
+            r#"{"type":"shutdown"}"#,
+            r#"{"type":"eval","code":"1"}"#,
+            r#"{"type":"play","extra":1}"#,
+            r#"{"type":"set_dt","dt":-1}"#,
+            r#"{"type":"set_dt","dt":"0.1"}"#,
+            r#"{"type":"set_dt","dt":1e400}"#,
+            r#"{"type":"set_dt"}"#,
+            r#"{"type":"select","component":-1}"#,
+            r#"{"type":"select","component":1.5}"#,
+            r#"{"type":"select","component":99999999999}"#,
+            r#"{"type":"grab","origin":[0,0],"dir":[0,0,1]}"#,
+            r#"{"type":"grab","origin":[0,0,0],"dir":[0,0,0]}"#,
+            r#"{"type":"grab","origin":[0,0,"x"],"dir":[0,0,1]}"#,
+            r#"{"type":"set_data","component":1,"data":"a\u0000b","value":"1"}"#,
+            r#"{"type":"set_grab_stiffness","stiffness":-5}"#,
+            r#"{"type":"set_realtime","on":"yes"}"#,
+        ];
+        for b in bad {
+            assert!(parse_command(b).is_err(), "accepted: {b}");
+        }
+        let long = format!(
+            r#"{{"type":"set_data","component":1,"data":"x","value":"{}"}}"#,
+            "1".repeat(5000)
+        );
+        assert!(parse_command(&long).is_err());
+        let huge = "x".repeat(MAX_MESSAGE + 1);
+        assert!(parse_command(&huge).is_err());
+    }
+}
