@@ -81,6 +81,10 @@ impl MatrixSink for Triplets {
 pub struct PatternCache {
     /// Triplet buffer reused from one assembly to the next (no reallocation per step).
     pub scratch: Triplets,
+    /// Entries that projective constraints overwrite (value index, on the diagonal), for the
+    /// pattern (`cols`) and fixed-DOF mask they were computed for. Kept here for the caller.
+    #[allow(clippy::type_complexity)]
+    pub dirichlet: Option<(std::sync::Arc<[u32]>, Vec<bool>, Vec<(u32, bool)>)>,
     keys: Vec<(u32, u32)>,
     slot: Vec<u32>,
     pattern: Csr,
@@ -135,6 +139,84 @@ impl PatternCache {
             cols: self.pattern.cols.clone(),
             vals,
         }
+    }
+}
+
+/// A sink that adds straight into the values of a cached pattern, checking that the entries
+/// arrive in the recorded order (then no triplet buffer, sort or search is needed).
+struct SlotSink<'a> {
+    keys: &'a [(u32, u32)],
+    slot: &'a [u32],
+    vals: &'a mut [f64],
+    k: usize,
+    ok: bool,
+}
+
+impl MatrixSink for SlotSink<'_> {
+    #[inline]
+    fn add(&mut self, row: usize, col: usize, v: f64) {
+        let k = self.k;
+        self.k += 1;
+        match self.keys.get(k) {
+            Some(&(r, c)) if r as usize == row && c as usize == col => {
+                self.vals[self.slot[k] as usize] += v;
+            }
+            _ => self.ok = false,
+        }
+    }
+    #[inline]
+    fn add_block3(&mut self, row: usize, col: usize, m: &Mat3) {
+        let k = self.k;
+        self.k += 9;
+        let (Some(keys), Some(slots)) = (self.keys.get(k..k + 9), self.slot.get(k..k + 9)) else {
+            self.ok = false;
+            return;
+        };
+        for i in 0..3 {
+            for j in 0..3 {
+                let e = 3 * i + j;
+                if keys[e] != ((row + i) as u32, (col + j) as u32) {
+                    self.ok = false;
+                    return;
+                }
+                self.vals[slots[e] as usize] += m[(i, j)];
+            }
+        }
+    }
+}
+
+impl PatternCache {
+    /// Assemble with `fill` (which adds entries through the sink it is given). While the entries
+    /// arrive in the same order as last time, they are added straight into the cached pattern's
+    /// values; otherwise `fill` runs again into triplets and the pattern is rebuilt. Sums happen in
+    /// insertion order either way, so the result does not depend on which path was taken.
+    pub fn assemble(&mut self, n: usize, mut fill: impl FnMut(&mut dyn MatrixSink)) -> Csr {
+        if self.pattern.n == n && !self.keys.is_empty() {
+            let mut vals = vec![0.0; self.pattern.cols.len()];
+            let mut sink = SlotSink {
+                keys: &self.keys,
+                slot: &self.slot,
+                vals: &mut vals,
+                k: 0,
+                ok: true,
+            };
+            fill(&mut sink);
+            if sink.ok && sink.k == self.keys.len() {
+                return Csr {
+                    n,
+                    row_ptr: self.pattern.row_ptr.clone(),
+                    cols: self.pattern.cols.clone(),
+                    vals,
+                };
+            }
+        }
+        let mut t = std::mem::take(&mut self.scratch);
+        t.clear(n);
+        fill(&mut t);
+        let a = self.compress(&t);
+        self.scratch = t;
+        self.scratch.entries = Vec::new(); // the pattern now holds the keys: free the buffer
+        a
     }
 }
 
@@ -265,28 +347,130 @@ impl Bsr3 {
         })
     }
 
-    /// y = A x
+    /// y = A x. Two block rows are summed side by side (independent dependency chains, twice
+    /// the instruction-level parallelism); each row still sums its blocks in column order, so
+    /// the result is the same as one row at a time.
     pub fn mul(&self, x: &[f64], y: &mut [f64]) {
-        for br in 0..self.nb {
-            let (mut s0, mut s1, mut s2) = (0.0, 0.0, 0.0);
-            for k in self.row_ptr[br]..self.row_ptr[br + 1] {
-                let c = 3 * self.cols[k] as usize;
-                let b = &self.vals[k];
-                let (x0, x1, x2) = (x[c], x[c + 1], x[c + 2]);
-                s0 += b[0] * x0 + b[1] * x1 + b[2] * x2;
-                s1 += b[3] * x0 + b[4] * x1 + b[5] * x2;
-                s2 += b[6] * x0 + b[7] * x1 + b[8] * x2;
-            }
-            y[3 * br] = s0;
-            y[3 * br + 1] = s1;
-            y[3 * br + 2] = s2;
+        #[inline(always)]
+        fn acc(s: &mut [f64; 3], b: &[f64; 9], x: &[f64], c: u32) {
+            let c = 3 * c as usize;
+            let [x0, x1, x2] = [x[c], x[c + 1], x[c + 2]];
+            s[0] += b[0] * x0 + b[1] * x1 + b[2] * x2;
+            s[1] += b[3] * x0 + b[4] * x1 + b[5] * x2;
+            s[2] += b[6] * x0 + b[7] * x1 + b[8] * x2;
         }
+        let row = |br: usize| {
+            let r = self.row_ptr[br]..self.row_ptr[br + 1];
+            (&self.cols[r.clone()], &self.vals[r])
+        };
+        let y = &mut y[..3 * self.nb];
+        let mut pairs = y.chunks_exact_mut(6);
+        let mut br = 0;
+        for yb in &mut pairs {
+            let (ca, va) = row(br);
+            let (cb, vb) = row(br + 1);
+            let (mut sa, mut sb) = ([0.0; 3], [0.0; 3]);
+            let common = ca.len().min(cb.len());
+            for k in 0..common {
+                acc(&mut sa, &va[k], x, ca[k]);
+                acc(&mut sb, &vb[k], x, cb[k]);
+            }
+            for k in common..ca.len() {
+                acc(&mut sa, &va[k], x, ca[k]);
+            }
+            for k in common..cb.len() {
+                acc(&mut sb, &vb[k], x, cb[k]);
+            }
+            yb[..3].copy_from_slice(&sa);
+            yb[3..].copy_from_slice(&sb);
+            br += 2;
+        }
+        let rest = pairs.into_remainder();
+        if !rest.is_empty() {
+            let (ca, va) = row(br);
+            let mut sa = [0.0; 3];
+            for (&c, b) in ca.iter().zip(va) {
+                acc(&mut sa, b, x, c);
+            }
+            rest.copy_from_slice(&sa);
+        }
+    }
+}
+
+/// Converts assembled CSR matrices of one pattern into [`Bsr3`] with a scatter map computed
+/// once per pattern (same shared `cols` ⇒ same pattern).
+#[derive(Clone, Debug, Default)]
+pub struct BsrCache {
+    key: Option<std::sync::Arc<[u32]>>,
+    bsr: Option<Bsr3>,
+    /// CSR value index → flat BSR value index (block · 9 + position).
+    map: Vec<u32>,
+}
+
+impl BsrCache {
+    /// The block form of `a` (None when its size is not a multiple of 3). Same values as
+    /// [`Bsr3::from_csr`].
+    pub fn convert(&mut self, a: &Csr) -> Option<&Bsr3> {
+        let same = self
+            .key
+            .as_ref()
+            .is_some_and(|k| std::sync::Arc::ptr_eq(k, &a.cols))
+            && self.bsr.is_some();
+        if !same {
+            let mut b = Bsr3::from_csr(a)?;
+            let mut map = vec![0u32; a.vals.len()];
+            for r in 0..a.n {
+                let br = r / 3;
+                for k in a.row_ptr[r]..a.row_ptr[r + 1] {
+                    let c = a.cols[k] as usize;
+                    let blocks = &b.cols[b.row_ptr[br]..b.row_ptr[br + 1]];
+                    let j = blocks
+                        .binary_search(&((c / 3) as u32))
+                        .expect("block of an entry");
+                    map[k] = ((b.row_ptr[br] + j) * 9 + 3 * (r % 3) + c % 3) as u32;
+                }
+            }
+            b.vals.iter_mut().for_each(|v| *v = [0.0; 9]);
+            self.key = Some(a.cols.clone());
+            self.bsr = Some(b);
+            self.map = map;
+        }
+        let b = self.bsr.as_mut().expect("block pattern");
+        b.vals.iter_mut().for_each(|v| *v = [0.0; 9]);
+        for (&m, &v) in self.map.iter().zip(&a.vals) {
+            b.vals[m as usize / 9][m as usize % 9] += v;
+        }
+        Some(b)
     }
 }
 
 #[cfg(test)]
 mod bsr_tests {
     use super::*;
+
+    #[test]
+    fn cached_conversion_equals_direct_conversion() {
+        let mut t = Triplets::new(6);
+        for (r, c, v) in [
+            (0, 0, 2.0),
+            (1, 4, -1.0),
+            (4, 1, -1.0),
+            (5, 5, 3.0),
+            (3, 2, 0.5),
+            (2, 3, 0.5),
+        ] {
+            t.add(r, c, v);
+        }
+        let mut cache = PatternCache::default();
+        let a = cache.compress(&t);
+        let mut bc = BsrCache::default();
+        let direct = Bsr3::from_csr(&a).unwrap();
+        for _ in 0..2 {
+            let c = bc.convert(&a).unwrap();
+            assert_eq!(c.cols, direct.cols);
+            assert_eq!(c.vals, direct.vals);
+        }
+    }
 
     #[test]
     fn block_product_equals_scalar_product() {

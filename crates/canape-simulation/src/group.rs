@@ -302,39 +302,52 @@ impl LinearSystem for GroupSystem<'_, '_> {
     fn assemble(&mut self) -> Csr {
         let t0 = Instant::now();
         let g = self.ops.group;
-        let mut t = std::mem::take(&mut self.ops.cache.scratch);
-        t.clear(g.size);
-        for e in &g.forces {
-            match *e {
-                ForceEntry::Field { ff, state } => {
-                    let f = self.ops.force_fields[ff].as_ref().unwrap();
-                    let kf = self.k + self.b * f.rayleigh_stiffness();
-                    if kf != 0.0 {
-                        f.add_k_to_matrix(&mut t, kf, g.offsets[state]);
+        let (k, b, m) = (self.k, self.b, self.m);
+        let force_fields = &*self.ops.force_fields;
+        let masses = self.ops.masses;
+        let mut a = self.ops.cache.assemble(g.size, |t| {
+            for e in &g.forces {
+                match *e {
+                    ForceEntry::Field { ff, state } => {
+                        let f = force_fields[ff].as_ref().unwrap();
+                        let kf = k + b * f.rayleigh_stiffness();
+                        if kf != 0.0 {
+                            f.add_k_to_matrix(t, kf, g.offsets[state]);
+                        }
+                        if f.has_mass() && m != 0.0 {
+                            f.add_m_to_matrix(t, m, g.offsets[state]);
+                        }
                     }
-                    if f.has_mass() && self.m != 0.0 {
-                        f.add_m_to_matrix(&mut t, self.m, g.offsets[state]);
-                    }
-                }
-                ForceEntry::Mass { mass, state, .. } => {
-                    let m = self.ops.masses[mass].as_ref().unwrap();
-                    let mf = self.m - self.b * m.rayleigh_mass();
-                    if mf != 0.0 {
-                        m.add_m_to_matrix(&mut t, mf, g.offsets[state]);
+                    ForceEntry::Mass { mass, state, .. } => {
+                        let ms = masses[mass].as_ref().unwrap();
+                        let mf = m - b * ms.rayleigh_mass();
+                        if mf != 0.0 {
+                            ms.add_m_to_matrix(t, mf, g.offsets[state]);
+                        }
                     }
                 }
             }
+        });
+        // Dirichlet rows/columns for projected DOFs: the entries to overwrite are found once per
+        // pattern and fixed-DOF set
+        let cache = &mut self.ops.cache.dirichlet;
+        let same = cache.as_ref().is_some_and(|(cols, mask, _)| {
+            std::sync::Arc::ptr_eq(cols, &a.cols) && *mask == self.fixed
+        });
+        if !same {
+            let mut list = Vec::new();
+            for r in 0..a.n {
+                for kk in a.row_ptr[r]..a.row_ptr[r + 1] {
+                    let c = a.cols[kk] as usize;
+                    if self.fixed[r] || self.fixed[c] {
+                        list.push((kk as u32, r == c));
+                    }
+                }
+            }
+            *cache = Some((a.cols.clone(), self.fixed.clone(), list));
         }
-        let mut a = self.ops.cache.compress(&t);
-        self.ops.cache.scratch = t;
-        // Dirichlet rows/columns for projected DOFs (one pass)
-        for r in 0..a.n {
-            for kk in a.row_ptr[r]..a.row_ptr[r + 1] {
-                let c = a.cols[kk] as usize;
-                if self.fixed[r] || self.fixed[c] {
-                    a.vals[kk] = if r == c { 1.0 } else { 0.0 };
-                }
-            }
+        for &(kk, diag) in &cache.as_ref().expect("dirichlet list").2 {
+            a.vals[kk as usize] = if diag { 1.0 } else { 0.0 };
         }
         self.ops.clock.assembly += t0.elapsed();
         a

@@ -8,7 +8,7 @@
 use canape_core::component::{LinearSolver, LinearSystem, SolveStats};
 use canape_core::data::{DataKind, DataTable};
 use canape_core::impl_component;
-use canape_core::matrix::{Bsr3, Csr};
+use canape_core::matrix::{Bsr3, BsrCache, Csr};
 use canape_core::scene::InitContext;
 
 pub struct CgLinearSolver {
@@ -23,6 +23,8 @@ pub struct CgLinearSolver {
     r: Vec<f64>,
     p: Vec<f64>,
     q: Vec<f64>,
+    /// Block form of the assembled matrix, with its pattern kept between steps.
+    bsr: BsrCache,
 }
 
 impl CgLinearSolver {
@@ -55,6 +57,7 @@ impl CgLinearSolver {
             r: Vec::new(),
             p: Vec::new(),
             q: Vec::new(),
+            bsr: BsrCache::default(),
         })
     }
 
@@ -91,11 +94,12 @@ impl LinearSolver for CgLinearSolver {
     fn solve(&mut self, sys: &mut dyn LinearSystem, b: &[f64], x: &mut [f64]) -> SolveStats {
         let n = sys.size();
         // assembled variant: 3×3 blocks when the system is made of Vec3 DOFs, scalar CSR otherwise
-        let (bsr, csr): (Option<Bsr3>, Option<Csr>) = if self.assembled {
+        let (bsr, csr): (Option<&Bsr3>, Option<Csr>) = if self.assembled {
             let a = sys.assemble();
-            match Bsr3::from_csr(&a) {
-                Some(b) => (Some(b), None),
-                None => (None, Some(a)),
+            if a.n.is_multiple_of(3) {
+                (self.bsr.convert(&a), None)
+            } else {
+                (None, Some(a))
             }
         } else {
             (None, None)

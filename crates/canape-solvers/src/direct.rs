@@ -2,9 +2,10 @@
 //! (Cholesky), EigenSparseLU (LU), EigenSparseQR (QR), and PrecomputedLinearSolver.
 //!
 //! As SOFA does (Sofa/Component/LinearSolver/Direct/…, MatrixLinearSolver.inl), the system
-//! A = mM + bB + kK is assembled every step with fixed DOFs as identity rows/columns, exact zeros
-//! are dropped, and A is factorized numerically each step; the symbolic factorization is kept
-//! while the sparsity pattern is unchanged. PrecomputedLinearSolver factors the first step's
+//! A = mM + bB + kK is assembled every step with fixed DOFs as identity rows/columns (their
+//! zeroed entries stay in the pattern) and A is factorized numerically each step; the symbolic
+//! factorization is kept while the assembly pattern is the same (same shared structure).
+//! Cholesky always uses faer's supernodal factorization. PrecomputedLinearSolver factors the first step's
 //! matrix once and reuses it for every later step.
 //!
 //! The names are SOFA's; the factorizations are faer's. Orderings only change round-off.
@@ -14,9 +15,16 @@ use canape_core::data::{DataKind, DataTable};
 use canape_core::impl_component;
 use canape_core::matrix::Csr;
 use canape_core::scene::InitContext;
+use faer::dyn_stack::{MemBuffer, MemStack};
 use faer::linalg::solvers::Solve;
-use faer::sparse::linalg::solvers::{Llt, Lu, Qr, SymbolicLlt, SymbolicLu, SymbolicQr};
-use faer::sparse::{SparseColMatRef, SymbolicSparseColMatRef};
+use faer::sparse::linalg::cholesky::{
+    factorize_symbolic_cholesky, CholeskySymbolicParams, LltRef, SymbolicCholesky,
+    SymmetricOrdering,
+};
+use faer::sparse::linalg::solvers::{Lu, Qr, SymbolicLu, SymbolicQr};
+use faer::sparse::linalg::SupernodalThreshold;
+use faer::sparse::{SparseColMatRef, SymbolicSparseColMat};
+use faer::{Conj, Par};
 use faer::{MatMut, Side};
 
 /// Which factorization a direct solver uses.
@@ -28,43 +36,19 @@ pub enum Factorization {
 }
 
 enum Symbolic {
-    Llt(SymbolicLlt<u32>),
+    /// Cholesky: always the supernodal variant (dense blocks; FEM matrices of 3×3 blocks make
+    /// supernodes of at least 3 columns, where faer's automatic choice often picked the slower
+    /// column-by-column simplicial variant).
+    Llt(Box<SymbolicCholesky<u32>>),
     Lu(SymbolicLu<u32>),
     Qr(SymbolicQr<u32>),
 }
 
 enum Numeric {
-    Llt(Llt<u32, f64>),
+    /// Values of L for the symbolic structure.
+    Llt(Vec<f64>),
     Lu(Box<Lu<u32, f64>>),
     Qr(Qr<u32, f64>),
-}
-
-/// A scalar CSR without its exact zeros. A is symmetric, so its CSR arrays are also its CSC arrays.
-struct Filtered {
-    n: usize,
-    ptr: Vec<u32>,
-    idx: Vec<u32>,
-    val: Vec<f64>,
-}
-
-fn filter(a: &Csr) -> Filtered {
-    let mut f = Filtered {
-        n: a.n,
-        ptr: Vec::with_capacity(a.n + 1),
-        idx: Vec::with_capacity(a.vals.len()),
-        val: Vec::with_capacity(a.vals.len()),
-    };
-    f.ptr.push(0);
-    for r in 0..a.n {
-        for k in a.row_ptr[r]..a.row_ptr[r + 1] {
-            if a.vals[k] != 0.0 {
-                f.idx.push(a.cols[k]);
-                f.val.push(a.vals[k]);
-            }
-        }
-        f.ptr.push(f.idx.len() as u32);
-    }
-    f
 }
 
 /// SOFA's direct solvers (class chosen at construction).
@@ -74,11 +58,16 @@ pub struct DirectSolver {
     kind: Factorization,
     /// Factor the first matrix only (PrecomputedLinearSolver).
     precomputed: bool,
-    pattern: Option<(Vec<u32>, Vec<u32>)>,
+    /// The pattern the symbolic factorization was made for (shared with the assembly cache: the
+    /// same `Arc` means the same pattern), as a faer column structure (A is symmetric).
+    pattern: Option<(std::sync::Arc<[u32]>, SymbolicSparseColMat<u32>)>,
     symbolic: Option<Symbolic>,
     numeric: Option<Numeric>,
     failed: Option<String>,
     warned_fallback: bool,
+    /// Storage of L reused from step to step, and the work space of factor and solve.
+    l_values: Vec<f64>,
+    scratch: Option<(faer::dyn_stack::StackReq, MemBuffer)>,
 }
 
 impl DirectSolver {
@@ -150,22 +139,39 @@ impl DirectSolver {
             numeric: None,
             failed: None,
             warned_fallback: false,
+            l_values: Vec::new(),
+            scratch: None,
         })
     }
 
     fn factor(&mut self, a: &Csr) -> Result<(), String> {
-        let f = filter(a);
+        if let Some(Numeric::Llt(v)) = self.numeric.take() {
+            self.l_values = v; // reuse the allocation
+        }
         let same = self
             .pattern
             .as_ref()
-            .is_some_and(|(p, i)| *p == f.ptr && *i == f.idx);
-        let sym = SymbolicSparseColMatRef::new_checked(f.n, f.n, &f.ptr, None, &f.idx);
+            .is_some_and(|(c, _)| std::sync::Arc::ptr_eq(c, &a.cols));
+        if !same || self.symbolic.is_none() {
+            let ptr: Vec<u32> = a.row_ptr.iter().map(|&p| p as u32).collect();
+            let owned = SymbolicSparseColMat::new_checked(a.n, a.n, ptr, None, a.cols.to_vec());
+            self.pattern = Some((a.cols.clone(), owned));
+        }
+        let sym = self.pattern.as_ref().expect("pattern").1.as_ref();
         if !same || self.symbolic.is_none() {
             self.symbolic = Some(match self.kind {
-                Factorization::Cholesky => Symbolic::Llt(
-                    SymbolicLlt::try_new(sym, Side::Lower)
-                        .map_err(|e| format!("symbolic factorization failed: {e:?}"))?,
-                ),
+                Factorization::Cholesky => Symbolic::Llt(Box::new(
+                    factorize_symbolic_cholesky(
+                        sym,
+                        Side::Lower,
+                        SymmetricOrdering::Amd,
+                        CholeskySymbolicParams {
+                            supernodal_flop_ratio_threshold: SupernodalThreshold::FORCE_SUPERNODAL,
+                            ..Default::default()
+                        },
+                    )
+                    .map_err(|e| format!("symbolic factorization failed: {e:?}"))?,
+                )),
                 Factorization::Lu => Symbolic::Lu(
                     SymbolicLu::try_new(sym)
                         .map_err(|e| format!("symbolic factorization failed: {e:?}"))?,
@@ -175,13 +181,33 @@ impl DirectSolver {
                         .map_err(|e| format!("symbolic factorization failed: {e:?}"))?,
                 ),
             });
-            self.pattern = Some((f.ptr.clone(), f.idx.clone()));
         }
-        let mat = SparseColMatRef::new(sym, &f.val);
+        let mat = SparseColMatRef::new(sym, &a.vals);
         let numeric = match self.symbolic.as_ref().unwrap() {
-            Symbolic::Llt(s) => match Llt::try_new_with_symbolic(s.clone(), mat, Side::Lower) {
-                Ok(l) => Numeric::Llt(l),
-                Err(_) => {
+            Symbolic::Llt(s) => {
+                let mut values = std::mem::take(&mut self.l_values);
+                values.resize(s.len_val(), 0.0);
+                let need = s
+                    .factorize_numeric_llt_scratch::<f64>(Par::Seq, Default::default())
+                    .or(s.solve_in_place_scratch::<f64>(1, Par::Seq));
+                if self.scratch.as_ref().is_none_or(|(req, _)| *req != need) {
+                    self.scratch = Some((need, MemBuffer::new(need)));
+                }
+                let buf = &mut self.scratch.as_mut().expect("scratch").1;
+                let ok = s
+                    .factorize_numeric_llt(
+                        &mut values,
+                        mat,
+                        Side::Lower,
+                        Default::default(),
+                        Par::Seq,
+                        MemStack::new(buf),
+                        Default::default(),
+                    )
+                    .is_ok();
+                if ok {
+                    Numeric::Llt(values)
+                } else {
                     // not positive definite: fall back to LU on the same matrix
                     self.warned_fallback = true;
                     let s = SymbolicLu::try_new(sym)
@@ -191,7 +217,7 @@ impl DirectSolver {
                             .map_err(|e| format!("the matrix is singular: {e:?}"))?,
                     ))
                 }
-            },
+            }
             Symbolic::Lu(s) => Numeric::Lu(Box::new(
                 Lu::try_new_with_symbolic(s.clone(), mat)
                     .map_err(|e| format!("the matrix is singular: {e:?}"))?,
@@ -235,7 +261,18 @@ impl LinearSolver for DirectSolver {
         let n = x.len();
         let rhs = MatMut::from_column_major_slice_mut(x, n, 1);
         match &self.numeric {
-            Some(Numeric::Llt(f)) => f.solve_in_place(rhs),
+            Some(Numeric::Llt(values)) => {
+                let (Some(Symbolic::Llt(s)), Some((_, buf))) = (&self.symbolic, &mut self.scratch)
+                else {
+                    unreachable!("a Cholesky factor has its symbolic part and work space")
+                };
+                LltRef::new(s, values).solve_in_place_with_conj(
+                    Conj::No,
+                    rhs,
+                    Par::Seq,
+                    MemStack::new(buf),
+                );
+            }
             Some(Numeric::Lu(f)) => f.solve_in_place(rhs),
             Some(Numeric::Qr(f)) => f.solve_in_place(rhs),
             None => x.iter_mut().for_each(|v| *v = f64::NAN),
