@@ -34,7 +34,7 @@ enum Cmd {
         /// Override the root dt.
         #[arg(long)]
         dt: Option<f64>,
-        /// Worker threads (the step is sequential for now; results do not depend on it).
+        /// Worker threads for element loops (results are bit-identical run to run for a given count).
         #[arg(long, default_value_t = 1)]
         threads: usize,
         /// Write the states SOFA's regression test records, in SOFA's WriteState format.
@@ -92,7 +92,7 @@ enum Cmd {
         /// Untimed steps first.
         #[arg(long, default_value_t = 10)]
         warmup: usize,
-        /// Worker threads (the step is sequential for now).
+        /// Worker threads for element loops.
         #[arg(long, default_value_t = 1)]
         threads: usize,
         /// SOFA's perf list (`perf.scenes`): bench every scene Canapé supports.
@@ -108,19 +108,51 @@ enum Cmd {
         /// comma-separated; e.g. 10000,100000).
         #[arg(long, value_delimiter = ',')]
         scaling: Vec<usize>,
+        /// With --scaling: only these element kinds (tetra, hexa; comma-separated).
+        #[arg(
+            long = "scaling-elements",
+            value_delimiter = ',',
+            default_value = "tetra,hexa"
+        )]
+        scaling_elements: Vec<String>,
+        /// With --scaling: only these solvers (cg, direct; comma-separated).
+        #[arg(
+            long = "scaling-solvers",
+            value_delimiter = ',',
+            default_value = "cg,direct"
+        )]
+        scaling_solvers: Vec<String>,
         #[arg(long = "data-path")]
         data_path: Vec<PathBuf>,
     },
 }
 
-fn scaling(sizes: &[usize], steps: usize) -> ExitCode {
+fn scaling(
+    sizes: &[usize],
+    steps: usize,
+    elements: &[String],
+    solvers: &[String],
+    threads: usize,
+) -> ExitCode {
     use canape::bench::{growth_exponent, peak_rss_mb, scaling_beam, BeamElement};
     println!(
         "{:<6} {:>10} {:>8} {:>12} {:>10} {:>10} {:>10} {:>9}",
         "elem", "elements", "points", "solver", "ms/step", "forces", "solve", "peakMB"
     );
     for elem in [BeamElement::Tetra, BeamElement::Hexa] {
+        let ename = if elem == BeamElement::Tetra {
+            "tetra"
+        } else {
+            "hexa"
+        };
+        if !elements.iter().any(|e| e == ename) {
+            continue;
+        }
         for solver in [Some(100usize), None] {
+            let sname = if solver.is_some() { "cg" } else { "direct" };
+            if !solvers.iter().any(|s| s == sname) {
+                continue;
+            }
             let mut pts = Vec::new();
             for &n in sizes {
                 if solver.is_none() && n > 200_000 {
@@ -131,7 +163,10 @@ fn scaling(sizes: &[usize], steps: usize) -> ExitCode {
                     &text,
                     "scaling.scn",
                     &std::env::temp_dir(),
-                    &LoadOptions::default(),
+                    &LoadOptions {
+                        threads,
+                        ..LoadOptions::default()
+                    },
                 ) {
                     Ok(s) => s,
                     Err(e) => {
@@ -190,9 +225,6 @@ fn bench(
     data_path: Vec<PathBuf>,
 ) -> ExitCode {
     use canape::bench::{bench_scene, perf_suite, sofa_times as read_times, to_json};
-    if threads > 1 {
-        eprintln!("note: --threads {threads}: the step runs on one thread for now");
-    }
     let mut list: Vec<(PathBuf, usize)> = scenes
         .into_iter()
         .map(|s| (s, steps.unwrap_or(200)))
@@ -225,6 +257,7 @@ fn bench(
     let opts = LoadOptions {
         data_paths: data_path,
         dt: None,
+        threads,
     };
     println!(
         "{:<70} {:>6} {:>9} {:>9} {:>9} {:>9} {:>8} {:>9} {:>7}",
@@ -323,6 +356,7 @@ fn run(
     let opts = LoadOptions {
         data_paths: data_path,
         dt,
+        threads,
     };
     let (label, loaded) = match &scene {
         Some(p) => (p.display().to_string(), load_scene(p, &opts)),
@@ -345,9 +379,6 @@ fn run(
         }
     };
     print_diagnostics(&sim);
-    if threads > 1 {
-        eprintln!("note: --threads {threads}: the step runs on one thread for now; results are identical for any thread count");
-    }
     let n_states = sim.scene.states.len();
     let dofs: usize = sim.scene.states.iter().flatten().map(|s| s.size()).sum();
     println!("scene: {label}");
@@ -445,6 +476,7 @@ fn regress(
     let opts = LoadOptions {
         data_paths: data_path,
         dt: None,
+        threads: 1,
     };
     println!(
         "{:<90} {:>6} {:>8} {:>11} {:>8} {:>8}  verdict",
@@ -510,6 +542,7 @@ fn view(
     let opts = LoadOptions {
         data_paths: data_path,
         dt,
+        threads: 1,
     };
     let (label, loaded) = match &scene {
         Some(p) => (p.display().to_string(), load_scene(p, &opts)),
@@ -607,13 +640,21 @@ fn main() -> ExitCode {
             json,
             data_path,
             scaling: sizes,
+            scaling_elements,
+            scaling_solvers,
         }) => {
             if sizes.is_empty() {
                 bench(
                     scenes, steps, warmup, threads, suite, sofa_times, json, data_path,
                 )
             } else {
-                scaling(&sizes, steps.unwrap_or(5))
+                scaling(
+                    &sizes,
+                    steps.unwrap_or(5),
+                    &scaling_elements,
+                    &scaling_solvers,
+                    threads,
+                )
             }
         }
     }

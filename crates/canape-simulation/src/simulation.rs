@@ -38,6 +38,16 @@ pub struct Simulation {
     pub dt: f64,
     /// Assembled-matrix pattern per group, reused while the pattern does not change.
     caches: Vec<PatternCache>,
+    /// This simulation's worker threads (steps run inside it; one thread unless asked).
+    pool: std::sync::Arc<rayon::ThreadPool>,
+}
+
+fn make_pool(threads: usize) -> Result<rayon::ThreadPool, String> {
+    rayon::ThreadPoolBuilder::new()
+        .num_threads(threads.max(1))
+        .thread_name(|i| format!("canape-worker-{i}"))
+        .build()
+        .map_err(|e| format!("cannot start {threads} worker threads: {e}"))
 }
 
 impl Simulation {
@@ -54,6 +64,7 @@ impl Simulation {
             last_solve: Vec::new(),
             dt,
             caches: Vec::new(),
+            pool: std::sync::Arc::new(make_pool(1).expect("one worker thread")),
         };
         sim.caches = vec![PatternCache::default(); sim.groups.len()];
         // components under a mapping are not simulated yet: say so rather than ignore them
@@ -187,8 +198,26 @@ impl Simulation {
         self.step_dt(dt);
     }
 
+    /// Number of worker threads the steps use.
+    pub fn threads(&self) -> usize {
+        self.pool.current_num_threads()
+    }
+
+    /// Use `threads` worker threads for the element loops of later steps. Results are
+    /// bit-identical run to run for a given thread count (reductions in a fixed order); they may
+    /// differ in the last bits between thread counts.
+    pub fn set_threads(&mut self, threads: usize) -> Result<(), String> {
+        self.pool = std::sync::Arc::new(make_pool(threads)?);
+        Ok(())
+    }
+
     /// One step with an explicit dt.
     pub fn step_dt(&mut self, dt: f64) {
+        let pool = self.pool.clone();
+        pool.install(|| self.step_in_pool(dt));
+    }
+
+    fn step_in_pool(&mut self, dt: f64) {
         let t0 = Instant::now();
         let mut clock = PhaseClock::default();
         self.last_solve.clear();

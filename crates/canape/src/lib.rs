@@ -23,6 +23,8 @@ pub struct LoadOptions {
     pub data_paths: Vec<PathBuf>,
     /// Override the root dt.
     pub dt: Option<f64>,
+    /// Worker threads for the steps (0 or 1: one thread).
+    pub threads: usize,
 }
 
 /// Loading failed before a scene could be built (unreadable or malformed file).
@@ -86,7 +88,14 @@ fn load(text: Option<&str>, path: &Path, opts: &LoadOptions) -> Result<Simulatio
             root.dt = dt;
         }
     }
-    Ok(Simulation::new(scene, diags))
+    let mut sim = Simulation::new(scene, diags);
+    if opts.threads > 1 {
+        if let Err(e) = sim.set_threads(opts.threads) {
+            sim.diagnostics
+                .push(canape_core::diag::Diagnostic::warning(e));
+        }
+    }
+    Ok(sim)
 }
 
 /// The bundled demo scene (a corotational FEM beam), used when no scene is given.

@@ -74,3 +74,62 @@ fn independent_simulations_coexist() {
     assert_eq!(x(&s1), x(&lone));
     assert_ne!(x(&s2), x(&lone));
 }
+
+/// Element loops split over threads: bit-identical run to run for a given thread count, and
+/// within round-off of the one-thread result (the reduction order differs between counts).
+#[test]
+fn threaded_steps_are_deterministic() {
+    use canape::bench::{scaling_beam, BeamElement};
+    use canape::core::state::VecId;
+    let (text, n) = scaling_beam(BeamElement::Tetra, 30_000, Some(30));
+    assert!(n >= 20_000, "large enough to run in parallel: {n}");
+    let run = |threads: usize| {
+        let opts = LoadOptions {
+            threads,
+            ..LoadOptions::default()
+        };
+        let mut sim = load_scene_str(&text, "beam.scn", &std::env::temp_dir(), &opts).unwrap();
+        assert_eq!(sim.threads(), threads);
+        for _ in 0..3 {
+            sim.step();
+        }
+        sim.scene.states[0]
+            .as_ref()
+            .unwrap()
+            .vec(VecId::POSITION)
+            .to_vec()
+    };
+    let a = run(2);
+    let b = run(2);
+    assert_eq!(a, b, "two runs with 2 threads differ");
+    let one = run(1);
+    let rest = {
+        let sim = load_scene_str(
+            &text,
+            "beam.scn",
+            &std::env::temp_dir(),
+            &LoadOptions::default(),
+        )
+        .unwrap();
+        sim.scene.states[0]
+            .as_ref()
+            .unwrap()
+            .vec(VecId::POSITION)
+            .to_vec()
+    };
+    let motion = one
+        .iter()
+        .zip(&rest)
+        .map(|(p, q)| (p - q).abs())
+        .fold(0.0, f64::max);
+    let diff = a
+        .iter()
+        .zip(&one)
+        .map(|(p, q)| (p - q).abs())
+        .fold(0.0, f64::max);
+    assert!(motion > 0.0);
+    assert!(
+        diff <= 1e-9 * motion.max(1.0),
+        "1 vs 2 threads differ by {diff} (motion {motion})"
+    );
+}
