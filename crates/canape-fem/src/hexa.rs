@@ -147,7 +147,8 @@ fn frame(method: HexaMethod, p: &[Vec3; 8]) -> Mat3 {
 
 struct HexElem {
     idx: [u32; 8],
-    k: K24,
+    /// Index of the element stiffness in `HexahedronFemForceField::ks`.
+    k: u32,
     rest: [Vec3; 8],
     rot: Mat3,
 }
@@ -170,6 +171,9 @@ pub struct HexahedronFemForceField {
     mass: Option<HexMass>,
     method: HexaMethod,
     elems: Vec<HexElem>,
+    /// Element stiffness matrices in the element frame; elements of the same shape and material
+    /// (a regular grid) share one, which then stays in cache during the products.
+    ks: Vec<K24>,
     rayleigh: f64,
 }
 
@@ -197,6 +201,7 @@ impl HexahedronFemForceField {
             mass: None,
             method: HexaMethod::Large,
             elems: Vec::new(),
+            ks: Vec::new(),
             rayleigh: 0.0,
         }
     }
@@ -264,6 +269,7 @@ impl HexahedronFemForceField {
         };
         let nu = if nu.is_empty() { vec![0.45] } else { nu };
         self.elems.clear();
+        self.ks.clear();
         for (e, h) in hexa.iter().enumerate() {
             let p: [Vec3; 8] = std::array::from_fn(|w| get3(rest, h[w] as usize));
             let r = frame(self.method, &p);
@@ -274,9 +280,12 @@ impl HexahedronFemForceField {
                 1.0,
             );
             let k = hexa_stiffness(&mat, &x0r);
+            if self.ks.last() != Some(&k) {
+                self.ks.push(k);
+            }
             self.elems.push(HexElem {
                 idx: *h,
-                k,
+                k: (self.ks.len() - 1) as u32,
                 rest: x0r,
                 rot: r,
             });
@@ -346,6 +355,7 @@ impl_component!(
 impl ForceField for HexahedronFemForceField {
     fn add_force(&mut self, x: &[f64], _v: &[f64], f: &mut [f64]) {
         let method = self.method;
+        let ks = &self.ks;
         for el in &mut self.elems {
             let p: [Vec3; 8] = std::array::from_fn(|w| get3(x, el.idx[w] as usize));
             let mut r = frame(method, &p);
@@ -360,7 +370,7 @@ impl ForceField for HexahedronFemForceField {
                     d[3 * w + c] = el.rest[w][c] - dw[c];
                 }
             }
-            let fe = el.k * d;
+            let fe = &ks[el.k as usize] * &d; // by reference: no copy of the 24×24 matrix
             let rt = r.transpose();
             for w in 0..8 {
                 let fw = rt * Vec3::new(fe[3 * w], fe[3 * w + 1], fe[3 * w + 2]);
@@ -436,7 +446,7 @@ impl ForceField for HexahedronFemForceField {
                 xv[3 * w + 1] = v.y;
                 xv[3 * w + 2] = v.z;
             }
-            let fe = el.k * xv;
+            let fe = &self.ks[el.k as usize] * &xv;
             let rt = el.rot.transpose();
             for w in 0..8 {
                 let fw = rt * Vec3::new(fe[3 * w], fe[3 * w + 1], fe[3 * w + 2]) * k_factor;
@@ -452,7 +462,9 @@ impl ForceField for HexahedronFemForceField {
         for el in &self.elems {
             for a in 0..8 {
                 for b in 0..8 {
-                    let blk: Mat3 = el.k.fixed_view::<3, 3>(3 * a, 3 * b).into_owned();
+                    let blk: Mat3 = self.ks[el.k as usize]
+                        .fixed_view::<3, 3>(3 * a, 3 * b)
+                        .into_owned();
                     let sr = el.rot.transpose() * blk * el.rot * (-k_factor);
                     m.add_block3(
                         offset + 3 * el.idx[a] as usize,

@@ -583,7 +583,11 @@ impl ForceField for TetrahedronFemForceField {
     }
 
     fn add_dforce(&mut self, dx: &[f64], df: &mut [f64], k_factor: f64) {
-        let threads = rayon::current_num_threads();
+        // parallel only inside a simulation's worker pool (never on rayon's global pool)
+        let threads = match rayon::current_thread_index() {
+            Some(_) => rayon::current_num_threads(),
+            None => 1,
+        };
         if threads <= 1 || self.world.len() < PARALLEL_MIN_ELEMENTS {
             dforce_range(
                 &self.world,

@@ -38,8 +38,9 @@ pub struct Simulation {
     pub dt: f64,
     /// Assembled-matrix pattern per group, reused while the pattern does not change.
     caches: Vec<PatternCache>,
-    /// This simulation's worker threads (steps run inside it; one thread unless asked).
-    pool: std::sync::Arc<rayon::ThreadPool>,
+    /// This simulation's worker threads when more than one is asked for (steps then run inside
+    /// the pool; with one thread they run on the caller's thread, with no hand-over cost).
+    pool: Option<std::sync::Arc<rayon::ThreadPool>>,
 }
 
 fn make_pool(threads: usize) -> Result<rayon::ThreadPool, String> {
@@ -64,7 +65,7 @@ impl Simulation {
             last_solve: Vec::new(),
             dt,
             caches: Vec::new(),
-            pool: std::sync::Arc::new(make_pool(1).expect("one worker thread")),
+            pool: None,
         };
         sim.caches = vec![PatternCache::default(); sim.groups.len()];
         // components under a mapping are not simulated yet: say so rather than ignore them
@@ -200,21 +201,27 @@ impl Simulation {
 
     /// Number of worker threads the steps use.
     pub fn threads(&self) -> usize {
-        self.pool.current_num_threads()
+        self.pool.as_ref().map_or(1, |p| p.current_num_threads())
     }
 
     /// Use `threads` worker threads for the element loops of later steps. Results are
     /// bit-identical run to run for a given thread count (reductions in a fixed order); they may
     /// differ in the last bits between thread counts.
     pub fn set_threads(&mut self, threads: usize) -> Result<(), String> {
-        self.pool = std::sync::Arc::new(make_pool(threads)?);
+        self.pool = if threads > 1 {
+            Some(std::sync::Arc::new(make_pool(threads)?))
+        } else {
+            None
+        };
         Ok(())
     }
 
     /// One step with an explicit dt.
     pub fn step_dt(&mut self, dt: f64) {
-        let pool = self.pool.clone();
-        pool.install(|| self.step_in_pool(dt));
+        match self.pool.clone() {
+            Some(pool) => pool.install(|| self.step_in_pool(dt)),
+            None => self.step_in_pool(dt),
+        }
     }
 
     fn step_in_pool(&mut self, dt: f64) {
