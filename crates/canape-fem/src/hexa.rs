@@ -370,7 +370,8 @@ impl ForceField for HexahedronFemForceField {
                     d[3 * w + c] = el.rest[w][c] - dw[c];
                 }
             }
-            let fe = &ks[el.k as usize] * &d; // by reference: no copy of the 24×24 matrix
+            let k: &K24 = &ks[el.k as usize]; // by reference: no copy of the 24×24 matrix
+            let fe = k * d;
             let rt = r.transpose();
             for w in 0..8 {
                 let fw = rt * Vec3::new(fe[3 * w], fe[3 * w + 1], fe[3 * w + 2]);
@@ -446,7 +447,8 @@ impl ForceField for HexahedronFemForceField {
                 xv[3 * w + 1] = v.y;
                 xv[3 * w + 2] = v.z;
             }
-            let fe = &self.ks[el.k as usize] * &xv;
+            let k: &K24 = &self.ks[el.k as usize];
+            let fe = k * xv;
             let rt = el.rot.transpose();
             for w in 0..8 {
                 let fw = rt * Vec3::new(fe[3 * w], fe[3 * w + 1], fe[3 * w + 2]) * k_factor;
