@@ -147,6 +147,18 @@ pub struct PhaseClock {
     pub projection: Duration,
 }
 
+/// What a group keeps from one step to the next so that a step allocates nothing once warm:
+/// the assembly pattern, the solve's right-hand side and solution buffers, the fixed-DOF mask
+/// and the free list of temporary vector ids.
+#[derive(Clone, Debug, Default)]
+pub struct GroupWork {
+    pub cache: PatternCache,
+    rhs: Vec<f64>,
+    sol: Vec<f64>,
+    fixed: Vec<bool>,
+    free_ids: Vec<VecId>,
+}
+
 /// Mechanical operations over one group (borrowing the scene's arenas).
 pub struct GroupOps<'a> {
     pub group: &'a Group,
@@ -156,9 +168,8 @@ pub struct GroupOps<'a> {
     pub projective: &'a [Option<Box<dyn ProjectiveConstraint>>],
     pub linear: Option<&'a mut Box<dyn LinearSolver>>,
     pub clock: &'a mut PhaseClock,
-    pub cache: &'a mut PatternCache,
+    pub work: &'a mut GroupWork,
     pub last_stats: SolveStats,
-    free_ids: Vec<VecId>,
     next_id: u32,
 }
 
@@ -171,8 +182,10 @@ impl<'a> GroupOps<'a> {
         projective: &'a [Option<Box<dyn ProjectiveConstraint>>],
         linear: Option<&'a mut Box<dyn LinearSolver>>,
         clock: &'a mut PhaseClock,
-        cache: &'a mut PatternCache,
+        work: &'a mut GroupWork,
     ) -> Self {
+        // temporary ids restart at FIRST_TEMP every step: the same vectors are reused
+        work.free_ids.clear();
         GroupOps {
             group,
             states: scene_states,
@@ -181,9 +194,8 @@ impl<'a> GroupOps<'a> {
             projective,
             linear,
             clock,
-            cache,
+            work,
             last_stats: SolveStats::default(),
-            free_ids: Vec::new(),
             next_id: VecId::FIRST_TEMP,
         }
     }
@@ -204,8 +216,8 @@ impl<'a> GroupOps<'a> {
     fn gather(&mut self, id: VecId, out: &mut [f64]) {
         for k in 0..self.group.states.len() {
             let off = self.group.offsets[k];
-            let v = self.st(k).vec(id).to_vec();
-            out[off..off + v.len()].copy_from_slice(&v);
+            let v = self.st(k).vec(id);
+            out[off..off + v.len()].copy_from_slice(v);
         }
     }
 
@@ -230,8 +242,14 @@ struct GroupSystem<'b, 'a> {
 }
 
 impl GroupSystem<'_, '_> {
-    fn fixed_mask(ops: &mut GroupOps<'_>) -> Vec<bool> {
-        let mut mask = vec![false; ops.group.size];
+    /// The DOFs projective constraints fix, computed once per group work (constraints change
+    /// only through Data edits, which start a new work).
+    fn fixed_mask(ops: &mut GroupOps<'_>, mask: &mut Vec<bool>) {
+        if mask.len() == ops.group.size {
+            return;
+        }
+        mask.clear();
+        mask.resize(ops.group.size, false);
         for &(p, sp) in &ops.group.projective {
             let off = ops.group.offsets[sp];
             let ds = ops.states[ops.group.states[sp]]
@@ -247,7 +265,6 @@ impl GroupSystem<'_, '_> {
                 }
             }
         }
-        mask
     }
 }
 
@@ -305,7 +322,7 @@ impl LinearSystem for GroupSystem<'_, '_> {
         let (k, b, m) = (self.k, self.b, self.m);
         let force_fields = &*self.ops.force_fields;
         let masses = self.ops.masses;
-        let mut a = self.ops.cache.assemble(g.size, |t| {
+        let mut a = self.ops.work.cache.assemble(g.size, |t| {
             for e in &g.forces {
                 match *e {
                     ForceEntry::Field { ff, state } => {
@@ -330,7 +347,7 @@ impl LinearSystem for GroupSystem<'_, '_> {
         });
         // Dirichlet rows/columns for projected DOFs: the entries to overwrite are found once per
         // pattern and fixed-DOF set
-        let cache = &mut self.ops.cache.dirichlet;
+        let cache = &mut self.ops.work.cache.dirichlet;
         let same = cache.as_ref().is_some_and(|(cols, mask, _)| {
             std::sync::Arc::ptr_eq(cols, &a.cols) && *mask == self.fixed
         });
@@ -356,7 +373,7 @@ impl LinearSystem for GroupSystem<'_, '_> {
 
 impl MechanicalOps for GroupOps<'_> {
     fn alloc(&mut self) -> VecId {
-        let id = self.free_ids.pop().unwrap_or_else(|| {
+        let id = self.work.free_ids.pop().unwrap_or_else(|| {
             let id = VecId(self.next_id);
             self.next_id += 1;
             id
@@ -376,7 +393,7 @@ impl MechanicalOps for GroupOps<'_> {
 
     fn free(&mut self, v: VecId) {
         if v.0 >= VecId::FIRST_TEMP && v.0 < VecId::FIRST_PERSISTENT {
-            self.free_ids.push(v);
+            self.work.free_ids.push(v);
         }
     }
 
@@ -517,9 +534,12 @@ impl MechanicalOps for GroupOps<'_> {
     }
 
     fn v_eq(&mut self, a: VecId, b: VecId) {
+        if a == b {
+            return;
+        }
         self.for_each_state(|s| {
-            let src = s.vec(b).to_vec();
-            s.vec_mut(a).copy_from_slice(&src);
+            let (src, dst) = s.pair_mut(b, a);
+            dst.copy_from_slice(src);
         });
     }
 
@@ -537,12 +557,24 @@ impl MechanicalOps for GroupOps<'_> {
     }
 
     fn v_op(&mut self, a: VecId, b: VecId, c: VecId, f: f64) {
+        // a = b + c·f without copies, whatever aliases whatever (same operations, same result)
         self.for_each_state(|s| {
-            let bv = s.vec(b).to_vec();
-            let cv = s.vec(c).to_vec();
-            let av = s.vec_mut(a);
-            for i in 0..av.len() {
-                av[i] = bv[i] + cv[i] * f;
+            if a == b && a == c {
+                s.vec_mut(a).iter_mut().for_each(|x| *x = *x + *x * f);
+            } else if a == b {
+                let (cv, av) = s.pair_mut(c, a);
+                av.iter_mut().zip(cv).for_each(|(x, y)| *x += *y * f);
+            } else if a == c {
+                let (bv, av) = s.pair_mut(b, a);
+                av.iter_mut().zip(bv).for_each(|(x, y)| *x = *y + *x * f);
+            } else if b == c {
+                let (bv, av) = s.pair_mut(b, a);
+                av.iter_mut().zip(bv).for_each(|(x, y)| *x = *y + *y * f);
+            } else {
+                let (bv, av) = s.pair_mut(b, a);
+                av.copy_from_slice(bv);
+                let (cv, av) = s.pair_mut(c, a);
+                av.iter_mut().zip(cv).for_each(|(x, y)| *x += *y * f);
             }
         });
     }
@@ -562,16 +594,19 @@ impl MechanicalOps for GroupOps<'_> {
 
     fn solve_linear(&mut self, m: f64, b: f64, k: f64, x: VecId, rhs: VecId) -> SolveStats {
         let n = self.group.size;
-        let mut bv = vec![0.0; n];
-        let mut xv = vec![0.0; n];
+        let mut bv = std::mem::take(&mut self.work.rhs);
+        let mut xv = std::mem::take(&mut self.work.sol);
+        bv.resize(n, 0.0);
+        xv.resize(n, 0.0);
         self.gather(rhs, &mut bv);
         self.gather(x, &mut xv);
         let Some(solver) = self.linear.take() else {
             return SolveStats::default();
         };
         let t0 = Instant::now();
-        let fixed = GroupSystem::fixed_mask(self);
-        let stats = {
+        let mut fixed = std::mem::take(&mut self.work.fixed);
+        GroupSystem::fixed_mask(self, &mut fixed);
+        let (stats, fixed) = {
             let mut sys = GroupSystem {
                 ops: self,
                 m,
@@ -579,11 +614,15 @@ impl MechanicalOps for GroupOps<'_> {
                 k,
                 fixed,
             };
-            solver.solve(&mut sys, &bv, &mut xv)
+            let stats = solver.solve(&mut sys, &bv, &mut xv);
+            (stats, sys.fixed)
         };
+        self.work.fixed = fixed;
         self.clock.solve += t0.elapsed();
         self.linear = Some(solver);
         self.scatter(x, &xv);
+        self.work.rhs = bv;
+        self.work.sol = xv;
         self.last_stats = stats;
         stats
     }

@@ -1,11 +1,10 @@
 //! A running simulation: an initialised scene, its solver groups, and the DefaultAnimationLoop
 //! step (solve each group, project, advance time), with time per phase.
 
-use crate::group::{build_groups, Group, GroupOps, PhaseClock};
+use crate::group::{build_groups, Group, GroupOps, GroupWork, PhaseClock};
 use crate::init::init_scene;
 use canape_core::component::SolveStats;
 use canape_core::diag::{Diagnostic, Diagnostics};
-use canape_core::matrix::PatternCache;
 use canape_core::scene::{Scene, Slot};
 use canape_core::state::VecId;
 use std::time::{Duration, Instant};
@@ -37,7 +36,7 @@ pub struct Simulation {
     /// Root dt (SOFA's context dt), used when `step` is given no dt.
     pub dt: f64,
     /// Assembled-matrix pattern per group, reused while the pattern does not change.
-    caches: Vec<PatternCache>,
+    works: Vec<GroupWork>,
     /// This simulation's worker threads when more than one is asked for (steps then run inside
     /// the pool; with one thread they run on the caller's thread, with no hand-over cost).
     pool: Option<std::sync::Arc<rayon::ThreadPool>>,
@@ -64,10 +63,10 @@ impl Simulation {
             times: PhaseTimes::default(),
             last_solve: Vec::new(),
             dt,
-            caches: Vec::new(),
+            works: Vec::new(),
             pool: None,
         };
-        sim.caches = vec![PatternCache::default(); sim.groups.len()];
+        sim.works = vec![GroupWork::default(); sim.groups.len()];
         // components under a mapping are not simulated yet: say so rather than ignore them
         for (i, info) in sim.scene.components.iter().enumerate() {
             use canape_core::component::Role;
@@ -229,7 +228,7 @@ impl Simulation {
         let mut clock = PhaseClock::default();
         self.last_solve.clear();
         let scene = &mut self.scene;
-        for (g, cache) in self.groups.iter().zip(self.caches.iter_mut()) {
+        for (g, work) in self.groups.iter().zip(self.works.iter_mut()) {
             let Some(mut ode) = scene.odes[g.ode].take() else {
                 continue;
             };
@@ -242,7 +241,7 @@ impl Simulation {
                 &scene.projective,
                 linear,
                 &mut clock,
-                cache,
+                work,
             );
             ode.solve(&mut ops, dt);
             self.last_solve.push(ops.last_stats);
@@ -432,7 +431,7 @@ impl Simulation {
         for id in ids {
             let _ = crate::init::reinit_component(&mut self.scene, id, diags);
         }
-        self.caches = vec![PatternCache::default(); self.groups.len()];
+        self.works = vec![GroupWork::default(); self.groups.len()];
     }
 
     /// Change the root gravity (every node's, as SOFA takes the root's) and rebuild the groups,
@@ -445,7 +444,7 @@ impl Simulation {
             n.gravity = g;
         }
         self.groups = build_groups(&self.scene);
-        self.caches = vec![PatternCache::default(); self.groups.len()];
+        self.works = vec![GroupWork::default(); self.groups.len()];
         Ok(())
     }
 
@@ -473,7 +472,7 @@ impl Simulation {
         let mut diags = Diagnostics::default();
         crate::init::init_component(&mut self.scene, id, &mut diags, &mut Vec::new());
         self.groups = build_groups(&self.scene);
-        self.caches = vec![PatternCache::default(); self.groups.len()];
+        self.works = vec![GroupWork::default(); self.groups.len()];
         (id, diags.iter().cloned().collect())
     }
 
