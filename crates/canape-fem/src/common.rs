@@ -239,3 +239,85 @@ mod tests {
         assert!((m.diag - (lambda + 2.0 * mu)).abs() < 1e-9);
     }
 }
+
+/// Element loops over worker threads with a deterministic reduction: elements are split into one
+/// contiguous range per thread; each range accumulates into its own buffer covering only the
+/// nodes it touches; buffers are added to the output in range order. For a given thread count
+/// the result is the same run after run; there are no locks and no shared writes. Loops run in
+/// parallel only inside a simulation's worker pool (never on rayon's global pool).
+#[derive(Clone, Debug, Default)]
+pub struct ParallelLoop {
+    /// Thread count the ranges were made for, and (elements, first node, end node) per range.
+    #[allow(clippy::type_complexity)]
+    chunks: (usize, Vec<(std::ops::Range<usize>, usize, usize)>),
+    buffers: Vec<Vec<f64>>,
+}
+
+/// Below this many elements a loop stays on one thread (not worth the split).
+pub const PARALLEL_MIN_ELEMENTS: usize = 10_000;
+
+impl ParallelLoop {
+    /// Threads available to element loops here (1 outside a simulation's pool).
+    pub fn threads() -> usize {
+        match rayon::current_thread_index() {
+            Some(_) => rayon::current_num_threads(),
+            None => 1,
+        }
+    }
+
+    /// Forget the ranges (the elements changed).
+    pub fn reset(&mut self) {
+        self.chunks = (0, Vec::new());
+    }
+
+    /// Run `body(range, out, first_node)` over all `n` elements, adding into `out` (3 values per
+    /// node). `nodes(e)` lists the nodes of element `e`. Runs `body(0..n, out, 0)` directly when
+    /// one thread is available or the loop is small.
+    pub fn run<I: IntoIterator<Item = u32>>(
+        &mut self,
+        n: usize,
+        nodes: impl Fn(usize) -> I,
+        out: &mut [f64],
+        body: impl Fn(std::ops::Range<usize>, &mut [f64], usize) + Sync,
+    ) {
+        use rayon::prelude::*;
+        let threads = Self::threads();
+        if threads <= 1 || n < PARALLEL_MIN_ELEMENTS {
+            body(0..n, out, 0);
+            return;
+        }
+        if self.chunks.0 != threads {
+            let per = n.div_ceil(threads);
+            let chunks = (0..n)
+                .step_by(per)
+                .map(|start| {
+                    let r = start..(start + per).min(n);
+                    let (mut lo, mut hi) = (u32::MAX, 0u32);
+                    for e in r.clone() {
+                        for v in nodes(e) {
+                            lo = lo.min(v);
+                            hi = hi.max(v + 1);
+                        }
+                    }
+                    (r, lo.min(hi) as usize, hi as usize)
+                })
+                .collect();
+            self.chunks = (threads, chunks);
+        }
+        let mut bufs = std::mem::take(&mut self.buffers);
+        bufs.resize_with(self.chunks.1.len(), Vec::new);
+        bufs.par_iter_mut()
+            .zip(self.chunks.1.par_iter())
+            .for_each(|(buf, (range, lo, hi))| {
+                buf.clear();
+                buf.resize(3 * (hi - lo), 0.0);
+                body(range.clone(), buf, *lo);
+            });
+        for (buf, (_, lo, _)) in bufs.iter().zip(&self.chunks.1) {
+            for (d, b) in out[3 * lo..3 * lo + buf.len()].iter_mut().zip(buf) {
+                *d += *b;
+            }
+        }
+        self.buffers = bufs;
+    }
+}

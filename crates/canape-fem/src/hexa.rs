@@ -174,6 +174,8 @@ pub struct HexahedronFemForceField {
     /// Element stiffness matrices in the element frame; elements of the same shape and material
     /// (a regular grid) share one, which then stays in cache during the products.
     ks: Vec<K24>,
+    /// The stiffness product over worker threads.
+    par: crate::common::ParallelLoop,
     rayleigh: f64,
 }
 
@@ -202,6 +204,7 @@ impl HexahedronFemForceField {
             method: HexaMethod::Large,
             elems: Vec::new(),
             ks: Vec::new(),
+            par: Default::default(),
             rayleigh: 0.0,
         }
     }
@@ -270,6 +273,7 @@ impl HexahedronFemForceField {
         let nu = if nu.is_empty() { vec![0.45] } else { nu };
         self.elems.clear();
         self.ks.clear();
+        self.par.reset();
         for (e, h) in hexa.iter().enumerate() {
             let p: [Vec3; 8] = std::array::from_fn(|w| get3(rest, h[w] as usize));
             let r = frame(self.method, &p);
@@ -439,25 +443,29 @@ impl ForceField for HexahedronFemForceField {
     }
 
     fn add_dforce(&mut self, dx: &[f64], df: &mut [f64], k_factor: f64) {
-        for el in &self.elems {
-            let mut xv = SMatrix::<f64, 24, 1>::zeros();
-            for w in 0..8 {
-                let v = el.rot * get3(dx, el.idx[w] as usize);
-                xv[3 * w] = v.x;
-                xv[3 * w + 1] = v.y;
-                xv[3 * w + 2] = v.z;
+        let (elems, ks) = (&self.elems, &self.ks);
+        let body = |range: std::ops::Range<usize>, df: &mut [f64], lo: usize| {
+            for el in &elems[range] {
+                let mut xv = SMatrix::<f64, 24, 1>::zeros();
+                for w in 0..8 {
+                    let v = el.rot * get3(dx, el.idx[w] as usize);
+                    xv[3 * w] = v.x;
+                    xv[3 * w + 1] = v.y;
+                    xv[3 * w + 2] = v.z;
+                }
+                let k: &K24 = &ks[el.k as usize];
+                let fe = k * xv;
+                let rt = el.rot.transpose();
+                for w in 0..8 {
+                    let fw = rt * Vec3::new(fe[3 * w], fe[3 * w + 1], fe[3 * w + 2]) * k_factor;
+                    let n = el.idx[w] as usize - lo;
+                    df[3 * n] -= fw.x;
+                    df[3 * n + 1] -= fw.y;
+                    df[3 * n + 2] -= fw.z;
+                }
             }
-            let k: &K24 = &self.ks[el.k as usize];
-            let fe = k * xv;
-            let rt = el.rot.transpose();
-            for w in 0..8 {
-                let fw = rt * Vec3::new(fe[3 * w], fe[3 * w + 1], fe[3 * w + 2]) * k_factor;
-                let n = el.idx[w] as usize;
-                df[3 * n] -= fw.x;
-                df[3 * n + 1] -= fw.y;
-                df[3 * n + 2] -= fw.z;
-            }
-        }
+        };
+        self.par.run(elems.len(), |e| elems[e].idx, df, body);
     }
 
     fn add_k_to_matrix(&self, m: &mut dyn MatrixSink, k_factor: f64, offset: usize) {

@@ -8,14 +8,13 @@
 //! assembly. Displacements are rest − current in the element frame, so F = J·M·Jᵀ·D is added.
 
 use crate::common::{
-    check_material, fem_inputs, force_field_data, polar_q, stable_rotation, Material,
+    check_material, fem_inputs, force_field_data, polar_q, stable_rotation, Material, ParallelLoop,
 };
 use canape_core::component::{Component, ForceField};
 use canape_core::data::{DataKind, DataTable};
 use canape_core::matrix::MatrixSink;
 use canape_core::scene::InitContext;
 use canape_types::{get3, Mat3, Vec3};
-use rayon::prelude::*;
 
 /// Corotational method.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -87,9 +86,6 @@ impl WorldElem {
     }
 }
 
-/// Below this many elements the product stays on one thread (not worth the split).
-const PARALLEL_MIN_ELEMENTS: usize = 20_000;
-
 /// df[n − lo] −= k · K_e dx for the elements of `range` (world-frame operators).
 fn dforce_range(
     world: &[WorldElem],
@@ -119,31 +115,6 @@ fn dforce_range(
     }
 }
 
-/// Split elements into `parts` contiguous ranges, with the node range [lo, hi) each touches.
-fn element_chunks(
-    world: &[WorldElem],
-    parts: usize,
-) -> Vec<(std::ops::Range<usize>, usize, usize)> {
-    let per = world.len().div_ceil(parts.max(1)).max(1);
-    (0..world.len())
-        .step_by(per)
-        .map(|start| {
-            let r = start..(start + per).min(world.len());
-            let lo = world[r.clone()]
-                .iter()
-                .flat_map(|e| e.idx)
-                .min()
-                .unwrap_or(0) as usize;
-            let hi = world[r.clone()]
-                .iter()
-                .flat_map(|e| e.idx)
-                .max()
-                .map_or(0, |m| m + 1) as usize;
-            (r, lo, hi)
-        })
-        .collect()
-}
-
 /// Rest shape of an element, read by `add_force` only.
 #[derive(Clone, Debug)]
 struct Shape {
@@ -167,10 +138,8 @@ pub struct TetrahedronFemForceField {
     world: Vec<WorldElem>,
     /// Materials of `world`: one per element, or a single one shared by all.
     world_mats: Vec<Material>,
-    /// Element ranges per thread for the current thread count, and their partial products.
-    #[allow(clippy::type_complexity)]
-    chunks: (usize, Vec<(std::ops::Range<usize>, usize, usize)>),
-    buffers: Vec<Vec<f64>>,
+    /// The stiffness product over worker threads.
+    par: ParallelLoop,
     rayleigh: f64,
     /// Element stiffness matrices J·M·Jᵀ, computed on the first assembly (constant afterwards).
     ke: std::sync::OnceLock<Vec<[[f64; 12]; 12]>>,
@@ -294,8 +263,7 @@ impl TetrahedronFemForceField {
             shapes: Vec::new(),
             world: Vec::new(),
             world_mats: Vec::new(),
-            chunks: (0, Vec::new()),
-            buffers: Vec::new(),
+            par: ParallelLoop::default(),
             rayleigh: 0.0,
             ke: std::sync::OnceLock::new(),
         }
@@ -352,7 +320,7 @@ impl TetrahedronFemForceField {
         self.shapes.clear();
         self.world.clear();
         self.world_mats.clear();
-        self.chunks = (0, Vec::new());
+        self.par.reset();
         self.ke = std::sync::OnceLock::new();
         let mut degenerate = 0;
         for (e, t) in tets.iter().enumerate() {
@@ -473,7 +441,7 @@ impl Component for TetrahedronFemForceField {
         self.shapes.clear();
         self.world.clear();
         self.world_mats.clear();
-        self.chunks = (0, Vec::new());
+        self.par.reset();
         self.ke = std::sync::OnceLock::new();
         if let Some(m) = check_material(&self.young_list(), &self.nu_list()) {
             ctx.error(m);
@@ -583,45 +551,13 @@ impl ForceField for TetrahedronFemForceField {
     }
 
     fn add_dforce(&mut self, dx: &[f64], df: &mut [f64], k_factor: f64) {
-        // parallel only inside a simulation's worker pool (never on rayon's global pool)
-        let threads = match rayon::current_thread_index() {
-            Some(_) => rayon::current_num_threads(),
-            None => 1,
-        };
-        if threads <= 1 || self.world.len() < PARALLEL_MIN_ELEMENTS {
-            dforce_range(
-                &self.world,
-                &self.world_mats,
-                0..self.world.len(),
-                dx,
-                df,
-                0,
-                k_factor,
-            );
-            return;
-        }
-        // One contiguous element range per thread, each into its own buffer over the nodes it
-        // touches; buffers are then added in range order: the same result for a given thread
-        // count, run after run, with no locks and no shared writes.
-        if self.chunks.0 != threads {
-            self.chunks = (threads, element_chunks(&self.world, threads));
-        }
-        let mut bufs = std::mem::take(&mut self.buffers);
-        bufs.resize_with(self.chunks.1.len(), Vec::new);
         let (world, mats) = (&self.world, &self.world_mats);
-        bufs.par_iter_mut()
-            .zip(self.chunks.1.par_iter())
-            .for_each(|(buf, (range, lo, hi))| {
-                buf.clear();
-                buf.resize(3 * (hi - lo), 0.0);
-                dforce_range(world, mats, range.clone(), dx, buf, *lo, k_factor);
-            });
-        for (buf, (_, lo, _)) in bufs.iter().zip(&self.chunks.1) {
-            for (d, b) in df[3 * lo..3 * lo + buf.len()].iter_mut().zip(buf) {
-                *d += *b;
-            }
-        }
-        self.buffers = bufs;
+        self.par.run(
+            world.len(),
+            |e| world[e].idx,
+            df,
+            |range, out, lo| dforce_range(world, mats, range, dx, out, lo, k_factor),
+        );
     }
 
     fn add_k_to_matrix(&self, m: &mut dyn MatrixSink, k_factor: f64, offset: usize) {
