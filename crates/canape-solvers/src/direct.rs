@@ -8,7 +8,9 @@
 //! Cholesky always uses faer's supernodal factorization. PrecomputedLinearSolver factors the first step's
 //! matrix once and reuses it for every later step.
 //!
-//! The names are SOFA's; the factorizations are faer's. Orderings only change round-off.
+//! The names are SOFA's; the factorizations are faer's. Orderings change speed and round-off only:
+//! Cholesky follows a NaturalOrderingMethod in the solver's node and uses AMD otherwise (SOFA's
+//! default); LU and QR use faer's COLAMD whatever the scene says.
 
 use canape_core::component::{LinearSolver, LinearSystem, SolveStats};
 use canape_core::data::{DataKind, DataTable};
@@ -68,6 +70,11 @@ pub struct DirectSolver {
     /// Storage of L reused from step to step, and the work space of factor and solve.
     l_values: Vec<f64>,
     scratch: Option<(faer::dyn_stack::StackReq, MemBuffer)>,
+    /// A NaturalOrderingMethod sits in the solver's node: factor in the given order. Otherwise
+    /// AMD, SOFA's default (OrderingMethodAccessor.h: the ordering is looked up in the solver's
+    /// own node; AMD is created when there is none). Cholesky only: faer's LU and QR order
+    /// columns with their own COLAMD.
+    natural_ordering: bool,
 }
 
 impl DirectSolver {
@@ -141,6 +148,7 @@ impl DirectSolver {
             warned_fallback: false,
             l_values: Vec::new(),
             scratch: None,
+            natural_ordering: false,
         })
     }
 
@@ -164,7 +172,11 @@ impl DirectSolver {
                     factorize_symbolic_cholesky(
                         sym,
                         Side::Lower,
-                        SymmetricOrdering::Amd,
+                        if self.natural_ordering {
+                            SymmetricOrdering::Identity
+                        } else {
+                            SymmetricOrdering::Amd
+                        },
                         CholeskySymbolicParams {
                             supernodal_flop_ratio_threshold: SupernodalThreshold::FORCE_SUPERNODAL,
                             ..Default::default()
@@ -243,6 +255,12 @@ impl DirectSolver {
         self.pattern = None;
         self.symbolic = None;
         self.numeric = None;
+        self.natural_ordering = ctx
+            .scene
+            .node(ctx.node)
+            .components
+            .iter()
+            .any(|&c| ctx.scene.info(c).class == "NaturalOrderingMethod");
     }
 }
 
@@ -343,6 +361,45 @@ mod tests {
                 "{class}"
             );
         }
+    }
+
+    #[test]
+    fn natural_and_amd_orderings_solve_alike() {
+        // a dense-ish SPD matrix whose AMD order differs from the natural one
+        let n = 30;
+        let mut a = spd(n);
+        for i in 0..n {
+            a[i][(i * 7) % n] += 0.3;
+            a[(i * 7) % n][i] += 0.3;
+            a[i][i] += 2.0;
+        }
+        let b: Vec<f64> = (0..n).map(|i| (i as f64).cos()).collect();
+        let mut xs = Vec::new();
+        for natural in [false, true] {
+            let mut s = DirectSolver::new("SparseLDLSolver", "").unwrap();
+            s.natural_ordering = natural;
+            let mut sys = Sys::new(a.clone());
+            let mut x = vec![0.0; n];
+            s.solve(&mut sys, &b, &mut x);
+            let Some(Symbolic::Llt(sym)) = &s.symbolic else {
+                panic!("Cholesky expected")
+            };
+            let identity = sym.perm().is_none_or(|p| {
+                p.arrays()
+                    .0
+                    .iter()
+                    .enumerate()
+                    .all(|(i, &v)| v as usize == i)
+            });
+            assert_eq!(identity, natural, "natural ordering: {natural}");
+            xs.push(x);
+        }
+        let diff = xs[0]
+            .iter()
+            .zip(&xs[1])
+            .map(|(p, q)| (p - q).abs())
+            .fold(0.0, f64::max);
+        assert!(diff < 1e-12, "orderings disagree by {diff}");
     }
 
     #[test]
