@@ -23,6 +23,9 @@ use faer::sparse::linalg::cholesky::{
     factorize_symbolic_cholesky, CholeskySymbolicParams, LltRef, SymbolicCholesky,
     SymmetricOrdering,
 };
+use faer::sparse::linalg::lu::{
+    factorize_symbolic_lu, LuRef, LuSymbolicParams, NumericLu, SymbolicLu as LowSymbolicLu,
+};
 use faer::sparse::linalg::solvers::{Lu, Qr, SymbolicLu, SymbolicQr};
 use faer::sparse::linalg::SupernodalThreshold;
 use faer::sparse::{SparseColMatRef, SymbolicSparseColMat};
@@ -42,14 +45,17 @@ enum Symbolic {
     /// supernodes of at least 3 columns, where faer's automatic choice often picked the slower
     /// column-by-column simplicial variant).
     Llt(Box<SymbolicCholesky<u32>>),
-    Lu(SymbolicLu<u32>),
+    /// LU: faer's supernodal variant forced, as for Cholesky.
+    Lu(Box<LowSymbolicLu<u32>>),
     Qr(SymbolicQr<u32>),
 }
 
 enum Numeric {
     /// Values of L for the symbolic structure.
     Llt(Vec<f64>),
+    /// LU of a matrix that was meant for Cholesky but is not positive definite.
     Lu(Box<Lu<u32, f64>>),
+    LuSupernodal(Box<NumericLu<u32, f64>>),
     Qr(Qr<u32, f64>),
 }
 
@@ -75,6 +81,8 @@ pub struct DirectSolver {
     /// own node; AMD is created when there is none). Cholesky only: faer's LU and QR order
     /// columns with their own COLAMD.
     natural_ordering: bool,
+    /// LU values kept between steps (same structure: no reallocation).
+    lu_values: Option<Box<NumericLu<u32, f64>>>,
 }
 
 impl DirectSolver {
@@ -149,12 +157,15 @@ impl DirectSolver {
             l_values: Vec::new(),
             scratch: None,
             natural_ordering: false,
+            lu_values: None,
         })
     }
 
     fn factor(&mut self, a: &Csr) -> Result<(), String> {
-        if let Some(Numeric::Llt(v)) = self.numeric.take() {
-            self.l_values = v; // reuse the allocation
+        match self.numeric.take() {
+            Some(Numeric::Llt(v)) => self.l_values = v, // reuse the allocations
+            Some(Numeric::LuSupernodal(v)) => self.lu_values = Some(v),
+            _ => {}
         }
         let same = self
             .pattern
@@ -184,10 +195,16 @@ impl DirectSolver {
                     )
                     .map_err(|e| format!("symbolic factorization failed: {e:?}"))?,
                 )),
-                Factorization::Lu => Symbolic::Lu(
-                    SymbolicLu::try_new(sym)
-                        .map_err(|e| format!("symbolic factorization failed: {e:?}"))?,
-                ),
+                Factorization::Lu => Symbolic::Lu(Box::new(
+                    factorize_symbolic_lu(
+                        sym,
+                        LuSymbolicParams {
+                            supernodal_flop_ratio_threshold: SupernodalThreshold::FORCE_SUPERNODAL,
+                            ..Default::default()
+                        },
+                    )
+                    .map_err(|e| format!("symbolic factorization failed: {e:?}"))?,
+                )),
                 Factorization::Qr => Symbolic::Qr(
                     SymbolicQr::try_new(sym)
                         .map_err(|e| format!("symbolic factorization failed: {e:?}"))?,
@@ -230,10 +247,25 @@ impl DirectSolver {
                     ))
                 }
             }
-            Symbolic::Lu(s) => Numeric::Lu(Box::new(
-                Lu::try_new_with_symbolic(s.clone(), mat)
-                    .map_err(|e| format!("the matrix is singular: {e:?}"))?,
-            )),
+            Symbolic::Lu(s) => {
+                let mut num = self.lu_values.take().unwrap_or_default();
+                let need = s
+                    .factorize_numeric_lu_scratch::<f64>(Par::Seq, Default::default())
+                    .or(s.solve_in_place_scratch::<f64>(1, Par::Seq));
+                if self.scratch.as_ref().is_none_or(|(req, _)| *req != need) {
+                    self.scratch = Some((need, MemBuffer::new(need)));
+                }
+                let buf = &mut self.scratch.as_mut().expect("scratch").1;
+                s.factorize_numeric_lu(
+                    &mut num,
+                    mat,
+                    Par::Seq,
+                    MemStack::new(buf),
+                    Default::default(),
+                )
+                .map_err(|e| format!("the matrix is singular: {e:?}"))?;
+                Numeric::LuSupernodal(num)
+            }
             Symbolic::Qr(s) => Numeric::Qr(
                 Qr::try_new_with_symbolic(s.clone(), mat)
                     .map_err(|e| format!("QR factorization failed: {e:?}"))?,
@@ -292,6 +324,18 @@ impl LinearSolver for DirectSolver {
                 );
             }
             Some(Numeric::Lu(f)) => f.solve_in_place(rhs),
+            Some(Numeric::LuSupernodal(num)) => {
+                let (Some(Symbolic::Lu(s)), Some((_, buf))) = (&self.symbolic, &mut self.scratch)
+                else {
+                    unreachable!("an LU factor has its symbolic part and work space")
+                };
+                LuRef::new_unchecked(s, num).solve_in_place_with_conj(
+                    Conj::No,
+                    rhs,
+                    Par::Seq,
+                    MemStack::new(buf),
+                );
+            }
             Some(Numeric::Qr(f)) => f.solve_in_place(rhs),
             None => x.iter_mut().for_each(|v| *v = f64::NAN),
         }
