@@ -259,20 +259,29 @@ pub fn build_view(sim: &Simulation) -> View {
                 let mut triangles = Vec::new();
                 if let Some(mesh) = state_mesh(scene, node, n) {
                     triangles = surface_triangles(mesh, &pts);
-                    let flag = if has_role(scene, node, Role::Collision) {
-                        "collision"
-                    } else if has_role(scene, node, Role::ForceField) {
-                        "forcefields"
-                    } else {
-                        "behavior"
-                    };
+                    // the FEM draws its elements under "force fields", a collision model its
+                    // triangles under "collision" (as SOFA does); a bare state under "behaviour"
+                    let mut flags = Vec::new();
+                    if has_role(scene, node, Role::ForceField) {
+                        flags.push(("forcefields", [0.85, 0.55, 0.25]));
+                    }
+                    if has_role(scene, node, Role::Collision) {
+                        flags.push(("collision", [0.35, 0.75, 0.45]));
+                    }
+                    if flags.is_empty() {
+                        flags.push(("behavior", [0.85, 0.55, 0.25]));
+                    }
                     if !triangles.is_empty() {
-                        view.drawables.push(json!({
-                            "kind": "surface", "source": src, "flag": flag,
-                            "tris": triangles.iter().flatten().collect::<Vec<_>>(),
-                            "color": [0.85, 0.55, 0.25], "colored": !scalar_fields.is_empty(),
-                        }));
+                        let tris: Vec<u32> = triangles.iter().flatten().copied().collect();
+                        for (flag, color) in flags {
+                            view.drawables.push(json!({
+                                "kind": "surface", "source": src, "flag": flag,
+                                "tris": tris, "color": color,
+                                "colored": flag == "forcefields" && !scalar_fields.is_empty(),
+                            }));
+                        }
                     } else if !mesh.edges.is_empty() {
+                        let flag = flags[0].0;
                         view.drawables.push(json!({
                             "kind": "lines", "source": src, "flag": flag,
                             "lines": mesh.edges.iter().flatten().collect::<Vec<_>>(),
@@ -718,6 +727,59 @@ mod tests {
             let n = cross(sub(p(t[1]), p(t[0])), sub(p(t[2]), p(t[0])));
             assert!(dot(n, sub(p(t[0]), [0.5, 0.5, 0.5])) > 0.0);
         }
+    }
+
+    #[test]
+    fn fem_surface_under_force_fields_and_collision_surface_under_collision() {
+        let scene = r#"<Node name="root" dt="0.01">
+  <VisualStyle displayFlags="showForceFields"/>
+  <Node name="beam">
+    <EulerImplicitSolver/>
+    <CGLinearSolver iterations="10" tolerance="1e-9" threshold="1e-9"/>
+    <RegularGridTopology name="grid" min="0 0 0" max="4 1 1" n="5 2 2"/>
+    <MechanicalObject/>
+    <UniformMass totalMass="1"/>
+    <HexahedronFEMForceField youngModulus="1000" poissonRatio="0.3"/>
+    <BoxROI name="box" box="-0.1 -0.1 -0.1 0.1 1.1 1.1" drawBoxes="1"/>
+    <FixedProjectiveConstraint indices="@box.indices"/>
+    <TriangleCollisionModel/>
+  </Node>
+</Node>"#;
+        let sim = canape::load_scene_str(
+            scene,
+            "t.scn",
+            &std::env::temp_dir(),
+            &canape::LoadOptions::default(),
+        )
+        .unwrap();
+        let view = build_view(&sim);
+        let flags: Vec<(&str, &str)> = view
+            .drawables
+            .iter()
+            .map(|d| (d["kind"].as_str().unwrap(), d["flag"].as_str().unwrap()))
+            .collect();
+        assert!(flags.contains(&("surface", "forcefields")), "{flags:?}");
+        assert!(flags.contains(&("surface", "collision")), "{flags:?}");
+        assert!(flags.contains(&("points", "behavior")), "{flags:?}");
+        assert!(flags.contains(&("box", "behavior")), "{flags:?}");
+        // 4×1×1 hexahedra: 18 boundary quads, 36 triangles
+        let surface = view
+            .drawables
+            .iter()
+            .find(|d| d["flag"] == "forcefields")
+            .unwrap();
+        assert_eq!(surface["tris"].as_array().unwrap().len(), 36 * 3);
+        // the scene's VisualStyle: force fields on, behaviour off, visual models on by default
+        assert!(view.flags.contains(&("forcefields", true)));
+        assert!(view.flags.contains(&("behavior", false)));
+        assert!(view.flags.contains(&("visual", true)));
+        // fixed points are drawn
+        assert!(
+            view.drawables
+                .iter()
+                .any(|d| d["kind"] == "points"
+                    && d["points"].as_array().is_some_and(|p| p.len() == 4))
+        );
     }
 
     #[test]
