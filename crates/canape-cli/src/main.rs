@@ -358,27 +358,9 @@ fn run(
         dt,
         threads,
     };
-    let (label, loaded) = match &scene {
-        Some(p) => (p.display().to_string(), load_scene(p, &opts)),
-        None => (
-            "bundled demo (corotational FEM beam)".to_string(),
-            load_scene_str(
-                canape::DEMO_SCENE,
-                "demo_beam.scn",
-                &std::env::current_dir().unwrap_or_default(),
-                &opts,
-            ),
-        ),
+    let Some((label, mut sim)) = load_or_demo(scene.as_deref(), &opts) else {
+        return ExitCode::from(2);
     };
-    let mut sim = match loaded {
-        Ok(s) => s,
-        Err(e) => {
-            eprint!("{e}");
-            eprintln!("error: could not load {label}");
-            return ExitCode::from(2);
-        }
-    };
-    print_diagnostics(&sim);
     let n_states = sim.scene.states.len();
     let dofs: usize = sim.scene.states.iter().flatten().map(|s| s.size()).sum();
     println!("scene: {label}");
@@ -530,6 +512,37 @@ fn regress(
     }
 }
 
+/// Load a scene file, or the bundled demo when none is given; print the diagnostics. Errors are
+/// printed and give None.
+fn load_or_demo(
+    scene: Option<&std::path::Path>,
+    opts: &LoadOptions,
+) -> Option<(String, Simulation)> {
+    let (label, loaded) = match scene {
+        Some(p) => (p.display().to_string(), load_scene(p, opts)),
+        None => (
+            "bundled demo (corotational FEM beam)".to_string(),
+            load_scene_str(
+                canape::DEMO_SCENE,
+                "demo_beam.scn",
+                &std::env::current_dir().unwrap_or_default(),
+                opts,
+            ),
+        ),
+    };
+    match loaded {
+        Ok(sim) => {
+            print_diagnostics(&sim);
+            Some((label, sim))
+        }
+        Err(e) => {
+            eprint!("{e}");
+            eprintln!("error: could not load {label}");
+            None
+        }
+    }
+}
+
 fn view(
     scene: Option<PathBuf>,
     port: u16,
@@ -544,27 +557,9 @@ fn view(
         dt,
         threads: 1,
     };
-    let (label, loaded) = match &scene {
-        Some(p) => (p.display().to_string(), load_scene(p, &opts)),
-        None => (
-            "bundled demo (corotational FEM beam)".to_string(),
-            load_scene_str(
-                canape::DEMO_SCENE,
-                "demo_beam.scn",
-                &std::env::current_dir().unwrap_or_default(),
-                &opts,
-            ),
-        ),
+    let Some((label, sim)) = load_or_demo(scene.as_deref(), &opts) else {
+        return ExitCode::from(2);
     };
-    let sim = match loaded {
-        Ok(s) => s,
-        Err(e) => {
-            eprint!("{e}");
-            eprintln!("error: could not load {label}");
-            return ExitCode::from(2);
-        }
-    };
-    print_diagnostics(&sim);
     let loopback = host
         .parse::<std::net::IpAddr>()
         .map(|a| a.is_loopback())

@@ -70,6 +70,20 @@ pub fn group_points(v: &[f64]) -> Vec<[f64; 3]> {
     v.chunks_exact(3).map(|c| [c[0], c[1], c[2]]).collect()
 }
 
+/// The 6 quadrilateral faces of a hexahedron, as local vertex indices (SOFA's vertex order),
+/// each oriented outward (MeshLoader's face order).
+pub const HEXA_FACES: [[usize; 4]; 6] = [
+    [0, 3, 2, 1],
+    [4, 5, 6, 7],
+    [0, 1, 5, 4],
+    [1, 2, 6, 5],
+    [2, 3, 7, 6],
+    [3, 0, 4, 7],
+];
+
+/// The 4 triangular faces of a tetrahedron, as local vertex indices (MeshLoader's face order).
+pub const TETRA_FACES: [[usize; 3]; 4] = [[0, 2, 1], [0, 1, 3], [0, 3, 2], [1, 2, 3]];
+
 /// The 6 tetrahedra of a hexahedron `c` (SOFA's vertex order), alternate list when mirrored.
 pub fn hexa_to_tetras(c: [u32; 8], swapped: bool) -> [[u32; 4]; 6] {
     if !swapped {

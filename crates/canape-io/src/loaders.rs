@@ -219,14 +219,7 @@ pub fn parse_gmsh(text: &str) -> Result<Mesh, String> {
 pub fn create_subelements(mesh: &mut Mesh) {
     let mut quad_set: BTreeSet<[u32; 4]> = mesh.quads.iter().map(|q| sorted(*q)).collect();
     for h in mesh.hexahedra.clone() {
-        for f in [
-            [0, 3, 2, 1],
-            [4, 5, 6, 7],
-            [0, 1, 5, 4],
-            [1, 2, 6, 5],
-            [2, 3, 7, 6],
-            [3, 0, 4, 7],
-        ] {
+        for f in canape_core::mesh::HEXA_FACES {
             let q = [h[f[0]], h[f[1]], h[f[2]], h[f[3]]];
             if quad_set.insert(sorted(q)) {
                 mesh.quads.push(q);
@@ -235,7 +228,7 @@ pub fn create_subelements(mesh: &mut Mesh) {
     }
     let mut tri_set: BTreeSet<[u32; 3]> = mesh.triangles.iter().map(|t| sorted(*t)).collect();
     for t in mesh.tetrahedra.clone() {
-        for f in [[0, 2, 1], [0, 1, 3], [0, 3, 2], [1, 2, 3]] {
+        for f in canape_core::mesh::TETRA_FACES {
             let tr = [t[f[0]], t[f[1]], t[f[2]]];
             if tri_set.insert(sorted(tr)) {
                 mesh.triangles.push(tr);

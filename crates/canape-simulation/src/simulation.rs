@@ -434,6 +434,13 @@ impl Simulation {
         self.works = vec![GroupWork::default(); self.groups.len()];
     }
 
+    /// Recompute the solver groups (after the scene's components or context changed) and start
+    /// their work buffers afresh.
+    fn rebuild_groups(&mut self) {
+        self.groups = build_groups(&self.scene);
+        self.works = vec![GroupWork::default(); self.groups.len()];
+    }
+
     /// Change the root gravity (every node's, as SOFA takes the root's) and rebuild the groups,
     /// which hold the gravity their masses use.
     pub fn set_gravity(&mut self, g: canape_types::Vec3) -> Result<(), String> {
@@ -443,8 +450,7 @@ impl Simulation {
         for n in &mut self.scene.nodes {
             n.gravity = g;
         }
-        self.groups = build_groups(&self.scene);
-        self.works = vec![GroupWork::default(); self.groups.len()];
+        self.rebuild_groups();
         Ok(())
     }
 
@@ -471,8 +477,7 @@ impl Simulation {
         let id = self.scene.add_component(node, name, c, None);
         let mut diags = Diagnostics::default();
         crate::init::init_component(&mut self.scene, id, &mut diags, &mut Vec::new());
-        self.groups = build_groups(&self.scene);
-        self.works = vec![GroupWork::default(); self.groups.len()];
+        self.rebuild_groups();
         (id, diags.iter().cloned().collect())
     }
 

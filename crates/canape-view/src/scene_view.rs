@@ -107,27 +107,16 @@ pub fn surface_triangles(mesh: &Mesh, pts: &[[f64; 3]]) -> Vec<[u32; 3]> {
     };
     for t in &mesh.tetrahedra {
         let c = centroid(t);
-        for f in [
-            [t[1], t[2], t[3]],
-            [t[0], t[3], t[2]],
-            [t[0], t[1], t[3]],
-            [t[0], t[2], t[1]],
-        ] {
+        for q in canape_core::mesh::TETRA_FACES {
+            let f: Vec<u32> = q.iter().map(|&k| t[k]).collect();
             let mut key = [f[0], f[1], f[2], u32::MAX];
             key[..3].sort_unstable();
-            faces.push((key, f.to_vec(), c));
+            faces.push((key, f, c));
         }
     }
     for h in &mesh.hexahedra {
         let c = centroid(h);
-        for q in [
-            [0, 3, 2, 1],
-            [4, 5, 6, 7],
-            [0, 1, 5, 4],
-            [1, 2, 6, 5],
-            [2, 3, 7, 6],
-            [3, 0, 4, 7],
-        ] {
+        for q in canape_core::mesh::HEXA_FACES {
             let f: Vec<u32> = q.iter().map(|&k| h[k]).collect();
             let mut key = [f[0], f[1], f[2], f[3]];
             key.sort_unstable();
@@ -228,7 +217,7 @@ pub fn build_view(sim: &Simulation) -> View {
         flags: display_flags(scene),
         ..View::default()
     };
-    let order = canape_simulation_order(scene);
+    let order = canape_simulation::init::document_order(scene);
     for id in order {
         let info = scene.info(id);
         match info.slot {
@@ -382,25 +371,6 @@ pub fn build_view(sim: &Simulation) -> View {
         }
     }
     view
-}
-
-fn canape_simulation_order(scene: &Scene) -> Vec<ComponentId> {
-    let mut out = Vec::new();
-    if scene.nodes.is_empty() {
-        return out;
-    }
-    fn rec(scene: &Scene, n: NodeId, out: &mut Vec<ComponentId>) {
-        let node = scene.node(n);
-        if !node.activated {
-            return;
-        }
-        out.extend(node.components.iter().copied());
-        for c in &node.children {
-            rec(scene, *c, out);
-        }
-    }
-    rec(scene, scene.root(), &mut out);
-    out
 }
 
 /// The topology message.

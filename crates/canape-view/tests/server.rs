@@ -98,6 +98,21 @@ fn until(ws: &mut Ws, ty: &str, pred: impl Fn(&Value) -> bool) -> Value {
     }
 }
 
+/// Id of the first component of a class in the scene tree of the hello message.
+fn find_class(node: &Value, class: &str) -> Option<u64> {
+    node["components"]
+        .as_array()?
+        .iter()
+        .find(|c| c["class"] == class)
+        .and_then(|c| c["id"].as_u64())
+        .or_else(|| {
+            node["children"]
+                .as_array()?
+                .iter()
+                .find_map(|n| find_class(n, class))
+        })
+}
+
 fn send(ws: &mut Ws, v: Value) {
     ws.send(Message::text(v.to_string())).unwrap();
 }
@@ -151,36 +166,14 @@ fn hostile_messages_change_nothing_and_tabs_agree() {
         assert!(e["message"].as_str().is_some_and(|m| !m.is_empty()), "{h}");
     }
     // editing a component the simulation cannot re-initialise is refused too
-    let state_id = {
-        fn find(n: &Value) -> Option<u64> {
-            n["components"]
-                .as_array()
-                .unwrap()
-                .iter()
-                .find(|c| c["class"] == "MechanicalObject")
-                .and_then(|c| c["id"].as_u64())
-                .or_else(|| n["children"].as_array().unwrap().iter().find_map(find))
-        }
-        find(&hello["tree"]).unwrap()
-    };
+    let state_id = find_class(&hello["tree"], "MechanicalObject").unwrap();
     send(
         &mut a,
         json!({"type":"set_data","component":state_id,"data":"position","value":"0 0 0"}),
     );
     until(&mut a, "error", |_| true);
     // a bad value for a real Data keeps the old value
-    let fem = {
-        fn find(n: &Value) -> Option<u64> {
-            n["components"]
-                .as_array()
-                .unwrap()
-                .iter()
-                .find(|c| c["class"] == "TetrahedronFEMForceField")
-                .and_then(|c| c["id"].as_u64())
-                .or_else(|| n["children"].as_array().unwrap().iter().find_map(find))
-        }
-        find(&hello["tree"]).unwrap()
-    };
+    let fem = find_class(&hello["tree"], "TetrahedronFEMForceField").unwrap();
     send(
         &mut a,
         json!({"type":"set_data","component":fem,"data":"poissonRatio","value":"0.7"}),
