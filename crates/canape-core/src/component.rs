@@ -135,6 +135,13 @@ pub trait LinearSystem {
     fn apply(&mut self, x: &[f64], y: &mut [f64]);
     /// Assemble A (with projective constraints applied as identity rows/columns).
     fn assemble(&mut self) -> crate::matrix::Csr;
+    /// Assemble only the 3×3 diagonal blocks of A (entries whose row and column fall in the same
+    /// group of three), projected as in `assemble`: all that Jacobi and block-Jacobi
+    /// preconditioners read (SOFA assembles them into a DiagonalMatrix / BlockDiagonalMatrix).
+    /// The default assembles the whole matrix.
+    fn assemble_block_diagonal(&mut self) -> crate::matrix::Csr {
+        self.assemble()
+    }
 }
 
 /// A linear solver.

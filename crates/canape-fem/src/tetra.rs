@@ -587,6 +587,13 @@ impl ForceField for TetrahedronFemForceField {
             };
             for k in 0..4 {
                 for l in 0..4 {
+                    let (row, col) = (
+                        offset + 3 * el.idx[k] as usize,
+                        offset + 3 * el.idx[l] as usize,
+                    );
+                    if !m.wants(row, col) {
+                        continue;
+                    }
                     let mut b = Mat3::zeros();
                     for i in 0..3 {
                         for j in 0..3 {
@@ -594,11 +601,7 @@ impl ForceField for TetrahedronFemForceField {
                         }
                     }
                     let sr = r.transpose() * b * r * (-k_factor);
-                    m.add_block3(
-                        offset + 3 * el.idx[k] as usize,
-                        offset + 3 * el.idx[l] as usize,
-                        &sr,
-                    );
+                    m.add_block3(row, col, &sr);
                 }
             }
         }

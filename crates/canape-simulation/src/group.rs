@@ -6,7 +6,7 @@
 //! state, in document order. [`GroupOps`] implements [`MechanicalOps`] over it.
 
 use canape_core::component::*;
-use canape_core::matrix::{Csr, PatternCache};
+use canape_core::matrix::{BlockDiagonal, Csr, MatrixSink, PatternCache};
 use canape_core::scene::{ComponentId, NodeId, Scene, Slot};
 use canape_core::state::{MechanicalObject, VecId};
 use canape_types::Vec3;
@@ -153,6 +153,8 @@ pub struct PhaseClock {
 #[derive(Clone, Debug, Default)]
 pub struct GroupWork {
     pub cache: PatternCache,
+    /// The pattern of the block-diagonal assemblies (block-Jacobi and Jacobi preconditioners).
+    pub diag_cache: PatternCache,
     rhs: Vec<f64>,
     sol: Vec<f64>,
     fixed: Vec<bool>,
@@ -317,12 +319,24 @@ impl LinearSystem for GroupSystem<'_, '_> {
     }
 
     fn assemble(&mut self) -> Csr {
+        self.assemble_part(false)
+    }
+
+    fn assemble_block_diagonal(&mut self) -> Csr {
+        self.assemble_part(true)
+    }
+}
+
+impl GroupSystem<'_, '_> {
+    /// Assemble A (or only its 3×3 diagonal blocks) with Dirichlet rows and columns for the
+    /// projected DOFs.
+    fn assemble_part(&mut self, block_diagonal: bool) -> Csr {
         let t0 = Instant::now();
         let g = self.ops.group;
         let (k, b, m) = (self.k, self.b, self.m);
         let force_fields = &*self.ops.force_fields;
         let masses = self.ops.masses;
-        let mut a = self.ops.work.cache.assemble(g.size, |t| {
+        let fill = |t: &mut dyn MatrixSink| {
             for e in &g.forces {
                 match *e {
                     ForceEntry::Field { ff, state } => {
@@ -344,10 +358,20 @@ impl LinearSystem for GroupSystem<'_, '_> {
                     }
                 }
             }
-        });
+        };
+        let cache = if block_diagonal {
+            &mut self.ops.work.diag_cache
+        } else {
+            &mut self.ops.work.cache
+        };
+        let mut a = if block_diagonal {
+            cache.assemble(g.size, |t| fill(&mut BlockDiagonal(t)))
+        } else {
+            cache.assemble(g.size, fill)
+        };
         // Dirichlet rows/columns for projected DOFs: the entries to overwrite are found once per
         // pattern and fixed-DOF set
-        let cache = &mut self.ops.work.cache.dirichlet;
+        let cache = &mut cache.dirichlet;
         let same = cache.as_ref().is_some_and(|(cols, mask, _)| {
             std::sync::Arc::ptr_eq(cols, &a.cols) && *mask == self.fixed
         });
@@ -582,12 +606,7 @@ impl MechanicalOps for GroupOps<'_> {
     fn dot(&mut self, a: VecId, b: VecId) -> f64 {
         let mut sum = 0.0;
         self.for_each_state(|s| {
-            sum += s
-                .vec(a)
-                .iter()
-                .zip(s.vec(b))
-                .map(|(x, y)| x * y)
-                .sum::<f64>();
+            sum += canape_types::dot(s.vec(a), s.vec(b));
         });
         sum
     }

@@ -86,9 +86,7 @@ impl CgLinearSolver {
 
 impl_component!(CgLinearSolver, "CGLinearSolver", init);
 
-fn dot(a: &[f64], b: &[f64]) -> f64 {
-    a.iter().zip(b).map(|(x, y)| x * y).sum()
-}
+use canape_types::dot;
 
 impl LinearSolver for CgLinearSolver {
     fn solve(&mut self, sys: &mut dyn LinearSystem, b: &[f64], x: &mut [f64]) -> SolveStats {
@@ -115,8 +113,8 @@ impl LinearSolver for CgLinearSolver {
         let (r, p, q) = (&mut self.r, &mut self.p, &mut self.q);
         if self.warm_start {
             apply(sys, x, q);
-            for i in 0..n {
-                r[i] = b[i] - q[i];
+            for ((ri, bi), qi) in r.iter_mut().zip(b).zip(q.iter()) {
+                *ri = bi - qi;
             }
         } else {
             x.iter_mut().for_each(|v| *v = 0.0);
@@ -138,8 +136,8 @@ impl LinearSolver for CgLinearSolver {
                     p.copy_from_slice(r);
                 } else {
                     let beta = rho / rho_1;
-                    for i in 0..n {
-                        p[i] = r[i] + p[i] * beta;
+                    for (pi, ri) in p.iter_mut().zip(r.iter()) {
+                        *pi = ri + *pi * beta;
                     }
                 }
                 apply(sys, p, q);
@@ -151,9 +149,11 @@ impl LinearSolver for CgLinearSolver {
                     break;
                 }
                 let alpha = rho / den;
-                for i in 0..n {
-                    x[i] += alpha * p[i];
-                    r[i] -= alpha * q[i];
+                for ((xi, ri), (pi, qi)) in
+                    x.iter_mut().zip(r.iter_mut()).zip(p.iter().zip(q.iter()))
+                {
+                    *xi += alpha * pi;
+                    *ri -= alpha * qi;
                 }
                 rho_1 = rho;
                 stats.iterations = it;

@@ -15,9 +15,7 @@ use canape_core::matrix::Csr;
 use canape_core::scene::{InitContext, Target};
 use canape_types::Mat3;
 
-fn dot(a: &[f64], b: &[f64]) -> f64 {
-    a.iter().zip(b).map(|(x, y)| x * y).sum()
-}
+use canape_types::dot;
 
 /// A preconditioner built from the assembled system matrix.
 #[derive(Clone, Debug)]
@@ -222,7 +220,12 @@ impl LinearSolver for PcgLinearSolver {
         if let Some(kind) = self.kind {
             self.counter += 1;
             if self.counter >= self.rate || self.pre.is_none() {
-                let a = sys.assemble();
+                let a = match kind {
+                    PreconditionerKind::Jacobi | PreconditionerKind::BlockJacobi => {
+                        sys.assemble_block_diagonal()
+                    }
+                    PreconditionerKind::Ssor { .. } => sys.assemble(),
+                };
                 self.pre = Some(Preconditioner::build(kind, &a));
                 self.counter = 0;
             }
@@ -234,8 +237,8 @@ impl LinearSolver for PcgLinearSolver {
         let bb = dot(b, b);
         let tol = self.tolerance * bb;
         sys.apply(x, r);
-        for i in 0..n {
-            r[i] = b[i] - r[i];
+        for (ri, bi) in r.iter_mut().zip(b) {
+            *ri = bi - *ri;
         }
         match &self.pre {
             Some(p) if self.kind.is_some() => p.apply(r, w),
@@ -247,9 +250,9 @@ impl LinearSolver for PcgLinearSolver {
         while it <= self.max_iter && rz > tol {
             sys.apply(w, s);
             let alpha = rz / dot(w, s);
-            for i in 0..n {
-                x[i] += alpha * w[i];
-                r[i] -= alpha * s[i];
+            for ((xi, ri), (wi, si)) in x.iter_mut().zip(r.iter_mut()).zip(w.iter().zip(s.iter())) {
+                *xi += alpha * wi;
+                *ri -= alpha * si;
             }
             match &self.pre {
                 Some(p) if self.kind.is_some() => p.apply(r, s),
@@ -258,8 +261,8 @@ impl LinearSolver for PcgLinearSolver {
             let rz_old = rz;
             rz = dot(r, s);
             let beta = rz / rz_old;
-            for i in 0..n {
-                w[i] = s[i] + beta * w[i];
+            for (wi, si) in w.iter_mut().zip(s.iter()) {
+                *wi = si + beta * *wi;
             }
             stats.iterations = it;
             it += 1;
@@ -319,8 +322,8 @@ impl LinearSolver for MinResLinearSolver {
         let eps = f64::EPSILON;
         let mut r1 = vec![0.0; n];
         sys.apply(x, &mut r1);
-        for i in 0..n {
-            r1[i] = b[i] - r1[i];
+        for (ri, bi) in r1.iter_mut().zip(b) {
+            *ri = bi - *ri;
         }
         let mut beta1 = dot(&r1, &r1);
         let mut stats = SolveStats::default();
@@ -339,20 +342,20 @@ impl LinearSolver for MinResLinearSolver {
         for itn in 0..self.max_iter {
             r2.copy_from_slice(&y);
             let s = 1.0 / beta;
-            for i in 0..n {
-                v[i] = y[i] * s;
+            for (vi, yi) in v.iter_mut().zip(&y) {
+                *vi = yi * s;
             }
             sys.apply(&v, &mut y);
             if itn > 0 {
                 let f = beta / oldb;
-                for i in 0..n {
-                    y[i] -= f * r1[i];
+                for (yi, ri) in y.iter_mut().zip(&r1) {
+                    *yi -= f * ri;
                 }
             }
             let alpha = dot(&v, &y);
             let f = alpha / beta;
-            for i in 0..n {
-                y[i] -= f * r2[i];
+            for (yi, ri) in y.iter_mut().zip(&r2) {
+                *yi -= f * ri;
             }
             // r1 := the previous y (saved in r2 at the top of the iteration); r2 is refilled there
             std::mem::swap(&mut r1, &mut r2);
@@ -376,11 +379,11 @@ impl LinearSolver for MinResLinearSolver {
             let phi = cs * phibar;
             phibar *= sn;
             std::mem::swap(&mut w, &mut w2);
-            for i in 0..n {
-                w[i] = (w[i] * (-oldeps) - delta * w2[i] + v[i]) * denom;
+            for ((wi, w2i), vi) in w.iter_mut().zip(&w2).zip(&v) {
+                *wi = (*wi * (-oldeps) - delta * w2i + vi) * denom;
             }
-            for i in 0..n {
-                x[i] += phi * w[i];
+            for (xi, wi) in x.iter_mut().zip(&w) {
+                *xi += phi * wi;
             }
             stats.iterations = itn + 1;
             if itn == 0 && beta / beta1 < 10.0 * eps {

@@ -108,3 +108,47 @@ mod tests {
         assert_eq!(get3(&b, 0), Vec3::zeros());
     }
 }
+
+/// Dot product of two flat buffers, summed in eight interleaved partial sums (lane `i % 8`)
+/// combined in a fixed tree order. The partial sums break the chain of dependent additions of a
+/// plain running sum (one addition latency per element), so the loop vectorises; the order of
+/// the additions depends only on the length, so the result is the same run to run.
+#[inline]
+pub fn dot(a: &[f64], b: &[f64]) -> f64 {
+    let n = a.len().min(b.len());
+    let (a, b) = (&a[..n], &b[..n]);
+    let mut acc = [0.0f64; 8];
+    let (ca, cb) = (a.chunks_exact(8), b.chunks_exact(8));
+    let (ra, rb) = (ca.remainder(), cb.remainder());
+    for (x, y) in ca.zip(cb) {
+        for l in 0..8 {
+            acc[l] += x[l] * y[l];
+        }
+    }
+    for (l, (x, y)) in ra.iter().zip(rb).enumerate() {
+        acc[l] += x * y;
+    }
+    ((acc[0] + acc[4]) + (acc[2] + acc[6])) + ((acc[1] + acc[5]) + (acc[3] + acc[7]))
+}
+
+#[cfg(test)]
+mod dot_tests {
+    use super::dot;
+
+    #[test]
+    fn dot_matches_a_plain_sum_and_handles_remainders() {
+        for n in [0usize, 1, 7, 8, 9, 31, 1000] {
+            let a: Vec<f64> = (0..n).map(|i| (i as f64 * 0.37).sin()).collect();
+            let b: Vec<f64> = (0..n).map(|i| (i as f64 * 0.11).cos() + 0.5).collect();
+            let plain: f64 = a.iter().zip(&b).map(|(x, y)| x * y).sum();
+            let d = dot(&a, &b);
+            assert!(
+                (d - plain).abs() <= 1e-12 * (1.0 + plain.abs()),
+                "n = {n}: {d} vs {plain}"
+            );
+        }
+        // exact on integers, whatever the order
+        let a: Vec<f64> = (0..37).map(|i| i as f64).collect();
+        assert_eq!(dot(&a, &a), (0..37).map(|i| (i * i) as f64).sum::<f64>());
+    }
+}
