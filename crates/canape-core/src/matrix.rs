@@ -223,7 +223,8 @@ impl MatrixSink for SlotSink<'_> {
     fn add_block3(&mut self, row: usize, col: usize, m: &Mat3) {
         let k = self.k;
         self.k += 9;
-        // a block recorded by `add_block3` at the same corner has the same 9 keys
+        // a block recorded by `add_block3` at the same corner has the same 9 keys; its three
+        // columns are consecutive, so each of its rows is three adjacent slots of the CSR row
         match (
             self.keys.get(k),
             self.block_start.get(k),
@@ -231,9 +232,11 @@ impl MatrixSink for SlotSink<'_> {
         ) {
             (Some(&key), Some(true), Some(slots)) if key == (row as u32, col as u32) => {
                 for i in 0..3 {
-                    for j in 0..3 {
-                        self.vals[slots[3 * i + j] as usize] += m[(i, j)];
-                    }
+                    let s = slots[3 * i] as usize;
+                    let v = &mut self.vals[s..s + 3];
+                    v[0] += m[(i, 0)];
+                    v[1] += m[(i, 1)];
+                    v[2] += m[(i, 2)];
                 }
             }
             _ => self.ok = false,
