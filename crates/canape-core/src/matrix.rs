@@ -110,7 +110,7 @@ impl MatrixSink for BlockDiagonal<'_> {
         row / 3 == col / 3
     }
     fn add_block3(&mut self, row: usize, col: usize, m: &Mat3) {
-        if row % 3 == 0 && col == row {
+        if row.is_multiple_of(3) && col == row {
             self.0.add_block3(row, col, m);
         } else {
             for i in 0..3 {
