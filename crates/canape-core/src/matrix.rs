@@ -18,10 +18,16 @@ pub trait MatrixSink {
     /// included, so that the sequence of entries (and the cached pattern) does not change when a
     /// value happens to be exactly zero.
     fn add_block3(&mut self, row: usize, col: usize, m: &Mat3) {
-        for i in 0..3 {
-            for j in 0..3 {
-                self.add(row + i, col + j, m[(i, j)]);
-            }
+        add_entries3(self, row, col, m);
+    }
+}
+
+/// Add the 9 entries of a 3×3 block one by one, row by row (what `add_block3` means).
+#[inline]
+pub fn add_entries3<S: MatrixSink + ?Sized>(sink: &mut S, row: usize, col: usize, m: &Mat3) {
+    for i in 0..3 {
+        for j in 0..3 {
+            sink.add(row + i, col + j, m[(i, j)]);
         }
     }
 }
@@ -86,11 +92,7 @@ impl MatrixSink for Triplets {
     }
     fn add_block3(&mut self, row: usize, col: usize, m: &Mat3) {
         self.block_starts.push(self.entries.len() as u32);
-        for i in 0..3 {
-            for j in 0..3 {
-                self.add(row + i, col + j, m[(i, j)]);
-            }
-        }
+        add_entries3(self, row, col, m);
     }
 }
 
@@ -113,11 +115,7 @@ impl MatrixSink for BlockDiagonal<'_> {
         if row.is_multiple_of(3) && col == row {
             self.0.add_block3(row, col, m);
         } else {
-            for i in 0..3 {
-                for j in 0..3 {
-                    self.add(row + i, col + j, m[(i, j)]);
-                }
-            }
+            add_entries3(self, row, col, m);
         }
     }
 }
@@ -438,7 +436,9 @@ impl Bsr3 {
     fn mul_avx2(&self, x: &[f64], y: &mut [f64]) {
         use std::arch::x86_64::*;
         assert!(x.len() >= 3 * self.nb && y.len() >= 3 * self.nb);
-        assert!(self.vals.len() > *self.row_ptr.last().unwrap_or(&0));
+        // the zero block after the last one is there whenever there are blocks
+        let blocks = self.row_ptr.last().copied().unwrap_or(0);
+        assert!(blocks == 0 || self.vals.len() > blocks);
         let vals = self.vals.as_flattened();
         for br in 0..self.nb {
             let (lo, hi) = (self.row_ptr[br], self.row_ptr[br + 1]);
@@ -608,6 +608,13 @@ mod bsr_tests {
             assert!((p - q).abs() < 1e-14);
         }
         assert!(Bsr3::from_csr(&Triplets::new(4).to_csr()).is_none());
+        // an empty matrix multiplies to nothing (no padding block to rely on)
+        Bsr3::default().mul(&[], &mut []);
+        let mut e = vec![1.0; 3];
+        Bsr3::from_csr(&Triplets::new(3).to_csr())
+            .unwrap()
+            .mul(&[2.0; 3], &mut e);
+        assert_eq!(e, vec![0.0; 3]);
         // the dispatched (AVX2/FMA where available) product gives the baseline's bits
         let mut y3 = vec![0.0; 9];
         b.mul_impl(&x, &mut y3);
