@@ -436,9 +436,10 @@ impl Bsr3 {
     fn mul_avx2(&self, x: &[f64], y: &mut [f64]) {
         use std::arch::x86_64::*;
         assert!(x.len() >= 3 * self.nb && y.len() >= 3 * self.nb);
-        // the zero block after the last one is there whenever there are blocks
-        let blocks = self.row_ptr.last().copied().unwrap_or(0);
-        assert!(blocks == 0 || self.vals.len() > blocks);
+        if self.nb == 0 {
+            return; // nothing to multiply (and no zero block after the last one)
+        }
+        assert!(self.vals.len() > *self.row_ptr.last().unwrap_or(&0));
         let vals = self.vals.as_flattened();
         for br in 0..self.nb {
             let (lo, hi) = (self.row_ptr[br], self.row_ptr[br + 1]);
