@@ -142,6 +142,13 @@ pub trait LinearSystem {
     fn assemble_block_diagonal(&mut self) -> crate::matrix::Csr {
         self.assemble()
     }
+    /// Assemble the 3×3 blocks on and above the block diagonal (block column ≥ block row),
+    /// projected as in `assemble`: all that a symmetric factorization reads of a symmetric A
+    /// (the blocks below are left out, and components skip computing them). The default
+    /// assembles the whole matrix.
+    fn assemble_upper(&mut self) -> crate::matrix::Csr {
+        self.assemble()
+    }
 }
 
 /// A linear solver.

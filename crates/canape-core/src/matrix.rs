@@ -120,6 +120,32 @@ impl MatrixSink for BlockDiagonal<'_> {
     }
 }
 
+/// Keeps only the entries of the 3×3 blocks on and above the block diagonal (col / 3 ≥ row / 3)
+/// of what is added, passing them on to another sink.
+pub struct UpperBlocks<'a>(pub &'a mut dyn MatrixSink);
+
+impl MatrixSink for UpperBlocks<'_> {
+    #[inline]
+    fn add(&mut self, row: usize, col: usize, v: f64) {
+        if col / 3 >= row / 3 {
+            self.0.add(row, col, v);
+        }
+    }
+    #[inline]
+    fn wants(&self, row: usize, col: usize) -> bool {
+        col / 3 >= row / 3
+    }
+    fn add_block3(&mut self, row: usize, col: usize, m: &Mat3) {
+        if row.is_multiple_of(3) && col.is_multiple_of(3) {
+            if col >= row {
+                self.0.add_block3(row, col, m);
+            }
+        } else {
+            add_entries3(self, row, col, m);
+        }
+    }
+}
+
 /// Reuses the compressed pattern of a previous assembly when components add their entries in
 /// the same order again (the usual case: same topology, same components). Then compression is a
 /// single scatter pass instead of a sort.
@@ -131,59 +157,77 @@ pub struct PatternCache {
     /// pattern (`cols`) and fixed-DOF mask they were computed for. Kept here for the caller.
     #[allow(clippy::type_complexity)]
     pub dirichlet: Option<(std::sync::Arc<[u32]>, Vec<bool>, Vec<(u32, bool)>)>,
-    keys: Vec<(u32, u32)>,
-    /// Per entry of `keys`: whether a 3×3 block added by `add_block3` starts there.
-    block_start: Vec<bool>,
-    slot: Vec<u32>,
+    /// The recorded sequence of additions, one per `add` or `add_block3` call.
+    ops: Vec<CachedOp>,
     pattern: Csr,
 }
+
+/// One recorded addition: its corner, and the value slots it adds into. A block's three rows
+/// each land in three adjacent slots of their CSR row (its columns are consecutive), so the
+/// slot of each row's first entry is enough: 20 bytes per block instead of 9 keys and slots.
+#[derive(Clone, Copy, Debug)]
+struct CachedOp {
+    row: u32,
+    col: u32,
+    /// Block: slot of the first entry of rows 0, 1, 2. Scalar: the slot, then [`SCALAR`] twice.
+    slots: [u32; 3],
+}
+
+const SCALAR: u32 = u32::MAX;
 
 impl PatternCache {
     /// Compress `t` into CSR, reusing the cached pattern when the entry sequence is unchanged.
     pub fn compress(&mut self, t: &Triplets) -> Csr {
-        let same = self.pattern.n == t.n
-            && self.keys.len() == t.entries.len()
-            && self
-                .keys
-                .iter()
-                .zip(&t.entries)
-                .all(|(k, e)| k.0 == e.0 && k.1 == e.1);
-        if !same {
-            let mut order: Vec<u32> = (0..t.entries.len() as u32).collect();
-            order.sort_by_key(|&i| (t.entries[i as usize].0, t.entries[i as usize].1));
-            let mut row_ptr = vec![0usize; t.n + 1];
-            let mut cols = Vec::new();
-            let mut slot = vec![0u32; t.entries.len()];
-            let mut last: Option<(u32, u32)> = None;
-            for &i in &order {
-                let (r, c, _) = t.entries[i as usize];
-                if last != Some((r, c)) {
-                    cols.push(c);
-                    row_ptr[r as usize + 1] += 1;
-                    last = Some((r, c));
-                }
-                slot[i as usize] = (cols.len() - 1) as u32;
+        let mut order: Vec<u32> = (0..t.entries.len() as u32).collect();
+        order.sort_by_key(|&i| (t.entries[i as usize].0, t.entries[i as usize].1));
+        let mut row_ptr = vec![0usize; t.n + 1];
+        let mut cols = Vec::new();
+        let mut slot = vec![0u32; t.entries.len()];
+        let mut last: Option<(u32, u32)> = None;
+        for &i in &order {
+            let (r, c, _) = t.entries[i as usize];
+            if last != Some((r, c)) {
+                cols.push(c);
+                row_ptr[r as usize + 1] += 1;
+                last = Some((r, c));
             }
-            for i in 0..t.n {
-                row_ptr[i + 1] += row_ptr[i];
-            }
-            self.keys = t.entries.iter().map(|&(r, c, _)| (r, c)).collect();
-            self.block_start = vec![false; t.entries.len()];
-            for &b in &t.block_starts {
-                self.block_start[b as usize] = true;
-            }
-            self.slot = slot;
-            self.pattern = Csr {
-                n: t.n,
-                row_ptr: row_ptr.into(),
-                vals: Vec::new(),
-                cols: cols.into(),
-            };
+            slot[i as usize] = (cols.len() - 1) as u32;
         }
+        for i in 0..t.n {
+            row_ptr[i + 1] += row_ptr[i];
+        }
+        // the call sequence: blocks where `add_block3` recorded them, scalar entries elsewhere
+        self.ops.clear();
+        let mut blocks = t.block_starts.iter().peekable();
+        let mut k = 0;
+        while k < t.entries.len() {
+            let (row, col, _) = t.entries[k];
+            if blocks.next_if(|&&b| b as usize == k).is_some() {
+                self.ops.push(CachedOp {
+                    row,
+                    col,
+                    slots: [slot[k], slot[k + 3], slot[k + 6]],
+                });
+                k += 9;
+            } else {
+                self.ops.push(CachedOp {
+                    row,
+                    col,
+                    slots: [slot[k], SCALAR, SCALAR],
+                });
+                k += 1;
+            }
+        }
+        self.pattern = Csr {
+            n: t.n,
+            row_ptr: row_ptr.into(),
+            vals: Vec::new(),
+            cols: cols.into(),
+        };
         let mut vals = vec![0.0; self.pattern.cols.len()];
         // sum in insertion order within each slot (deterministic)
         for (k, &(_, _, v)) in t.entries.iter().enumerate() {
-            vals[self.slot[k] as usize] += v;
+            vals[slot[k] as usize] += v;
         }
         Csr {
             n: self.pattern.n,
@@ -194,12 +238,10 @@ impl PatternCache {
     }
 }
 
-/// A sink that adds straight into the values of a cached pattern, checking that the entries
+/// A sink that adds straight into the values of a cached pattern, checking that the calls
 /// arrive in the recorded order (then no triplet buffer, sort or search is needed).
 struct SlotSink<'a> {
-    keys: &'a [(u32, u32)],
-    block_start: &'a [bool],
-    slot: &'a [u32],
+    ops: &'a [CachedOp],
     vals: &'a mut [f64],
     k: usize,
     ok: bool,
@@ -210,9 +252,9 @@ impl MatrixSink for SlotSink<'_> {
     fn add(&mut self, row: usize, col: usize, v: f64) {
         let k = self.k;
         self.k += 1;
-        match self.keys.get(k) {
-            Some(&(r, c)) if r as usize == row && c as usize == col => {
-                self.vals[self.slot[k] as usize] += v;
+        match self.ops.get(k) {
+            Some(op) if op.slots[1] == SCALAR && (op.row, op.col) == (row as u32, col as u32) => {
+                self.vals[op.slots[0] as usize] += v;
             }
             _ => self.ok = false,
         }
@@ -220,17 +262,11 @@ impl MatrixSink for SlotSink<'_> {
     #[inline]
     fn add_block3(&mut self, row: usize, col: usize, m: &Mat3) {
         let k = self.k;
-        self.k += 9;
-        // a block recorded by `add_block3` at the same corner has the same 9 keys; its three
-        // columns are consecutive, so each of its rows is three adjacent slots of the CSR row
-        match (
-            self.keys.get(k),
-            self.block_start.get(k),
-            self.slot.get(k..k + 9),
-        ) {
-            (Some(&key), Some(true), Some(slots)) if key == (row as u32, col as u32) => {
-                for i in 0..3 {
-                    let s = slots[3 * i] as usize;
+        self.k += 1;
+        match self.ops.get(k) {
+            Some(op) if op.slots[1] != SCALAR && (op.row, op.col) == (row as u32, col as u32) => {
+                for (i, &s) in op.slots.iter().enumerate() {
+                    let s = s as usize;
                     let v = &mut self.vals[s..s + 3];
                     v[0] += m[(i, 0)];
                     v[1] += m[(i, 1)];
@@ -248,18 +284,16 @@ impl PatternCache {
     /// values; otherwise `fill` runs again into triplets and the pattern is rebuilt. Sums happen in
     /// insertion order either way, so the result does not depend on which path was taken.
     pub fn assemble(&mut self, n: usize, mut fill: impl FnMut(&mut dyn MatrixSink)) -> Csr {
-        if self.pattern.n == n && !self.keys.is_empty() {
+        if self.pattern.n == n && !self.ops.is_empty() {
             let mut vals = vec![0.0; self.pattern.cols.len()];
             let mut sink = SlotSink {
-                keys: &self.keys,
-                block_start: &self.block_start,
-                slot: &self.slot,
+                ops: &self.ops,
                 vals: &mut vals,
                 k: 0,
                 ok: true,
             };
             fill(&mut sink);
-            if sink.ok && sink.k == self.keys.len() {
+            if sink.ok && sink.k == self.ops.len() {
                 return Csr {
                     n,
                     row_ptr: self.pattern.row_ptr.clone(),
@@ -343,6 +377,41 @@ mod tests {
         assert_eq!(b.vals, a.vals);
         assert_eq!(c.vals, a.vals);
         assert_eq!(c.cols, a.cols);
+    }
+
+    /// Blocks and scalar entries mixed: the cached path gives the triplets' values, and a changed
+    /// call sequence (a block where a scalar was, or a different corner) falls back and still
+    /// gives the right matrix.
+    #[test]
+    fn cached_assembly_of_blocks_and_entries() {
+        let m = Mat3::new(1.0, 2.0, 3.0, 4.0, 5.0, 6.0, 7.0, 8.0, 9.5);
+        let fill = |t: &mut dyn MatrixSink, shift: usize, scalar_first: bool| {
+            if scalar_first {
+                t.add(4, 4, 0.25);
+            } else {
+                t.add_block3(3, 3, &m);
+            }
+            t.add_block3(0, 3 + shift, &m);
+            t.add(0, 0, 1.5);
+            t.add_block3(3, 3, &(m * 2.0));
+            t.add(5, 1, -1.0);
+        };
+        let reference = |shift: usize, scalar_first: bool| {
+            let mut t = Triplets::new(6);
+            fill(&mut t, shift, scalar_first);
+            t.to_csr()
+        };
+        let mut cache = PatternCache::default();
+        for (shift, scalar_first) in [(0, true), (0, true), (0, false), (0, false), (3, false)] {
+            let a = cache.assemble(9.max(6 + shift), |t| fill(t, shift, scalar_first));
+            let mut r = reference(shift, scalar_first);
+            r.n = a.n;
+            for i in 0..6 {
+                for j in 0..6 + shift {
+                    assert_eq!(a.get(i, j), r.get(i, j), "({i}, {j})");
+                }
+            }
+        }
     }
 }
 

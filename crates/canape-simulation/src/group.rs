@@ -6,7 +6,7 @@
 //! state, in document order. [`GroupOps`] implements [`MechanicalOps`] over it.
 
 use canape_core::component::*;
-use canape_core::matrix::{BlockDiagonal, Csr, MatrixSink, PatternCache};
+use canape_core::matrix::{BlockDiagonal, Csr, MatrixSink, PatternCache, UpperBlocks};
 use canape_core::scene::{ComponentId, NodeId, Scene, Slot};
 use canape_core::state::{MechanicalObject, VecId};
 use canape_types::Vec3;
@@ -155,6 +155,8 @@ pub struct GroupWork {
     pub cache: PatternCache,
     /// The pattern of the block-diagonal assemblies (block-Jacobi and Jacobi preconditioners).
     pub diag_cache: PatternCache,
+    /// The pattern of the upper-block-triangle assemblies (symmetric factorizations).
+    pub upper_cache: PatternCache,
     rhs: Vec<f64>,
     sol: Vec<f64>,
     fixed: Vec<bool>,
@@ -319,18 +321,30 @@ impl LinearSystem for GroupSystem<'_, '_> {
     }
 
     fn assemble(&mut self) -> Csr {
-        self.assemble_part(false)
+        self.assemble_part(Part::Full)
     }
 
     fn assemble_block_diagonal(&mut self) -> Csr {
-        self.assemble_part(true)
+        self.assemble_part(Part::BlockDiagonal)
+    }
+
+    fn assemble_upper(&mut self) -> Csr {
+        self.assemble_part(Part::Upper)
     }
 }
 
+/// Which part of the matrix an assembly keeps.
+#[derive(Clone, Copy, PartialEq, Eq)]
+enum Part {
+    Full,
+    BlockDiagonal,
+    Upper,
+}
+
 impl GroupSystem<'_, '_> {
-    /// Assemble A (or only its 3×3 diagonal blocks) with Dirichlet rows and columns for the
-    /// projected DOFs.
-    fn assemble_part(&mut self, block_diagonal: bool) -> Csr {
+    /// Assemble A (or only the part of its 3×3 blocks that `part` names) with Dirichlet rows and
+    /// columns for the projected DOFs.
+    fn assemble_part(&mut self, part: Part) -> Csr {
         let t0 = Instant::now();
         let g = self.ops.group;
         let (k, b, m) = (self.k, self.b, self.m);
@@ -359,15 +373,20 @@ impl GroupSystem<'_, '_> {
                 }
             }
         };
-        let cache = if block_diagonal {
-            &mut self.ops.work.diag_cache
-        } else {
-            &mut self.ops.work.cache
+        let work = &mut self.ops.work;
+        let mut a = match part {
+            Part::Full => work.cache.assemble(g.size, fill),
+            Part::BlockDiagonal => work
+                .diag_cache
+                .assemble(g.size, |t| fill(&mut BlockDiagonal(t))),
+            Part::Upper => work
+                .upper_cache
+                .assemble(g.size, |t| fill(&mut UpperBlocks(t))),
         };
-        let mut a = if block_diagonal {
-            cache.assemble(g.size, |t| fill(&mut BlockDiagonal(t)))
-        } else {
-            cache.assemble(g.size, fill)
+        let cache = match part {
+            Part::Full => &mut work.cache,
+            Part::BlockDiagonal => &mut work.diag_cache,
+            Part::Upper => &mut work.upper_cache,
         };
         // Dirichlet rows/columns for projected DOFs: the entries to overwrite are found once per
         // pattern and fixed-DOF set

@@ -59,6 +59,37 @@ enum Numeric {
     Qr(Qr<u32, f64>),
 }
 
+/// The pattern of Aᵀ as a faer column structure (`a`'s rows are faer's columns, so this is
+/// the pattern of A itself, columns by rows). faer's symbolic Cholesky with the identity
+/// ordering takes its input's structure as the upper triangle, while the numeric
+/// factorization reads the lower one without a copy: the symbolic analysis is given the
+/// transposed structure (computed only when the pattern changes).
+fn transpose_pattern(a: &Csr) -> SymbolicSparseColMat<u32> {
+    let mut count = vec![0u32; a.n + 1];
+    for &c in a.cols.iter() {
+        count[c as usize + 1] += 1;
+    }
+    for i in 0..a.n {
+        count[i + 1] += count[i];
+    }
+    let mut next = count.clone();
+    let mut rows = vec![0u32; a.cols.len()];
+    for r in 0..a.n {
+        for &c in &a.cols[a.row_ptr[r]..a.row_ptr[r + 1]] {
+            rows[next[c as usize] as usize] = r as u32;
+            next[c as usize] += 1;
+        }
+    }
+    SymbolicSparseColMat::new_checked(a.n, a.n, count, None, rows)
+}
+
+/// Why a factorization did not give a factor.
+enum Fallback {
+    /// Cholesky failed on a matrix assembled by its upper blocks only: LU needs all of it.
+    NeedsFullMatrix,
+    Failed(String),
+}
+
 /// SOFA's direct solvers (class chosen at construction).
 pub struct DirectSolver {
     class: &'static str,
@@ -161,7 +192,9 @@ impl DirectSolver {
         })
     }
 
-    fn factor(&mut self, a: &Csr) -> Result<(), String> {
+    /// Factor `a` (`partial`: only its blocks on and above the diagonal were assembled; then a
+    /// matrix that is not positive definite asks for the whole one, for the LU fallback).
+    fn factor(&mut self, a: &Csr, partial: bool) -> Result<(), Fallback> {
         match self.numeric.take() {
             Some(Numeric::Llt(v)) => self.l_values = v, // reuse the allocations
             Some(Numeric::LuSupernodal(v)) => self.lu_values = Some(v),
@@ -181,8 +214,8 @@ impl DirectSolver {
             self.symbolic = Some(match self.kind {
                 Factorization::Cholesky => Symbolic::Llt(Box::new(
                     factorize_symbolic_cholesky(
-                        sym,
-                        Side::Lower,
+                        transpose_pattern(a).as_ref(),
+                        Side::Upper,
                         if self.natural_ordering {
                             SymmetricOrdering::Identity
                         } else {
@@ -193,7 +226,9 @@ impl DirectSolver {
                             ..Default::default()
                         },
                     )
-                    .map_err(|e| format!("symbolic factorization failed: {e:?}"))?,
+                    .map_err(|e| {
+                        Fallback::Failed(format!("symbolic factorization failed: {e:?}"))
+                    })?,
                 )),
                 Factorization::Lu => Symbolic::Lu(Box::new(
                     factorize_symbolic_lu(
@@ -203,12 +238,13 @@ impl DirectSolver {
                             ..Default::default()
                         },
                     )
-                    .map_err(|e| format!("symbolic factorization failed: {e:?}"))?,
+                    .map_err(|e| {
+                        Fallback::Failed(format!("symbolic factorization failed: {e:?}"))
+                    })?,
                 )),
-                Factorization::Qr => Symbolic::Qr(
-                    SymbolicQr::try_new(sym)
-                        .map_err(|e| format!("symbolic factorization failed: {e:?}"))?,
-                ),
+                Factorization::Qr => Symbolic::Qr(SymbolicQr::try_new(sym).map_err(|e| {
+                    Fallback::Failed(format!("symbolic factorization failed: {e:?}"))
+                })?),
             });
         }
         let mat = SparseColMatRef::new(sym, &a.vals);
@@ -236,15 +272,12 @@ impl DirectSolver {
                     .is_ok();
                 if ok {
                     Numeric::Llt(values)
+                } else if partial {
+                    self.l_values = values;
+                    return Err(Fallback::NeedsFullMatrix);
                 } else {
-                    // not positive definite: fall back to LU on the same matrix
-                    self.warned_fallback = true;
-                    let s = SymbolicLu::try_new(sym)
-                        .map_err(|e| format!("symbolic LU failed: {e:?}"))?;
-                    Numeric::Lu(Box::new(
-                        Lu::try_new_with_symbolic(s, mat)
-                            .map_err(|e| format!("the matrix is singular: {e:?}"))?,
-                    ))
+                    self.l_values = values;
+                    return self.factor_lu_fallback(a).map_err(Fallback::Failed);
                 }
             }
             Symbolic::Lu(s) => {
@@ -263,15 +296,29 @@ impl DirectSolver {
                     MemStack::new(buf),
                     Default::default(),
                 )
-                .map_err(|e| format!("the matrix is singular: {e:?}"))?;
+                .map_err(|e| Fallback::Failed(format!("the matrix is singular: {e:?}")))?;
                 Numeric::LuSupernodal(num)
             }
             Symbolic::Qr(s) => Numeric::Qr(
                 Qr::try_new_with_symbolic(s.clone(), mat)
-                    .map_err(|e| format!("QR factorization failed: {e:?}"))?,
+                    .map_err(|e| Fallback::Failed(format!("QR factorization failed: {e:?}")))?,
             ),
         };
         self.numeric = Some(numeric);
+        Ok(())
+    }
+
+    /// The matrix is not positive definite: factor the whole of it by LU instead (its own
+    /// symbolic analysis; the Cholesky pattern and analysis are kept for the next steps).
+    fn factor_lu_fallback(&mut self, a: &Csr) -> Result<(), String> {
+        self.warned_fallback = true;
+        let ptr: Vec<u32> = a.row_ptr.iter().map(|&p| p as u32).collect();
+        let sym = SymbolicSparseColMat::new_checked(a.n, a.n, ptr, None, a.cols.to_vec());
+        let s =
+            SymbolicLu::try_new(sym.as_ref()).map_err(|e| format!("symbolic LU failed: {e:?}"))?;
+        let lu = Lu::try_new_with_symbolic(s, SparseColMatRef::new(sym.as_ref(), &a.vals))
+            .map_err(|e| format!("the matrix is singular: {e:?}"))?;
+        self.numeric = Some(Numeric::Lu(Box::new(lu)));
         Ok(())
     }
 
@@ -301,8 +348,20 @@ impl_component!(DirectSolver, |s| s.class, init);
 impl LinearSolver for DirectSolver {
     fn solve(&mut self, sys: &mut dyn LinearSystem, b: &[f64], x: &mut [f64]) -> SolveStats {
         if !(self.precomputed && self.numeric.is_some()) {
-            let a = sys.assemble();
-            if let Err(e) = self.factor(&a) {
+            // a Cholesky factorization reads one triangle (faer's lower, seeing this row-major
+            // matrix as column-major = the blocks on and above the diagonal): assemble only those
+            let partial = self.kind == Factorization::Cholesky;
+            let a = if partial {
+                sys.assemble_upper()
+            } else {
+                sys.assemble()
+            };
+            let result = match self.factor(&a, partial) {
+                Err(Fallback::NeedsFullMatrix) => self.factor_lu_fallback(&sys.assemble()),
+                Err(Fallback::Failed(e)) => Err(e),
+                Ok(()) => Ok(()),
+            };
+            if let Err(e) = result {
                 self.failed = Some(e);
                 self.numeric = None;
             }
@@ -444,6 +503,30 @@ mod tests {
             .map(|(p, q)| (p - q).abs())
             .fold(0.0, f64::max);
         assert!(diff < 1e-12, "orderings disagree by {diff}");
+    }
+
+    /// A symmetric indefinite matrix: Cholesky on the upper blocks fails, LU on the whole
+    /// matrix (assembled again) solves it, step after step.
+    #[test]
+    fn indefinite_matrix_falls_back_to_lu_on_the_whole_matrix() {
+        let n = 9;
+        let mut a = spd(n);
+        a[4][4] = -50.0;
+        for class in [
+            "SparseLDLSolver",
+            "EigenSimplicialLDLT",
+            "EigenSimplicialLLT",
+        ] {
+            let mut sys = Sys::new(a.clone());
+            let mut s = DirectSolver::new(class, "").unwrap();
+            for step in 0..2 {
+                let b: Vec<f64> = (0..n).map(|i| (i + step) as f64 - 3.5).collect();
+                let mut x = vec![0.0; n];
+                s.solve(&mut sys, &b, &mut x);
+                assert!(s.used_lu_fallback(), "{class}");
+                assert!(sys.relative_residual(&x, &b) < 1e-10, "{class} step {step}");
+            }
+        }
     }
 
     #[test]
