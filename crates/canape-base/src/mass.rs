@@ -677,12 +677,20 @@ impl Mass for MeshMatrixMass {
                 res[3 * i + c] += dx[3 * i + c] * m * factor;
             }
         }
+        // one bounds check per node and edge end (the same products and sums as entry by entry)
+        let dx3 = dx.as_chunks::<3>().0;
+        let res3 = res.as_chunks_mut::<3>().0;
         for (e, m) in self.edges.iter().zip(&self.edge_mass) {
             let t = m * factor;
             let (a, b) = (e[0] as usize, e[1] as usize);
+            let (xa, xb) = (dx3[a], dx3[b]);
+            let ra = &mut res3[a];
             for c in 0..3 {
-                res[3 * a + c] += dx[3 * b + c] * t;
-                res[3 * b + c] += dx[3 * a + c] * t;
+                ra[c] += xb[c] * t;
+            }
+            let rb = &mut res3[b];
+            for c in 0..3 {
+                rb[c] += xa[c] * t;
             }
         }
     }

@@ -242,11 +242,12 @@ impl ForceField for FastTetrahedralCorotationalForceField {
         for el in &self.elems {
             // ∂f/∂x per node pair: for edge (k, l), B = R A Rᵀ: K_ll += B, K_lk −= B,
             // K_kl −= Bᵀ-rotated, K_kk += Bᵀ-rotated
+            // (R A Rᵀ)ᵀ = R Aᵀ Rᵀ: one rotation per edge serves both orientations
             let mut blocks = [[Mat3::zeros(); 4]; 4];
-            let rt = el.r.transpose();
+            let rt = el.r.transpose() * k_factor;
             for (j, [k, l]) in EDGES.iter().enumerate() {
                 let b = el.r * el.a[j] * rt;
-                let bt = el.r * el.a[j].transpose() * rt;
+                let bt = b.transpose();
                 blocks[*l][*l] += b;
                 blocks[*l][*k] -= b;
                 blocks[*k][*l] -= bt;
@@ -254,11 +255,13 @@ impl ForceField for FastTetrahedralCorotationalForceField {
             }
             for v in 0..4 {
                 for w in 0..4 {
-                    m.add_block3(
+                    let (row, col) = (
                         offset + 3 * el.idx[v] as usize,
                         offset + 3 * el.idx[w] as usize,
-                        &(blocks[v][w] * k_factor),
                     );
+                    if m.wants(row, col) {
+                        m.add_block3(row, col, &blocks[v][w]);
+                    }
                 }
             }
         }

@@ -123,10 +123,17 @@ fn check(ff: &mut dyn ForceField, x: &[f64], tol: f64, seed: &mut u64) {
         "{}: assembled K differs from addDForce by {err2:e}",
         ff.class_name()
     );
-    // a factor scales linearly
+    // a factor scales linearly, in the product and in the assembled matrix
     let mut df2 = vec![0.0; n];
     ff.add_dforce(&dx, &mut df2, -0.5);
     for (a, b) in df2.iter().zip(&df) {
+        assert!((a + 0.5 * b).abs() <= 1e-9 * scale);
+    }
+    let mut t = Triplets::new(n);
+    ff.add_k_to_matrix(&mut t, -0.5, 0);
+    let mut y2 = vec![0.0; n];
+    t.to_csr().mul(&dx, &mut y2);
+    for (a, b) in y2.iter().zip(&df) {
         assert!((a + 0.5 * b).abs() <= 1e-9 * scale);
     }
 }
