@@ -8,7 +8,7 @@
 use canape_core::component::{LinearSolver, LinearSystem, SolveStats};
 use canape_core::data::{DataKind, DataTable};
 use canape_core::impl_component;
-use canape_core::matrix::{Bsr3, BsrCache, Csr};
+use canape_core::matrix::{Bsr3, BsrCache, Csr, SymBsr3, SymBsrCache};
 use canape_core::scene::InitContext;
 
 pub struct CgLinearSolver {
@@ -25,6 +25,7 @@ pub struct CgLinearSolver {
     q: Vec<f64>,
     /// Block form of the assembled matrix, with its pattern kept between steps.
     bsr: BsrCache,
+    sym: SymBsrCache,
 }
 
 impl CgLinearSolver {
@@ -58,6 +59,7 @@ impl CgLinearSolver {
             p: Vec::new(),
             q: Vec::new(),
             bsr: BsrCache::default(),
+            sym: SymBsrCache::default(),
         })
     }
 
@@ -92,21 +94,29 @@ impl LinearSolver for CgLinearSolver {
     fn solve(&mut self, sys: &mut dyn LinearSystem, b: &[f64], x: &mut [f64]) -> SolveStats {
         let n = sys.size();
         // assembled variant: 3×3 blocks when the system is made of Vec3 DOFs, scalar CSR otherwise
-        let (bsr, csr): (Option<&Bsr3>, Option<Csr>) = if self.assembled {
-            let a = sys.assemble();
-            if a.n.is_multiple_of(3) {
-                (self.bsr.convert(&a), None)
+        // assembled variant: CG needs A symmetric, so Vec3 systems assemble only the 3×3 blocks
+        // on and above the diagonal and multiply by them and their mirror images; a system
+        // that assembles everything anyway goes through full 3×3 blocks, scalar CSR otherwise
+        let (mut sym, mut bsr, mut csr): (Option<&SymBsr3>, Option<&Bsr3>, Option<Csr>) =
+            (None, None, None);
+        if self.assembled {
+            if n.is_multiple_of(3) {
+                let a = sys.assemble_upper();
+                sym = self.sym.convert(&a);
+                if sym.is_none() {
+                    bsr = self.bsr.convert(&a);
+                }
             } else {
-                (None, Some(a))
+                csr = Some(sys.assemble());
             }
-        } else {
-            (None, None)
-        };
-        let apply = |sys: &mut dyn LinearSystem, v: &[f64], out: &mut [f64]| match (&bsr, &csr) {
-            (Some(b), _) => b.mul(v, out),
-            (None, Some(a)) => a.mul(v, out),
-            (None, None) => sys.apply(v, out),
-        };
+        }
+        let apply =
+            |sys: &mut dyn LinearSystem, v: &[f64], out: &mut [f64]| match (&sym, &bsr, &csr) {
+                (Some(s), _, _) => s.mul(v, out),
+                (None, Some(b), _) => b.mul(v, out),
+                (None, None, Some(a)) => a.mul(v, out),
+                (None, None, None) => sys.apply(v, out),
+            };
         self.r.resize(n, 0.0);
         self.p.resize(n, 0.0);
         self.q.resize(n, 0.0);
