@@ -34,6 +34,19 @@ fn component_major(k: &K24) -> Box<Kp> {
     kp
 }
 
+/// K d for a displacement in SOFA's node-major order (index 3w + c), with K in component-major
+/// storage, column by column.
+fn node_major_product(kp: &Kp, d: &SMatrix<f64, 24, 1>) -> [f64; 24] {
+    let mut y = [0.0; 24];
+    for (col, kc) in kp.iter().enumerate() {
+        let xj = d[3 * (col % 8) + col / 8];
+        for (row, &kij) in kc.iter().enumerate() {
+            y[3 * (row % 8) + row / 8] += kij * xj;
+        }
+    }
+    y
+}
+
 /// df[idx − lo] −= k · Rᵀ K R dx for one element, in component-major order throughout: gather
 /// the 8 nodes' dx, turn them into the element frame, multiply by K column by column, turn the
 /// result back and scatter it. Every sum is a chain of fused multiply-adds in a fixed order, so
@@ -354,7 +367,7 @@ fn frame(method: HexaMethod, p: &[Vec3; 8]) -> Mat3 {
 
 struct HexElem {
     idx: [u32; 8],
-    /// Index of the element stiffness in `HexahedronFemForceField::ks`.
+    /// Index of the element stiffness in `HexahedronFemForceField::kps`.
     k: u32,
     rot: Mat3,
 }
@@ -377,10 +390,9 @@ pub struct HexahedronFemForceField {
     mass: Option<HexMass>,
     method: HexaMethod,
     elems: Vec<HexElem>,
-    /// Element stiffness matrices in the element frame; elements of the same shape and material
-    /// (a regular grid) share one, which then stays in cache during the products.
-    ks: Vec<K24>,
-    /// `ks` in component-major order, read by the stiffness product.
+    /// Element stiffness matrices in the element frame, in component-major order ([`Kp`]: what
+    /// the stiffness product reads); consecutive elements of the same shape and material (a
+    /// regular grid) share one, which then stays in cache during the products.
     kps: Vec<Box<Kp>>,
     /// Rest positions in the element frame, parallel to `elems` (kept apart: the stiffness
     /// product, run at every CG iteration, reads 108 bytes per element instead of 300).
@@ -414,7 +426,6 @@ impl HexahedronFemForceField {
             mass: None,
             method: HexaMethod::Large,
             elems: Vec::new(),
-            ks: Vec::new(),
             kps: Vec::new(),
             rests: Vec::new(),
             par: Default::default(),
@@ -484,7 +495,7 @@ impl HexahedronFemForceField {
         };
         let nu = if nu.is_empty() { vec![0.45] } else { nu };
         self.elems.clear();
-        self.ks.clear();
+        self.kps.clear();
         self.rests.clear();
         self.par.reset();
         for (e, h) in hexa.iter().enumerate() {
@@ -497,17 +508,17 @@ impl HexahedronFemForceField {
                 1.0,
             );
             let k = hexa_stiffness(&mat, &x0r);
-            if self.ks.last() != Some(&k) {
-                self.ks.push(k);
+            let kp = component_major(&k);
+            if self.kps.last() != Some(&kp) {
+                self.kps.push(kp);
             }
             self.elems.push(HexElem {
                 idx: *h,
-                k: (self.ks.len() - 1) as u32,
+                k: (self.kps.len() - 1) as u32,
                 rot: r,
             });
             self.rests.push(x0r);
         }
-        self.kps = self.ks.iter().map(component_major).collect();
     }
 
     /// Read `method` from Data; an unknown name selects `large` and is returned as error.
@@ -573,7 +584,7 @@ impl_component!(
 impl ForceField for HexahedronFemForceField {
     fn add_force(&mut self, x: &[f64], _v: &[f64], f: &mut [f64]) {
         let method = self.method;
-        let ks = &self.ks;
+        let kps = &self.kps;
         for (el, rest) in self.elems.iter_mut().zip(&self.rests) {
             let p: [Vec3; 8] = std::array::from_fn(|w| get3(x, el.idx[w] as usize));
             let mut r = frame(method, &p);
@@ -588,8 +599,7 @@ impl ForceField for HexahedronFemForceField {
                     d[3 * w + c] = rest[w][c] - dw[c];
                 }
             }
-            let k: &K24 = &ks[el.k as usize]; // by reference: no copy of the 24×24 matrix
-            let fe = k * d;
+            let fe = node_major_product(&kps[el.k as usize], &d);
             let rt = r.transpose();
             for w in 0..8 {
                 let fw = rt * Vec3::new(fe[3 * w], fe[3 * w + 1], fe[3 * w + 2]);
@@ -668,7 +678,7 @@ impl ForceField for HexahedronFemForceField {
     /// symmetric, so the block (b, a) is added as the transpose of (a, b): half the products.
     fn add_k_to_matrix(&self, m: &mut dyn MatrixSink, k_factor: f64, offset: usize) {
         for el in &self.elems {
-            let k = &self.ks[el.k as usize];
+            let kp = &self.kps[el.k as usize];
             let rt = el.rot.transpose() * (-k_factor);
             let at = |a: usize| offset + 3 * el.idx[a] as usize;
             for a in 0..8 {
@@ -677,7 +687,7 @@ impl ForceField for HexahedronFemForceField {
                     if !wab && !wba {
                         continue;
                     }
-                    let blk: Mat3 = k.fixed_view::<3, 3>(3 * a, 3 * b).into_owned();
+                    let blk = Mat3::from_fn(|i, j| kp[8 * j + b][8 * i + a]);
                     let sr = rt * (blk * el.rot);
                     if wab {
                         m.add_block3(at(a), at(b), &sr);
