@@ -581,6 +581,20 @@ impl Bsr3 {
     }
 }
 
+/// Whether `a` has the pattern a cache was built for (assemblies of one pattern share `cols`).
+fn same_pattern(key: &Option<std::sync::Arc<[u32]>>, a: &Csr) -> bool {
+    key.as_ref()
+        .is_some_and(|k| std::sync::Arc::ptr_eq(k, &a.cols))
+}
+
+/// flat[map[k]] = vals[k]: a CSR pattern holds each (row, column) once, so every mapped position
+/// is written by exactly one entry, and the others (padding, absent entries) stay zero.
+fn scatter_by_map(map: &[u32], vals: &[f64], flat: &mut [f64]) {
+    for (&m, &v) in map.iter().zip(vals) {
+        flat[m as usize] = v;
+    }
+}
+
 /// Converts assembled CSR matrices of one pattern into [`Bsr3`] with a scatter map computed
 /// once per pattern (same shared `cols` ⇒ same pattern).
 #[derive(Clone, Debug, Default)]
@@ -595,11 +609,7 @@ impl BsrCache {
     /// The block form of `a` (None when its size is not a multiple of 3). Same values as
     /// [`Bsr3::from_csr`].
     pub fn convert(&mut self, a: &Csr) -> Option<&Bsr3> {
-        let same = self
-            .key
-            .as_ref()
-            .is_some_and(|k| std::sync::Arc::ptr_eq(k, &a.cols))
-            && self.bsr.is_some();
+        let same = same_pattern(&self.key, a) && self.bsr.is_some();
         if !same {
             let b = Bsr3::from_csr(a)?;
             let mut map = vec![0u32; a.vals.len()];
@@ -619,12 +629,7 @@ impl BsrCache {
             self.map = map;
         }
         let b = self.bsr.as_mut().expect("block pattern");
-        // a CSR pattern holds each (row, column) once: every mapped position is written by
-        // exactly one entry, and the others (padding, absent entries) stay zero
-        let flat = b.vals.as_flattened_mut();
-        for (&m, &v) in self.map.iter().zip(&a.vals) {
-            flat[m as usize] = v;
-        }
+        scatter_by_map(&self.map, &a.vals, b.vals.as_flattened_mut());
         Some(b)
     }
 }
@@ -759,11 +764,7 @@ impl SymBsrCache {
     /// The symmetric block form of `a`; None when its size is not a multiple of 3 or it has an
     /// entry below the block diagonal (it is not an upper-block assembly).
     pub fn convert(&mut self, a: &Csr) -> Option<&SymBsr3> {
-        let same = self
-            .key
-            .as_ref()
-            .is_some_and(|k| std::sync::Arc::ptr_eq(k, &a.cols))
-            && self.sym.is_some();
+        let same = same_pattern(&self.key, a) && self.sym.is_some();
         if !same {
             self.sym = None;
             if !a.n.is_multiple_of(3) {
@@ -817,10 +818,7 @@ impl SymBsrCache {
             });
         }
         let s = self.sym.as_mut()?;
-        let flat = s.vals.as_flattened_mut();
-        for (&m, &v) in self.map.iter().zip(&a.vals) {
-            flat[m as usize] = v;
-        }
+        scatter_by_map(&self.map, &a.vals, s.vals.as_flattened_mut());
         Some(s)
     }
 }

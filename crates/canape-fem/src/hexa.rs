@@ -47,12 +47,9 @@ fn node_major_product(kp: &Kp, d: &SMatrix<f64, 24, 1>) -> [f64; 24] {
     y
 }
 
-/// df[idx − lo] −= k · Rᵀ K R dx for one element, in component-major order throughout: gather
-/// the 8 nodes' dx, turn them into the element frame, multiply by K column by column, turn the
-/// result back and scatter it. Every sum is a chain of fused multiply-adds in a fixed order, so
-/// the AVX2 build and the baseline build give the same bits.
+/// The element's 8 nodes' dx, component by component (`g[c][w]`).
 #[inline(always)]
-fn element_product(el: &HexElem, kp: &Kp, dx: &[f64], df: &mut [f64], lo: usize, k_factor: f64) {
+fn gather(el: &HexElem, dx: &[f64]) -> [[f64; 8]; 3] {
     let mut g = [[0.0; 8]; 3];
     for (w, &n) in el.idx.iter().enumerate() {
         let n = n as usize;
@@ -61,6 +58,28 @@ fn element_product(el: &HexElem, kp: &Kp, dx: &[f64], df: &mut [f64], lo: usize,
         g[1][w] = s[1];
         g[2][w] = s[2];
     }
+    g
+}
+
+/// df[idx − lo] −= f, f component by component (`f[c][w]`), node after node.
+#[inline(always)]
+fn scatter(el: &HexElem, f: &[[f64; 8]; 3], df: &mut [f64], lo: usize) {
+    for (w, &n) in el.idx.iter().enumerate() {
+        let n = n as usize - lo;
+        let d = &mut df[3 * n..3 * n + 3];
+        d[0] -= f[0][w];
+        d[1] -= f[1][w];
+        d[2] -= f[2][w];
+    }
+}
+
+/// df[idx − lo] −= k · Rᵀ K R dx for one element, in component-major order throughout: gather
+/// the 8 nodes' dx, turn them into the element frame, multiply by K column by column, turn the
+/// result back and scatter it. Every sum is a chain of fused multiply-adds in a fixed order, so
+/// the AVX2 build and the baseline build give the same bits.
+#[inline(always)]
+fn element_product(el: &HexElem, kp: &Kp, dx: &[f64], df: &mut [f64], lo: usize, k_factor: f64) {
+    let g = gather(el, dx);
     let r = &el.rot;
     let mut l = [0.0; 24];
     for (i, li) in l.chunks_exact_mut(8).enumerate() {
@@ -82,13 +101,7 @@ fn element_product(el: &HexElem, kp: &Kp, dx: &[f64], df: &mut [f64], lo: usize,
             fi[w] = c.mul_add(y[16 + w], b.mul_add(y[8 + w], a * y[w])) * k_factor;
         }
     }
-    for (w, &n) in el.idx.iter().enumerate() {
-        let n = n as usize - lo;
-        let d = &mut df[3 * n..3 * n + 3];
-        d[0] -= f[0][w];
-        d[1] -= f[1][w];
-        d[2] -= f[2][w];
-    }
+    scatter(el, &f, df, lo);
 }
 
 /// df[n − lo] −= k · Rᵀ K R dx for a range of elements (`kps`: the stiffnesses in
@@ -129,14 +142,7 @@ fn elements_product_avx2<const N: usize>(
     // load and store reads or writes 4 doubles inside a local array or a 24-double column.
     unsafe {
         for (el, l) in els.iter().zip(l.iter_mut()) {
-            let mut g = [[0.0; 8]; 3];
-            for (w, &n) in el.idx.iter().enumerate() {
-                let n = n as usize;
-                let s = &dx[3 * n..3 * n + 3];
-                g[0][w] = s[0];
-                g[1][w] = s[1];
-                g[2][w] = s[2];
-            }
+            let g = gather(el, dx);
             let r = &el.rot;
             for i in 0..3 {
                 let (a, b, c) = (
@@ -183,13 +189,7 @@ fn elements_product_avx2<const N: usize>(
                     _mm256_storeu_pd(fi.as_mut_ptr().add(4 * h), _mm256_mul_pd(v, kf));
                 }
             }
-            for (w, &n) in el.idx.iter().enumerate() {
-                let n = n as usize - lo;
-                let d = &mut df[3 * n..3 * n + 3];
-                d[0] -= f[0][w];
-                d[1] -= f[1][w];
-                d[2] -= f[2][w];
-            }
+            scatter(el, &f, df, lo);
         }
     }
 }
