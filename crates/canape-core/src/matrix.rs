@@ -96,49 +96,47 @@ impl MatrixSink for Triplets {
     }
 }
 
-/// Keeps only the entries of the 3×3 diagonal blocks (row / 3 == col / 3) of what is added,
-/// passing them on to another sink.
-pub struct BlockDiagonal<'a>(pub &'a mut dyn MatrixSink);
+/// Which 3×3 blocks (block row, block column) a [`BlockFilter`] keeps.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum BlockPart {
+    /// The diagonal blocks: all that Jacobi and block-Jacobi preconditioners read.
+    Diagonal,
+    /// The blocks on and above the diagonal: all that a solver relying on symmetry reads.
+    Upper,
+}
 
-impl MatrixSink for BlockDiagonal<'_> {
+impl BlockPart {
     #[inline]
-    fn add(&mut self, row: usize, col: usize, v: f64) {
-        if row / 3 == col / 3 {
-            self.0.add(row, col, v);
-        }
-    }
-    #[inline]
-    fn wants(&self, row: usize, col: usize) -> bool {
-        row / 3 == col / 3
-    }
-    fn add_block3(&mut self, row: usize, col: usize, m: &Mat3) {
-        if row.is_multiple_of(3) && col == row {
-            self.0.add_block3(row, col, m);
-        } else {
-            add_entries3(self, row, col, m);
+    fn keeps(self, row: usize, col: usize) -> bool {
+        match self {
+            BlockPart::Diagonal => col / 3 == row / 3,
+            BlockPart::Upper => col / 3 >= row / 3,
         }
     }
 }
 
-/// Keeps only the entries of the 3×3 blocks on and above the block diagonal (col / 3 ≥ row / 3)
-/// of what is added, passing them on to another sink.
-pub struct UpperBlocks<'a>(pub &'a mut dyn MatrixSink);
+/// Keeps only the entries of the 3×3 blocks that `part` names, passing them on to `sink`.
+pub struct BlockFilter<'a> {
+    pub part: BlockPart,
+    pub sink: &'a mut dyn MatrixSink,
+}
 
-impl MatrixSink for UpperBlocks<'_> {
+impl MatrixSink for BlockFilter<'_> {
     #[inline]
     fn add(&mut self, row: usize, col: usize, v: f64) {
-        if col / 3 >= row / 3 {
-            self.0.add(row, col, v);
+        if self.part.keeps(row, col) {
+            self.sink.add(row, col, v);
         }
     }
     #[inline]
     fn wants(&self, row: usize, col: usize) -> bool {
-        col / 3 >= row / 3
+        self.part.keeps(row, col)
     }
     fn add_block3(&mut self, row: usize, col: usize, m: &Mat3) {
         if row.is_multiple_of(3) && col.is_multiple_of(3) {
-            if col >= row {
-                self.0.add_block3(row, col, m);
+            // a whole block: kept or dropped as one
+            if self.part.keeps(row, col) {
+                self.sink.add_block3(row, col, m);
             }
         } else {
             add_entries3(self, row, col, m);
@@ -968,7 +966,12 @@ mod bsr_tests {
         let mut diag = PatternCache::default();
         for _ in 0..2 {
             // second round: through the cached pattern
-            let d = diag.assemble(6, |t| fill(&mut BlockDiagonal(t)));
+            let d = diag.assemble(6, |t| {
+                fill(&mut BlockFilter {
+                    part: BlockPart::Diagonal,
+                    sink: t,
+                })
+            });
             for r in 0..6 {
                 for c in 0..6 {
                     let want = if r / 3 == c / 3 { a.get(r, c) } else { 0.0 };
@@ -976,6 +979,22 @@ mod bsr_tests {
                 }
             }
             assert_eq!(d.cols.len(), 18);
+        }
+        // the blocks on and above the diagonal
+        let mut upper = PatternCache::default();
+        for _ in 0..2 {
+            let u = upper.assemble(6, |t| {
+                fill(&mut BlockFilter {
+                    part: BlockPart::Upper,
+                    sink: t,
+                })
+            });
+            for r in 0..6 {
+                for c in 0..6 {
+                    let want = if c / 3 >= r / 3 { a.get(r, c) } else { 0.0 };
+                    assert_eq!(u.get(r, c), want, "({r}, {c})");
+                }
+            }
         }
     }
 }

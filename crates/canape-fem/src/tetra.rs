@@ -94,6 +94,8 @@ impl WorldElem {
 struct WorldBlocks {
     blocks: Vec<WorldBlock>,
     len: usize,
+    /// The largest node index of any element (padding lanes use node 0).
+    max_node: usize,
 }
 
 #[derive(Clone, Debug, Default)]
@@ -109,6 +111,7 @@ impl WorldBlocks {
     fn clear(&mut self) {
         self.blocks.clear();
         self.len = 0;
+        self.max_node = 0;
     }
     fn len(&self) -> usize {
         self.len
@@ -118,15 +121,19 @@ impl WorldBlocks {
             self.blocks.push(WorldBlock::default());
         }
         self.len += 1;
-        self.set(self.len - 1, &w);
+        let e = self.len - 1;
+        self.blocks[e / 4].idx[e % 4] = w.idx;
+        let top = w.idx.iter().map(|&n| n as usize).max().unwrap_or(0);
+        self.max_node = self.max_node.max(top);
+        self.set_gradients(e, &w.gw);
     }
+    /// New gradients for element `e` (its nodes do not change).
     #[inline(always)]
-    fn set(&mut self, e: usize, w: &WorldElem) {
+    fn set_gradients(&mut self, e: usize, gw: &[[f64; 3]; 3]) {
         let (b, l) = (&mut self.blocks[e / 4], e % 4);
-        b.idx[l] = w.idx;
         for k in 0..3 {
             for c in 0..3 {
-                b.gw[k][c][l] = w.gw[k][c];
+                b.gw[k][c][l] = gw[k][c];
             }
         }
     }
@@ -213,11 +220,13 @@ fn dforce_range_avx2(
     }
     let (n_dx, n_df) = (dx.len() / 3, df.len() / 3);
     let shared = mats.len() == 1;
+    let whole = lo == 0 && world.max_node < n_dx.min(n_df);
     for b in range.start / 4..range.end.div_ceil(4) {
         let blk = &world.blocks[b];
         let lanes = (4 * b).max(range.start) - 4 * b..(4 * b + 4).min(range.end) - 4 * b;
-        // every node read or written below is inside dx and df (checked, not assumed)
-        for (l, idx) in blk.idx.iter().enumerate() {
+        // every node read or written below is inside dx and df (checked, not assumed): once
+        // for the call when the whole state is the output (one thread), else block by block
+        for (l, idx) in blk.idx.iter().enumerate().filter(|_| !whole) {
             for &n in idx {
                 let n = n as usize;
                 assert!(n < n_dx, "tetrahedron node {n} outside the state");
@@ -743,7 +752,7 @@ impl ForceField for TetrahedronFemForceField {
                 }
             };
             el.rot = rot;
-            self.world.set(e, &WorldElem::new(el, false));
+            self.world.set_gradients(e, &WorldElem::new(el, false).gw);
             let fe = kernel(&el.g, &el.mat, &dd);
             let rt = rot.transpose();
             for (k, &n) in [a, b, c, d].iter().enumerate() {
@@ -917,6 +926,14 @@ mod simd_tests {
                 assert!(a.iter().any(|v| *v != 0.0));
                 assert!(a.iter().zip(&b).all(|(x, y)| x.to_bits() == y.to_bits()));
             }
+            // a thread's part: elements 2..5 touch nodes 2..=11 only, into a buffer from node 2
+            // (the node checks then run block by block)
+            let mut a = vec![0.0; 3 * (nodes - 2)];
+            let mut b = vec![0.0; 3 * (nodes - 2)];
+            dforce_range(&world, mats, 2..5, &dx, &mut a, 2, -0.3);
+            dforce_range_dispatch(&world, mats, 2..5, &dx, &mut b, 2, -0.3);
+            assert!(a.iter().any(|v| *v != 0.0));
+            assert!(a.iter().zip(&b).all(|(x, y)| x.to_bits() == y.to_bits()));
         }
     }
 }

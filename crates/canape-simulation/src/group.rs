@@ -6,7 +6,7 @@
 //! state, in document order. [`GroupOps`] implements [`MechanicalOps`] over it.
 
 use canape_core::component::*;
-use canape_core::matrix::{BlockDiagonal, Csr, MatrixSink, PatternCache, UpperBlocks};
+use canape_core::matrix::{BlockFilter, BlockPart, Csr, MatrixSink, PatternCache};
 use canape_core::scene::{ComponentId, NodeId, Scene, Slot};
 use canape_core::state::{MechanicalObject, VecId};
 use canape_types::Vec3;
@@ -321,30 +321,22 @@ impl LinearSystem for GroupSystem<'_, '_> {
     }
 
     fn assemble(&mut self) -> Csr {
-        self.assemble_part(Part::Full)
+        self.assemble_part(None)
     }
 
     fn assemble_block_diagonal(&mut self) -> Csr {
-        self.assemble_part(Part::BlockDiagonal)
+        self.assemble_part(Some(BlockPart::Diagonal))
     }
 
     fn assemble_upper(&mut self) -> Csr {
-        self.assemble_part(Part::Upper)
+        self.assemble_part(Some(BlockPart::Upper))
     }
 }
 
-/// Which part of the matrix an assembly keeps.
-#[derive(Clone, Copy, PartialEq, Eq)]
-enum Part {
-    Full,
-    BlockDiagonal,
-    Upper,
-}
-
 impl GroupSystem<'_, '_> {
-    /// Assemble A (or only the part of its 3×3 blocks that `part` names) with Dirichlet rows and
-    /// columns for the projected DOFs.
-    fn assemble_part(&mut self, part: Part) -> Csr {
+    /// Assemble A (or only the part of its 3×3 blocks that `part` names, each part with a pattern
+    /// cache of its own) with Dirichlet rows and columns for the projected DOFs.
+    fn assemble_part(&mut self, part: Option<BlockPart>) -> Csr {
         let t0 = Instant::now();
         let g = self.ops.group;
         let (k, b, m) = (self.k, self.b, self.m);
@@ -374,20 +366,15 @@ impl GroupSystem<'_, '_> {
             }
         };
         let work = &mut self.ops.work;
-        let mut a = match part {
-            Part::Full => work.cache.assemble(g.size, fill),
-            Part::BlockDiagonal => work
-                .diag_cache
-                .assemble(g.size, |t| fill(&mut BlockDiagonal(t))),
-            Part::Upper => work
-                .upper_cache
-                .assemble(g.size, |t| fill(&mut UpperBlocks(t))),
-        };
         let cache = match part {
-            Part::Full => &mut work.cache,
-            Part::BlockDiagonal => &mut work.diag_cache,
-            Part::Upper => &mut work.upper_cache,
+            None => &mut work.cache,
+            Some(BlockPart::Diagonal) => &mut work.diag_cache,
+            Some(BlockPart::Upper) => &mut work.upper_cache,
         };
+        let mut a = cache.assemble(g.size, |t| match part {
+            None => fill(t),
+            Some(part) => fill(&mut BlockFilter { part, sink: t }),
+        });
         // Dirichlet rows/columns for projected DOFs: the entries to overwrite are found once per
         // pattern and fixed-DOF set
         let cache = &mut cache.dirichlet;

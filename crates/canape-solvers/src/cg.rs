@@ -93,7 +93,6 @@ use canape_types::dot;
 impl LinearSolver for CgLinearSolver {
     fn solve(&mut self, sys: &mut dyn LinearSystem, b: &[f64], x: &mut [f64]) -> SolveStats {
         let n = sys.size();
-        // assembled variant: 3×3 blocks when the system is made of Vec3 DOFs, scalar CSR otherwise
         // assembled variant: CG needs A symmetric, so Vec3 systems assemble only the 3×3 blocks
         // on and above the diagonal and multiply by them and their mirror images; a system
         // that assembles everything anyway goes through full 3×3 blocks, scalar CSR otherwise
