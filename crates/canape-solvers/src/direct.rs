@@ -59,6 +59,12 @@ enum Numeric {
     Qr(Qr<u32, f64>),
 }
 
+/// `a`'s pattern as a faer column structure (its rows read as columns: Aᵀ, A when symmetric).
+fn col_pattern(a: &Csr) -> SymbolicSparseColMat<u32> {
+    let ptr: Vec<u32> = a.row_ptr.iter().map(|&p| p as u32).collect();
+    SymbolicSparseColMat::new_checked(a.n, a.n, ptr, None, a.cols.to_vec())
+}
+
 /// The pattern of Aᵀ as a faer column structure (`a`'s rows are faer's columns, so this is
 /// the pattern of A itself, columns by rows). faer's symbolic Cholesky with the identity
 /// ordering takes its input's structure as the upper triangle, while the numeric
@@ -85,7 +91,7 @@ fn transpose_pattern(a: &Csr) -> SymbolicSparseColMat<u32> {
 
 /// Why a factorization did not give a factor.
 enum Fallback {
-    /// Cholesky failed on a matrix assembled by its upper blocks only: LU needs all of it.
+    /// Cholesky failed (on a matrix assembled by its upper blocks only): LU needs all of it.
     NeedsFullMatrix,
     Failed(String),
 }
@@ -192,9 +198,9 @@ impl DirectSolver {
         })
     }
 
-    /// Factor `a` (`partial`: only its blocks on and above the diagonal were assembled; then a
-    /// matrix that is not positive definite asks for the whole one, for the LU fallback).
-    fn factor(&mut self, a: &Csr, partial: bool) -> Result<(), Fallback> {
+    /// Factor `a` (for Cholesky: only its blocks on and above the diagonal, see `solve`; a
+    /// matrix that is not positive definite then asks for the whole one, for the LU fallback).
+    fn factor(&mut self, a: &Csr) -> Result<(), Fallback> {
         match self.numeric.take() {
             Some(Numeric::Llt(v)) => self.l_values = v, // reuse the allocations
             Some(Numeric::LuSupernodal(v)) => self.lu_values = Some(v),
@@ -205,9 +211,7 @@ impl DirectSolver {
             .as_ref()
             .is_some_and(|(c, _)| std::sync::Arc::ptr_eq(c, &a.cols));
         if !same || self.symbolic.is_none() {
-            let ptr: Vec<u32> = a.row_ptr.iter().map(|&p| p as u32).collect();
-            let owned = SymbolicSparseColMat::new_checked(a.n, a.n, ptr, None, a.cols.to_vec());
-            self.pattern = Some((a.cols.clone(), owned));
+            self.pattern = Some((a.cols.clone(), col_pattern(a)));
         }
         let sym = self.pattern.as_ref().expect("pattern").1.as_ref();
         if !same || self.symbolic.is_none() {
@@ -272,12 +276,9 @@ impl DirectSolver {
                     .is_ok();
                 if ok {
                     Numeric::Llt(values)
-                } else if partial {
-                    self.l_values = values;
-                    return Err(Fallback::NeedsFullMatrix);
                 } else {
                     self.l_values = values;
-                    return self.factor_lu_fallback(a).map_err(Fallback::Failed);
+                    return Err(Fallback::NeedsFullMatrix);
                 }
             }
             Symbolic::Lu(s) => {
@@ -312,8 +313,7 @@ impl DirectSolver {
     /// symbolic analysis; the Cholesky pattern and analysis are kept for the next steps).
     fn factor_lu_fallback(&mut self, a: &Csr) -> Result<(), String> {
         self.warned_fallback = true;
-        let ptr: Vec<u32> = a.row_ptr.iter().map(|&p| p as u32).collect();
-        let sym = SymbolicSparseColMat::new_checked(a.n, a.n, ptr, None, a.cols.to_vec());
+        let sym = col_pattern(a);
         let s =
             SymbolicLu::try_new(sym.as_ref()).map_err(|e| format!("symbolic LU failed: {e:?}"))?;
         let lu = Lu::try_new_with_symbolic(s, SparseColMatRef::new(sym.as_ref(), &a.vals))
@@ -350,13 +350,12 @@ impl LinearSolver for DirectSolver {
         if !(self.precomputed && self.numeric.is_some()) {
             // a Cholesky factorization reads one triangle (faer's lower, seeing this row-major
             // matrix as column-major = the blocks on and above the diagonal): assemble only those
-            let partial = self.kind == Factorization::Cholesky;
-            let a = if partial {
+            let a = if self.kind == Factorization::Cholesky {
                 sys.assemble_upper()
             } else {
                 sys.assemble()
             };
-            let result = match self.factor(&a, partial) {
+            let result = match self.factor(&a) {
                 Err(Fallback::NeedsFullMatrix) => self.factor_lu_fallback(&sys.assemble()),
                 Err(Fallback::Failed(e)) => Err(e),
                 Ok(()) => Ok(()),
