@@ -10,6 +10,7 @@
 //! transposing it; Canapé assembles the consistent, transposed block.)
 
 use crate::common::{check_material, fem_inputs, force_field_data, polar_q};
+use crate::pairs::NodePairs;
 use canape_core::component::ForceField;
 use canape_core::data::{DataKind, DataTable};
 use canape_core::impl_component;
@@ -34,6 +35,9 @@ struct FastTet {
     a: [Mat3; 6],
     rest_edges: [Vec3; 6],
     rest_rotation: Mat3,
+    /// Lamé coefficients times the rest volume (A_j's factors).
+    lambda: f64,
+    mu: f64,
     /// Rotation of the last add_force (rest → current).
     r: Mat3,
 }
@@ -42,6 +46,8 @@ pub struct FastTetrahedralCorotationalForceField {
     data: DataTable,
     method: FastMethod,
     elems: Vec<FastTet>,
+    /// Node pairs of the elements, for assembly.
+    pairs: NodePairs,
     rayleigh: f64,
 }
 
@@ -73,6 +79,7 @@ impl FastTetrahedralCorotationalForceField {
             data,
             method: FastMethod::Qr,
             elems: Vec::new(),
+            pairs: NodePairs::default(),
             rayleigh: 0.0,
         }
     }
@@ -137,9 +144,13 @@ impl FastTetrahedralCorotationalForceField {
                 a,
                 rest_edges,
                 rest_rotation,
+                lambda,
+                mu,
                 r: Mat3::identity(),
             });
         }
+        let idx: Vec<[u32; 4]> = self.elems.iter().map(|el| el.idx).collect();
+        self.pairs = NodePairs::new::<4, 6>(&idx);
     }
 
     fn init_impl(&mut self, ctx: &mut InitContext<'_>) {
@@ -239,32 +250,29 @@ impl ForceField for FastTetrahedralCorotationalForceField {
     }
 
     fn add_k_to_matrix(&self, m: &mut dyn MatrixSink, k_factor: f64, offset: usize) {
-        for el in &self.elems {
-            // ∂f/∂x per node pair: for edge (k, l), B = R A Rᵀ: K_ll += B, K_lk −= B,
-            // K_kl −= Bᵀ-rotated, K_kk += Bᵀ-rotated
-            // (R A Rᵀ)ᵀ = R Aᵀ Rᵀ: one rotation per edge serves both orientations
-            let mut blocks = [[Mat3::zeros(); 4]; 4];
-            let rt = el.r.transpose() * k_factor;
-            for (j, [k, l]) in EDGES.iter().enumerate() {
-                let b = el.r * el.a[j] * rt;
-                let bt = b.transpose();
-                blocks[*l][*l] += b;
-                blocks[*l][*k] -= b;
-                blocks[*k][*l] -= bt;
-                blocks[*k][*k] += bt;
-            }
-            for v in 0..4 {
-                for w in 0..4 {
-                    let (row, col) = (
-                        offset + 3 * el.idx[v] as usize,
-                        offset + 3 * el.idx[w] as usize,
-                    );
-                    if m.wants(row, col) {
-                        m.add_block3(row, col, &blocks[v][w]);
+        // ∂f/∂x per edge (k, l): B = k R A Rᵀ gives K_ll += B, K_kk += Bᵀ, K_kl −= Bᵀ, K_lk −= B.
+        // With A = λ s_l s_kᵀ + μ s_k s_lᵀ + μ (s_k·s_l) I and t = R s (rotated gradients),
+        // B = λ t_l t_kᵀ + μ t_k t_lᵀ + μ (s_k·s_l) I, times k: no 3×3 products per edge.
+        self.pairs
+            .assemble::<4, 6>(m, offset, |e, want_pairs, out| {
+                let el = &self.elems[e];
+                let t: [Vec3; 4] = std::array::from_fn(|i| el.r * el.s[i]);
+                let (lk, mk) = (el.lambda * k_factor, el.mu * k_factor);
+                out.diag = [Mat3::zeros(); 4];
+                for (j, [k, l]) in EDGES.iter().enumerate() {
+                    let (tk, tl) = (t[*k], t[*l]);
+                    let c = mk * el.s[*k].dot(&el.s[*l]);
+                    let b = tl * (tk * lk).transpose()
+                        + tk * (tl * mk).transpose()
+                        + Mat3::from_diagonal_element(c);
+                    let bt = b.transpose();
+                    out.diag[*l] += b;
+                    out.diag[*k] += bt;
+                    if want_pairs {
+                        out.upper[j] = -bt;
                     }
                 }
-            }
-        }
+            });
     }
 
     fn rayleigh_stiffness(&self) -> f64 {

@@ -9,6 +9,7 @@ pub mod common;
 pub mod element;
 pub mod fast_tetra;
 pub mod hexa;
+pub mod pairs;
 pub mod spring;
 pub mod tetra;
 
