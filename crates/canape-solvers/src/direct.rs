@@ -89,6 +89,109 @@ fn transpose_pattern(a: &Csr) -> SymbolicSparseColMat<u32> {
     SymbolicSparseColMat::new_checked(a.n, a.n, count, None, rows)
 }
 
+/// A Cholesky factorization in a fill-reducing order, with the matrix put in that order by us:
+/// B = P A Pᵀ's lower triangle, gathered from the assembled A through a map made once per
+/// pattern (faer would otherwise permute the whole matrix, pattern included, at every
+/// factorization). B is factored in its own (identity) order.
+struct Permuted {
+    /// New index of each DOF: B[new(i), new(j)] = A[i, j].
+    new_of: Vec<u32>,
+    /// B's lower triangle as a CSR of its columns (the form `col_pattern` reads), and that
+    /// pattern as faer's.
+    b: Csr,
+    pattern: SymbolicSparseColMat<u32>,
+    /// Per stored value of B, the index of its value in the assembled A.
+    src: Vec<u32>,
+    /// Right-hand side and solution in the new order.
+    work: Vec<f64>,
+}
+
+impl Permuted {
+    /// `a` holds the blocks on and above the diagonal (each diagonal block whole);
+    /// `new_of` is a permutation of its rows.
+    fn new(a: &Csr, new_of: Vec<u32>) -> Self {
+        let mut entries: Vec<(u32, u32, u32)> = Vec::with_capacity(a.vals.len());
+        for i in 0..a.n {
+            for k in a.row_ptr[i]..a.row_ptr[i + 1] {
+                let j = a.cols[k] as usize;
+                if j < i {
+                    continue; // the lower half of a diagonal block: its mirror is stored
+                }
+                let (ni, nj) = (new_of[i], new_of[j]);
+                entries.push((ni.min(nj), ni.max(nj), k as u32));
+            }
+        }
+        entries.sort_unstable();
+        let mut row_ptr = vec![0usize; a.n + 1];
+        for &(c, _, _) in &entries {
+            row_ptr[c as usize + 1] += 1;
+        }
+        for i in 0..a.n {
+            row_ptr[i + 1] += row_ptr[i];
+        }
+        let cols: Vec<u32> = entries.iter().map(|e| e.1).collect();
+        let src = entries.iter().map(|e| e.2).collect();
+        let b = Csr {
+            n: a.n,
+            row_ptr: row_ptr.into(),
+            cols: cols.into(),
+            vals: vec![0.0; entries.len()],
+        };
+        Permuted {
+            new_of,
+            pattern: col_pattern(&b),
+            b,
+            src,
+            work: vec![0.0; a.n],
+        }
+    }
+
+    /// B's values from the assembled A.
+    fn gather(&mut self, a: &Csr) {
+        for (v, &k) in self.b.vals.iter_mut().zip(&self.src) {
+            *v = a.vals[k as usize];
+        }
+    }
+}
+
+/// Cholesky's symbolic factorization of `a` (its blocks on and above the diagonal): in the given
+/// order, or in AMD's order with the matrix reordered by us (see [`Permuted`]).
+fn cholesky_symbolic(
+    a: &Csr,
+    natural: bool,
+) -> Result<(SymbolicCholesky<u32>, Option<Permuted>), Fallback> {
+    let symbolic = |a: &Csr, ordering| {
+        factorize_symbolic_cholesky(
+            transpose_pattern(a).as_ref(),
+            Side::Upper,
+            ordering,
+            CholeskySymbolicParams {
+                supernodal_flop_ratio_threshold: SupernodalThreshold::FORCE_SUPERNODAL,
+                ..Default::default()
+            },
+        )
+        .map_err(|e| Fallback::Failed(format!("symbolic factorization failed: {e:?}")))
+    };
+    if natural {
+        return Ok((symbolic(a, SymmetricOrdering::Identity)?, None));
+    }
+    let amd = symbolic(a, SymmetricOrdering::Amd)?;
+    let Some(perm) = amd.perm() else {
+        return Ok((amd, None));
+    };
+    // faer's permutation arrays: B[k, l] = A[fwd[k], fwd[l]], so DOF i moves to inv[i]
+    let (_, inv) = perm.arrays();
+    let new_of: Vec<u32> = inv.to_vec();
+    let p = Permuted::new(a, new_of);
+    // read as rows, B's lower columns are the rows of its upper triangle: the form of `a`
+    let s = symbolic(&p.b, SymmetricOrdering::Identity)?;
+    if s.len_val() != amd.len_val() {
+        // not the fill AMD predicted: keep faer's own handling of the permutation
+        return Ok((amd, None));
+    }
+    Ok((s, Some(p)))
+}
+
 /// Why a factorization did not give a factor.
 enum Fallback {
     /// Cholesky failed (on a matrix assembled by its upper blocks only): LU needs all of it.
@@ -120,6 +223,8 @@ pub struct DirectSolver {
     natural_ordering: bool,
     /// LU values kept between steps (same structure: no reallocation).
     lu_values: Option<Box<NumericLu<u32, f64>>>,
+    /// Cholesky in AMD order: the matrix in that order (None in the natural order).
+    permuted: Option<Permuted>,
 }
 
 impl DirectSolver {
@@ -195,6 +300,7 @@ impl DirectSolver {
             scratch: None,
             natural_ordering: false,
             lu_values: None,
+            permuted: None,
         })
     }
 
@@ -215,25 +321,13 @@ impl DirectSolver {
         }
         let sym = self.pattern.as_ref().expect("pattern").1.as_ref();
         if !same || self.symbolic.is_none() {
+            self.permuted = None;
             self.symbolic = Some(match self.kind {
-                Factorization::Cholesky => Symbolic::Llt(Box::new(
-                    factorize_symbolic_cholesky(
-                        transpose_pattern(a).as_ref(),
-                        Side::Upper,
-                        if self.natural_ordering {
-                            SymmetricOrdering::Identity
-                        } else {
-                            SymmetricOrdering::Amd
-                        },
-                        CholeskySymbolicParams {
-                            supernodal_flop_ratio_threshold: SupernodalThreshold::FORCE_SUPERNODAL,
-                            ..Default::default()
-                        },
-                    )
-                    .map_err(|e| {
-                        Fallback::Failed(format!("symbolic factorization failed: {e:?}"))
-                    })?,
-                )),
+                Factorization::Cholesky => {
+                    let (s, permuted) = cholesky_symbolic(a, self.natural_ordering)?;
+                    self.permuted = permuted;
+                    Symbolic::Llt(Box::new(s))
+                }
                 Factorization::Lu => Symbolic::Lu(Box::new(
                     factorize_symbolic_lu(
                         sym,
@@ -254,6 +348,14 @@ impl DirectSolver {
         let mat = SparseColMatRef::new(sym, &a.vals);
         let numeric = match self.symbolic.as_ref().unwrap() {
             Symbolic::Llt(s) => {
+                // in AMD order: factor the reordered matrix (its own pattern, identity order)
+                if let Some(p) = self.permuted.as_mut() {
+                    p.gather(a);
+                }
+                let mat = match &self.permuted {
+                    Some(p) => SparseColMatRef::new(p.pattern.as_ref(), &p.b.vals),
+                    None => mat,
+                };
                 let mut values = std::mem::take(&mut self.l_values);
                 values.resize(s.len_val(), 0.0);
                 let need = s
@@ -374,12 +476,22 @@ impl LinearSolver for DirectSolver {
                 else {
                     unreachable!("a Cholesky factor has its symbolic part and work space")
                 };
-                LltRef::new(s, values).solve_in_place_with_conj(
-                    Conj::No,
-                    rhs,
-                    Par::Seq,
-                    MemStack::new(buf),
-                );
+                let llt = LltRef::new(s, values);
+                match self.permuted.as_mut() {
+                    Some(p) => {
+                        for (&k, &v) in p.new_of.iter().zip(x.iter()) {
+                            p.work[k as usize] = v;
+                        }
+                        let rhs = MatMut::from_column_major_slice_mut(&mut p.work, n, 1);
+                        llt.solve_in_place_with_conj(Conj::No, rhs, Par::Seq, MemStack::new(buf));
+                        for (&k, v) in p.new_of.iter().zip(x.iter_mut()) {
+                            *v = p.work[k as usize];
+                        }
+                    }
+                    None => {
+                        llt.solve_in_place_with_conj(Conj::No, rhs, Par::Seq, MemStack::new(buf))
+                    }
+                }
             }
             Some(Numeric::Lu(f)) => f.solve_in_place(rhs),
             Some(Numeric::LuSupernodal(num)) => {
@@ -486,13 +598,20 @@ mod tests {
             let Some(Symbolic::Llt(sym)) = &s.symbolic else {
                 panic!("Cholesky expected")
             };
-            let identity = sym.perm().is_none_or(|p| {
+            // AMD: the matrix is reordered by us (same fill as faer's AMD analysis, else
+            // no reordering) and factored in its own order
+            assert!(sym.perm().is_none_or(|p| {
                 p.arrays()
                     .0
                     .iter()
                     .enumerate()
                     .all(|(i, &v)| v as usize == i)
-            });
+            }));
+            assert_eq!(s.permuted.is_some(), !natural);
+            let identity = s
+                .permuted
+                .as_ref()
+                .is_none_or(|p| p.new_of.iter().enumerate().all(|(i, &v)| v as usize == i));
             assert_eq!(identity, natural, "natural ordering: {natural}");
             xs.push(x);
         }
