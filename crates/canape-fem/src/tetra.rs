@@ -10,6 +10,7 @@
 use crate::common::{
     check_material, fem_inputs, force_field_data, polar_q, stable_rotation, Material, ParallelLoop,
 };
+use crate::pairs::NodePairs;
 use canape_core::component::{Component, ForceField};
 use canape_core::data::{DataKind, DataTable};
 use canape_core::matrix::MatrixSink;
@@ -360,8 +361,8 @@ pub struct TetrahedronFemForceField {
     /// The stiffness product over worker threads.
     par: ParallelLoop,
     rayleigh: f64,
-    /// Element stiffness matrices J·M·Jᵀ, computed on the first assembly (constant afterwards).
-    ke: std::sync::OnceLock<Vec<[[f64; 12]; 12]>>,
+    /// Node pairs of the elements for assembly, made on the first assembly.
+    pairs: std::sync::OnceLock<NodePairs>,
 }
 
 fn pd(p: &Vec3, q: &Vec3, r: &Vec3, s: usize, t: usize) -> f64 {
@@ -410,6 +411,20 @@ fn kernel(g: &[[f64; 3]; 4], m: &Material, d: &[f64; 12]) -> [f64; 12] {
         f[3 * k + 2] = gz * t[2] + gy * t[4] + gx * t[5];
     }
     f
+}
+
+/// Block (v, w) of J M Jᵀ for node gradients `a` (node v) and `b` (node w): the force on v per
+/// displacement of w, M isotropic in Voigt form (engineering shear strains, as in `kernel`).
+#[inline(always)]
+fn stiffness_block(a: &[f64; 3], b: &[f64; 3], m: &Material) -> Mat3 {
+    let dot = a[0] * b[0] + a[1] * b[1] + a[2] * b[2];
+    Mat3::from_fn(|i, j| {
+        if i == j {
+            m.diag * (a[i] * b[i]) + m.shear * (dot - a[i] * b[i])
+        } else {
+            m.off * (a[i] * b[j]) + m.shear * (a[j] * b[i])
+        }
+    })
 }
 
 /// Triangle frame of SOFA's "large" method: rows x = (b−a)/|b−a|, z = x × (c−a) normalised, y = z × x.
@@ -484,7 +499,7 @@ impl TetrahedronFemForceField {
             world_mats: Vec::new(),
             par: ParallelLoop::default(),
             rayleigh: 0.0,
-            ke: std::sync::OnceLock::new(),
+            pairs: std::sync::OnceLock::new(),
         }
     }
 
@@ -540,7 +555,7 @@ impl TetrahedronFemForceField {
         self.world.clear();
         self.world_mats.clear();
         self.par.reset();
-        self.ke = std::sync::OnceLock::new();
+        self.pairs = std::sync::OnceLock::new();
         let mut degenerate = 0;
         for (e, t) in tets.iter().enumerate() {
             let p = [
@@ -661,7 +676,7 @@ impl Component for TetrahedronFemForceField {
         self.world.clear();
         self.world_mats.clear();
         self.par.reset();
-        self.ke = std::sync::OnceLock::new();
+        self.pairs = std::sync::OnceLock::new();
         if let Some(m) = check_material(&self.young_list(), &self.nu_list()) {
             ctx.error(m);
             return;
@@ -775,50 +790,33 @@ impl ForceField for TetrahedronFemForceField {
     }
 
     fn add_k_to_matrix(&self, m: &mut dyn MatrixSink, k_factor: f64, offset: usize) {
-        let kes = self.ke.get_or_init(|| {
-            self.elems
-                .iter()
-                .map(|el| {
-                    // Ke = J M Jᵀ, column by column
-                    let mut ke = [[0.0; 12]; 12];
-                    for col in 0..12 {
-                        let mut e = [0.0; 12];
-                        e[col] = 1.0;
-                        let c = kernel(&el.g, &el.mat, &e);
-                        for row in 0..12 {
-                            ke[row][col] = c[row];
-                        }
-                    }
-                    ke
-                })
-                .collect()
+        let pairs = self.pairs.get_or_init(|| {
+            let idx: Vec<[u32; 4]> = self.elems.iter().map(|el| el.idx).collect();
+            NodePairs::new::<4, 6>(&idx)
         });
-        for (el, ke) in self.elems.iter().zip(kes) {
-            let r = if self.method == Method::Small {
-                Mat3::identity()
-            } else {
-                el.rot
+        // −k Rᵀ J M Jᵀ R = −k J_w M J_wᵀ (world gradients, as in the product), block by block;
+        // symmetric, so the 4 diagonal and the 6 upper blocks are all there is to compute
+        let small = self.method == Method::Small;
+        pairs.assemble::<4, 6>(m, offset, |e, want_pairs, out| {
+            let el = &self.elems[e];
+            let g = WorldElem::new(el, small).gradients();
+            let mat = Material {
+                diag: -k_factor * el.mat.diag,
+                off: -k_factor * el.mat.off,
+                shear: -k_factor * el.mat.shear,
             };
-            for k in 0..4 {
-                for l in 0..4 {
-                    let (row, col) = (
-                        offset + 3 * el.idx[k] as usize,
-                        offset + 3 * el.idx[l] as usize,
-                    );
-                    if !m.wants(row, col) {
-                        continue;
-                    }
-                    let mut b = Mat3::zeros();
-                    for i in 0..3 {
-                        for j in 0..3 {
-                            b[(i, j)] = ke[3 * k + i][3 * l + j];
-                        }
-                    }
-                    let sr = r.transpose() * b * r * (-k_factor);
-                    m.add_block3(row, col, &sr);
+            for (v, d) in out.diag.iter_mut().enumerate() {
+                *d = stiffness_block(&g[v], &g[v], &mat);
+            }
+            if want_pairs {
+                for (j, [v, w]) in [[0, 1], [0, 2], [0, 3], [1, 2], [1, 3], [2, 3]]
+                    .into_iter()
+                    .enumerate()
+                {
+                    out.upper[j] = stiffness_block(&g[v], &g[w], &mat);
                 }
             }
-        }
+        });
     }
 
     fn rayleigh_stiffness(&self) -> f64 {
