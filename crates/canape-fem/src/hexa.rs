@@ -34,6 +34,48 @@ fn component_major(k: &K24) -> Box<Kp> {
     kp
 }
 
+/// `scale`·Rᵀ K R (K in the element frame, R its rotation world → element) in component-major
+/// order, as Rᵀ (K R) column by column: (K R) column (b, j) = Σ_m R_mj K column (b, m), then
+/// row (a, i) = Σ_m R_mi (K R) row (a, m). Runs with AVX2 and FMA where the CPU has them (the
+/// baseline computes the same fused operations).
+fn rotated_stiffness(kp: &Kp, r: &Mat3, scale: f64, out: &mut Kp) {
+    #[cfg(target_arch = "x86_64")]
+    if std::arch::is_x86_feature_detected!("avx2") && std::arch::is_x86_feature_detected!("fma") {
+        // SAFETY: the CPU supports AVX2 and FMA (checked just above).
+        return unsafe { rotated_stiffness_avx2(kp, r, scale, out) };
+    }
+    rotated_stiffness_impl(kp, r, scale, out)
+}
+
+#[cfg(target_arch = "x86_64")]
+#[target_feature(enable = "avx2,fma")]
+fn rotated_stiffness_avx2(kp: &Kp, r: &Mat3, scale: f64, out: &mut Kp) {
+    rotated_stiffness_impl(kp, r, scale, out)
+}
+
+#[inline(always)]
+fn rotated_stiffness_impl(kp: &Kp, r: &Mat3, scale: f64, out: &mut Kp) {
+    let mut c = [[0.0; 24]; 24];
+    for j in 0..3 {
+        let (r0, r1, r2) = (r[(0, j)], r[(1, j)], r[(2, j)]);
+        for b in 0..8 {
+            let (k0, k1, k2) = (&kp[b], &kp[8 + b], &kp[16 + b]);
+            for (row, v) in c[8 * j + b].iter_mut().enumerate() {
+                *v = k2[row].mul_add(r2, k1[row].mul_add(r1, k0[row] * r0));
+            }
+        }
+    }
+    let rs = r * scale;
+    for (o, cc) in out.iter_mut().zip(&c) {
+        for i in 0..3 {
+            let (r0, r1, r2) = (rs[(0, i)], rs[(1, i)], rs[(2, i)]);
+            for a in 0..8 {
+                o[8 * i + a] = cc[16 + a].mul_add(r2, cc[8 + a].mul_add(r1, cc[a] * r0));
+            }
+        }
+    }
+}
+
 /// K d for a displacement in SOFA's node-major order (index 3w + c), with K in component-major
 /// storage, column by column.
 fn node_major_product(kp: &Kp, d: &SMatrix<f64, 24, 1>) -> [f64; 24] {
@@ -400,6 +442,8 @@ pub struct HexahedronFemForceField {
     /// The stiffness product over worker threads.
     par: crate::common::ParallelLoop,
     rayleigh: f64,
+    /// Node pairs of the elements for assembly, made on the first assembly.
+    pairs: std::sync::OnceLock<crate::pairs::NodePairs>,
 }
 
 impl Default for HexahedronFemForceField {
@@ -427,6 +471,7 @@ impl HexahedronFemForceField {
             method: HexaMethod::Large,
             elems: Vec::new(),
             kps: Vec::new(),
+            pairs: std::sync::OnceLock::new(),
             rests: Vec::new(),
             par: Default::default(),
             rayleigh: 0.0,
@@ -496,6 +541,7 @@ impl HexahedronFemForceField {
         let nu = if nu.is_empty() { vec![0.45] } else { nu };
         self.elems.clear();
         self.kps.clear();
+        self.pairs = std::sync::OnceLock::new();
         self.rests.clear();
         self.par.reset();
         for (e, h) in hexa.iter().enumerate() {
@@ -677,27 +723,26 @@ impl ForceField for HexahedronFemForceField {
     /// Blocks −k Rᵀ K_ab R of every element (HexahedronFEMForceField::addKToMatrix). K is
     /// symmetric, so the block (b, a) is added as the transpose of (a, b): half the products.
     fn add_k_to_matrix(&self, m: &mut dyn MatrixSink, k_factor: f64, offset: usize) {
-        for el in &self.elems {
-            let kp = &self.kps[el.k as usize];
-            let rt = el.rot.transpose() * (-k_factor);
-            let at = |a: usize| offset + 3 * el.idx[a] as usize;
-            for a in 0..8 {
-                for b in a..8 {
-                    let (wab, wba) = (m.wants(at(a), at(b)), m.wants(at(b), at(a)));
-                    if !wab && !wba {
-                        continue;
-                    }
-                    let blk = Mat3::from_fn(|i, j| kp[8 * j + b][8 * i + a]);
-                    let sr = rt * (blk * el.rot);
-                    if wab {
-                        m.add_block3(at(a), at(b), &sr);
-                    }
-                    if a != b && wba {
-                        m.add_block3(at(b), at(a), &sr.transpose());
-                    }
+        use crate::pairs::{local_pairs, NodePairs};
+        let pairs = self.pairs.get_or_init(|| {
+            let idx: Vec<[u32; 8]> = self.elems.iter().map(|el| el.idx).collect();
+            NodePairs::new::<8, 28>(&idx)
+        });
+        // −k Rᵀ K R, symmetric: the 8 diagonal and 28 upper blocks
+        let mut d = [[0.0; 24]; 24];
+        pairs.assemble::<8, 28>(m, offset, |e, want_pairs, out| {
+            let el = &self.elems[e];
+            rotated_stiffness(&self.kps[el.k as usize], &el.rot, -k_factor, &mut d);
+            let block = |a: usize, b: usize| Mat3::from_fn(|i, j| d[8 * j + b][8 * i + a]);
+            for (a, d) in out.diag.iter_mut().enumerate() {
+                *d = block(a, a);
+            }
+            if want_pairs {
+                for ((a, b), u) in local_pairs::<8>().zip(out.upper.iter_mut()) {
+                    *u = block(a, b);
                 }
             }
-        }
+        });
     }
 
     fn rayleigh_stiffness(&self) -> f64 {
@@ -757,5 +802,26 @@ mod simd_tests {
         let scale = c.iter().fold(0.0f64, |m, v| m.max(v.abs()));
         assert!(scale > 0.1);
         assert!(a.iter().zip(&c).all(|(x, y)| (x - y).abs() < 1e-12 * scale));
+        // the rotated stiffness of assembly: dispatched = baseline bits, and = −0.7 Rᵀ K R
+        let rot = elems[1].rot;
+        let (mut p, mut q) = ([[0.0; 24]; 24], [[0.0; 24]; 24]);
+        rotated_stiffness(&kps[0], &rot, -0.7, &mut p);
+        rotated_stiffness_impl(&kps[0], &rot, -0.7, &mut q);
+        assert!(p
+            .as_flattened()
+            .iter()
+            .zip(q.as_flattened())
+            .all(|(x, y)| x.to_bits() == y.to_bits()));
+        let mut big_r = K24::zeros();
+        for w in 0..8 {
+            big_r.fixed_view_mut::<3, 3>(3 * w, 3 * w).copy_from(&rot);
+        }
+        let ke = big_r.transpose() * k * big_r * -0.7;
+        for (col, pc) in p.iter().enumerate() {
+            for (row, v) in pc.iter().enumerate() {
+                let dense = ke[(3 * (row % 8) + row / 8, 3 * (col % 8) + col / 8)];
+                assert!((v - dense).abs() < 1e-13, "({row}, {col}): {v} vs {dense}");
+            }
+        }
     }
 }

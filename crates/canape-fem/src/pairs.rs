@@ -153,7 +153,7 @@ impl NodePairs {
 }
 
 /// Local pairs (v, w), v < w, in the order (0,1), (0,2), …, (0,N−1), (1,2), …
-fn local_pairs<const N: usize>() -> impl Iterator<Item = (usize, usize)> + Clone {
+pub fn local_pairs<const N: usize>() -> impl Iterator<Item = (usize, usize)> + Clone {
     (0..N).flat_map(|v| (v + 1..N).map(move |w| (v, w)))
 }
 
