@@ -44,6 +44,19 @@ impl Inert {
                     .alias(&["update_step"])
                     .with("preconditionerSystem", DataKind::Str, "", "Link toward the linear system of the preconditioner")
             }
+            "WarpPreconditioner" => {
+                data = data
+                    .with("linearSystem", DataKind::Str, "", "The linear system to solve")
+                    .with("linearSolver", DataKind::Str, "", "Link towards the linear solver used to build the warp conditioner")
+                    .with("useRotationFinder", DataKind::Int, "0", "Deprecated: use RotationMatrixSystem.rotationFinder")
+                    .with("update_step", DataKind::Int, "1", "Deprecated: use RotationMatrixSystem.assemblingRate")
+            }
+            "RotationMatrixSystem" => {
+                data = data
+                    .with("assemblingRate", DataKind::Int, "1", "Rate of update of the system matrix; between two updates the rotations are updated")
+                    .with("mainSystem", DataKind::Str, "", "Main assembled linear system that will be warped")
+                    .with("rotationFinder", DataKind::Str, "", "Link toward the rotation finder")
+            }
             "JacobiPreconditioner" | "BlockJacobiPreconditioner" | "NaturalOrderingMethod" | "AMDOrderingMethod" | "COLAMDOrderingMethod" | "MetisOrderingMethod" => {
                 data = data.with("linearSystem", DataKind::Str, "", "The linear system to solve")
             }
@@ -206,12 +219,14 @@ pub const INERT_CLASSES: &[(&str, Role, &str)] = &[
         "geometry algorithms (no effect on mechanics)",
     ),
     ("NaturalOrderingMethod", Role::Other, "ordering for direct solvers: Cholesky solvers in this node factor in the given order"),
-    ("AMDOrderingMethod", Role::Other, "ordering for direct solvers: Canapé uses AMD (faer) for Cholesky, COLAMD for LU/QR"),
-    ("COLAMDOrderingMethod", Role::Other, "ordering for direct solvers: Canapé uses AMD (faer) for Cholesky, COLAMD for LU/QR"),
-    ("MetisOrderingMethod", Role::Other, "ordering for direct solvers: Canapé uses AMD (faer) for Cholesky, COLAMD for LU/QR"),
+    ("AMDOrderingMethod", Role::Other, "ordering for direct solvers: Cholesky solvers in this node use AMD (faer); LU/QR use COLAMD"),
+    ("COLAMDOrderingMethod", Role::Other, "ordering for direct solvers: Cholesky takes the smaller factor of AMD (faer) and the given order; LU/QR use COLAMD"),
+    ("MetisOrderingMethod", Role::Other, "ordering for direct solvers: Cholesky takes the smaller factor of AMD (faer) and the given order; LU/QR use COLAMD"),
     ("JacobiPreconditioner", Role::Other, "diagonal preconditioner of a PCGLinearSolver"),
     ("BlockJacobiPreconditioner", Role::Other, "3x3 block-diagonal preconditioner of a PCGLinearSolver"),
     ("SSORPreconditioner", Role::Other, "SSOR preconditioner of a PCGLinearSolver"),
+    ("WarpPreconditioner", Role::Other, "preconditioner of a PCGLinearSolver by a direct solver's factorization of the assembled matrix"),
+    ("RotationMatrixSystem", Role::Other, "rotation system of a WarpPreconditioner (the identity when assembled every time, assemblingRate 1)"),
     ("PreconditionedMatrixFreeSystem", Role::Other, "matrix-free system whose preconditioner matrix is rebuilt every assemblingRate solves"),
     ("MatrixLinearSystem", Role::Other, "assembled linear system (Canapé assembles for the solvers that need it)"),
     ("ConstantSparsityPatternSystem", Role::Other, "assembled linear system with a fixed pattern (Canapé caches the pattern for every assembled solver)"),

@@ -9,8 +9,9 @@
 //! matrix once and reuses it for every later step.
 //!
 //! The names are SOFA's; the factorizations are faer's. Orderings change speed and round-off only:
-//! Cholesky follows a NaturalOrderingMethod in the solver's node and uses AMD otherwise (SOFA's
-//! default); LU and QR use faer's COLAMD whatever the scene says.
+//! Cholesky follows a NaturalOrderingMethod or an AMDOrderingMethod in the solver's node; with
+//! none (where SOFA takes AMD) it takes whichever of AMD's and the given order makes the
+//! smaller factor. LU and QR use faer's COLAMD whatever the scene says.
 
 use canape_core::component::{LinearSolver, LinearSystem, SolveStats};
 use canape_core::data::{DataKind, DataTable};
@@ -31,6 +32,18 @@ use faer::sparse::linalg::SupernodalThreshold;
 use faer::sparse::{SparseColMatRef, SymbolicSparseColMat};
 use faer::{Conj, Par};
 use faer::{MatMut, Side};
+
+/// The order a Cholesky factorization eliminates in (round-off differs, the solution does not).
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum CholeskyOrdering {
+    /// A NaturalOrderingMethod beside the solver: the given order.
+    Natural,
+    /// An AMDOrderingMethod beside the solver: AMD's order.
+    Amd,
+    /// No ordering component (SOFA would take AMD): whichever of AMD's and the given order
+    /// makes the smaller factor (on a thin beam numbered along its length, the given order).
+    Smallest,
+}
 
 /// Which factorization a direct solver uses.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -158,7 +171,7 @@ impl Permuted {
 /// order, or in AMD's order with the matrix reordered by us (see [`Permuted`]).
 fn cholesky_symbolic(
     a: &Csr,
-    natural: bool,
+    ordering: CholeskyOrdering,
 ) -> Result<(SymbolicCholesky<u32>, Option<Permuted>), Fallback> {
     let symbolic = |a: &Csr, ordering| {
         factorize_symbolic_cholesky(
@@ -172,10 +185,16 @@ fn cholesky_symbolic(
         )
         .map_err(|e| Fallback::Failed(format!("symbolic factorization failed: {e:?}")))
     };
-    if natural {
+    if ordering == CholeskyOrdering::Natural {
         return Ok((symbolic(a, SymmetricOrdering::Identity)?, None));
     }
     let amd = symbolic(a, SymmetricOrdering::Amd)?;
+    if ordering == CholeskyOrdering::Smallest {
+        let given = symbolic(a, SymmetricOrdering::Identity)?;
+        if given.len_val() <= amd.len_val() {
+            return Ok((given, None));
+        }
+    }
     let Some(perm) = amd.perm() else {
         return Ok((amd, None));
     };
@@ -220,7 +239,7 @@ pub struct DirectSolver {
     /// AMD, SOFA's default (OrderingMethodAccessor.h: the ordering is looked up in the solver's
     /// own node; AMD is created when there is none). Cholesky only: faer's LU and QR order
     /// columns with their own COLAMD.
-    natural_ordering: bool,
+    ordering: CholeskyOrdering,
     /// LU values kept between steps (same structure: no reallocation).
     lu_values: Option<Box<NumericLu<u32, f64>>>,
     /// Cholesky in AMD order: the matrix in that order (None in the natural order).
@@ -298,7 +317,7 @@ impl DirectSolver {
             warned_fallback: false,
             l_values: Vec::new(),
             scratch: None,
-            natural_ordering: false,
+            ordering: CholeskyOrdering::Smallest,
             lu_values: None,
             permuted: None,
         })
@@ -324,7 +343,7 @@ impl DirectSolver {
             self.permuted = None;
             self.symbolic = Some(match self.kind {
                 Factorization::Cholesky => {
-                    let (s, permuted) = cholesky_symbolic(a, self.natural_ordering)?;
+                    let (s, permuted) = cholesky_symbolic(a, self.ordering)?;
                     self.permuted = permuted;
                     Symbolic::Llt(Box::new(s))
                 }
@@ -436,20 +455,53 @@ impl DirectSolver {
         self.pattern = None;
         self.symbolic = None;
         self.numeric = None;
-        self.natural_ordering = ctx
-            .scene
-            .node(ctx.node)
-            .components
-            .iter()
-            .any(|&c| ctx.scene.info(c).class == "NaturalOrderingMethod");
+        self.ordering = ordering_in(ctx, ctx.node);
     }
 }
 
 impl_component!(DirectSolver, |s| s.class, init);
 
+/// The Cholesky ordering an ordering component in `node` asks for (SOFA looks it up in the
+/// solver's own node, OrderingMethodAccessor.h).
+pub fn ordering_in(ctx: &InitContext<'_>, node: canape_core::scene::NodeId) -> CholeskyOrdering {
+    let classes = || {
+        ctx.scene
+            .node(node)
+            .components
+            .iter()
+            .map(|&c| ctx.scene.info(c).class)
+    };
+    if classes().any(|c| c == "NaturalOrderingMethod") {
+        CholeskyOrdering::Natural
+    } else if classes().any(|c| c == "AMDOrderingMethod") {
+        CholeskyOrdering::Amd
+    } else {
+        CholeskyOrdering::Smallest
+    }
+}
+
 impl LinearSolver for DirectSolver {
     fn solve(&mut self, sys: &mut dyn LinearSystem, b: &[f64], x: &mut [f64]) -> SolveStats {
         if !(self.precomputed && self.numeric.is_some()) {
+            self.factorize(sys);
+        }
+        self.solve_factored(b, x);
+        SolveStats {
+            iterations: 1,
+            residual: 0.0,
+        }
+    }
+}
+
+impl DirectSolver {
+    /// The elimination order of Cholesky factorizations.
+    pub fn set_ordering(&mut self, ordering: CholeskyOrdering) {
+        self.ordering = ordering;
+    }
+
+    /// Assemble the system's matrix and factor it (on failure, later solves give NaN).
+    pub fn factorize(&mut self, sys: &mut dyn LinearSystem) {
+        {
             // a Cholesky factorization reads one triangle (faer's lower, seeing this row-major
             // matrix as column-major = the blocks on and above the diagonal): assemble only those
             let a = if self.kind == Factorization::Cholesky {
@@ -467,6 +519,10 @@ impl LinearSolver for DirectSolver {
                 self.numeric = None;
             }
         }
+    }
+
+    /// x = A⁻¹ b with the last factorization (NaN when there is none).
+    pub fn solve_factored(&mut self, b: &[f64], x: &mut [f64]) {
         x.copy_from_slice(b);
         let n = x.len();
         let rhs = MatMut::from_column_major_slice_mut(x, n, 1);
@@ -508,10 +564,6 @@ impl LinearSolver for DirectSolver {
             }
             Some(Numeric::Qr(f)) => f.solve_in_place(rhs),
             None => x.iter_mut().for_each(|v| *v = f64::NAN),
-        }
-        SolveStats {
-            iterations: 1,
-            residual: 0.0,
         }
     }
 }
@@ -577,6 +629,61 @@ mod tests {
         }
     }
 
+    /// Without an ordering component, Cholesky takes the order with the smaller factor: the
+    /// given one for a long thin grid numbered along its length (a band), AMD's for an arrow
+    /// matrix whose dense row comes first (full fill in the given order, none in AMD's).
+    #[test]
+    fn smallest_factor_ordering() {
+        // 2 × 2 × 30 nodes, 3 DOFs each, coupled to their 26 neighbours
+        let node = |i: usize| (i % 2, (i / 2) % 2, i / 4);
+        let n = 3 * 120;
+        let grid: Vec<Vec<f64>> = (0..n)
+            .map(|i| {
+                (0..n)
+                    .map(|j| {
+                        let ((a, b, c), (d, e, f)) = (node(i / 3), node(j / 3));
+                        if i == j {
+                            30.0
+                        } else if a.abs_diff(d) <= 1 && b.abs_diff(e) <= 1 && c.abs_diff(f) <= 1 {
+                            -0.1
+                        } else {
+                            0.0
+                        }
+                    })
+                    .collect()
+            })
+            .collect();
+        let arrow: Vec<Vec<f64>> = (0..n)
+            .map(|i| {
+                (0..n)
+                    .map(|j| match (i, j) {
+                        _ if i == j => 30.0,
+                        (0, _) | (_, 0) => 0.1,
+                        _ => 0.0,
+                    })
+                    .collect()
+            })
+            .collect();
+        let b: Vec<f64> = (0..n).map(|i| (i as f64).sin()).collect();
+        for (a, reordered) in [(grid, false), (arrow, true)] {
+            let mut sys = Sys::new(a);
+            let upper = sys.assemble_upper();
+            let size = |o| cholesky_symbolic(&upper, o).ok().unwrap().0.len_val();
+            let (given, amd) = (size(CholeskyOrdering::Natural), size(CholeskyOrdering::Amd));
+            assert_eq!(
+                amd < given,
+                reordered,
+                "factor sizes: given {given}, AMD {amd}"
+            );
+            let mut s = DirectSolver::new("SparseLDLSolver", "").unwrap();
+            assert_eq!(s.ordering, CholeskyOrdering::Smallest);
+            let mut x = vec![0.0; n];
+            s.solve(&mut sys, &b, &mut x);
+            assert_eq!(s.permuted.is_some(), reordered);
+            assert!(sys.relative_residual(&x, &b) < 1e-14);
+        }
+    }
+
     #[test]
     fn natural_and_amd_orderings_solve_alike() {
         // a dense-ish SPD matrix whose AMD order differs from the natural one
@@ -591,7 +698,11 @@ mod tests {
         let mut xs = Vec::new();
         for natural in [false, true] {
             let mut s = DirectSolver::new("SparseLDLSolver", "").unwrap();
-            s.natural_ordering = natural;
+            s.ordering = if natural {
+                CholeskyOrdering::Natural
+            } else {
+                CholeskyOrdering::Amd
+            };
             let mut sys = Sys::new(a.clone());
             let mut x = vec![0.0; n];
             s.solve(&mut sys, &b, &mut x);

@@ -15,6 +15,8 @@ use canape_core::matrix::Csr;
 use canape_core::scene::{InitContext, Target};
 use canape_types::Mat3;
 
+use crate::direct::DirectSolver;
+
 use canape_types::dot;
 
 /// A preconditioner built from the assembled system matrix.
@@ -37,8 +39,24 @@ pub enum Preconditioner {
 pub enum PreconditionerKind {
     Jacobi,
     BlockJacobi,
-    Ssor { omega: f64 },
+    Ssor {
+        omega: f64,
+    },
+    /// WarpPreconditioner: P(r) = R A⁻¹ Rᵀ r with A factored by a direct solver when the
+    /// preconditioner is rebuilt. R is the RotationMatrixSystem's matrix, the identity when it
+    /// reassembles A every time (assemblingRate 1: SOFA's RotationMatrixSystem.inl sets it to
+    /// the identity when it assembles its main system), which is the only case Canapé runs.
+    Warp,
 }
+
+/// Direct solver classes a WarpPreconditioner can use.
+const WARP_SOLVERS: &[&str] = &[
+    "SparseLDLSolver",
+    "EigenSimplicialLDLT",
+    "EigenSimplicialLLT",
+    "EigenSparseLU",
+    "EigenSparseQR",
+];
 
 impl Preconditioner {
     pub fn build(kind: PreconditionerKind, a: &Csr) -> Preconditioner {
@@ -72,6 +90,7 @@ impl Preconditioner {
                 inv_diag: diag.iter().map(|d| 1.0 / d).collect(),
                 omega,
             },
+            PreconditionerKind::Warp => unreachable!("the warp preconditioner is a direct solver"),
         }
     }
 
@@ -130,6 +149,10 @@ pub struct PcgLinearSolver {
     rate: u32,
     counter: u32,
     pre: Option<Preconditioner>,
+    /// WarpPreconditioner's direct solver (a copy of the linked one's configuration) and
+    /// whether it holds a factorization.
+    warp: Option<Box<DirectSolver>>,
+    warp_ready: bool,
     r: Vec<f64>,
     w: Vec<f64>,
     s: Vec<f64>,
@@ -160,6 +183,8 @@ impl PcgLinearSolver {
             rate: 1,
             counter: 1,
             pre: None,
+            warp: None,
+            warp_ready: false,
             r: Vec::new(),
             w: Vec::new(),
             s: Vec::new(),
@@ -183,8 +208,12 @@ impl PcgLinearSolver {
                         Some(("SSORPreconditioner", omega)) => {
                             Some(PreconditionerKind::Ssor { omega })
                         }
+                        Some(("WarpPreconditioner", _)) => {
+                            self.warp = warp_solver(ctx, c);
+                            self.warp.is_some().then_some(PreconditionerKind::Warp)
+                        }
                         Some((other, _)) => {
-                            ctx.error(format!("preconditioner '{other}' is not supported (JacobiPreconditioner, BlockJacobiPreconditioner, SSORPreconditioner are)"));
+                            ctx.error(format!("preconditioner '{other}' is not supported (JacobiPreconditioner, BlockJacobiPreconditioner, SSORPreconditioner, WarpPreconditioner are)"));
                             None
                         }
                         None => None,
@@ -209,7 +238,72 @@ impl PcgLinearSolver {
             .unwrap_or(1);
         self.counter = self.rate;
         self.pre = None;
+        self.warp_ready = false;
     }
+}
+
+/// The direct solver a WarpPreconditioner (component `c`) factors with: its `linearSolver` link,
+/// else the first direct solver in its node (as SOFA's bwdInit takes the first local one).
+fn warp_solver(
+    ctx: &mut InitContext<'_>,
+    c: canape_core::scene::ComponentId,
+) -> Option<Box<DirectSolver>> {
+    let comp = ctx.scene.component(c)?;
+    let link = comp.data().str("linearSolver").trim().to_string();
+    let node = ctx.scene.info(c).node;
+    let target = if link.is_empty() {
+        ctx.scene
+            .node(node)
+            .components
+            .iter()
+            .copied()
+            .find(|&s| WARP_SOLVERS.contains(&ctx.scene.info(s).class))
+    } else {
+        match ctx.linked(&link) {
+            Some(Target::Component(s)) => Some(s),
+            _ => {
+                ctx.error(format!(
+                    "WarpPreconditioner: linearSolver link '{link}' names no object"
+                ));
+                return None;
+            }
+        }
+    };
+    let Some(s) = target else {
+        ctx.error(
+            "WarpPreconditioner: no direct linear solver (linearSolver link, or one in its node)",
+        );
+        return None;
+    };
+    let class = ctx.scene.info(s).class;
+    let Some(&class) = WARP_SOLVERS.iter().find(|k| **k == class) else {
+        ctx.error(format!(
+            "WarpPreconditioner: '{class}' is not a direct solver it can use ({})",
+            WARP_SOLVERS.join(", ")
+        ));
+        return None;
+    };
+    let mut solver = match DirectSolver::new(class, "") {
+        Ok(d) => d,
+        Err(e) => {
+            ctx.error(format!("WarpPreconditioner: {e}"));
+            return None;
+        }
+    };
+    solver.set_ordering(crate::direct::ordering_in(ctx, ctx.scene.info(s).node));
+    // RotationMatrixSystem: rotations between assemblies are not simulated
+    let rate = ctx
+        .scene
+        .node(node)
+        .components
+        .iter()
+        .find(|&&o| ctx.scene.info(o).class == "RotationMatrixSystem")
+        .and_then(|&o| ctx.scene.component(o))
+        .map(|o| o.data().int("assemblingRate"));
+    if let Some(r) = rate.filter(|&r| r > 1) {
+        ctx.warn(format!("RotationMatrixSystem assemblingRate = {r}: Canapé does not rotate the factored matrix between assemblies; the warp preconditioner is refactored whenever the PCG rebuilds its preconditioner (same solution, different cost)"));
+    }
+    Some(Box::new(solver))
 }
 
 impl_component!(PcgLinearSolver, "PCGLinearSolver", init);
@@ -219,14 +313,23 @@ impl LinearSolver for PcgLinearSolver {
         let n = sys.size();
         if let Some(kind) = self.kind {
             self.counter += 1;
-            if self.counter >= self.rate || self.pre.is_none() {
-                let a = match kind {
-                    PreconditionerKind::Jacobi | PreconditionerKind::BlockJacobi => {
-                        sys.assemble_block_diagonal()
+            let built = self.pre.is_some() || self.warp_ready;
+            if self.counter >= self.rate || !built {
+                match (kind, self.warp.as_mut()) {
+                    (PreconditionerKind::Warp, Some(w)) => {
+                        w.factorize(sys);
+                        self.warp_ready = true;
                     }
-                    PreconditionerKind::Ssor { .. } => sys.assemble(),
-                };
-                self.pre = Some(Preconditioner::build(kind, &a));
+                    _ => {
+                        let a = match kind {
+                            PreconditionerKind::Jacobi | PreconditionerKind::BlockJacobi => {
+                                sys.assemble_block_diagonal()
+                            }
+                            _ => sys.assemble(),
+                        };
+                        self.pre = Some(Preconditioner::build(kind, &a));
+                    }
+                }
                 self.counter = 0;
             }
         }
@@ -240,10 +343,13 @@ impl LinearSolver for PcgLinearSolver {
         for (ri, bi) in r.iter_mut().zip(b) {
             *ri = bi - *ri;
         }
-        match &self.pre {
-            Some(p) if self.kind.is_some() => p.apply(r, w),
-            _ => w.copy_from_slice(r),
-        }
+        let (kind, pre, mut warp) = (self.kind, self.pre.as_ref(), self.warp.as_deref_mut());
+        let mut precondition = |v: &[f64], z: &mut [f64]| match (kind, pre, warp.as_mut()) {
+            (Some(PreconditionerKind::Warp), _, Some(d)) => d.solve_factored(v, z),
+            (Some(_), Some(p), _) => p.apply(v, z),
+            _ => z.copy_from_slice(v),
+        };
+        precondition(r, w);
         let mut rz = dot(r, w);
         let mut it = 1;
         let mut stats = SolveStats::default();
@@ -254,10 +360,7 @@ impl LinearSolver for PcgLinearSolver {
                 *xi += alpha * wi;
                 *ri -= alpha * si;
             }
-            match &self.pre {
-                Some(p) if self.kind.is_some() => p.apply(r, s),
-                _ => s.copy_from_slice(r),
-            }
+            precondition(r, s);
             let rz_old = rz;
             rz = dot(r, s);
             let beta = rz / rz_old;
@@ -470,6 +573,28 @@ mod tests {
             );
             assert!(st.iterations > 0 && st.iterations < 200);
         }
+    }
+
+    /// The warp preconditioner (its rotation system reassembled, R = I) is the factorization
+    /// of the matrix itself: PCG stops after one iteration at the exact solution, and a second
+    /// solve refactors (the matrix is assembled again).
+    #[test]
+    fn warp_preconditioner_solves_in_one_iteration() {
+        let a = spd(30, 7);
+        let b: Vec<f64> = (0..30).map(|i| (i as f64 * 0.7).sin()).collect();
+        let mut s = PcgLinearSolver::new("").unwrap();
+        s.max_iter = 50;
+        s.tolerance = 1e-20;
+        s.kind = Some(PreconditionerKind::Warp);
+        s.warp = Some(Box::new(DirectSolver::new("SparseLDLSolver", "").unwrap()));
+        let mut sys = Sys::new(a.clone());
+        let mut x = vec![0.0; 30];
+        let st = s.solve(&mut sys, &b, &mut x);
+        assert_eq!(st.iterations, 1);
+        assert!(residual(&a, &x, &b) < 1e-14, "{}", residual(&a, &x, &b));
+        let before = sys.assembled;
+        s.solve(&mut sys, &b, &mut x);
+        assert_eq!(sys.assembled, before + 1);
     }
 
     #[test]

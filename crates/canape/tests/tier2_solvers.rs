@@ -33,6 +33,7 @@ const SOLVER_SCENES: &[&str] = &[
     "Component/LinearSolver/Preconditioner/FEMBAR_PCG_JacobiPreconditioner.scn",
     "Component/LinearSolver/Preconditioner/FEMBAR_PCG_NoPreconditioner.scn",
     "Component/LinearSolver/Preconditioner/FEMBAR_PCG_SSORPreconditioner.scn",
+    "Component/LinearSolver/Preconditioner/FEMBAR_PCG_WarpPreconditioner.scn",
     "Benchmark/Performance/MatrixAssembly/MatrixAssembly_direct.scn",
     "Benchmark/Performance/MatrixAssembly/MatrixAssembly_direct_blocs.scn",
     "Benchmark/Analysis/Pendulum.scn",
@@ -111,6 +112,15 @@ fn held_back_solver_scenes_match_twins() {
         "Benchmark/Performance/MatrixAssembly/MatrixAssembly_direct_blocs.scn",
         "Benchmark/Performance/MatrixAssembly/MatrixAssembly_direct.scn",
         1e-4,
+        0.001,
+    );
+    // PCG preconditioned by the factorization of the same matrix (WarpPreconditioner with its
+    // rotation system reassembled every step): one iteration to the exact solution
+    twin(
+        &l,
+        "Component/LinearSolver/Preconditioner/FEMBAR_PCG_WarpPreconditioner.scn",
+        "Component/LinearSolver/Direct/FEMBAR_EigenSimplicialLDLT.scn",
+        1e-8,
         0.001,
     );
     // PCG with another preconditioner converges to the same solution only within PCG's loose
