@@ -732,15 +732,22 @@ impl ForceField for HexahedronFemForceField {
         let mut d = [[0.0; 24]; 24];
         pairs.assemble::<8, 28>(m, offset, |e, want_pairs, out| {
             let el = &self.elems[e];
-            rotated_stiffness(&self.kps[el.k as usize], &el.rot, -k_factor, &mut d);
+            let kp = &self.kps[el.k as usize];
+            if !want_pairs {
+                // the diagonal blocks only (block-Jacobi): 8 products of 3×3 blocks
+                let rt = el.rot.transpose() * (-k_factor);
+                for (a, d) in out.diag.iter_mut().enumerate() {
+                    *d = rt * (Mat3::from_fn(|i, j| kp[8 * j + a][8 * i + a]) * el.rot);
+                }
+                return;
+            }
+            rotated_stiffness(kp, &el.rot, -k_factor, &mut d);
             let block = |a: usize, b: usize| Mat3::from_fn(|i, j| d[8 * j + b][8 * i + a]);
             for (a, d) in out.diag.iter_mut().enumerate() {
                 *d = block(a, a);
             }
-            if want_pairs {
-                for ((a, b), u) in local_pairs::<8>().zip(out.upper.iter_mut()) {
-                    *u = block(a, b);
-                }
+            for ((a, b), u) in local_pairs::<8>().zip(out.upper.iter_mut()) {
+                *u = block(a, b);
             }
         });
     }
