@@ -46,8 +46,8 @@ pub struct FastTetrahedralCorotationalForceField {
     data: DataTable,
     method: FastMethod,
     elems: Vec<FastTet>,
-    /// Node pairs of the elements, for assembly.
-    pairs: NodePairs,
+    /// Node pairs of the elements for assembly, made on the first assembly.
+    pairs: std::sync::OnceLock<NodePairs>,
     rayleigh: f64,
 }
 
@@ -79,7 +79,7 @@ impl FastTetrahedralCorotationalForceField {
             data,
             method: FastMethod::Qr,
             elems: Vec::new(),
-            pairs: NodePairs::default(),
+            pairs: std::sync::OnceLock::new(),
             rayleigh: 0.0,
         }
     }
@@ -149,8 +149,7 @@ impl FastTetrahedralCorotationalForceField {
                 r: Mat3::identity(),
             });
         }
-        let idx: Vec<[u32; 4]> = self.elems.iter().map(|el| el.idx).collect();
-        self.pairs = NodePairs::new::<4, 6>(&idx);
+        self.pairs = std::sync::OnceLock::new();
     }
 
     fn init_impl(&mut self, ctx: &mut InitContext<'_>) {
@@ -159,6 +158,7 @@ impl FastTetrahedralCorotationalForceField {
         }
         self.rayleigh = self.data.real("rayleighStiffness");
         self.elems.clear();
+        self.pairs = std::sync::OnceLock::new();
         if let Some(m) = check_material(
             self.data.reals("youngModulus"),
             self.data.reals("poissonRatio"),
@@ -253,26 +253,29 @@ impl ForceField for FastTetrahedralCorotationalForceField {
         // ∂f/∂x per edge (k, l): B = k R A Rᵀ gives K_ll += B, K_kk += Bᵀ, K_kl −= Bᵀ, K_lk −= B.
         // With A = λ s_l s_kᵀ + μ s_k s_lᵀ + μ (s_k·s_l) I and t = R s (rotated gradients),
         // B = λ t_l t_kᵀ + μ t_k t_lᵀ + μ (s_k·s_l) I, times k: no 3×3 products per edge.
-        self.pairs
-            .assemble::<4, 6>(m, offset, |e, want_pairs, out| {
-                let el = &self.elems[e];
-                let t: [Vec3; 4] = std::array::from_fn(|i| el.r * el.s[i]);
-                let (lk, mk) = (el.lambda * k_factor, el.mu * k_factor);
-                out.diag = [Mat3::zeros(); 4];
-                for (j, [k, l]) in EDGES.iter().enumerate() {
-                    let (tk, tl) = (t[*k], t[*l]);
-                    let c = mk * el.s[*k].dot(&el.s[*l]);
-                    let b = tl * (tk * lk).transpose()
-                        + tk * (tl * mk).transpose()
-                        + Mat3::from_diagonal_element(c);
-                    let bt = b.transpose();
-                    out.diag[*l] += b;
-                    out.diag[*k] += bt;
-                    if want_pairs {
-                        out.upper[j] = -bt;
-                    }
+        let pairs = self.pairs.get_or_init(|| {
+            let idx: Vec<[u32; 4]> = self.elems.iter().map(|el| el.idx).collect();
+            NodePairs::new::<4, 6>(&idx)
+        });
+        pairs.assemble::<4, 6>(m, offset, |e, want_pairs, out| {
+            let el = &self.elems[e];
+            let t: [Vec3; 4] = std::array::from_fn(|i| el.r * el.s[i]);
+            let (lk, mk) = (el.lambda * k_factor, el.mu * k_factor);
+            out.diag = [Mat3::zeros(); 4];
+            for (j, [k, l]) in EDGES.iter().enumerate() {
+                let (tk, tl) = (t[*k], t[*l]);
+                let c = mk * el.s[*k].dot(&el.s[*l]);
+                let b = tl * (tk * lk).transpose()
+                    + tk * (tl * mk).transpose()
+                    + Mat3::from_diagonal_element(c);
+                let bt = b.transpose();
+                out.diag[*l] += b;
+                out.diag[*k] += bt;
+                if want_pairs {
+                    out.upper[j] = -bt;
                 }
-            });
+            }
+        });
     }
 
     fn rayleigh_stiffness(&self) -> f64 {

@@ -592,6 +592,7 @@ impl HexahedronFemForceField {
         }
         self.rayleigh = self.data.real("rayleighStiffness");
         self.elems.clear();
+        self.pairs = std::sync::OnceLock::new();
         let (y, nu) = (
             self.data.reals("youngModulus").to_vec(),
             self.data.reals("poissonRatio").to_vec(),

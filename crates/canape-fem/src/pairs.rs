@@ -14,6 +14,9 @@ use std::sync::Mutex;
 /// Marks a local pair whose two nodes are the same mesh node (a degenerate element): its block
 /// and its transpose go to that node's diagonal block.
 const SAME_NODE: u32 = 1 << 31;
+/// Marks a local pair (v, w) whose mesh nodes come in the other order (node of v > node of w):
+/// the pair's sum K_pq receives the transpose of the element's block.
+const FLIPPED: u32 = 1 << 30;
 
 /// Per-element pair indices and the scratch sums for one connectivity.
 #[derive(Debug, Default)]
@@ -25,7 +28,7 @@ pub struct NodePairs {
     /// Per element and local node: its index in `nodes`.
     elem_nodes: Vec<u32>,
     /// Per element and local pair (v, w), v < w, in the order (0,1), (0,2), …, (1,2), …: its
-    /// index in `pairs`, or SAME_NODE | index in `nodes`.
+    /// index in `pairs` (| FLIPPED when node of v > node of w), or SAME_NODE | index in `nodes`.
     elem_pairs: Vec<u32>,
     /// Sums: one block per node, then one per pair (K_pq with p < q).
     scratch: Mutex<Vec<Mat3>>,
@@ -59,10 +62,11 @@ impl NodePairs {
             elem_nodes.extend(e.iter().map(|&n| node_index(n)));
             for (v, w) in local_pairs::<N>() {
                 let (p, q) = (e[v].min(e[w]), e[v].max(e[w]));
+                let flipped = if e[v] > e[w] { FLIPPED } else { 0 };
                 elem_pairs.push(if p == q {
                     SAME_NODE | node_index(p)
                 } else {
-                    pairs.binary_search(&[p, q]).expect("pair of an element") as u32
+                    flipped | pairs.binary_search(&[p, q]).expect("pair of an element") as u32
                 });
             }
         }
@@ -123,14 +127,13 @@ impl NodePairs {
                 continue;
             }
             let ep = &self.elem_pairs[P * e..P * e + P];
-            for ((j, (v, w)), b) in local_pairs::<N>().enumerate().zip(&blocks.upper) {
-                let id = ep[j];
+            for (&id, b) in ep.iter().zip(&blocks.upper) {
                 if id & SAME_NODE != 0 {
                     diag[(id & !SAME_NODE) as usize] += b + b.transpose();
-                } else if self.nodes[en[v] as usize] < self.nodes[en[w] as usize] {
-                    upper[id as usize] += b;
+                } else if id & FLIPPED != 0 {
+                    upper[(id & !FLIPPED) as usize] += b.transpose();
                 } else {
-                    upper[id as usize] += b.transpose();
+                    upper[id as usize] += b;
                 }
             }
         }

@@ -501,24 +501,27 @@ impl DirectSolver {
 
     /// Assemble the system's matrix and factor it (on failure, later solves give NaN).
     pub fn factorize(&mut self, sys: &mut dyn LinearSystem) {
-        {
-            // a Cholesky factorization reads one triangle (faer's lower, seeing this row-major
-            // matrix as column-major = the blocks on and above the diagonal): assemble only those
-            let a = if self.kind == Factorization::Cholesky {
-                sys.assemble_upper()
-            } else {
-                sys.assemble()
-            };
-            let result = match self.factor(&a) {
-                Err(Fallback::NeedsFullMatrix) => self.factor_lu_fallback(&sys.assemble()),
-                Err(Fallback::Failed(e)) => Err(e),
-                Ok(()) => Ok(()),
-            };
-            if let Err(e) = result {
-                self.failed = Some(e);
-                self.numeric = None;
-            }
+        // a Cholesky factorization reads one triangle (faer's lower, seeing this row-major
+        // matrix as column-major = the blocks on and above the diagonal): assemble only those
+        let a = if self.kind == Factorization::Cholesky {
+            sys.assemble_upper()
+        } else {
+            sys.assemble()
+        };
+        let result = match self.factor(&a) {
+            Err(Fallback::NeedsFullMatrix) => self.factor_lu_fallback(&sys.assemble()),
+            Err(Fallback::Failed(e)) => Err(e),
+            Ok(()) => Ok(()),
+        };
+        if let Err(e) = result {
+            self.failed = Some(e);
+            self.numeric = None;
         }
+    }
+
+    /// Whether a factorization is there for `solve_factored`.
+    pub fn has_factor(&self) -> bool {
+        self.numeric.is_some()
     }
 
     /// x = A⁻¹ b with the last factorization (NaN when there is none).

@@ -149,10 +149,8 @@ pub struct PcgLinearSolver {
     rate: u32,
     counter: u32,
     pre: Option<Preconditioner>,
-    /// WarpPreconditioner's direct solver (a copy of the linked one's configuration) and
-    /// whether it holds a factorization.
+    /// WarpPreconditioner's direct solver (a copy of the linked one's configuration).
     warp: Option<Box<DirectSolver>>,
-    warp_ready: bool,
     r: Vec<f64>,
     w: Vec<f64>,
     s: Vec<f64>,
@@ -184,7 +182,6 @@ impl PcgLinearSolver {
             counter: 1,
             pre: None,
             warp: None,
-            warp_ready: false,
             r: Vec::new(),
             w: Vec::new(),
             s: Vec::new(),
@@ -238,7 +235,6 @@ impl PcgLinearSolver {
             .unwrap_or(1);
         self.counter = self.rate;
         self.pre = None;
-        self.warp_ready = false;
     }
 }
 
@@ -313,13 +309,10 @@ impl LinearSolver for PcgLinearSolver {
         let n = sys.size();
         if let Some(kind) = self.kind {
             self.counter += 1;
-            let built = self.pre.is_some() || self.warp_ready;
+            let built = self.pre.is_some() || self.warp.as_ref().is_some_and(|w| w.has_factor());
             if self.counter >= self.rate || !built {
                 match (kind, self.warp.as_mut()) {
-                    (PreconditionerKind::Warp, Some(w)) => {
-                        w.factorize(sys);
-                        self.warp_ready = true;
-                    }
+                    (PreconditionerKind::Warp, Some(w)) => w.factorize(sys),
                     _ => {
                         let a = match kind {
                             PreconditionerKind::Jacobi | PreconditionerKind::BlockJacobi => {
