@@ -648,26 +648,92 @@ pub struct SymBsr3 {
 }
 
 impl SymBsr3 {
+    /// An all-zero matrix of `nb` block rows on a given pattern: row r's blocks are
+    /// `cols[row_ptr[r]..row_ptr[r + 1]]`, strictly ascending, each ≥ r and < nb. None when the
+    /// pattern breaks any of that.
+    pub fn zeros(nb: usize, row_ptr: Vec<usize>, cols: Vec<u32>) -> Option<SymBsr3> {
+        let ok = row_ptr.len() == nb + 1
+            && row_ptr.first() == Some(&0)
+            && row_ptr.last() == Some(&cols.len())
+            && row_ptr.windows(2).enumerate().all(|(r, w)| {
+                w[0] <= w[1]
+                    && cols[w[0]..w[1]].first().is_none_or(|&c| c as usize >= r)
+                    && cols[w[0]..w[1]].windows(2).all(|c| c[0] < c[1])
+                    && cols[w[0]..w[1]].last().is_none_or(|&c| (c as usize) < nb)
+            });
+        ok.then(|| SymBsr3 {
+            nb,
+            vals: vec![[0.0; 9]; cols.len() + 1],
+            row_ptr,
+            cols,
+        })
+    }
+
+    /// Number of block rows.
+    pub fn block_rows(&self) -> usize {
+        self.nb
+    }
+
+    /// The stored blocks in pattern order, each row-major (the zero block kept after the last
+    /// is not part of it).
+    pub fn blocks_mut(&mut self) -> &mut [[f64; 9]] {
+        let n = self.cols.len();
+        &mut self.vals[..n]
+    }
+
     /// y = A x, A being the stored blocks plus the transposes of those off the diagonal. Block
     /// row r sums its blocks' rows times x_c lane by lane (one horizontal sum per row at the
     /// end) and adds each off-diagonal block's transpose times x_r into y_c; y_r is complete
     /// when row r ends (rows before it have added their parts). Run with AVX2 and FMA where the
     /// CPU has them; the baseline computes the same fused operations in the same order.
     pub fn mul(&self, x: &[f64], y: &mut [f64]) {
+        let n = 3 * self.nb;
+        y[..n].fill(0.0);
+        self.mul_rows_add(x, &mut y[..n], 0..self.nb, 0);
+    }
+
+    /// Add the part of A x that block rows `rows` make (their blocks times x, and their
+    /// off-diagonal blocks' transposes times x_r) into `y`, whose first value is node `lo`'s:
+    /// the pieces of a product split by rows over threads. Panics when a node the rows touch
+    /// is outside `y` (below `lo` or past its end).
+    pub fn mul_rows_add(&self, x: &[f64], y: &mut [f64], rows: std::ops::Range<usize>, lo: usize) {
+        assert!(
+            rows.end <= self.nb && x.len() >= 3 * self.nb,
+            "vectors shorter than the matrix"
+        );
+        let top = rows
+            .clone()
+            .filter(|&r| self.row_ptr[r + 1] > self.row_ptr[r])
+            .map(|r| self.cols[self.row_ptr[r + 1] - 1] as usize + 1)
+            .max()
+            .unwrap_or(0);
+        let first = rows
+            .clone()
+            .find(|&r| self.row_ptr[r + 1] > self.row_ptr[r]);
+        assert!(
+            first.is_none_or(|r| r >= lo) && 3 * top <= 3 * lo + y.len(),
+            "rows {rows:?} touch nodes outside the output (from node {lo}, {} values)",
+            y.len()
+        );
         #[cfg(target_arch = "x86_64")]
         if std::arch::is_x86_feature_detected!("avx2") && std::arch::is_x86_feature_detected!("fma")
         {
-            // SAFETY: the CPU supports AVX2 and FMA (checked just above).
-            return unsafe { self.mul_avx2(x, y) };
+            // SAFETY: the CPU supports AVX2 and FMA (checked just above); the rows' nodes are
+            // inside x and y (asserted above).
+            return unsafe { self.mul_rows_avx2(x, y, rows, lo) };
         }
-        self.mul_impl(x, y)
+        self.mul_rows_impl(x, y, rows, lo)
     }
 
+    #[cfg(test)]
     fn mul_impl(&self, x: &[f64], y: &mut [f64]) {
-        let nb = self.nb;
-        let (x, y) = (&x[..3 * nb], &mut y[..3 * nb]);
-        y.fill(0.0);
-        for br in 0..nb {
+        let n = 3 * self.nb;
+        y[..n].fill(0.0);
+        self.mul_rows_impl(x, &mut y[..n], 0..self.nb, 0);
+    }
+
+    fn mul_rows_impl(&self, x: &[f64], y: &mut [f64], rows: std::ops::Range<usize>, lo: usize) {
+        for br in rows {
             let xr = [x[3 * br], x[3 * br + 1], x[3 * br + 2]];
             let mut acc = [[0.0f64; 3]; 3];
             for k in self.row_ptr[br]..self.row_ptr[br + 1] {
@@ -682,31 +748,42 @@ impl SymBsr3 {
                 if c != br {
                     for j in 0..3 {
                         let t = xr[2].mul_add(b[6 + j], xr[1].mul_add(b[3 + j], xr[0] * b[j]));
-                        y[3 * c + j] += t;
+                        y[3 * (c - lo) + j] += t;
                     }
                 }
             }
-            for (i, ai) in acc.iter().enumerate() {
-                y[3 * br + i] += (ai[0] + ai[1]) + ai[2];
+            if self.row_ptr[br + 1] > self.row_ptr[br] {
+                for (i, ai) in acc.iter().enumerate() {
+                    y[3 * (br - lo) + i] += (ai[0] + ai[1]) + ai[2];
+                }
             }
         }
     }
 
+    /// # Safety
+    /// The CPU must support AVX2 and FMA; x must hold the nb nodes and y every node the rows
+    /// touch, from node `lo` (what [`SymBsr3::mul_rows_add`] asserts).
     #[cfg(target_arch = "x86_64")]
     #[target_feature(enable = "avx2,fma")]
-    fn mul_avx2(&self, x: &[f64], y: &mut [f64]) {
+    unsafe fn mul_rows_avx2(
+        &self,
+        x: &[f64],
+        y: &mut [f64],
+        rows: std::ops::Range<usize>,
+        lo: usize,
+    ) {
         use std::arch::x86_64::*;
-        let nb = self.nb;
-        assert!(x.len() >= 3 * nb && y.len() >= 3 * nb);
         assert!(self.vals.len() > *self.row_ptr.last().unwrap_or(&0));
-        y[..3 * nb].fill(0.0);
         let vals = self.vals.as_flattened();
         let mask = _mm256_setr_epi64x(-1, -1, -1, 0);
-        for br in 0..nb {
+        for br in rows {
+            if self.row_ptr[br + 1] == self.row_ptr[br] {
+                continue;
+            }
             // SAFETY: block k's 9 values start at 9k within `vals` and a 4-wide read of its last
             // row ends at 9k + 9 < 9 (blocks + 1) (the zero block after the last, asserted
-            // above); every column is < nb (checked when the matrix was built), so the masked
-            // read of x and the writes to y stay within their first 3·nb values (asserted).
+            // above); every column is < nb (checked when the matrix was built) and the nodes
+            // the row touches are inside y from `lo` (the caller's contract).
             unsafe {
                 let xr = [
                     _mm256_set1_pd(x[3 * br]),
@@ -732,7 +809,7 @@ impl SymBsr3 {
                             rows[2],
                             _mm256_fmadd_pd(xr[1], rows[1], _mm256_mul_pd(xr[0], rows[0])),
                         );
-                        let q = y.as_mut_ptr().add(3 * c);
+                        let q = y.as_mut_ptr().add(3 * (c - lo));
                         _mm_storeu_pd(q, _mm_add_pd(_mm_loadu_pd(q), _mm256_castpd256_pd128(t)));
                         let z = _mm256_extractf128_pd(t, 1);
                         _mm_store_sd(q.add(2), _mm_add_sd(_mm_load_sd(q.add(2)), z));
@@ -741,10 +818,19 @@ impl SymBsr3 {
                 for (i, a) in acc.iter().enumerate() {
                     let mut l = [0.0f64; 4];
                     _mm256_storeu_pd(l.as_mut_ptr(), *a);
-                    y[3 * br + i] += (l[0] + l[1]) + l[2];
+                    *y.get_unchecked_mut(3 * (br - lo) + i) += (l[0] + l[1]) + l[2];
                 }
             }
         }
+    }
+
+    /// Nodes block row `r` touches: r and its blocks' columns.
+    pub fn row_nodes(&self, r: usize) -> impl Iterator<Item = u32> + '_ {
+        std::iter::once(r as u32).chain(
+            self.cols[self.row_ptr[r]..self.row_ptr[r + 1]]
+                .iter()
+                .copied(),
+        )
     }
 }
 
@@ -886,6 +972,42 @@ mod sym_bsr_tests {
         again.mul(&x, &mut y3);
         assert_eq!(y1, y3);
         assert!(SymBsrCache::default().convert(&full.to_csr()).is_none());
+        // split by rows into buffers over the nodes each part touches (as threads do), summed:
+        // the same product up to round-off; the AVX2 and baseline parts give the same bits
+        for split in [1, 3, 6] {
+            let mut y = vec![0.0; n];
+            for rows in [0..split, split..nb] {
+                let lo = rows.start;
+                let hi = rows.clone().flat_map(|r| sym.row_nodes(r)).max().unwrap() as usize + 1;
+                let (mut part, mut part2) = (vec![0.0; 3 * (hi - lo)], vec![0.0; 3 * (hi - lo)]);
+                sym.mul_rows_add(&x, &mut part, rows.clone(), lo);
+                sym.mul_rows_impl(&x, &mut part2, rows, lo);
+                assert!(part
+                    .iter()
+                    .zip(&part2)
+                    .all(|(a, b)| a.to_bits() == b.to_bits()));
+                for (d, p) in y[3 * lo..].iter_mut().zip(&part) {
+                    *d += p;
+                }
+            }
+            assert!(y.iter().zip(&y_full).all(|(a, b)| (a - b).abs() < 1e-14));
+        }
+        // a part whose output does not reach the nodes its rows touch is refused
+        let short = std::panic::catch_unwind(|| {
+            let mut part = vec![0.0; 3];
+            sym.mul_rows_add(&x, &mut part, 0..1, 0);
+        });
+        assert!(short.is_err());
+    }
+
+    /// A pattern made by hand: rows must be ascending, on or above the diagonal, inside.
+    #[test]
+    fn sym_pattern_is_checked() {
+        assert!(SymBsr3::zeros(3, vec![0, 2, 3, 3], vec![0, 2, 1]).is_some());
+        assert!(SymBsr3::zeros(3, vec![0, 2, 3, 3], vec![0, 2, 0]).is_none()); // below
+        assert!(SymBsr3::zeros(3, vec![0, 2, 3, 3], vec![2, 0, 1]).is_none()); // order
+        assert!(SymBsr3::zeros(3, vec![0, 2, 3, 3], vec![0, 3, 1]).is_none()); // outside
+        assert!(SymBsr3::zeros(3, vec![0, 2, 3], vec![0, 2, 1]).is_none()); // rows
     }
 }
 

@@ -247,6 +247,8 @@ mod tests {
 /// parallel only inside a simulation's worker pool (never on rayon's global pool).
 #[derive(Clone, Debug, Default)]
 pub struct ParallelLoop {
+    /// Below this many items the loop stays on one thread ([`PARALLEL_MIN_ELEMENTS`] when 0).
+    min_items: usize,
     /// Thread count the ranges were made for, and (elements, first node, end node) per range.
     #[allow(clippy::type_complexity)]
     chunks: (usize, Vec<(std::ops::Range<usize>, usize, usize)>),
@@ -262,6 +264,15 @@ impl ParallelLoop {
         match rayon::current_thread_index() {
             Some(_) => rayon::current_num_threads(),
             None => 1,
+        }
+    }
+
+    /// A loop that stays on one thread below `min_items` items (instead of
+    /// [`PARALLEL_MIN_ELEMENTS`]): for items that carry more work than an element each.
+    pub fn with_min_items(min_items: usize) -> Self {
+        ParallelLoop {
+            min_items,
+            ..Default::default()
         }
     }
 
@@ -282,7 +293,11 @@ impl ParallelLoop {
     ) {
         use rayon::prelude::*;
         let threads = Self::threads();
-        if threads <= 1 || n < PARALLEL_MIN_ELEMENTS {
+        let min = match self.min_items {
+            0 => PARALLEL_MIN_ELEMENTS,
+            m => m,
+        };
+        if threads <= 1 || n < min {
             body(0..n, out, 0);
             return;
         }

@@ -520,3 +520,48 @@ fn von_mises_of_a_uniform_stretch() {
         assert!(ff.nodal_scalars(&stretched).is_some());
     }
 }
+
+/// After an `add_force` interval with enough products, the stiffness products go through the
+/// node-pair operator: the same products as element by element (up to round-off), rebuilt
+/// after every `add_force` (new rotations), for every method.
+#[test]
+fn tetra_node_operator_matches_element_products() {
+    use crate::tetra::NODE_OPERATOR_MIN_PRODUCTS;
+    let mut seed = 11u64;
+    let rest = points(&mut seed);
+    let deformed = |seed: &mut u64| -> Vec<f64> {
+        rigidly_moved(&rest)
+            .iter()
+            .map(|v| v + 0.2 * rnd(seed))
+            .collect()
+    };
+    for method in ["small", "large", "polar", "svd"] {
+        let mut ff = tetra_ff(Flavor::TetrahedronFem, method, &rest);
+        let n = rest.len();
+        let dx: Vec<f64> = (0..n).map(|_| rnd(&mut seed)).collect();
+        let product = |ff: &mut TetrahedronFemForceField, k: f64| {
+            let mut df = vec![0.5; n];
+            ff.add_dforce(&dx, &mut df, k);
+            df
+        };
+        for _ in 0..3 {
+            let x = deformed(&mut seed);
+            // element by element: a force field that has made no product yet
+            let mut fresh = tetra_ff(Flavor::TetrahedronFem, method, &rest);
+            force(&mut fresh, &x);
+            let want = product(&mut fresh, -0.7);
+            assert!(!fresh.uses_node_operator());
+            force(&mut ff, &x);
+            for _ in 0..NODE_OPERATOR_MIN_PRODUCTS {
+                product(&mut ff, 1.0);
+            }
+            force(&mut ff, &x);
+            let got = product(&mut ff, -0.7);
+            assert!(ff.uses_node_operator(), "{method}");
+            let scale = want.iter().map(|v| v.abs()).fold(0.0, f64::max);
+            for (a, b) in got.iter().zip(&want) {
+                assert!((a - b).abs() <= 1e-12 * scale, "{method}: {a} vs {b}");
+            }
+        }
+    }
+}

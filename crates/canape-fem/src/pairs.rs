@@ -7,7 +7,7 @@
 //! sums and of the sink calls is fixed: results are bit-identical run to run). Sums run in
 //! element order; only round-off differs from adding element blocks straight into the matrix.
 
-use canape_core::matrix::MatrixSink;
+use canape_core::matrix::{MatrixSink, SymBsr3};
 use canape_types::Mat3;
 use std::sync::Mutex;
 
@@ -19,18 +19,26 @@ const SAME_NODE: u32 = 1 << 31;
 const FLIPPED: u32 = 1 << 30;
 
 /// Per-element pair indices and the scratch sums for one connectivity.
+///
+/// Sums are kept in *slot* order: for each node ascending, its diagonal block and then its
+/// pairs (p, q > p) by ascending q — the block order of a [`SymBsr3`] over the mesh nodes, so
+/// that the same sums serve a sink and [`NodePairs::assemble_sym`].
 #[derive(Debug, Default)]
 pub struct NodePairs {
     /// Mesh nodes used by the elements, ascending.
     nodes: Vec<u32>,
     /// Node pairs (p, q), p < q, that share an element, ascending.
     pairs: Vec<[u32; 2]>,
-    /// Per element and local node: its index in `nodes`.
+    /// Slot of each node's diagonal block (parallel to `nodes`).
+    node_slot: Vec<u32>,
+    /// Slot of each pair's block K_pq (parallel to `pairs`).
+    pair_slot: Vec<u32>,
+    /// Per element and local node: the slot of its diagonal block.
     elem_nodes: Vec<u32>,
-    /// Per element and local pair (v, w), v < w, in the order (0,1), (0,2), …, (1,2), …: its
-    /// index in `pairs` (| FLIPPED when node of v > node of w), or SAME_NODE | index in `nodes`.
+    /// Per element and local pair (v, w), v < w, in the order (0,1), (0,2), …, (1,2), …: the
+    /// slot of its pair (| FLIPPED when node of v > node of w), or SAME_NODE | its node's slot.
     elem_pairs: Vec<u32>,
-    /// Sums: one block per node, then one per pair (K_pq with p < q).
+    /// Sums, one block per slot.
     scratch: Mutex<Vec<Mat3>>,
 }
 
@@ -56,23 +64,38 @@ impl NodePairs {
             .collect();
         pairs.sort_unstable();
         pairs.dedup();
+        // slots: each node's diagonal block, then its pairs (pairs are sorted by first node)
+        let (mut node_slot, mut pair_slot) =
+            (Vec::with_capacity(nodes.len()), vec![0; pairs.len()]);
+        let mut j = 0;
+        for &n in &nodes {
+            node_slot.push((node_slot.len() + j) as u32);
+            while j < pairs.len() && pairs[j][0] == n {
+                pair_slot[j] = (node_slot.len() + j) as u32;
+                j += 1;
+            }
+        }
+        let slot_of = |n: u32| node_slot[node_index(n) as usize];
         let mut elem_nodes = Vec::with_capacity(elems.len() * N);
         let mut elem_pairs = Vec::with_capacity(elems.len() * P);
         for e in elems {
-            elem_nodes.extend(e.iter().map(|&n| node_index(n)));
+            elem_nodes.extend(e.iter().map(|&n| slot_of(n)));
             for (v, w) in local_pairs::<N>() {
                 let (p, q) = (e[v].min(e[w]), e[v].max(e[w]));
                 let flipped = if e[v] > e[w] { FLIPPED } else { 0 };
                 elem_pairs.push(if p == q {
-                    SAME_NODE | node_index(p)
+                    SAME_NODE | slot_of(p)
                 } else {
-                    flipped | pairs.binary_search(&[p, q]).expect("pair of an element") as u32
+                    let j = pairs.binary_search(&[p, q]).expect("pair of an element");
+                    flipped | pair_slot[j]
                 });
             }
         }
         NodePairs {
             nodes,
             pairs,
+            node_slot,
+            pair_slot,
             elem_nodes,
             elem_pairs,
             scratch: Mutex::new(Vec::new()),
@@ -89,30 +112,18 @@ impl NodePairs {
         self.pairs.is_empty()
     }
 
-    /// Sum the blocks `element(e, want_pairs, out)` writes for every element e (indices as given
-    /// to `new`) and add the sums to `m`, state DOFs starting at `offset`. `want_pairs` is false
-    /// when the sink keeps no off-diagonal block (then `upper` may be left as it is: it is not
-    /// read). `element` must overwrite every block it is asked for.
-    pub fn assemble<const N: usize, const P: usize>(
+    /// Hand the blocks `element(e, want_pairs, out)` writes for every element e (indices as given
+    /// to `new`) to `add(slot, block, transposed)`, element by element in element order: the
+    /// slot's sum receives the block, or its transpose when `transposed`. `want_pairs` false:
+    /// the pair blocks are neither asked for nor handed on.
+    #[inline(always)]
+    fn sum<const N: usize, const P: usize>(
         &self,
-        m: &mut dyn MatrixSink,
-        offset: usize,
+        want_pairs: bool,
         mut element: impl FnMut(usize, bool, &mut ElementBlocks<N, P>),
+        mut add: impl FnMut(usize, &Mat3, bool),
     ) {
         let n_elems = self.elem_nodes.len() / N.max(1);
-        let at = |n: u32| offset + 3 * n as usize;
-        let want_pairs = self
-            .pairs
-            .iter()
-            .any(|&[p, q]| m.wants(at(p), at(q)) || m.wants(at(q), at(p)));
-        let mut guard = self
-            .scratch
-            .lock()
-            .unwrap_or_else(std::sync::PoisonError::into_inner);
-        let sums = &mut *guard;
-        sums.clear();
-        sums.resize(self.nodes.len() + self.pairs.len(), Mat3::zeros());
-        let (diag, upper) = sums.split_at_mut(self.nodes.len());
         let mut blocks = ElementBlocks {
             diag: [Mat3::zeros(); N],
             upper: [Mat3::zeros(); P],
@@ -121,7 +132,7 @@ impl NodePairs {
             element(e, want_pairs, &mut blocks);
             let en = &self.elem_nodes[N * e..N * e + N];
             for (v, b) in blocks.diag.iter().enumerate() {
-                diag[en[v] as usize] += b;
+                add(en[v] as usize, b, false);
             }
             if !want_pairs {
                 continue;
@@ -129,21 +140,55 @@ impl NodePairs {
             let ep = &self.elem_pairs[P * e..P * e + P];
             for (&id, b) in ep.iter().zip(&blocks.upper) {
                 if id & SAME_NODE != 0 {
-                    diag[(id & !SAME_NODE) as usize] += b + b.transpose();
-                } else if id & FLIPPED != 0 {
-                    upper[(id & !FLIPPED) as usize] += b.transpose();
+                    let s = (id & !SAME_NODE) as usize;
+                    add(s, b, false);
+                    add(s, b, true);
                 } else {
-                    upper[id as usize] += b;
+                    add((id & !FLIPPED) as usize, b, id & FLIPPED != 0);
                 }
             }
         }
-        for (&n, b) in self.nodes.iter().zip(diag.iter()) {
+    }
+
+    fn lock_scratch(&self) -> std::sync::MutexGuard<'_, Vec<Mat3>> {
+        self.scratch
+            .lock()
+            .unwrap_or_else(std::sync::PoisonError::into_inner)
+    }
+
+    /// Sum the blocks `element(e, want_pairs, out)` writes for every element e (indices as given
+    /// to `new`) and add the sums to `m`, state DOFs starting at `offset`. `want_pairs` is false
+    /// when the sink keeps no off-diagonal block (then `upper` may be left as it is: it is not
+    /// read). `element` must overwrite every block it is asked for.
+    pub fn assemble<const N: usize, const P: usize>(
+        &self,
+        m: &mut dyn MatrixSink,
+        offset: usize,
+        element: impl FnMut(usize, bool, &mut ElementBlocks<N, P>),
+    ) {
+        let at = |n: u32| offset + 3 * n as usize;
+        let want_pairs = self
+            .pairs
+            .iter()
+            .any(|&[p, q]| m.wants(at(p), at(q)) || m.wants(at(q), at(p)));
+        let mut sums = self.lock_scratch();
+        sums.clear();
+        sums.resize(self.nodes.len() + self.pairs.len(), Mat3::zeros());
+        self.sum(want_pairs, element, |s, b, t| {
+            if t {
+                sums[s] += b.transpose();
+            } else {
+                sums[s] += b;
+            }
+        });
+        for (&n, &s) in self.nodes.iter().zip(&self.node_slot) {
             if m.wants(at(n), at(n)) {
-                m.add_block3(at(n), at(n), b);
+                m.add_block3(at(n), at(n), &sums[s as usize]);
             }
         }
         if want_pairs {
-            for (&[p, q], b) in self.pairs.iter().zip(upper.iter()) {
+            for (&[p, q], &s) in self.pairs.iter().zip(&self.pair_slot) {
+                let b = &sums[s as usize];
                 if m.wants(at(p), at(q)) {
                     m.add_block3(at(p), at(q), b);
                 }
@@ -152,6 +197,54 @@ impl NodePairs {
                 }
             }
         }
+    }
+
+    /// A zero [`SymBsr3`] over mesh nodes 0..=the largest one, with one block per slot: what
+    /// [`NodePairs::assemble_sym`] fills.
+    pub fn sym_matrix(&self) -> SymBsr3 {
+        let nb = self.nodes.last().map_or(0, |&n| n as usize + 1);
+        let mut row_ptr = vec![0usize; nb + 1];
+        let mut cols = Vec::with_capacity(self.nodes.len() + self.pairs.len());
+        let mut j = 0;
+        for &n in &self.nodes {
+            cols.push(n);
+            while j < self.pairs.len() && self.pairs[j][0] == n {
+                cols.push(self.pairs[j][1]);
+                j += 1;
+            }
+            row_ptr[n as usize + 1] = cols.len();
+        }
+        // rows of nodes no element uses are empty
+        for r in 0..nb {
+            row_ptr[r + 1] = row_ptr[r + 1].max(row_ptr[r]);
+        }
+        SymBsr3::zeros(nb, row_ptr, cols).expect("node pairs form an upper block pattern")
+    }
+
+    /// Sum the element blocks (as [`NodePairs::assemble`], pairs always wanted) into `sym`, a
+    /// matrix made by [`NodePairs::sym_matrix`]: its blocks are overwritten.
+    #[inline(always)]
+    pub fn assemble_sym<const N: usize, const P: usize>(
+        &self,
+        sym: &mut SymBsr3,
+        element: impl FnMut(usize, bool, &mut ElementBlocks<N, P>),
+    ) {
+        let blocks = sym.blocks_mut();
+        assert_eq!(
+            blocks.len(),
+            self.nodes.len() + self.pairs.len(),
+            "matrix not made by sym_matrix"
+        );
+        blocks.fill([0.0; 9]);
+        self.sum(true, element, |s, b, t| {
+            // row-major
+            let o = &mut blocks[s];
+            for i in 0..3 {
+                for j in 0..3 {
+                    o[3 * i + j] += if t { b[(j, i)] } else { b[(i, j)] };
+                }
+            }
+        });
     }
 }
 
@@ -209,5 +302,48 @@ mod tests {
             }
         }
         assert_eq!(dense(&by_pairs), dense(&direct));
+    }
+
+    /// The symmetric block matrix filled by `assemble_sym` multiplies like the sink assembly
+    /// (same sums), including a node no element uses (an empty row) and a repeated node.
+    #[test]
+    fn sym_matrix_product_equals_sink_assembly() {
+        let elems: [[u32; 3]; 4] = [[0, 1, 2], [2, 1, 4], [4, 5, 0], [5, 5, 1]];
+        // symmetric element matrices: blocks (v, w) and (w, v) transposed
+        let block = |e: usize, v: usize, w: usize| {
+            let m = Mat3::from_fn(|i, j| ((e * 31 + v * 7 + w * 3 + i * 5 + j) % 11) as f64 - 5.0);
+            if v == w {
+                m + m.transpose()
+            } else {
+                m
+            }
+        };
+        let fill = |e: usize, want: bool, out: &mut ElementBlocks<3, 3>| {
+            assert!(want);
+            for v in 0..3 {
+                out.diag[v] = block(e, v, v);
+            }
+            for (j, (v, w)) in local_pairs::<3>().enumerate() {
+                out.upper[j] = block(e, v, w);
+            }
+        };
+        let pairs = NodePairs::new::<3, 3>(&elems);
+        let mut sym = pairs.sym_matrix();
+        assert_eq!(sym.block_rows(), 6);
+        pairs.assemble_sym::<3, 3>(&mut sym, fill);
+        let mut sink = Triplets::new(18);
+        pairs.assemble::<3, 3>(&mut sink, 0, fill);
+        let d = dense(&sink);
+        let x: Vec<f64> = (0..18).map(|i| (i as f64 * 0.37).sin()).collect();
+        let mut y = vec![f64::NAN; 18];
+        sym.mul(&x, &mut y);
+        for (r, yr) in y.iter().enumerate() {
+            let want: f64 = (0..18).map(|c| d[r][c] * x[c]).sum();
+            assert!(
+                (yr - want).abs() < 1e-12 * (1.0 + want.abs()),
+                "row {r}: {yr} vs {want}"
+            );
+        }
+        assert!(y[9..12].iter().all(|v| *v == 0.0)); // node 3: no element
     }
 }
