@@ -34,7 +34,7 @@ enum Cmd {
         /// Override the root dt.
         #[arg(long)]
         dt: Option<f64>,
-        /// Worker threads for element loops (results are bit-identical run to run for a given count).
+        /// Worker threads for the stiffness products (results are bit-identical run to run for a given count).
         #[arg(long, default_value_t = 1)]
         threads: usize,
         /// Write the states SOFA's regression test records, in SOFA's WriteState format.
@@ -92,7 +92,7 @@ enum Cmd {
         /// Untimed steps first.
         #[arg(long, default_value_t = 10)]
         warmup: usize,
-        /// Worker threads for element loops.
+        /// Worker threads for the stiffness products.
         #[arg(long, default_value_t = 1)]
         threads: usize,
         /// SOFA's perf list (`perf.scenes`): bench every scene Canapé supports.

@@ -891,15 +891,9 @@ impl SymBsrCache {
                     map[k] = ((row_ptr[br] + j) * 9 + 3 * (r % 3) + c % 3) as u32;
                 }
             }
-            let nblocks = cols.len();
             self.key = Some(a.cols.clone());
             self.map = map;
-            self.sym = Some(SymBsr3 {
-                nb,
-                row_ptr,
-                cols,
-                vals: vec![[0.0; 9]; nblocks + 1],
-            });
+            self.sym = SymBsr3::zeros(nb, row_ptr, cols);
         }
         let s = self.sym.as_mut()?;
         scatter_by_map(&self.map, &a.vals, s.vals.as_flattened_mut());

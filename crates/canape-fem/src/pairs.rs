@@ -116,7 +116,6 @@ impl NodePairs {
     /// to `new`) to `add(slot, block, transposed)`, element by element in element order: the
     /// slot's sum receives the block, or its transpose when `transposed`. `want_pairs` false:
     /// the pair blocks are neither asked for nor handed on.
-    #[inline(always)]
     fn sum<const N: usize, const P: usize>(
         &self,
         want_pairs: bool,
@@ -223,7 +222,6 @@ impl NodePairs {
 
     /// Sum the element blocks (as [`NodePairs::assemble`], pairs always wanted) into `sym`, a
     /// matrix made by [`NodePairs::sym_matrix`]: its blocks are overwritten.
-    #[inline(always)]
     pub fn assemble_sym<const N: usize, const P: usize>(
         &self,
         sym: &mut SymBsr3,

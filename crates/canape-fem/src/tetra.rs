@@ -335,54 +335,34 @@ fn dforce_range_avx2(
     }
 }
 
-/// Sum K_e = J_w M J_wᵀ of every element (world gradients of the last add_force, as the
-/// element-wise product and `add_k_to_matrix`) into `matrix`, made by `pairs.sym_matrix()`.
+/// The blocks of J_w M J_wᵀ for an element's world gradients `g`: its 4 diagonal blocks and,
+/// when `want_pairs`, its 6 blocks above the diagonal (the matrix is symmetric).
 #[inline(always)]
-fn build_node_operator(
-    pairs: &NodePairs,
-    matrix: &mut canape_core::matrix::SymBsr3,
-    world: &WorldBlocks,
-    mats: &[Material],
+fn element_blocks(
+    g: &[[f64; 3]; 4],
+    mat: &Material,
+    want_pairs: bool,
+    out: &mut crate::pairs::ElementBlocks<4, 6>,
 ) {
-    let stride = usize::from(mats.len() > 1);
-    pairs.assemble_sym::<4, 6>(matrix, |e, _, out| {
-        let g = world.get(e).gradients();
-        let mat = &mats[e * stride];
-        for (v, d) in out.diag.iter_mut().enumerate() {
-            *d = stiffness_block(&g[v], &g[v], mat);
-        }
+    for (v, d) in out.diag.iter_mut().enumerate() {
+        *d = stiffness_block(&g[v], &g[v], mat);
+    }
+    if want_pairs {
         for (j, [v, w]) in [[0, 1], [0, 2], [0, 3], [1, 2], [1, 3], [2, 3]]
             .into_iter()
             .enumerate()
         {
             out.upper[j] = stiffness_block(&g[v], &g[w], mat);
         }
-    });
+    }
 }
 
-/// [`build_node_operator`] compiled for AVX2 where the CPU has it (no fused operations: the
-/// same bits either way).
-fn build_node_operator_dispatch(
-    pairs: &NodePairs,
-    matrix: &mut canape_core::matrix::SymBsr3,
-    world: &WorldBlocks,
-    mats: &[Material],
-) {
-    #[cfg(target_arch = "x86_64")]
-    if std::arch::is_x86_feature_detected!("avx2") {
-        #[target_feature(enable = "avx2")]
-        fn avx2(
-            pairs: &NodePairs,
-            matrix: &mut canape_core::matrix::SymBsr3,
-            world: &WorldBlocks,
-            mats: &[Material],
-        ) {
-            build_node_operator(pairs, matrix, world, mats)
-        }
-        // SAFETY: the CPU supports AVX2 (checked just above).
-        return unsafe { avx2(pairs, matrix, world, mats) };
-    }
-    build_node_operator(pairs, matrix, world, mats)
+/// The node pairs of `elems`, made on first use.
+fn pairs_of<'a>(pairs: &'a std::sync::OnceLock<NodePairs>, elems: &[Elem]) -> &'a NodePairs {
+    pairs.get_or_init(|| {
+        let idx: Vec<[u32; 4]> = elems.iter().map(|el| el.idx).collect();
+        NodePairs::new::<4, 6>(&idx)
+    })
 }
 
 /// Rest shape of an element, read by `add_force` only.
@@ -904,32 +884,17 @@ impl ForceField for TetrahedronFemForceField {
     }
 
     fn add_k_to_matrix(&self, m: &mut dyn MatrixSink, k_factor: f64, offset: usize) {
-        let pairs = self.pairs.get_or_init(|| {
-            let idx: Vec<[u32; 4]> = self.elems.iter().map(|el| el.idx).collect();
-            NodePairs::new::<4, 6>(&idx)
-        });
-        // −k Rᵀ J M Jᵀ R = −k J_w M J_wᵀ (world gradients, as in the product), block by block;
-        // symmetric, so the 4 diagonal and the 6 upper blocks are all there is to compute
-        let small = self.method == Method::Small;
-        pairs.assemble::<4, 6>(m, offset, |e, want_pairs, out| {
-            let el = &self.elems[e];
-            let g = WorldElem::new(el, small).gradients();
+        // −k Rᵀ J M Jᵀ R = −k J_w M J_wᵀ (the world gradients the product uses), block by block
+        let (world, mats) = (&self.world, &self.world_mats);
+        let stride = usize::from(mats.len() > 1);
+        pairs_of(&self.pairs, &self.elems).assemble::<4, 6>(m, offset, |e, want_pairs, out| {
+            let el = &mats[e * stride];
             let mat = Material {
-                diag: -k_factor * el.mat.diag,
-                off: -k_factor * el.mat.off,
-                shear: -k_factor * el.mat.shear,
+                diag: -k_factor * el.diag,
+                off: -k_factor * el.off,
+                shear: -k_factor * el.shear,
             };
-            for (v, d) in out.diag.iter_mut().enumerate() {
-                *d = stiffness_block(&g[v], &g[v], &mat);
-            }
-            if want_pairs {
-                for (j, [v, w]) in [[0, 1], [0, 2], [0, 3], [1, 2], [1, 3], [2, 3]]
-                    .into_iter()
-                    .enumerate()
-                {
-                    out.upper[j] = stiffness_block(&g[v], &g[w], &mat);
-                }
-            }
+            element_blocks(&world.get(e).gradients(), &mat, want_pairs, out);
         });
     }
 
@@ -952,10 +917,7 @@ impl TetrahedronFemForceField {
         if self.elems.is_empty() {
             return false;
         }
-        let pairs = self.pairs.get_or_init(|| {
-            let idx: Vec<[u32; 4]> = self.elems.iter().map(|el| el.idx).collect();
-            NodePairs::new::<4, 6>(&idx)
-        });
+        let pairs = pairs_of(&self.pairs, &self.elems);
         let op = &mut self.node_op;
         let matrix = op.matrix.get_or_insert_with(|| pairs.sym_matrix());
         let n = 3 * matrix.block_rows();
@@ -963,7 +925,12 @@ impl TetrahedronFemForceField {
             return false;
         }
         if !op.fresh {
-            build_node_operator_dispatch(pairs, matrix, &self.world, &self.world_mats);
+            // K_e = J_w M J_wᵀ from the world gradients of the last add_force (unscaled)
+            let (world, mats) = (&self.world, &self.world_mats);
+            let stride = usize::from(mats.len() > 1);
+            pairs.assemble_sym::<4, 6>(matrix, |e, _, out| {
+                element_blocks(&world.get(e).gradients(), &mats[e * stride], true, out);
+            });
             op.fresh = true;
         }
         op.kdx.clear();
