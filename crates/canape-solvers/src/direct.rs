@@ -5,7 +5,8 @@
 //! A = mM + bB + kK is assembled every step with fixed DOFs as identity rows/columns (their
 //! zeroed entries stay in the pattern) and A is factorized numerically each step; the symbolic
 //! factorization is kept while the assembly pattern is the same (same shared structure).
-//! Cholesky always uses faer's supernodal factorization. PrecomputedLinearSolver factors the first step's
+//! Cholesky uses faer's supernodal factorization, or a band factorization (crate::band) in the
+//! given order when the sparse factor would fill the band anyway. PrecomputedLinearSolver factors the first step's
 //! matrix once and reuses it for every later step.
 //!
 //! The names are SOFA's; the factorizations are faer's. Orderings change speed and round-off only:
@@ -13,6 +14,7 @@
 //! none (where SOFA takes AMD) it takes whichever of AMD's and the given order makes the
 //! smaller factor. LU and QR use faer's COLAMD whatever the scene says.
 
+use crate::band::BandPattern;
 use canape_core::component::{LinearSolver, LinearSystem, SolveStats};
 use canape_core::data::{DataKind, DataTable};
 use canape_core::impl_component;
@@ -58,6 +60,9 @@ enum Symbolic {
     /// supernodes of at least 3 columns, where faer's automatic choice often picked the slower
     /// column-by-column simplicial variant).
     Llt(Box<SymbolicCholesky<u32>>),
+    /// Cholesky in the given order when its factor fills the matrix's band (see
+    /// [`crate::band`]): the band's layout.
+    Band(Box<BandPattern>),
     /// LU: faer's supernodal variant forced, as for Cholesky.
     Lu(Box<LowSymbolicLu<u32>>),
     Qr(SymbolicQr<u32>),
@@ -66,6 +71,8 @@ enum Symbolic {
 enum Numeric {
     /// Values of L for the symbolic structure.
     Llt(Vec<f64>),
+    /// Values of the band factor.
+    Band(Vec<f64>),
     /// LU of a matrix that was meant for Cholesky but is not positive definite.
     Lu(Box<Lu<u32, f64>>),
     LuSupernodal(Box<NumericLu<u32, f64>>),
@@ -211,6 +218,17 @@ fn cholesky_symbolic(
     Ok((s, Some(p)))
 }
 
+/// The band layout for a Cholesky factorization in the given order (no permutation) whose
+/// sparse factor `s` fills at least two thirds of the band anyway; there the band
+/// factorization does the same arithmetic in long loops (see [`crate::band`]).
+fn band_if_filled(a: &Csr, s: &SymbolicCholesky<u32>, permuted: bool) -> Option<BandPattern> {
+    if permuted || s.perm().is_some() {
+        return None;
+    }
+    let band = BandPattern::new(a)?;
+    (2 * band.storage() <= 3 * s.len_val()).then_some(band)
+}
+
 /// Why a factorization did not give a factor.
 enum Fallback {
     /// Cholesky failed (on a matrix assembled by its upper blocks only): LU needs all of it.
@@ -327,7 +345,7 @@ impl DirectSolver {
     /// matrix that is not positive definite then asks for the whole one, for the LU fallback).
     fn factor(&mut self, a: &Csr) -> Result<(), Fallback> {
         match self.numeric.take() {
-            Some(Numeric::Llt(v)) => self.l_values = v, // reuse the allocations
+            Some(Numeric::Llt(v) | Numeric::Band(v)) => self.l_values = v, // reuse the allocations
             Some(Numeric::LuSupernodal(v)) => self.lu_values = Some(v),
             _ => {}
         }
@@ -344,8 +362,13 @@ impl DirectSolver {
             self.symbolic = Some(match self.kind {
                 Factorization::Cholesky => {
                     let (s, permuted) = cholesky_symbolic(a, self.ordering)?;
-                    self.permuted = permuted;
-                    Symbolic::Llt(Box::new(s))
+                    match band_if_filled(a, &s, permuted.is_some()) {
+                        Some(band) => Symbolic::Band(Box::new(band)),
+                        None => {
+                            self.permuted = permuted;
+                            Symbolic::Llt(Box::new(s))
+                        }
+                    }
                 }
                 Factorization::Lu => Symbolic::Lu(Box::new(
                     factorize_symbolic_lu(
@@ -366,6 +389,14 @@ impl DirectSolver {
         }
         let mat = SparseColMatRef::new(sym, &a.vals);
         let numeric = match self.symbolic.as_ref().unwrap() {
+            Symbolic::Band(band) => {
+                let mut values = std::mem::take(&mut self.l_values);
+                if band.factorize(a, &mut values).is_err() {
+                    self.l_values = values;
+                    return Err(Fallback::NeedsFullMatrix);
+                }
+                Numeric::Band(values)
+            }
             Symbolic::Llt(s) => {
                 // in AMD order: factor the reordered matrix (its own pattern, identity order)
                 if let Some(p) = self.permuted.as_mut() {
@@ -552,6 +583,12 @@ impl DirectSolver {
                     }
                 }
             }
+            Some(Numeric::Band(values)) => {
+                let Some(Symbolic::Band(band)) = &self.symbolic else {
+                    unreachable!("a band factor has its band layout")
+                };
+                band.solve_in_place(values, x);
+            }
             Some(Numeric::Lu(f)) => f.solve_in_place(rhs),
             Some(Numeric::LuSupernodal(num)) => {
                 let (Some(Symbolic::Lu(s)), Some((_, buf))) = (&self.symbolic, &mut self.scratch)
@@ -709,18 +746,20 @@ mod tests {
             let mut sys = Sys::new(a.clone());
             let mut x = vec![0.0; n];
             s.solve(&mut sys, &b, &mut x);
-            let Some(Symbolic::Llt(sym)) = &s.symbolic else {
-                panic!("Cholesky expected")
-            };
-            // AMD: the matrix is reordered by us (same fill as faer's AMD analysis, else
-            // no reordering) and factored in its own order
-            assert!(sym.perm().is_none_or(|p| {
-                p.arrays()
-                    .0
-                    .iter()
-                    .enumerate()
-                    .all(|(i, &v)| v as usize == i)
-            }));
+            match &s.symbolic {
+                // AMD: the matrix is reordered by us (same fill as faer's AMD analysis, else
+                // no reordering) and factored in its own order
+                Some(Symbolic::Llt(sym)) => assert!(sym.perm().is_none_or(|p| {
+                    p.arrays()
+                        .0
+                        .iter()
+                        .enumerate()
+                        .all(|(i, &v)| v as usize == i)
+                })),
+                // the natural order fills this matrix's band: band factorization
+                Some(Symbolic::Band(_)) => assert!(natural),
+                _ => panic!("Cholesky expected"),
+            }
             assert_eq!(s.permuted.is_some(), !natural);
             let identity = s
                 .permuted
@@ -735,6 +774,48 @@ mod tests {
             .map(|(p, q)| (p - q).abs())
             .fold(0.0, f64::max);
         assert!(diff < 1e-12, "orderings disagree by {diff}");
+    }
+
+    /// In the given order, a banded matrix (a bar's 1D Laplacian plus couplings two apart) is
+    /// factored in band storage and an arrow matrix (dense last row: a band as wide as the
+    /// matrix, little fill) by the sparse factorization; both solve as the AMD order does.
+    #[test]
+    fn band_factorization_where_the_factor_fills_the_band() {
+        let n = 40;
+        let mut banded = spd(n);
+        for i in 0..n - 2 {
+            banded[i][i + 2] = -0.2;
+            banded[i + 2][i] = -0.2;
+        }
+        let mut arrow = spd(n);
+        for i in 0..n - 1 {
+            arrow[i][n - 1] = 0.1;
+            arrow[n - 1][i] = 0.1;
+        }
+        arrow[n - 1][n - 1] = 10.0;
+        let b: Vec<f64> = (0..n).map(|i| (i as f64 * 0.3).sin()).collect();
+        for (a, band) in [(banded, true), (arrow, false)] {
+            let mut xs = Vec::new();
+            for ordering in [CholeskyOrdering::Natural, CholeskyOrdering::Amd] {
+                let mut s = DirectSolver::new("SparseLDLSolver", "").unwrap();
+                s.set_ordering(ordering);
+                let mut sys = Sys::new(a.clone());
+                let mut x = vec![0.0; n];
+                for _ in 0..2 {
+                    s.solve(&mut sys, &b, &mut x);
+                }
+                let is_band = matches!(s.symbolic, Some(Symbolic::Band(_)));
+                assert_eq!(is_band, band && ordering == CholeskyOrdering::Natural);
+                assert!(sys.relative_residual(&x, &b) < 1e-14);
+                xs.push(x);
+            }
+            let diff = xs[0]
+                .iter()
+                .zip(&xs[1])
+                .map(|(p, q)| (p - q).abs())
+                .fold(0.0, f64::max);
+            assert!(diff < 1e-12, "band {band}: orderings disagree by {diff}");
+        }
     }
 
     /// A symmetric indefinite matrix: Cholesky on the upper blocks fails, LU on the whole

@@ -1,5 +1,6 @@
 //! ODE solvers and linear solvers (SOFA's ODESolver and LinearSolver areas).
 
+pub mod band;
 pub mod cg;
 pub mod direct;
 pub mod euler_explicit;
