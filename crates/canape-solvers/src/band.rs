@@ -195,37 +195,103 @@ fn factor_impl(n: usize, b: usize, ld: usize, v: &mut [f64]) -> Result<(), NotPo
     Ok(())
 }
 
-/// Forward substitution by columns (L y = x), then backward by rows of Lᵀ (Lᵀ x = y), the
-/// latter's dot products in four lanes summed in a fixed order.
+/// Forward substitution (L y = x), then backward (Lᵀ x = y), by blocks of [`PANEL`] columns: a
+/// block's small triangle is solved entry by entry, and its effect on the rest is one loop of
+/// fused multiply-adds over the rows it reaches (forward) or [`PANEL`] dot products over the
+/// solved entries (backward, in four lanes summed in a fixed order). Solving column by column
+/// instead chains every entry to the store of the one before it.
 #[inline(always)]
 fn solve_impl(n: usize, b: usize, ld: usize, v: &[f64], x: &mut [f64]) {
-    for j in 0..n {
-        let xj = x[j] / v[j * ld];
-        x[j] = xj;
-        let len = b.min(n - 1 - j);
-        let s = -xj;
-        for (d, &l) in x[j + 1..j + 1 + len]
-            .iter_mut()
-            .zip(&v[j * ld + 1..j * ld + 1 + len])
-        {
-            *d = l.mul_add(s, *d);
-        }
-    }
-    for j in (0..n).rev() {
-        let len = b.min(n - 1 - j);
-        let (l, xs) = (&v[j * ld + 1..j * ld + 1 + len], &x[j + 1..j + 1 + len]);
-        let mut acc = [0.0; 4];
-        let (lc, xc) = (l.chunks_exact(4), xs.chunks_exact(4));
-        let (lr, xr) = (lc.remainder(), xc.remainder());
-        for (lq, xq) in lc.zip(xc) {
-            for q in 0..4 {
-                acc[q] = lq[q].mul_add(xq[q], acc[q]);
+    let mut j0 = 0;
+    while j0 < n {
+        let jn = PANEL.min(n - j0);
+        for j in j0..j0 + jn {
+            let xj = x[j] / v[j * ld];
+            x[j] = xj;
+            for i in j + 1..j0 + jn {
+                // zero past column j's band (padding rows)
+                x[i] = v[j * ld + (i - j)].mul_add(-xj, x[i]);
             }
         }
-        for (q, (&lq, &xq)) in lr.iter().zip(xr).enumerate() {
-            acc[q] = lq.mul_add(xq, acc[q]);
+        let reach = (j0 + jn - 1 + b).min(n - 1);
+        if reach >= j0 + jn {
+            let len = reach + 1 - (j0 + jn);
+            let (done, rest) = x.split_at_mut(j0 + jn);
+            let rest = &mut rest[..len];
+            // column j's rows j0 + jn.. start at offset j0 + jn − j (≤ PANEL, past it zeros)
+            let col = |j: usize| &v[j * ld + (j0 + jn - j)..j * ld + (j0 + jn - j) + len];
+            if jn == PANEL {
+                let cols: [&[f64]; PANEL] = [
+                    col(j0),
+                    col(j0 + 1),
+                    col(j0 + 2),
+                    col(j0 + 3),
+                    col(j0 + 4),
+                    col(j0 + 5),
+                    col(j0 + 6),
+                    col(j0 + 7),
+                ];
+                let s: [f64; PANEL] = [
+                    -done[j0],
+                    -done[j0 + 1],
+                    -done[j0 + 2],
+                    -done[j0 + 3],
+                    -done[j0 + 4],
+                    -done[j0 + 5],
+                    -done[j0 + 6],
+                    -done[j0 + 7],
+                ];
+                for (i, d) in rest.iter_mut().enumerate() {
+                    let mut acc = *d;
+                    for q in 0..PANEL {
+                        acc = cols[q][i].mul_add(s[q], acc);
+                    }
+                    *d = acc;
+                }
+            } else {
+                for j in j0..j0 + jn {
+                    let s = -done[j];
+                    for (d, &l) in rest.iter_mut().zip(col(j)) {
+                        *d = l.mul_add(s, *d);
+                    }
+                }
+            }
         }
-        x[j] = (x[j] - ((acc[0] + acc[1]) + (acc[2] + acc[3]))) / v[j * ld];
+        j0 += jn;
+    }
+    let mut end = n;
+    while end > 0 {
+        let j0 = end.saturating_sub(PANEL);
+        let (head, solved) = x.split_at_mut(end);
+        for j in j0..end {
+            let last = (j + b).min(n - 1);
+            if last < end {
+                continue;
+            }
+            let len = last + 1 - end;
+            let l = &v[j * ld + (end - j)..j * ld + (end - j) + len];
+            let xs = &solved[..len];
+            let mut acc = [0.0; 4];
+            let (lc, xc) = (l.chunks_exact(4), xs.chunks_exact(4));
+            let (lr, xr) = (lc.remainder(), xc.remainder());
+            for (lq, xq) in lc.zip(xc) {
+                for q in 0..4 {
+                    acc[q] = lq[q].mul_add(xq[q], acc[q]);
+                }
+            }
+            for (q, (&lq, &xq)) in lr.iter().zip(xr).enumerate() {
+                acc[q] = lq.mul_add(xq, acc[q]);
+            }
+            head[j] -= (acc[0] + acc[1]) + (acc[2] + acc[3]);
+        }
+        for j in (j0..end).rev() {
+            let mut s = head[j];
+            for i in j + 1..end {
+                s = v[j * ld + (i - j)].mul_add(-head[i], s);
+            }
+            head[j] = s / v[j * ld];
+        }
+        end = j0;
     }
 }
 
