@@ -5,8 +5,8 @@
 //! supernodes; the band storage lets every update run as one long fused multiply-add loop.
 //!
 //! Storage is LAPACK's lower band layout, column by column (column j holds rows j..=j+b at
-//! offsets 0..=b), with PANEL − 1 extra zero rows per column so that a panel's columns can
-//! be read over the same rows without bounds cases. The factorization is right-looking by
+//! offsets 0..=b), with extra zero rows per column so that a panel's columns can be read over
+//! the same rows, four at a time, without bounds cases. The factorization is right-looking by
 //! panels of eight columns (LAPACK's DPBTRF does the same with larger blocks): factor the panel,
 //! then subtract its rank-8 product from the trailing band. Every sum is a chain of fused
 //! multiply-adds in a fixed order, so the AVX2 build and the baseline build give the same bits.
@@ -21,7 +21,8 @@ pub struct BandPattern {
     n: usize,
     /// Lower bandwidth: the largest i − j of an entry A[i, j].
     b: usize,
-    /// Stored values per column (b + 1 band rows and PANEL − 1 zero rows).
+    /// Stored values per column (b + 1 band rows and PANEL + 3 zero rows: the AVX2 panel
+    /// update reads up to offset b + PANEL + 2, rounding its row count up to four).
     ld: usize,
     /// Per assembled value: its index in the band storage (`u32::MAX`: not stored, the lower
     /// half of a diagonal block whose mirror is).
@@ -46,7 +47,7 @@ impl BandPattern {
                 b = b.max((j as usize).saturating_sub(i));
             }
         }
-        let ld = b + PANEL;
+        let ld = b + PANEL + 4;
         let len = n.checked_mul(ld)?;
         if len >= u32::MAX as usize {
             return None;
@@ -84,7 +85,7 @@ impl BandPattern {
             // SAFETY: the CPU supports AVX2 and FMA (checked just above).
             return unsafe { factor_avx2(self.n, self.b, self.ld, values) };
         }
-        factor_impl(self.n, self.b, self.ld, values)
+        factor_impl::<false>(self.n, self.b, self.ld, values)
     }
 
     /// x = (L Lᵀ)⁻¹ x with the factor from [`BandPattern::factorize`].
@@ -102,7 +103,44 @@ impl BandPattern {
 #[cfg(target_arch = "x86_64")]
 #[target_feature(enable = "avx2,fma")]
 fn factor_avx2(n: usize, b: usize, ld: usize, v: &mut [f64]) -> Result<(), NotPositiveDefinite> {
-    factor_impl(n, b, ld, v)
+    factor_impl::<true>(n, b, ld, v)
+}
+
+/// The trailing update of a full panel (columns k0..k0 + PANEL) on columns c_lo..=reach, with
+/// AVX2 intrinsics: per column, the panel's eight multipliers broadcast, then four rows per
+/// step, the row count rounded up to four (the extra rows read zero padding of the panel's
+/// columns, so they keep their value, +0). The same fused operations in the same order as the
+/// baseline loop in [`factor_impl`], so the same bits.
+///
+/// # Safety
+/// The CPU has AVX2 and FMA; `v` is the band storage of `n` columns of `ld` values with
+/// `ld ≥ b + PANEL + 4`, k0 + PANEL ≤ c_lo ≤ reach ≤ min(k0 + PANEL − 1 + b, n − 1).
+#[cfg(target_arch = "x86_64")]
+#[target_feature(enable = "avx2,fma")]
+unsafe fn panel_update_avx2(v: &mut [f64], ld: usize, k0: usize, c_lo: usize, reach: usize) {
+    use std::arch::x86_64::*;
+    let base = v.as_mut_ptr();
+    for c in c_lo..=reach {
+        let len = reach - c + 1;
+        // SAFETY (whole block): dst reads and writes offsets up to (reach − c) + 3 ≤ b + 2 of
+        // column c < n; column k0 + q is read at offsets (c − k0 − q) + r for r < len + 3,
+        // at most b + PANEL + 2 − q < ld, of a column below n.
+        unsafe {
+            let dst = base.add(c * ld);
+            let src: [*const f64; PANEL] =
+                std::array::from_fn(|q| base.add((k0 + q) * ld + (c - k0 - q)) as *const f64);
+            let s: [__m256d; PANEL] = std::array::from_fn(|q| _mm256_set1_pd(-*src[q]));
+            let mut r = 0;
+            while r < len {
+                let mut acc = _mm256_loadu_pd(dst.add(r));
+                for q in 0..PANEL {
+                    acc = _mm256_fmadd_pd(_mm256_loadu_pd(src[q].add(r)), s[q], acc);
+                }
+                _mm256_storeu_pd(dst.add(r), acc);
+                r += 4;
+            }
+        }
+    }
 }
 
 #[cfg(target_arch = "x86_64")]
@@ -113,7 +151,16 @@ fn solve_avx2(n: usize, b: usize, ld: usize, v: &[f64], x: &mut [f64]) {
 
 /// Right-looking band Cholesky by panels of [`PANEL`] columns, in place.
 #[inline(always)]
-fn factor_impl(n: usize, b: usize, ld: usize, v: &mut [f64]) -> Result<(), NotPositiveDefinite> {
+fn factor_impl<const AVX2: bool>(
+    n: usize,
+    b: usize,
+    ld: usize,
+    v: &mut [f64],
+) -> Result<(), NotPositiveDefinite> {
+    assert!(
+        v.len() >= n * ld && ld >= b + PANEL + 4,
+        "band storage too short"
+    );
     let mut k0 = 0;
     while k0 < n {
         let kn = PANEL.min(n - k0);
@@ -144,6 +191,16 @@ fn factor_impl(n: usize, b: usize, ld: usize, v: &mut [f64]) -> Result<(), NotPo
         // the trailing band: A[r, c] −= Σ_k L[r, k] L[c, k] over the panel's columns k, for
         // the columns c the panel reaches (c ≤ k0 + kn − 1 + b) and rows r ≥ c it reaches
         let reach = (k0 + kn - 1 + b).min(n - 1);
+        #[cfg(target_arch = "x86_64")]
+        if AVX2 && kn == PANEL {
+            if k0 + kn <= reach {
+                // SAFETY: AVX2 is true only in factor_avx2 (AVX2 and FMA present); the bounds
+                // are those the function asks for (storage checked above).
+                unsafe { panel_update_avx2(v, ld, k0, k0 + kn, reach) };
+            }
+            k0 += kn;
+            continue;
+        }
         let (left, right) = v.split_at_mut((k0 + kn) * ld);
         for c in k0 + kn..=reach {
             let len = reach - c + 1;
@@ -417,7 +474,7 @@ mod tests {
                 base[d as usize] = v;
             }
         }
-        factor_impl(p.n, p.b, p.ld, &mut base).unwrap();
+        factor_impl::<false>(p.n, p.b, p.ld, &mut base).unwrap();
         assert!(fast
             .iter()
             .zip(&base)
