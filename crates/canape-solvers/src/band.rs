@@ -16,6 +16,13 @@ use canape_core::matrix::Csr;
 /// Columns per panel of the right-looking factorization.
 const PANEL: usize = 8;
 
+/// `[f(0), …, f(PANEL − 1)]`, written out (`std::array::from_fn` was not inlined here and cost
+/// 14 % of a factorization in calls).
+#[inline(always)]
+fn per_panel_column<T>(mut f: impl FnMut(usize) -> T) -> [T; PANEL] {
+    [f(0), f(1), f(2), f(3), f(4), f(5), f(6), f(7)]
+}
+
 /// Where each assembled value goes in the band (fixed for one assembly pattern).
 pub struct BandPattern {
     n: usize,
@@ -211,26 +218,8 @@ fn factor_impl<const AVX2: bool>(
             if kn == PANEL {
                 // column k0 + q's rows c.. start at (k0 + q)(ld − 1) + c; L[c, k0 + q] is the
                 // first of them
-                let cols: [&[f64]; PANEL] = [
-                    col(k0),
-                    col(k0 + 1),
-                    col(k0 + 2),
-                    col(k0 + 3),
-                    col(k0 + 4),
-                    col(k0 + 5),
-                    col(k0 + 6),
-                    col(k0 + 7),
-                ];
-                let s = [
-                    -cols[0][0],
-                    -cols[1][0],
-                    -cols[2][0],
-                    -cols[3][0],
-                    -cols[4][0],
-                    -cols[5][0],
-                    -cols[6][0],
-                    -cols[7][0],
-                ];
+                let cols = per_panel_column(|q| col(k0 + q));
+                let s = per_panel_column(|q| -cols[q][0]);
                 for (r, d) in dst.iter_mut().enumerate() {
                     let mut acc = *d;
                     for q in 0..PANEL {
@@ -278,26 +267,8 @@ fn solve_impl(n: usize, b: usize, ld: usize, v: &[f64], x: &mut [f64]) {
             // column j's rows j0 + jn.. start at offset j0 + jn − j (≤ PANEL, past it zeros)
             let col = |j: usize| &v[j * ld + (j0 + jn - j)..j * ld + (j0 + jn - j) + len];
             if jn == PANEL {
-                let cols: [&[f64]; PANEL] = [
-                    col(j0),
-                    col(j0 + 1),
-                    col(j0 + 2),
-                    col(j0 + 3),
-                    col(j0 + 4),
-                    col(j0 + 5),
-                    col(j0 + 6),
-                    col(j0 + 7),
-                ];
-                let s: [f64; PANEL] = [
-                    -done[j0],
-                    -done[j0 + 1],
-                    -done[j0 + 2],
-                    -done[j0 + 3],
-                    -done[j0 + 4],
-                    -done[j0 + 5],
-                    -done[j0 + 6],
-                    -done[j0 + 7],
-                ];
+                let cols = per_panel_column(|q| col(j0 + q));
+                let s = per_panel_column(|q| -done[j0 + q]);
                 for (i, d) in rest.iter_mut().enumerate() {
                     let mut acc = *d;
                     for q in 0..PANEL {
@@ -358,13 +329,7 @@ mod tests {
 
     /// The upper part (row i: columns j ≥ i) of a banded SPD matrix as a CSR.
     fn banded(n: usize, b: usize, seed: u64) -> (Csr, Vec<Vec<f64>>) {
-        let mut s = seed;
-        let mut rnd = || {
-            s = s
-                .wrapping_mul(6364136223846793005)
-                .wrapping_add(1442695040888963407);
-            ((s >> 11) as f64 / (1u64 << 53) as f64) - 0.5
-        };
+        let mut rnd = crate::test_util::rng(seed);
         let mut dense = vec![vec![0.0; n]; n];
         for i in 0..n {
             for j in i + 1..(i + b + 1).min(n) {

@@ -180,13 +180,7 @@ mod tests {
 
     fn spd(n: usize, seed: u64) -> Vec<Vec<f64>> {
         // deterministic pseudo-random SPD: B Bᵀ + n I
-        let mut s = seed;
-        let mut rnd = || {
-            s = s
-                .wrapping_mul(6364136223846793005)
-                .wrapping_add(1442695040888963407);
-            ((s >> 11) as f64 / (1u64 << 53) as f64) - 0.5
-        };
+        let mut rnd = crate::test_util::rng(seed);
         let b: Vec<Vec<f64>> = (0..n).map(|_| (0..n).map(|_| rnd()).collect()).collect();
         (0..n)
             .map(|i| {

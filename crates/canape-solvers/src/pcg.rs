@@ -514,13 +514,7 @@ mod tests {
 
     /// A random sparse SPD matrix (diagonally dominant, coupled in 3×3 blocks and neighbours).
     fn spd(n: usize, seed: u64) -> Vec<Vec<f64>> {
-        let mut s = seed;
-        let mut rnd = || {
-            s = s
-                .wrapping_mul(6364136223846793005)
-                .wrapping_add(1442695040888963407);
-            ((s >> 11) as f64 / (1u64 << 53) as f64) - 0.5
-        };
+        let mut rnd = crate::test_util::rng(seed);
         let mut a = vec![vec![0.0; n]; n];
         for i in 0..n {
             for j in 0..i {

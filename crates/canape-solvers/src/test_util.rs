@@ -3,6 +3,17 @@
 use canape_core::component::LinearSystem;
 use canape_core::matrix::{Csr, MatrixSink, Triplets};
 
+/// Deterministic pseudo-random numbers in [−0.5, 0.5) (a linear congruential generator).
+pub fn rng(seed: u64) -> impl FnMut() -> f64 {
+    let mut s = seed;
+    move || {
+        s = s
+            .wrapping_mul(6364136223846793005)
+            .wrapping_add(1442695040888963407);
+        ((s >> 11) as f64 / (1u64 << 53) as f64) - 0.5
+    }
+}
+
 /// A dense matrix seen as a linear system; counts its assemblies.
 pub struct DenseSystem {
     pub a: Vec<Vec<f64>>,
