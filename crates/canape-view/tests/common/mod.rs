@@ -205,6 +205,12 @@ impl Browser {
 
     /// Wait until a JavaScript expression is truthy.
     pub fn wait_for(&mut self, expr: &str, timeout: Duration) -> Value {
+        self.try_wait_for(expr, timeout)
+            .unwrap_or_else(|| panic!("timed out waiting for `{expr}`"))
+    }
+
+    /// Wait until a JavaScript expression is truthy; `None` after `timeout`.
+    pub fn try_wait_for(&mut self, expr: &str, timeout: Duration) -> Option<Value> {
         let t0 = Instant::now();
         loop {
             let v = self.eval(expr);
@@ -214,10 +220,10 @@ impl Browser {
                 || v == json!("")
                 || v.is_null());
             if truthy {
-                return v;
+                return Some(v);
             }
             if t0.elapsed() > timeout {
-                panic!("timed out waiting for `{expr}`");
+                return None;
             }
             std::thread::sleep(Duration::from_millis(50));
         }
