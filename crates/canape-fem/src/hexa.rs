@@ -799,17 +799,21 @@ mod simd_tests {
 
     /// The AVX2/FMA build of the product gives the same bits as the baseline loop, and both
     /// equal −k Rᵀ K R dx computed densely in node-major order (up to round-off).
-    /// The element forces Rᵀ K (X0r − R x): the dispatched build gives the baseline bits and
-    /// the dense node-major formula's values, and the rotations are updated.
-    #[test]
-    fn dispatched_forces_are_bit_identical_and_right() {
-        let mut seed = 777u64;
-        let mut rnd = || {
+    /// Deterministic pseudo-random numbers in [−0.5, 0.5).
+    fn rng(mut seed: u64) -> impl FnMut() -> f64 {
+        move || {
             seed = seed
                 .wrapping_mul(6364136223846793005)
                 .wrapping_add(1442695040888963407);
             ((seed >> 11) as f64 / (1u64 << 53) as f64) - 0.5
-        };
+        }
+    }
+
+    /// The element forces Rᵀ K (X0r − R x): the dispatched build gives the baseline bits and
+    /// the dense node-major formula's values, and the rotations are updated.
+    #[test]
+    fn dispatched_forces_are_bit_identical_and_right() {
+        let mut rnd = rng(777u64);
         // two unit cubes side by side, stretched and sheared a little
         let mut ff = HexahedronFemForceField::new();
         let mut rest = Vec::new();
@@ -867,13 +871,7 @@ mod simd_tests {
 
     #[test]
     fn dispatched_product_is_bit_identical_and_right() {
-        let mut seed = 12345u64;
-        let mut rnd = || {
-            seed = seed
-                .wrapping_mul(6364136223846793005)
-                .wrapping_add(1442695040888963407);
-            ((seed >> 11) as f64 / (1u64 << 53) as f64) - 0.5
-        };
+        let mut rnd = rng(12345u64);
         let mut k = K24::zeros();
         for v in k.iter_mut() {
             *v = rnd();

@@ -724,6 +724,13 @@ mod tests {
         }
     }
 
+    fn max_difference(a: &[f64], b: &[f64]) -> f64 {
+        a.iter()
+            .zip(b)
+            .map(|(p, q)| (p - q).abs())
+            .fold(0.0, f64::max)
+    }
+
     #[test]
     fn natural_and_amd_orderings_solve_alike() {
         // a dense-ish SPD matrix whose AMD order differs from the natural one
@@ -768,11 +775,7 @@ mod tests {
             assert_eq!(identity, natural, "natural ordering: {natural}");
             xs.push(x);
         }
-        let diff = xs[0]
-            .iter()
-            .zip(&xs[1])
-            .map(|(p, q)| (p - q).abs())
-            .fold(0.0, f64::max);
+        let diff = max_difference(&xs[0], &xs[1]);
         assert!(diff < 1e-12, "orderings disagree by {diff}");
     }
 
@@ -809,11 +812,7 @@ mod tests {
                 assert!(sys.relative_residual(&x, &b) < 1e-14);
                 xs.push(x);
             }
-            let diff = xs[0]
-                .iter()
-                .zip(&xs[1])
-                .map(|(p, q)| (p - q).abs())
-                .fold(0.0, f64::max);
+            let diff = max_difference(&xs[0], &xs[1]);
             assert!(diff < 1e-12, "band {band}: orderings disagree by {diff}");
         }
     }
