@@ -15,6 +15,7 @@
 //! smaller factor. LU and QR use faer's COLAMD whatever the scene says.
 
 use crate::band::BandPattern;
+use crate::gband::{BandFactor, GeneralBand};
 use canape_core::component::{LinearSolver, LinearSystem, SolveStats};
 use canape_core::data::{DataKind, DataTable};
 use canape_core::impl_component;
@@ -66,6 +67,9 @@ enum Symbolic {
     /// LU: faer's supernodal variant forced, as for Cholesky.
     Lu(Box<LowSymbolicLu<u32>>),
     Qr(SymbolicQr<u32>),
+    /// LU or QR in the given order (NaturalOrderingMethod) of a matrix whose factors fill its
+    /// band (see [`crate::gband`]).
+    GeneralBand(Box<GeneralBand>),
 }
 
 enum Numeric {
@@ -77,6 +81,8 @@ enum Numeric {
     Lu(Box<Lu<u32, f64>>),
     LuSupernodal(Box<NumericLu<u32, f64>>),
     Qr(Qr<u32, f64>),
+    /// Band LU or QR factors (which one: the solver's kind).
+    GeneralBand(Box<BandFactor>),
 }
 
 /// `a`'s pattern as a faer column structure (its rows read as columns: Aᵀ, A when symmetric).
@@ -255,13 +261,16 @@ pub struct DirectSolver {
     scratch: Option<(faer::dyn_stack::StackReq, MemBuffer)>,
     /// A NaturalOrderingMethod sits in the solver's node: factor in the given order. Otherwise
     /// AMD, SOFA's default (OrderingMethodAccessor.h: the ordering is looked up in the solver's
-    /// own node; AMD is created when there is none). Cholesky only: faer's LU and QR order
-    /// columns with their own COLAMD.
+    /// own node; AMD is created when there is none). LU and QR: in the given order (band
+    /// storage, see [`crate::gband`]) when Natural and the factors fill the band; otherwise
+    /// faer's sparse LU and QR, which order columns with their own COLAMD.
     ordering: CholeskyOrdering,
     /// LU values kept between steps (same structure: no reallocation).
     lu_values: Option<Box<NumericLu<u32, f64>>>,
     /// Cholesky in AMD order: the matrix in that order (None in the natural order).
     permuted: Option<Permuted>,
+    /// Band LU/QR factors kept between steps (no reallocation).
+    band_factor: Option<Box<BandFactor>>,
 }
 
 impl DirectSolver {
@@ -338,6 +347,7 @@ impl DirectSolver {
             ordering: CholeskyOrdering::Smallest,
             lu_values: None,
             permuted: None,
+            band_factor: None,
         })
     }
 
@@ -347,6 +357,7 @@ impl DirectSolver {
         match self.numeric.take() {
             Some(Numeric::Llt(v) | Numeric::Band(v)) => self.l_values = v, // reuse the allocations
             Some(Numeric::LuSupernodal(v)) => self.lu_values = Some(v),
+            Some(Numeric::GeneralBand(f)) => self.band_factor = Some(f),
             _ => {}
         }
         let same = self
@@ -359,7 +370,13 @@ impl DirectSolver {
         let sym = self.pattern.as_ref().expect("pattern").1.as_ref();
         if !same || self.symbolic.is_none() {
             self.permuted = None;
+            let band = (self.kind != Factorization::Cholesky
+                && self.ordering == CholeskyOrdering::Natural)
+                .then(|| GeneralBand::new(a))
+                .flatten()
+                .filter(|band| band.filled_by(a));
             self.symbolic = Some(match self.kind {
+                _ if band.is_some() => Symbolic::GeneralBand(Box::new(band.expect("band"))),
                 Factorization::Cholesky => {
                     let (s, permuted) = cholesky_symbolic(a, self.ordering)?;
                     match band_if_filled(a, &s, permuted.is_some()) {
@@ -451,6 +468,22 @@ impl DirectSolver {
                 )
                 .map_err(|e| Fallback::Failed(format!("the matrix is singular: {e:?}")))?;
                 Numeric::LuSupernodal(num)
+            }
+            Symbolic::GeneralBand(band) => {
+                let mut f = self.band_factor.take().unwrap_or_default();
+                let done = if self.kind == Factorization::Qr {
+                    band.factorize_qr(a, &mut f)
+                } else {
+                    band.factorize_lu(a, &mut f)
+                };
+                if let Err(e) = done {
+                    self.band_factor = Some(f);
+                    return Err(Fallback::Failed(format!(
+                        "the matrix is singular (zero pivot in column {})",
+                        e.column
+                    )));
+                }
+                Numeric::GeneralBand(f)
             }
             Symbolic::Qr(s) => Numeric::Qr(
                 Qr::try_new_with_symbolic(s.clone(), mat)
@@ -603,6 +636,16 @@ impl DirectSolver {
                 );
             }
             Some(Numeric::Qr(f)) => f.solve_in_place(rhs),
+            Some(Numeric::GeneralBand(f)) => {
+                let Some(Symbolic::GeneralBand(band)) = &self.symbolic else {
+                    unreachable!("a band factor has its band layout")
+                };
+                if self.kind == Factorization::Qr {
+                    band.solve_qr(f, x);
+                } else {
+                    band.solve_lu(f, x);
+                }
+            }
             None => x.iter_mut().for_each(|v| *v = f64::NAN),
         }
     }
@@ -819,6 +862,55 @@ mod tests {
 
     /// A symmetric indefinite matrix: Cholesky on the upper blocks fails, LU on the whole
     /// matrix (assembled again) solves it, step after step.
+    /// EigenSparseLU and EigenSparseQR beside a NaturalOrderingMethod factor a banded matrix in
+    /// band storage (and an arrow matrix sparsely); without one, faer's sparse factorizations
+    /// in their own column order. All agree.
+    #[test]
+    fn natural_order_lu_and_qr_use_the_band_where_it_fills() {
+        let n = 40;
+        // symmetric, as SOFA's system matrices: faer's sparse LU and QR here are given the
+        // rows as columns (Aᵀ); the band factorizations take any matrix (see gband's tests)
+        let mut banded = spd(n);
+        for i in 0..n - 3 {
+            banded[i][i + 3] = 0.3;
+            banded[i + 3][i] = 0.3;
+        }
+        let mut arrow = spd(n);
+        for i in 0..n - 1 {
+            arrow[i][n - 1] = 0.1;
+            arrow[n - 1][i] = 0.1;
+        }
+        arrow[n - 1][n - 1] = 10.0;
+        let b: Vec<f64> = (0..n).map(|i| (i as f64 * 0.3).sin()).collect();
+        for class in ["EigenSparseLU", "EigenSparseQR"] {
+            for (a, band) in [(banded.clone(), true), (arrow.clone(), false)] {
+                let mut xs = Vec::new();
+                for ordering in [CholeskyOrdering::Natural, CholeskyOrdering::Smallest] {
+                    let mut s = DirectSolver::new(class, "").unwrap();
+                    s.set_ordering(ordering);
+                    let mut sys = Sys::new(a.clone());
+                    let mut x = vec![0.0; n];
+                    for _ in 0..2 {
+                        s.solve(&mut sys, &b, &mut x);
+                    }
+                    let is_band = matches!(s.symbolic, Some(Symbolic::GeneralBand(_)));
+                    assert_eq!(is_band, band && ordering == CholeskyOrdering::Natural);
+                    let res = sys.relative_residual(&x, &b);
+                    assert!(
+                        res < 1e-14,
+                        "{class} {ordering:?} band {band}: residual {res}"
+                    );
+                    xs.push(x);
+                }
+                let diff = max_difference(&xs[0], &xs[1]);
+                assert!(
+                    diff < 1e-12,
+                    "{class} band {band}: orders disagree by {diff}"
+                );
+            }
+        }
+    }
+
     #[test]
     fn indefinite_matrix_falls_back_to_lu_on_the_whole_matrix() {
         let n = 9;

@@ -5,6 +5,7 @@ pub mod cg;
 pub mod direct;
 pub mod euler_explicit;
 pub mod euler_implicit;
+pub mod gband;
 pub mod pcg;
 pub mod static_solver;
 #[cfg(test)]
