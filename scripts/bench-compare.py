@@ -7,8 +7,10 @@ per scene over REPS rounds, and prints per-scene ratios to SOFA's time and the g
 (over each binary's supported scenes, and over the scenes all binaries support).
 
 usage: scripts/bench-compare.py REPS BIN [BIN...]   (run from the repository, ../shared beside it)
+Set ONLY=word,word to run just the scenes whose path contains one of the words.
 """
 import math
+import os
 import subprocess
 import sys
 from pathlib import Path
@@ -33,7 +35,8 @@ def main():
     ]
     best = {b: {} for b in bins}
     for s in scenes:
-        if s not in sofa:
+        only = [w for w in os.environ.get("ONLY", "").split(",") if w]
+        if s not in sofa or (only and not any(w in s for w in only)):
             continue
         for _ in range(reps):
             for b in bins:
