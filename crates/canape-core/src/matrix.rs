@@ -20,6 +20,33 @@ pub trait MatrixSink {
     fn add_block3(&mut self, row: usize, col: usize, m: &Mat3) {
         add_entries3(self, row, col, m);
     }
+    /// Add a symmetric matrix over nodes of 3 DOFs (node n's first DOF at `offset` + 3n) given
+    /// by its blocks on and above the diagonal: `blocks[s]` is the block (p, q) for
+    /// `nodes[s]` = [p, q], p ≤ q, and the block (q, p) is its transpose. Only the blocks
+    /// `part` names (all when None) and the sink [`wants`](MatrixSink::wants) are added; the
+    /// result is that of calling `add_block3` for each, in slot order, (p, q) before (q, p).
+    /// One call for a whole component's matrix, so that a sink can add it in one loop. With a
+    /// `part`, `offset` is a multiple of 3 (blocks are kept or dropped whole; [`BlockFilter`]
+    /// splits blocks that straddle its part itself).
+    fn add_sym_blocks3(
+        &mut self,
+        offset: usize,
+        nodes: &[[u32; 2]],
+        blocks: &[Mat3],
+        part: Option<BlockPart>,
+    ) {
+        debug_assert!(part.is_none() || offset.is_multiple_of(3));
+        let keeps = |r: usize, c: usize| part.is_none_or(|p| p.keeps(r, c));
+        for (&[p, q], b) in nodes.iter().zip(blocks) {
+            let (r, c) = (offset + 3 * p as usize, offset + 3 * q as usize);
+            if keeps(r, c) && self.wants(r, c) {
+                self.add_block3(r, c, b);
+            }
+            if p != q && keeps(c, r) && self.wants(c, r) {
+                self.add_block3(c, r, &b.transpose());
+            }
+        }
+    }
 }
 
 /// Add the 9 entries of a 3×3 block one by one, row by row (what `add_block3` means).
@@ -106,11 +133,23 @@ pub enum BlockPart {
 }
 
 impl BlockPart {
+    /// Whether the entry (`row`, `col`) lies in a block this part keeps.
     #[inline]
-    fn keeps(self, row: usize, col: usize) -> bool {
+    pub fn keeps(self, row: usize, col: usize) -> bool {
         match self {
             BlockPart::Diagonal => col / 3 == row / 3,
             BlockPart::Upper => col / 3 >= row / 3,
+        }
+    }
+
+    /// The blocks both `a` and `b` keep (None keeps all).
+    pub fn both(a: Option<BlockPart>, b: Option<BlockPart>) -> Option<BlockPart> {
+        match (a, b) {
+            (Some(BlockPart::Diagonal), _) | (_, Some(BlockPart::Diagonal)) => {
+                Some(BlockPart::Diagonal)
+            }
+            (Some(BlockPart::Upper), _) | (_, Some(BlockPart::Upper)) => Some(BlockPart::Upper),
+            (None, None) => None,
         }
     }
 }
@@ -140,6 +179,35 @@ impl MatrixSink for BlockFilter<'_> {
             }
         } else {
             add_entries3(self, row, col, m);
+        }
+    }
+    fn add_sym_blocks3(
+        &mut self,
+        offset: usize,
+        nodes: &[[u32; 2]],
+        blocks: &[Mat3],
+        part: Option<BlockPart>,
+    ) {
+        if offset.is_multiple_of(3) {
+            // whole blocks: the sink below keeps what both parts keep
+            let part = BlockPart::both(Some(self.part), part);
+            self.sink.add_sym_blocks3(offset, nodes, blocks, part);
+        } else {
+            // blocks straddle the kept ones: entry by entry
+            let part = BlockPart::both(Some(self.part), part);
+            for (&[p, q], b) in nodes.iter().zip(blocks) {
+                let (r, c) = (offset + 3 * p as usize, offset + 3 * q as usize);
+                let mirror = (p != q).then(|| (c, r, b.transpose()));
+                for (r, c, b) in std::iter::once((r, c, *b)).chain(mirror) {
+                    for i in 0..3 {
+                        for j in 0..3 {
+                            if part.is_none_or(|k| k.keeps(r + i, c + j)) {
+                                self.sink.add(r + i, c + j, b[(i, j)]);
+                            }
+                        }
+                    }
+                }
+            }
         }
     }
 }
@@ -259,6 +327,34 @@ impl MatrixSink for SlotSink<'_> {
     }
     #[inline]
     fn add_block3(&mut self, row: usize, col: usize, m: &Mat3) {
+        self.add_block_at(row, col, m, false);
+    }
+    fn add_sym_blocks3(
+        &mut self,
+        offset: usize,
+        nodes: &[[u32; 2]],
+        blocks: &[Mat3],
+        part: Option<BlockPart>,
+    ) {
+        // the default's sequence of add_block3 calls (this sink wants every entry), in one loop
+        debug_assert!(part.is_none() || offset.is_multiple_of(3));
+        let keeps = |r: usize, c: usize| part.is_none_or(|p| p.keeps(r, c));
+        for (&[p, q], b) in nodes.iter().zip(blocks) {
+            let (r, c) = (offset + 3 * p as usize, offset + 3 * q as usize);
+            if keeps(r, c) {
+                self.add_block_at(r, c, b, false);
+            }
+            if p != q && keeps(c, r) {
+                self.add_block_at(c, r, b, true);
+            }
+        }
+    }
+}
+
+impl SlotSink<'_> {
+    /// `add_block3` of `m`, or of its transpose when `transposed`.
+    #[inline(always)]
+    fn add_block_at(&mut self, row: usize, col: usize, m: &Mat3, transposed: bool) {
         let k = self.k;
         self.k += 1;
         match self.ops.get(k) {
@@ -266,9 +362,9 @@ impl MatrixSink for SlotSink<'_> {
                 for (i, &s) in op.slots.iter().enumerate() {
                     let s = s as usize;
                     let v = &mut self.vals[s..s + 3];
-                    v[0] += m[(i, 0)];
-                    v[1] += m[(i, 1)];
-                    v[2] += m[(i, 2)];
+                    for (j, v) in v.iter_mut().enumerate() {
+                        *v += if transposed { m[(j, i)] } else { m[(i, j)] };
+                    }
                 }
             }
             _ => self.ok = false,
@@ -407,6 +503,63 @@ mod tests {
             for i in 0..6 {
                 for j in 0..6 + shift {
                     assert_eq!(a.get(i, j), r.get(i, j), "({i}, {j})");
+                }
+            }
+        }
+    }
+
+    /// `add_sym_blocks3` into the cached pattern (SlotSink, recorded by triplets first), through
+    /// part filters and at a DOF offset that is or is not a multiple of 3, gives the matrix of
+    /// the same blocks added one by one (and their transposes below the diagonal).
+    #[test]
+    fn symmetric_blocks_in_one_call_equal_block_by_block() {
+        let nodes = [[0u32, 0], [0, 2], [1, 1], [1, 2], [2, 2]];
+        let blocks: Vec<Mat3> = (0..nodes.len())
+            .map(|s| Mat3::from_fn(|i, j| (1 + s * 9 + 3 * i + j) as f64 * 0.5))
+            .collect();
+        for offset in [0usize, 3, 1] {
+            for part in [None, Some(BlockPart::Upper), Some(BlockPart::Diagonal)] {
+                let n = offset + 9;
+                let one_by_one = |t: &mut dyn MatrixSink| {
+                    t.add(offset, offset, 2.0); // another component's entry
+                    for (&[p, q], b) in nodes.iter().zip(&blocks) {
+                        let (r, c) = (offset + 3 * p as usize, offset + 3 * q as usize);
+                        let mirror = (p != q).then(|| (c, r, b.transpose()));
+                        for (r, c, b) in std::iter::once((r, c, *b)).chain(mirror) {
+                            for i in 0..3 {
+                                for j in 0..3 {
+                                    if part.is_none_or(|k| k.keeps(r + i, c + j)) {
+                                        t.add(r + i, c + j, b[(i, j)]);
+                                    }
+                                }
+                            }
+                        }
+                    }
+                };
+                let mut t = Triplets::new(n);
+                one_by_one(&mut t);
+                let want = t.to_csr();
+                let bulk = |t: &mut dyn MatrixSink| {
+                    t.add(offset, offset, 2.0);
+                    match part {
+                        None => t.add_sym_blocks3(offset, &nodes, &blocks, None),
+                        Some(part) => BlockFilter { part, sink: t }
+                            .add_sym_blocks3(offset, &nodes, &blocks, None),
+                    }
+                };
+                let mut cache = PatternCache::default();
+                for _ in 0..3 {
+                    // first call records through triplets, the next ones add through slots
+                    let a = cache.assemble(n, bulk);
+                    for i in 0..n {
+                        for j in 0..n {
+                            assert_eq!(
+                                a.get(i, j),
+                                want.get(i, j),
+                                "offset {offset}, {part:?}: ({i}, {j})"
+                            );
+                        }
+                    }
                 }
             }
         }
@@ -701,14 +854,18 @@ impl SymBsr3 {
             rows.end <= self.nb && x.len() >= 3 * self.nb,
             "vectors shorter than the matrix"
         );
+        // Every column is < nb (checked when built): a product over all of y needs no scan.
+        let whole = lo == 0 && y.len() >= 3 * self.nb;
         let top = rows
             .clone()
+            .filter(|_| !whole)
             .filter(|&r| self.row_ptr[r + 1] > self.row_ptr[r])
             .map(|r| self.cols[self.row_ptr[r + 1] - 1] as usize + 1)
             .max()
             .unwrap_or(0);
         let first = rows
             .clone()
+            .filter(|_| !whole)
             .find(|&r| self.row_ptr[r + 1] > self.row_ptr[r]);
         assert!(
             first.is_none_or(|r| r >= lo) && 3 * top <= 3 * lo + y.len(),

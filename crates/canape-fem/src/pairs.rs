@@ -7,7 +7,7 @@
 //! sums and of the sink calls is fixed: results are bit-identical run to run). Sums run in
 //! element order; only round-off differs from adding element blocks straight into the matrix.
 
-use canape_core::matrix::{MatrixSink, SymBsr3};
+use canape_core::matrix::{BlockPart, MatrixSink, SymBsr3};
 use canape_types::Mat3;
 use std::sync::Mutex;
 
@@ -29,15 +29,13 @@ pub struct NodePairs {
     nodes: Vec<u32>,
     /// Node pairs (p, q), p < q, that share an element, ascending.
     pairs: Vec<[u32; 2]>,
-    /// Slot of each node's diagonal block (parallel to `nodes`).
-    node_slot: Vec<u32>,
-    /// Slot of each pair's block K_pq (parallel to `pairs`).
-    pair_slot: Vec<u32>,
     /// Per element and local node: the slot of its diagonal block.
     elem_nodes: Vec<u32>,
     /// Per element and local pair (v, w), v < w, in the order (0,1), (0,2), …, (1,2), …: the
     /// slot of its pair (| FLIPPED when node of v > node of w), or SAME_NODE | its node's slot.
     elem_pairs: Vec<u32>,
+    /// Per slot: its block's nodes [p, q] (p = q for a diagonal block).
+    slot_nodes: Vec<[u32; 2]>,
     /// Sums, one block per slot.
     scratch: Mutex<Vec<Mat3>>,
 }
@@ -91,11 +89,17 @@ impl NodePairs {
                 });
             }
         }
+        let mut slot_nodes = vec![[0u32; 2]; nodes.len() + pairs.len()];
+        for (&n, &s) in nodes.iter().zip(&node_slot) {
+            slot_nodes[s as usize] = [n, n];
+        }
+        for (&pq, &s) in pairs.iter().zip(&pair_slot) {
+            slot_nodes[s as usize] = pq;
+        }
         NodePairs {
+            slot_nodes,
             nodes,
             pairs,
-            node_slot,
-            pair_slot,
             elem_nodes,
             elem_pairs,
             scratch: Mutex::new(Vec::new()),
@@ -180,22 +184,8 @@ impl NodePairs {
                 sums[s] += b;
             }
         });
-        for (&n, &s) in self.nodes.iter().zip(&self.node_slot) {
-            if m.wants(at(n), at(n)) {
-                m.add_block3(at(n), at(n), &sums[s as usize]);
-            }
-        }
-        if want_pairs {
-            for (&[p, q], &s) in self.pairs.iter().zip(&self.pair_slot) {
-                let b = &sums[s as usize];
-                if m.wants(at(p), at(q)) {
-                    m.add_block3(at(p), at(q), b);
-                }
-                if m.wants(at(q), at(p)) {
-                    m.add_block3(at(q), at(p), &b.transpose());
-                }
-            }
-        }
+        let part = (!want_pairs).then_some(BlockPart::Diagonal);
+        m.add_sym_blocks3(offset, &self.slot_nodes, &sums, part);
     }
 
     /// A zero [`SymBsr3`] over mesh nodes 0..=the largest one, with one block per slot: what
