@@ -13,7 +13,11 @@
 //! Cholesky follows a NaturalOrderingMethod or an AMDOrderingMethod in the solver's node; with
 //! none (where SOFA takes AMD) it takes whichever of AMD's and the given order makes the
 //! smaller factor, or the given order's band when it stores at most [`BAND_OVER_AMD`] times
-//! AMD's factor (the band kernels make up for the extra operations). LU and QR use faer's COLAMD whatever the scene says.
+//! AMD's factor (the band kernels make up for the extra operations). LU and QR factor in the
+//! given order in band storage beside a NaturalOrderingMethod when the matrix is banded
+//! (crate::gband), with faer's sparse LU and QR (their own COLAMD order) otherwise; faer is
+//! given A's columns (gathered from the assembled rows through a map made once per pattern),
+//! so non-symmetric matrices are solved as they are.
 
 use crate::band::BandPattern;
 use crate::gband::{BandFactor, GeneralBand};
@@ -91,6 +95,31 @@ enum Numeric {
 fn col_pattern(a: &Csr) -> SymbolicSparseColMat<u32> {
     let ptr: Vec<u32> = a.row_ptr.iter().map(|&p| p as u32).collect();
     SymbolicSparseColMat::new_checked(a.n, a.n, ptr, None, a.cols.to_vec())
+}
+
+/// A's columns as a faer column structure (the CSR's rows are its rows), and for each of its
+/// values the index of that value in `a` (to gather the values of each factorization).
+fn columns_of(a: &Csr) -> (SymbolicSparseColMat<u32>, Vec<u32>) {
+    let mut count = vec![0u32; a.n + 1];
+    for &c in a.cols.iter() {
+        count[c as usize + 1] += 1;
+    }
+    for i in 0..a.n {
+        count[i + 1] += count[i];
+    }
+    let mut next = count.clone();
+    let mut rows = vec![0u32; a.cols.len()];
+    let mut src = vec![0u32; a.cols.len()];
+    for r in 0..a.n {
+        for k in a.row_ptr[r]..a.row_ptr[r + 1] {
+            let c = a.cols[k] as usize;
+            rows[next[c] as usize] = r as u32;
+            src[next[c] as usize] = k as u32;
+            next[c] += 1;
+        }
+    }
+    let pattern = SymbolicSparseColMat::new_checked(a.n, a.n, count, None, rows);
+    (pattern, src)
 }
 
 /// The pattern of Aᵀ as a faer column structure (`a`'s rows are faer's columns, so this is
@@ -286,6 +315,9 @@ pub struct DirectSolver {
     permuted: Option<Permuted>,
     /// Band LU/QR factors kept between steps (no reallocation).
     band_factor: Option<Box<BandFactor>>,
+    /// LU and QR through faer: per value of A's column structure (`pattern`), the index of
+    /// that value in the assembled CSR, and the values gathered for the factorization.
+    column_values: (Vec<u32>, Vec<f64>),
 }
 
 impl DirectSolver {
@@ -363,6 +395,7 @@ impl DirectSolver {
             lu_values: None,
             permuted: None,
             band_factor: None,
+            column_values: Default::default(),
         })
     }
 
@@ -380,9 +413,23 @@ impl DirectSolver {
             .as_ref()
             .is_some_and(|(c, _)| std::sync::Arc::ptr_eq(c, &a.cols));
         if !same || self.symbolic.is_none() {
-            self.pattern = Some((a.cols.clone(), col_pattern(a)));
+            // Cholesky reads the lower triangle from the rows of the upper one (the same
+            // values); LU and QR need A's own columns
+            let pattern = if self.kind == Factorization::Cholesky {
+                col_pattern(a)
+            } else {
+                let (pattern, src) = columns_of(a);
+                self.column_values.0 = src;
+                pattern
+            };
+            self.pattern = Some((a.cols.clone(), pattern));
         }
         let sym = self.pattern.as_ref().expect("pattern").1.as_ref();
+        if self.kind != Factorization::Cholesky {
+            let (src, vals) = &mut self.column_values;
+            vals.clear();
+            vals.extend(src.iter().map(|&k| a.vals[k as usize]));
+        }
         if !same || self.symbolic.is_none() {
             self.permuted = None;
             let band = (self.kind != Factorization::Cholesky
@@ -419,7 +466,11 @@ impl DirectSolver {
                 })?),
             });
         }
-        let mat = SparseColMatRef::new(sym, &a.vals);
+        let mat = if self.kind == Factorization::Cholesky {
+            SparseColMatRef::new(sym, &a.vals)
+        } else {
+            SparseColMatRef::new(sym, &self.column_values.1)
+        };
         let numeric = match self.symbolic.as_ref().unwrap() {
             Symbolic::Band(band) => {
                 let mut values = std::mem::take(&mut self.l_values);
@@ -513,10 +564,11 @@ impl DirectSolver {
     /// symbolic analysis; the Cholesky pattern and analysis are kept for the next steps).
     fn factor_lu_fallback(&mut self, a: &Csr) -> Result<(), String> {
         self.warned_fallback = true;
-        let sym = col_pattern(a);
+        let (sym, src) = columns_of(a);
+        let vals: Vec<f64> = src.iter().map(|&k| a.vals[k as usize]).collect();
         let s =
             SymbolicLu::try_new(sym.as_ref()).map_err(|e| format!("symbolic LU failed: {e:?}"))?;
-        let lu = Lu::try_new_with_symbolic(s, SparseColMatRef::new(sym.as_ref(), &a.vals))
+        let lu = Lu::try_new_with_symbolic(s, SparseColMatRef::new(sym.as_ref(), &vals))
             .map_err(|e| format!("the matrix is singular: {e:?}"))?;
         self.numeric = Some(Numeric::Lu(Box::new(lu)));
         Ok(())
@@ -936,25 +988,22 @@ mod tests {
         }
     }
 
-    /// A symmetric indefinite matrix: Cholesky on the upper blocks fails, LU on the whole
-    /// matrix (assembled again) solves it, step after step.
     /// EigenSparseLU and EigenSparseQR beside a NaturalOrderingMethod factor a banded matrix in
     /// band storage (and an arrow matrix sparsely); without one, faer's sparse factorizations
-    /// in their own column order. All agree.
+    /// in their own column order. All solve non-symmetric matrices and agree.
     #[test]
     fn natural_order_lu_and_qr_use_the_band_where_it_fills() {
         let n = 40;
-        // symmetric, as SOFA's system matrices: faer's sparse LU and QR here are given the
-        // rows as columns (Aᵀ); the band factorizations take any matrix (see gband's tests)
+        // not symmetric: faer is given A's columns, not the CSR's rows (which are Aᵀ's)
         let mut banded = spd(n);
         for i in 0..n - 3 {
             banded[i][i + 3] = 0.3;
-            banded[i + 3][i] = 0.3;
+            banded[i + 3][i] = -0.2;
         }
         let mut arrow = spd(n);
         for i in 0..n - 1 {
             arrow[i][n - 1] = 0.1;
-            arrow[n - 1][i] = 0.1;
+            arrow[n - 1][i] = 0.05 * i as f64;
         }
         arrow[n - 1][n - 1] = 10.0;
         let b: Vec<f64> = (0..n).map(|i| (i as f64 * 0.3).sin()).collect();
@@ -987,6 +1036,8 @@ mod tests {
         }
     }
 
+    /// A symmetric indefinite matrix: Cholesky on the upper blocks fails, LU on the whole
+    /// matrix (assembled again) solves it, step after step.
     #[test]
     fn indefinite_matrix_falls_back_to_lu_on_the_whole_matrix() {
         let n = 9;
