@@ -83,7 +83,7 @@ enum Cmd {
         #[arg(long = "data-path")]
         data_path: Vec<PathBuf>,
     },
-    /// Time scenes per step (median, spread, phases, peak memory) next to SOFA's times.
+    /// Time scenes per step (median, spread, phases, peak memory, linear iterations) next to SOFA's times.
     Bench {
         scenes: Vec<PathBuf>,
         /// Timed steps per scene (default: SOFA's count with --suite, else 200).
@@ -136,8 +136,8 @@ fn scaling(
 ) -> ExitCode {
     use canape::bench::{growth_exponent, peak_rss_mb, scaling_beam, BeamElement};
     println!(
-        "{:<6} {:>10} {:>8} {:>12} {:>10} {:>10} {:>10} {:>9}",
-        "elem", "elements", "points", "solver", "ms/step", "forces", "solve", "peakMB"
+        "{:<6} {:>10} {:>8} {:>12} {:>10} {:>10} {:>10} {:>7} {:>9}",
+        "elem", "elements", "points", "solver", "ms/step", "forces", "solve", "iters", "peakMB"
     );
     for elem in [BeamElement::Tetra, BeamElement::Hexa] {
         let ename = if elem == BeamElement::Tetra {
@@ -185,7 +185,7 @@ fn scaling(
                 let per = |d: std::time::Duration| d.as_secs_f64() * 1000.0 / t.steps.max(1) as f64;
                 let points: usize = sim.scene.states.iter().flatten().map(|s| s.size()).sum();
                 println!(
-                    "{:<6} {:>10} {:>8} {:>12} {:>10.1} {:>10.1} {:>10.1} {:>9.0}",
+                    "{:<6} {:>10} {:>8} {:>12} {:>10.1} {:>10.1} {:>10.1} {:>7.1} {:>9.0}",
                     if elem == BeamElement::Tetra {
                         "tetra"
                     } else {
@@ -201,6 +201,7 @@ fn scaling(
                     ms,
                     per(t.force),
                     per(t.solve + t.assembly),
+                    t.linear_iterations as f64 / t.steps.max(1) as f64,
                     peak_rss_mb().unwrap_or(0.0)
                 );
                 pts.push((actual, ms));
@@ -260,8 +261,8 @@ fn bench(
         threads,
     };
     println!(
-        "{:<70} {:>6} {:>9} {:>9} {:>9} {:>9} {:>8} {:>9} {:>7}",
-        "scene", "steps", "median", "min", "max", "SOFA", "SOFA/us", "peakMB", ""
+        "{:<70} {:>6} {:>9} {:>9} {:>9} {:>9} {:>8} {:>9} {:>7}  ms per step by phase",
+        "scene", "steps", "median", "min", "max", "SOFA", "SOFA/us", "peakMB", "iters",
     );
     let mut results = Vec::new();
     let mut ratios = Vec::new();
@@ -289,7 +290,7 @@ fn bench(
                     ratios.push(x);
                 }
                 println!(
-                    "{:<70} {:>6} {:>9.3} {:>9.3} {:>9.3} {:>9} {:>8} {:>9}  {}",
+                    "{:<70} {:>6} {:>9.3} {:>9.3} {:>9.3} {:>9} {:>8} {:>9} {:>7}  {}",
                     short,
                     r.steps,
                     r.median_ms,
@@ -301,6 +302,9 @@ fn bench(
                         .unwrap_or("-".into()),
                     r.peak_rss_mb
                         .map(|v| format!("{v:.0}"))
+                        .unwrap_or("-".into()),
+                    r.iterations
+                        .map(|v| format!("{v:.1}"))
                         .unwrap_or("-".into()),
                     r.phases_ms
                         .iter()

@@ -22,8 +22,14 @@ pub struct PhaseTimes {
     pub solve: Duration,
     /// Projective constraints outside the linear solve.
     pub projection: Duration,
+    /// Mapping propagation after the solve: positions and velocities down to mapped states
+    /// and visual models.
+    pub mapping: Duration,
     /// Integration updates and the rest.
     pub other: Duration,
+    /// Linear solver iterations, summed over steps and solver groups (each group's last
+    /// linear solve of a step; a direct solve counts one).
+    pub linear_iterations: u64,
 }
 
 /// An initialised, steppable scene.
@@ -250,7 +256,9 @@ impl Simulation {
         let tp = Instant::now();
         self.project_and_check(false);
         clock.projection += tp.elapsed();
+        let tm = Instant::now();
         self.propagate_mappings();
+        let mapping = tm.elapsed();
         self.scene.time += dt;
         let total = t0.elapsed();
         let t = &mut self.times;
@@ -260,7 +268,13 @@ impl Simulation {
         t.assembly += clock.assembly;
         t.solve += clock.solve.saturating_sub(clock.assembly);
         t.projection += clock.projection;
-        t.other += total.saturating_sub(clock.force + clock.solve + clock.projection);
+        t.mapping += mapping;
+        t.other += total.saturating_sub(clock.force + clock.solve + clock.projection + mapping);
+        t.linear_iterations += self
+            .last_solve
+            .iter()
+            .map(|s| s.iterations as u64)
+            .sum::<u64>();
     }
 }
 

@@ -15,6 +15,9 @@ pub struct BenchResult {
     pub max_ms: f64,
     pub phases_ms: Vec<(&'static str, f64)>,
     pub peak_rss_mb: Option<f64>,
+    /// Linear solver iterations per step (summed over solver groups; None without a linear
+    /// solver).
+    pub iterations: Option<f64>,
     pub sofa_ms: Option<f64>,
     pub error: Option<String>,
 }
@@ -73,6 +76,7 @@ pub fn bench_scene(
         max_ms: f64::NAN,
         phases_ms: Vec::new(),
         peak_rss_mb: None,
+        iterations: None,
         sofa_ms: sofa_time_for(sofa, path),
         error: None,
     };
@@ -116,8 +120,12 @@ pub fn bench_scene(
         ("assembly", ms(t.assembly)),
         ("linear solve", ms(t.solve)),
         ("projection", ms(t.projection)),
+        ("mapping", ms(t.mapping)),
         ("other", ms(t.other)),
     ];
+    let groups_with_solver = sim.groups.iter().filter(|g| g.linear.is_some()).count();
+    r.iterations = (groups_with_solver > 0 && t.steps > 0)
+        .then(|| t.linear_iterations as f64 / t.steps as f64);
     r.peak_rss_mb = peak_rss_mb();
     r
 }
@@ -154,7 +162,7 @@ pub fn to_json(results: &[BenchResult]) -> String {
             .map(|(k, v)| format!("\"{k}\": {v}"))
             .collect();
         s.push_str(&format!(
-            "  {{\"scene\": {:?}, \"steps\": {}, \"median_ms\": {}, \"min_ms\": {}, \"max_ms\": {}, \"phases_ms\": {{{}}}, \"peak_rss_mb\": {}, \"sofa_ms\": {}, \"sofa_over_canape\": {}, \"error\": {}}}{}\n",
+            "  {{\"scene\": {:?}, \"steps\": {}, \"median_ms\": {}, \"min_ms\": {}, \"max_ms\": {}, \"phases_ms\": {{{}}}, \"peak_rss_mb\": {}, \"iterations_per_step\": {}, \"sofa_ms\": {}, \"sofa_over_canape\": {}, \"error\": {}}}{}\n",
             r.scene,
             r.steps,
             num(Some(r.median_ms)),
@@ -162,6 +170,7 @@ pub fn to_json(results: &[BenchResult]) -> String {
             num(Some(r.max_ms)),
             phases.join(", "),
             num(r.peak_rss_mb),
+            num(r.iterations),
             num(r.sofa_ms),
             num(r.speedup()),
             r.error.as_ref().map(|e| format!("{e:?}")).unwrap_or("null".into()),
