@@ -764,26 +764,27 @@ impl ForceField for HexahedronFemForceField {
             let idx: Vec<[u32; 8]> = self.elems.iter().map(|el| el.idx).collect();
             NodePairs::new::<8, 28>(&idx)
         });
-        // −k Rᵀ K R, symmetric: the 8 diagonal and 28 upper blocks
+        // −k Rᵀ K R, symmetric: the 8 diagonal and 28 upper blocks, read from the rotated
+        // matrix straight into the node-pair sums
         let mut d = [[0.0; 24]; 24];
-        pairs.assemble::<8, 28>(m, offset, |e, want_pairs, out| {
+        pairs.assemble_direct::<8, 28>(m, offset, |e, want_pairs, adder| {
             let el = &self.elems[e];
             let kp = &self.kps[el.k as usize];
             if !want_pairs {
                 // the diagonal blocks only (block-Jacobi): 8 products of 3×3 blocks
                 let rt = el.rot.transpose() * (-k_factor);
-                for (a, d) in out.diag.iter_mut().enumerate() {
-                    *d = rt * (Mat3::from_fn(|i, j| kp[8 * j + a][8 * i + a]) * el.rot);
+                for a in 0..8 {
+                    let b = rt * (Mat3::from_fn(|i, j| kp[8 * j + a][8 * i + a]) * el.rot);
+                    adder.add(a, a, |i, j| b[(i, j)]);
                 }
                 return;
             }
             rotated_stiffness(kp, &el.rot, -k_factor, &mut d);
-            let block = |a: usize, b: usize| Mat3::from_fn(|i, j| d[8 * j + b][8 * i + a]);
-            for (a, d) in out.diag.iter_mut().enumerate() {
-                *d = block(a, a);
+            for a in 0..8 {
+                adder.add(a, a, |i, j| d[8 * j + a][8 * i + a]);
             }
-            for ((a, b), u) in local_pairs::<8>().zip(out.upper.iter_mut()) {
-                *u = block(a, b);
+            for (a, b) in local_pairs::<8>() {
+                adder.add(a, b, |i, j| d[8 * j + b][8 * i + a]);
             }
         });
     }

@@ -167,7 +167,34 @@ impl NodePairs {
         &self,
         m: &mut dyn MatrixSink,
         offset: usize,
-        element: impl FnMut(usize, bool, &mut ElementBlocks<N, P>),
+        mut element: impl FnMut(usize, bool, &mut ElementBlocks<N, P>),
+    ) {
+        let mut blocks = ElementBlocks {
+            diag: [Mat3::zeros(); N],
+            upper: [Mat3::zeros(); P],
+        };
+        self.assemble_direct::<N, P>(m, offset, |e, want_pairs, adder| {
+            element(e, want_pairs, &mut blocks);
+            for (v, b) in blocks.diag.iter().enumerate() {
+                adder.add(v, v, |i, j| b[(i, j)]);
+            }
+            if want_pairs {
+                for ((v, w), b) in local_pairs::<N>().zip(&blocks.upper) {
+                    adder.add(v, w, |i, j| b[(i, j)]);
+                }
+            }
+        });
+    }
+
+    /// [`NodePairs::assemble`] with the element's blocks added straight into the sums:
+    /// `element(e, want_pairs, adder)` calls `adder.add(v, v, f)` for each local node v, then,
+    /// when `want_pairs`, `adder.add(v, w, f)` for each local pair v < w in [`local_pairs`]
+    /// order, f(i, j) being entry (i, j) of the block K_vw (no copy of the element's blocks).
+    pub fn assemble_direct<const N: usize, const P: usize>(
+        &self,
+        m: &mut dyn MatrixSink,
+        offset: usize,
+        mut element: impl FnMut(usize, bool, &mut BlockAdder<'_, N, P>),
     ) {
         let at = |n: u32| offset + 3 * n as usize;
         let want_pairs = self
@@ -177,13 +204,15 @@ impl NodePairs {
         let mut sums = self.lock_scratch();
         sums.clear();
         sums.resize(self.nodes.len() + self.pairs.len(), Mat3::zeros());
-        self.sum(want_pairs, element, |s, b, t| {
-            if t {
-                sums[s] += b.transpose();
-            } else {
-                sums[s] += b;
-            }
-        });
+        let n_elems = self.elem_nodes.len() / N.max(1);
+        for e in 0..n_elems {
+            let mut adder = BlockAdder {
+                sums: &mut sums,
+                nodes: &self.elem_nodes[N * e..N * e + N],
+                pairs: &self.elem_pairs[P * e..P * e + P],
+            };
+            element(e, want_pairs, &mut adder);
+        }
         let part = (!want_pairs).then_some(BlockPart::Diagonal);
         m.add_sym_blocks3(offset, &self.slot_nodes, &sums, part);
     }
@@ -233,6 +262,46 @@ impl NodePairs {
                 }
             }
         });
+    }
+}
+
+/// Adds one element's blocks into the node and pair sums (see [`NodePairs::assemble_direct`]).
+pub struct BlockAdder<'a, const N: usize, const P: usize> {
+    sums: &'a mut [Mat3],
+    /// The element's slots of its nodes' diagonal blocks.
+    nodes: &'a [u32],
+    /// The element's pair slots and flags, in local pair order.
+    pairs: &'a [u32],
+}
+
+impl<const N: usize, const P: usize> BlockAdder<'_, N, P> {
+    /// Add the block K_vw (v ≤ w local nodes) whose entry (i, j) is `f(i, j)`: to v's diagonal
+    /// sum when v = w; else to the pair's sum, transposed when the mesh nodes come in the other
+    /// order, or with its transpose to the node's diagonal sum when both are the same node.
+    #[inline(always)]
+    pub fn add(&mut self, v: usize, w: usize, f: impl Fn(usize, usize) -> f64) {
+        let add_to = |o: &mut Mat3, transposed: bool| {
+            for j in 0..3 {
+                for i in 0..3 {
+                    o[(i, j)] += if transposed { f(j, i) } else { f(i, j) };
+                }
+            }
+        };
+        if v == w {
+            add_to(&mut self.sums[self.nodes[v] as usize], false);
+            return;
+        }
+        debug_assert!(v < w && w < N);
+        // index of (v, w) in local_pairs order
+        let k = v * N - v * (v + 1) / 2 + (w - v - 1);
+        let id = self.pairs[k];
+        if id & SAME_NODE != 0 {
+            let o = &mut self.sums[(id & !SAME_NODE) as usize];
+            add_to(o, false);
+            add_to(o, true);
+        } else {
+            add_to(&mut self.sums[(id & !FLIPPED) as usize], id & FLIPPED != 0);
+        }
     }
 }
 
