@@ -280,15 +280,8 @@ impl<const N: usize, const P: usize> BlockAdder<'_, N, P> {
     /// order, or with its transpose to the node's diagonal sum when both are the same node.
     #[inline(always)]
     pub fn add(&mut self, v: usize, w: usize, f: impl Fn(usize, usize) -> f64) {
-        let add_to = |o: &mut Mat3, transposed: bool| {
-            for j in 0..3 {
-                for i in 0..3 {
-                    o[(i, j)] += if transposed { f(j, i) } else { f(i, j) };
-                }
-            }
-        };
         if v == w {
-            add_to(&mut self.sums[self.nodes[v] as usize], false);
+            add_entries(&mut self.sums[self.nodes[v] as usize], &f, false);
             return;
         }
         debug_assert!(v < w && w < N);
@@ -297,10 +290,22 @@ impl<const N: usize, const P: usize> BlockAdder<'_, N, P> {
         let id = self.pairs[k];
         if id & SAME_NODE != 0 {
             let o = &mut self.sums[(id & !SAME_NODE) as usize];
-            add_to(o, false);
-            add_to(o, true);
+            add_entries(o, &f, false);
+            add_entries(o, &f, true);
+        } else if id & FLIPPED != 0 {
+            add_entries(&mut self.sums[(id & !FLIPPED) as usize], &f, true);
         } else {
-            add_to(&mut self.sums[(id & !FLIPPED) as usize], id & FLIPPED != 0);
+            add_entries(&mut self.sums[id as usize], &f, false);
+        }
+    }
+}
+
+/// o += the block whose entry (i, j) is f(i, j), or its transpose.
+#[inline(always)]
+fn add_entries(o: &mut Mat3, f: &impl Fn(usize, usize) -> f64, transposed: bool) {
+    for j in 0..3 {
+        for i in 0..3 {
+            o[(i, j)] += if transposed { f(j, i) } else { f(i, j) };
         }
     }
 }
