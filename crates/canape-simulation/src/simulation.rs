@@ -114,6 +114,8 @@ impl Simulation {
 
     /// Propagate positions and velocities down every mapping, in document order
     /// (SOFA's MechanicalPropagateOnlyPositionAndVelocity + UpdateMapping for visual models).
+    /// Reads the input state in place and writes into the output's own buffers (no copy, no
+    /// allocation once the outputs have their size).
     pub fn propagate_mappings(&mut self) {
         let scene = &mut self.scene;
         for i in 0..scene.mappings.len() {
@@ -123,31 +125,39 @@ impl Simulation {
             let Some((inp, out)) = m.endpoints() else {
                 continue;
             };
-            let Some(ist) = scene.state(inp) else {
+            let Slot::State(si) = scene.info(inp).slot else {
                 continue;
             };
-            let x = ist.vec(VecId::POSITION).to_vec();
-            let v = ist.vec(VecId::VELOCITY).to_vec();
             match scene.info(out).slot {
-                Slot::State(j) => {
-                    if let Some(os) = scene.states[j].as_mut() {
-                        let n = os.deriv_len();
-                        let mut ox = os.take(VecId::POSITION);
-                        ox.resize(n, 0.0);
-                        m.apply(&x, &mut ox);
-                        os.put(VecId::POSITION, ox);
-                        let mut ov = os.take(VecId::VELOCITY);
-                        ov.resize(n, 0.0);
-                        m.apply_j(&v, &mut ov);
-                        os.put(VecId::VELOCITY, ov);
-                    }
+                Slot::State(j) if j != si => {
+                    // the input and output states, borrowed apart
+                    let (ist, os) = if si < j {
+                        let (a, b) = scene.states.split_at_mut(j);
+                        (a[si].as_ref(), b[0].as_mut())
+                    } else {
+                        let (a, b) = scene.states.split_at_mut(si);
+                        (b[0].as_ref(), a[j].as_mut())
+                    };
+                    let (Some(ist), Some(os)) = (ist, os) else {
+                        continue;
+                    };
+                    let n = os.deriv_len();
+                    let mut ox = os.take(VecId::POSITION);
+                    ox.resize(n, 0.0);
+                    m.apply(ist.vec(VecId::POSITION), &mut ox);
+                    os.put(VecId::POSITION, ox);
+                    let mut ov = os.take(VecId::VELOCITY);
+                    ov.resize(n, 0.0);
+                    m.apply_j(ist.vec(VecId::VELOCITY), &mut ov);
+                    os.put(VecId::VELOCITY, ov);
                 }
                 Slot::Passive(j) => {
+                    let Some(ist) = scene.states[si].as_ref() else {
+                        continue;
+                    };
                     if let Some(mesh) = scene.passives[j].as_mut().and_then(|p| p.visual_mesh_mut())
                     {
-                        let mut buf = vec![0.0; mesh.points.len() * 3];
-                        m.apply(&x, &mut buf);
-                        mesh.points = canape_core::mesh::group_points(&buf);
+                        m.apply(ist.vec(VecId::POSITION), mesh.points.as_flattened_mut());
                     }
                 }
                 _ => {}

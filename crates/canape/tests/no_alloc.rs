@@ -1,6 +1,7 @@
 //! A warm step allocates nothing: a counting global allocator watches steps of SOFA's tier-1
 //! TetrahedronFEMForceField.scn (four beams, implicit Euler, matrix-free CG) after the first
-//! steps have sized every buffer. Alone in its test binary, so no other test allocates meanwhile.
+//! steps have sized every buffer, then FixedProjectiveConstraint.scn (mappings to a visual model
+//! and a collision state). Alone in its test binary, so no other test allocates meanwhile.
 
 use std::alloc::{GlobalAlloc, Layout, System};
 use std::sync::atomic::{AtomicBool, AtomicUsize, Ordering};
@@ -67,4 +68,29 @@ fn warm_steps_do_not_allocate() {
     let n = ALLOCATIONS.load(Ordering::Relaxed);
     assert_eq!(n, 0, "{n} heap allocations in 10 warm steps");
     assert!(sim.time() > 0.0);
+    // a scene with mappings (a visual model and a collision state under BarycentricMappings):
+    // their propagation writes into the mapped buffers in place
+    let mapped = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join(
+        "../../../shared/sofa/examples/Component/Constraint/Projective/FixedProjectiveConstraint.scn",
+    );
+    if mapped.is_file() {
+        let mut sim = canape::load_scene(&mapped, &canape::LoadOptions::default()).unwrap();
+        assert!(!sim.scene.mappings.is_empty());
+        for _ in 0..3 {
+            sim.step();
+        }
+        ALLOCATIONS.store(0, Ordering::Relaxed);
+        COUNTING.store(true, Ordering::Relaxed);
+        for _ in 0..10 {
+            sim.step();
+        }
+        COUNTING.store(false, Ordering::Relaxed);
+        let n = ALLOCATIONS.load(Ordering::Relaxed);
+        assert_eq!(
+            n,
+            0,
+            "{n} heap allocations in 10 warm steps of {}",
+            mapped.display()
+        );
+    }
 }
