@@ -36,15 +36,37 @@ pub trait MatrixSink {
         part: Option<BlockPart>,
     ) {
         debug_assert!(part.is_none() || offset.is_multiple_of(3));
-        let keeps = |r: usize, c: usize| part.is_none_or(|p| p.keeps(r, c));
-        for (&[p, q], b) in nodes.iter().zip(blocks) {
-            let (r, c) = (offset + 3 * p as usize, offset + 3 * q as usize);
-            if keeps(r, c) && self.wants(r, c) {
-                self.add_block3(r, c, b);
+        sym_blocks(offset, nodes, blocks, part, |r, c, b, transposed| {
+            if self.wants(r, c) {
+                if transposed {
+                    self.add_block3(r, c, &b.transpose());
+                } else {
+                    self.add_block3(r, c, b);
+                }
             }
-            if p != q && keeps(c, r) && self.wants(c, r) {
-                self.add_block3(c, r, &b.transpose());
-            }
+        });
+    }
+}
+
+/// Call `f(row, col, block, transposed)` for the blocks of a symmetric matrix given by its
+/// blocks on and above the diagonal (see [`MatrixSink::add_sym_blocks3`]) that `part` keeps
+/// (judged by the block's corner), in slot order, (p, q) before its mirror (q, p).
+#[inline(always)]
+fn sym_blocks(
+    offset: usize,
+    nodes: &[[u32; 2]],
+    blocks: &[Mat3],
+    part: Option<BlockPart>,
+    mut f: impl FnMut(usize, usize, &Mat3, bool),
+) {
+    let keeps = |r: usize, c: usize| part.is_none_or(|p| p.keeps(r, c));
+    for (&[p, q], b) in nodes.iter().zip(blocks) {
+        let (r, c) = (offset + 3 * p as usize, offset + 3 * q as usize);
+        if keeps(r, c) {
+            f(r, c, b, false);
+        }
+        if p != q && keeps(c, r) {
+            f(c, r, b, true);
         }
     }
 }
@@ -195,19 +217,16 @@ impl MatrixSink for BlockFilter<'_> {
         } else {
             // blocks straddle the kept ones: entry by entry
             let part = BlockPart::both(Some(self.part), part);
-            for (&[p, q], b) in nodes.iter().zip(blocks) {
-                let (r, c) = (offset + 3 * p as usize, offset + 3 * q as usize);
-                let mirror = (p != q).then(|| (c, r, b.transpose()));
-                for (r, c, b) in std::iter::once((r, c, *b)).chain(mirror) {
-                    for i in 0..3 {
-                        for j in 0..3 {
-                            if part.is_none_or(|k| k.keeps(r + i, c + j)) {
-                                self.sink.add(r + i, c + j, b[(i, j)]);
-                            }
+            sym_blocks(offset, nodes, blocks, None, |r, c, b, transposed| {
+                for i in 0..3 {
+                    for j in 0..3 {
+                        if part.is_none_or(|k| k.keeps(r + i, c + j)) {
+                            let v = if transposed { b[(j, i)] } else { b[(i, j)] };
+                            self.sink.add(r + i, c + j, v);
                         }
                     }
                 }
-            }
+            });
         }
     }
 }
@@ -338,16 +357,9 @@ impl MatrixSink for SlotSink<'_> {
     ) {
         // the default's sequence of add_block3 calls (this sink wants every entry), in one loop
         debug_assert!(part.is_none() || offset.is_multiple_of(3));
-        let keeps = |r: usize, c: usize| part.is_none_or(|p| p.keeps(r, c));
-        for (&[p, q], b) in nodes.iter().zip(blocks) {
-            let (r, c) = (offset + 3 * p as usize, offset + 3 * q as usize);
-            if keeps(r, c) {
-                self.add_block_at(r, c, b, false);
-            }
-            if p != q && keeps(c, r) {
-                self.add_block_at(c, r, b, true);
-            }
-        }
+        sym_blocks(offset, nodes, blocks, part, |r, c, b, transposed| {
+            self.add_block_at(r, c, b, transposed)
+        });
     }
 }
 

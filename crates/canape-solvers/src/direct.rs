@@ -128,22 +128,7 @@ fn columns_of(a: &Csr) -> (SymbolicSparseColMat<u32>, Vec<u32>) {
 /// factorization reads the lower one without a copy: the symbolic analysis is given the
 /// transposed structure (computed only when the pattern changes).
 fn transpose_pattern(a: &Csr) -> SymbolicSparseColMat<u32> {
-    let mut count = vec![0u32; a.n + 1];
-    for &c in a.cols.iter() {
-        count[c as usize + 1] += 1;
-    }
-    for i in 0..a.n {
-        count[i + 1] += count[i];
-    }
-    let mut next = count.clone();
-    let mut rows = vec![0u32; a.cols.len()];
-    for r in 0..a.n {
-        for &c in &a.cols[a.row_ptr[r]..a.row_ptr[r + 1]] {
-            rows[next[c as usize] as usize] = r as u32;
-            next[c as usize] += 1;
-        }
-    }
-    SymbolicSparseColMat::new_checked(a.n, a.n, count, None, rows)
+    columns_of(a).0
 }
 
 /// A Cholesky factorization in a fill-reducing order, with the matrix put in that order by us:

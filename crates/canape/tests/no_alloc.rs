@@ -56,16 +56,7 @@ fn warm_steps_do_not_allocate() {
         )
         .unwrap()
     };
-    for _ in 0..3 {
-        sim.step();
-    }
-    ALLOCATIONS.store(0, Ordering::Relaxed);
-    COUNTING.store(true, Ordering::Relaxed);
-    for _ in 0..10 {
-        sim.step();
-    }
-    COUNTING.store(false, Ordering::Relaxed);
-    let n = ALLOCATIONS.load(Ordering::Relaxed);
+    let n = allocations_in_warm_steps(&mut sim);
     assert_eq!(n, 0, "{n} heap allocations in 10 warm steps");
     assert!(sim.time() > 0.0);
     // a scene with mappings (a visual model and a collision state under BarycentricMappings):
@@ -76,16 +67,7 @@ fn warm_steps_do_not_allocate() {
     if mapped.is_file() {
         let mut sim = canape::load_scene(&mapped, &canape::LoadOptions::default()).unwrap();
         assert!(!sim.scene.mappings.is_empty());
-        for _ in 0..3 {
-            sim.step();
-        }
-        ALLOCATIONS.store(0, Ordering::Relaxed);
-        COUNTING.store(true, Ordering::Relaxed);
-        for _ in 0..10 {
-            sim.step();
-        }
-        COUNTING.store(false, Ordering::Relaxed);
-        let n = ALLOCATIONS.load(Ordering::Relaxed);
+        let n = allocations_in_warm_steps(&mut sim);
         assert_eq!(
             n,
             0,
@@ -93,4 +75,18 @@ fn warm_steps_do_not_allocate() {
             mapped.display()
         );
     }
+}
+
+/// Heap allocations during 10 steps after 3 that size every buffer.
+fn allocations_in_warm_steps(sim: &mut canape::Simulation) -> usize {
+    for _ in 0..3 {
+        sim.step();
+    }
+    ALLOCATIONS.store(0, Ordering::Relaxed);
+    COUNTING.store(true, Ordering::Relaxed);
+    for _ in 0..10 {
+        sim.step();
+    }
+    COUNTING.store(false, Ordering::Relaxed);
+    ALLOCATIONS.load(Ordering::Relaxed)
 }
