@@ -764,15 +764,11 @@ mod tests {
         }
     }
 
-    /// Without an ordering component, Cholesky takes the order with the smaller factor: the
-    /// given one for a long thin grid numbered along its length (a band), AMD's for an arrow
-    /// matrix whose dense row comes first (full fill in the given order, none in AMD's).
-    #[test]
-    fn smallest_factor_ordering() {
-        // 2 × 2 × 30 nodes, 3 DOFs each, coupled to their 26 neighbours
-        let node = |i: usize| (i % 2, (i / 2) % 2, i / 4);
-        let n = 3 * 120;
-        let grid: Vec<Vec<f64>> = (0..n)
+    /// A grid's matrix: `nodes` nodes at grid positions `node(i)`, 3 DOFs each, coupled to their
+    /// 26 neighbours (−0.1), 30 on the diagonal.
+    fn grid_matrix(nodes: usize, node: impl Fn(usize) -> (usize, usize, usize)) -> Vec<Vec<f64>> {
+        let n = 3 * nodes;
+        (0..n)
             .map(|i| {
                 (0..n)
                     .map(|j| {
@@ -787,7 +783,17 @@ mod tests {
                     })
                     .collect()
             })
-            .collect();
+            .collect()
+    }
+
+    /// Without an ordering component, Cholesky takes the order with the smaller factor: the
+    /// given one for a long thin grid numbered along its length (a band), AMD's for an arrow
+    /// matrix whose dense row comes first (full fill in the given order, none in AMD's).
+    #[test]
+    fn smallest_factor_ordering() {
+        // 2 × 2 × 30 nodes, 3 DOFs each, coupled to their 26 neighbours
+        let n = 3 * 120;
+        let grid = grid_matrix(120, |i| (i % 2, (i / 2) % 2, i / 4));
         let arrow: Vec<Vec<f64>> = (0..n)
             .map(|i| {
                 (0..n)
@@ -826,32 +832,14 @@ mod tests {
     fn band_over_a_somewhat_smaller_amd_factor() {
         // m × m × 12 nodes, 3 DOFs each, coupled to their 26 neighbours, numbered across the
         // m × m section first (a band), or along the length first (a wide band)
-        let grid = |m: usize, along: bool| -> Vec<Vec<f64>> {
-            let node = |i: usize| {
+        let grid = |m: usize, along: bool| {
+            grid_matrix(m * m * 12, |i| {
                 if along {
                     (i / 12 % m, i / (12 * m), i % 12)
                 } else {
                     (i % m, (i / m) % m, i / (m * m))
                 }
-            };
-            let n = 3 * m * m * 12;
-            (0..n)
-                .map(|i| {
-                    (0..n)
-                        .map(|j| {
-                            let ((a, b, c), (d, e, f)) = (node(i / 3), node(j / 3));
-                            if i == j {
-                                30.0
-                            } else if a.abs_diff(d) <= 1 && b.abs_diff(e) <= 1 && c.abs_diff(f) <= 1
-                            {
-                                -0.1
-                            } else {
-                                0.0
-                            }
-                        })
-                        .collect()
-                })
-                .collect()
+            })
         };
         let mut seen = [false; 2];
         for (m, along) in [(3, false), (4, false), (5, true)] {
