@@ -25,6 +25,10 @@ pub trait MatrixSink {
     /// `nodes[s]` = [p, q], p ≤ q, and the block (q, p) is its transpose. Only the blocks
     /// `part` names (all when None) and the sink [`wants`](MatrixSink::wants) are added; the
     /// result is that of calling `add_block3` for each, in slot order, (p, q) before (q, p).
+    /// Of a diagonal block (p = q) only the upper triangle is read and mirrored below, so the
+    /// sum is exactly symmetric however the block was rounded (a rotated element block
+    /// R K Rᵀ is symmetric only up to rounding; a Cholesky factorization reads that same
+    /// triangle, and an LU can tell the matrix is symmetric, see canape-solvers' direct.rs).
     /// One call for a whole component's matrix, so that a sink can add it in one loop. With a
     /// `part`, `offset` is a multiple of 3 (blocks are kept or dropped whole; [`BlockFilter`]
     /// splits blocks that straddle its part itself).
@@ -63,12 +67,22 @@ fn sym_blocks(
     for (&[p, q], b) in nodes.iter().zip(blocks) {
         let (r, c) = (offset + 3 * p as usize, offset + 3 * q as usize);
         if keeps(r, c) {
-            f(r, c, b, false);
+            if p == q {
+                f(r, c, &upper_mirrored(b), false);
+            } else {
+                f(r, c, b, false);
+            }
         }
         if p != q && keeps(c, r) {
             f(c, r, b, true);
         }
     }
+}
+
+/// `m`'s upper triangle (diagonal included) with its mirror below: exactly symmetric.
+#[inline(always)]
+fn upper_mirrored(m: &Mat3) -> Mat3 {
+    Mat3::from_fn(|i, j| if i <= j { m[(i, j)] } else { m[(j, i)] })
 }
 
 /// Add the 9 entries of a 3×3 block one by one, row by row (what `add_block3` means).
@@ -522,7 +536,9 @@ mod tests {
 
     /// `add_sym_blocks3` into the cached pattern (SlotSink, recorded by triplets first), through
     /// part filters and at a DOF offset that is or is not a multiple of 3, gives the matrix of
-    /// the same blocks added one by one (and their transposes below the diagonal).
+    /// the same blocks added one by one (and their transposes below the diagonal; of the
+    /// diagonal blocks, which are not symmetric here, the upper triangles mirrored): an exactly
+    /// symmetric matrix.
     #[test]
     fn symmetric_blocks_in_one_call_equal_block_by_block() {
         let nodes = [[0u32, 0], [0, 2], [1, 1], [1, 2], [2, 2]];
@@ -537,7 +553,12 @@ mod tests {
                     for (&[p, q], b) in nodes.iter().zip(&blocks) {
                         let (r, c) = (offset + 3 * p as usize, offset + 3 * q as usize);
                         let mirror = (p != q).then(|| (c, r, b.transpose()));
-                        for (r, c, b) in std::iter::once((r, c, *b)).chain(mirror) {
+                        let b = if p == q {
+                            Mat3::from_fn(|i, j| b[(i.min(j), i.max(j))])
+                        } else {
+                            *b
+                        };
+                        for (r, c, b) in std::iter::once((r, c, b)).chain(mirror) {
                             for i in 0..3 {
                                 for j in 0..3 {
                                     if part.is_none_or(|k| k.keeps(r + i, c + j)) {
@@ -570,6 +591,9 @@ mod tests {
                                 want.get(i, j),
                                 "offset {offset}, {part:?}: ({i}, {j})"
                             );
+                            if part.is_none() {
+                                assert_eq!(a.get(i, j), a.get(j, i), "({i}, {j})");
+                            }
                         }
                     }
                 }

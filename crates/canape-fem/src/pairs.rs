@@ -330,12 +330,18 @@ mod tests {
     }
 
     /// Pair sums give the same matrix as adding every element's N² blocks, including an element
-    /// with a repeated node, a node no element uses, and an offset.
+    /// with a repeated node, a node no element uses, and an offset. (Element matrices are
+    /// symmetric: diagonal blocks too, as the sink reads their upper triangles.)
     #[test]
     fn pair_sums_equal_element_blocks() {
         let elems: [[u32; 3]; 4] = [[0, 1, 2], [2, 1, 3], [3, 4, 0], [4, 4, 1]];
         let block = |e: usize, v: usize, w: usize| {
-            Mat3::from_fn(|i, j| ((e * 31 + v * 7 + w * 3 + i * 5 + j) % 11) as f64 - 5.0)
+            let m = Mat3::from_fn(|i, j| ((e * 31 + v * 7 + w * 3 + i * 5 + j) % 11) as f64 - 5.0);
+            if v == w {
+                m + m.transpose()
+            } else {
+                m
+            }
         };
         let pairs = NodePairs::new::<3, 3>(&elems);
         assert_eq!(pairs.len(), 9); // 01 02 12 23 13 34 03 04 14 (44 is one node)
