@@ -95,6 +95,16 @@ impl BandPattern {
         factor_impl::<false>(self.n, self.b, self.ld, values)
     }
 
+    /// Whether partial pivoting would keep every pivot of this factor's matrix on the
+    /// diagonal: the multipliers of its LU, L[i, j] / L[j, j], are all at most 1 in magnitude
+    /// (then the LU is L D Lᵀ with D = diag(L[j, j]²)).
+    pub fn no_row_exchange(&self, values: &[f64]) -> bool {
+        (0..self.n).all(|j| {
+            let col = &values[j * self.ld..j * self.ld + 1 + self.b.min(self.n - 1 - j)];
+            col[1..].iter().all(|l| l.abs() <= col[0])
+        })
+    }
+
     /// x = (L Lᵀ)⁻¹ x with the factor from [`BandPattern::factorize`].
     pub fn solve_in_place(&self, values: &[f64], x: &mut [f64]) {
         #[cfg(target_arch = "x86_64")]

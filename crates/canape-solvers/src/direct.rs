@@ -74,8 +74,9 @@ enum Symbolic {
     Lu(Box<LowSymbolicLu<u32>>),
     Qr(SymbolicQr<u32>),
     /// LU or QR in the given order (NaturalOrderingMethod) of a matrix whose factors fill its
-    /// band (see [`crate::gband`]).
-    GeneralBand(Box<GeneralBand>),
+    /// band (see [`crate::gband`]); for LU of a symmetric pattern, also the symmetric band
+    /// layout (see [`Numeric::SymmetricLu`]).
+    GeneralBand(Box<GeneralBand>, Option<Box<BandPattern>>),
 }
 
 enum Numeric {
@@ -89,6 +90,10 @@ enum Numeric {
     Qr(Qr<u32, f64>),
     /// Band LU or QR factors (which one: the solver's kind).
     GeneralBand(Box<BandFactor>),
+    /// LU with partial pivoting of a symmetric matrix where no row is exchanged: then
+    /// L U = L D Lᵀ, kept as the band Cholesky factor G = L D^½ (the LU's multipliers are
+    /// G[i, j] / G[j, j], all at most 1 in magnitude, which is what "no exchange" means).
+    SymmetricLu(Vec<f64>),
 }
 
 /// `a`'s pattern as a faer column structure (its rows read as columns: Aᵀ, A when symmetric).
@@ -264,6 +269,17 @@ fn band_if_filled(a: &Csr, s: &SymbolicCholesky<u32>, permuted: bool) -> Option<
     (2 * band.storage() <= 3 * s.len_val()).then_some(band)
 }
 
+/// LU with partial pivoting of a symmetric `a` (its values equal to its transpose's) computed
+/// as the symmetric factorization it is when no row gets exchanged: band Cholesky into
+/// `values`, then the check that every LU multiplier is at most 1 in magnitude (each column's
+/// pivot is then its diagonal). False when the matrix is not positive definite or some pivot
+/// would be off the diagonal: then the pivoted band LU runs. Half the operations of the LU
+/// (which computes U = D Lᵀ a second time); the factors are the LU's up to rounding, and so
+/// are the pivots (a near-tie may round either way, both choices being stable).
+fn symmetric_lu(band: &BandPattern, a: &Csr, values: &mut Vec<f64>) -> bool {
+    band.factorize(a, values).is_ok() && band.no_row_exchange(values)
+}
+
 /// Why a factorization did not give a factor.
 enum Fallback {
     /// Cholesky failed (on a matrix assembled by its upper blocks only): LU needs all of it.
@@ -300,6 +316,8 @@ pub struct DirectSolver {
     permuted: Option<Permuted>,
     /// Band LU/QR factors kept between steps (no reallocation).
     band_factor: Option<Box<BandFactor>>,
+    /// LU and QR: whether A's pattern is symmetric (its columns are its rows).
+    symmetric_pattern: bool,
     /// LU and QR through faer: per value of A's column structure (`pattern`), the index of
     /// that value in the assembled CSR, and the values gathered for the factorization.
     column_values: (Vec<u32>, Vec<f64>),
@@ -380,6 +398,7 @@ impl DirectSolver {
             lu_values: None,
             permuted: None,
             band_factor: None,
+            symmetric_pattern: false,
             column_values: Default::default(),
         })
     }
@@ -388,7 +407,7 @@ impl DirectSolver {
     /// matrix that is not positive definite then asks for the whole one, for the LU fallback).
     fn factor(&mut self, a: &Csr) -> Result<(), Fallback> {
         match self.numeric.take() {
-            Some(Numeric::Llt(v) | Numeric::Band(v)) => self.l_values = v, // reuse the allocations
+            Some(Numeric::Llt(v) | Numeric::Band(v) | Numeric::SymmetricLu(v)) => self.l_values = v, // reuse the allocations
             Some(Numeric::LuSupernodal(v)) => self.lu_values = Some(v),
             Some(Numeric::GeneralBand(f)) => self.band_factor = Some(f),
             _ => {}
@@ -405,6 +424,12 @@ impl DirectSolver {
             } else {
                 let (pattern, src) = columns_of(a);
                 self.column_values.0 = src;
+                self.symmetric_pattern = pattern
+                    .col_ptr()
+                    .iter()
+                    .map(|&p| p as usize)
+                    .eq(a.row_ptr.iter().copied())
+                    && pattern.row_idx() == &a.cols[..];
                 pattern
             };
             self.pattern = Some((a.cols.clone(), pattern));
@@ -422,8 +447,16 @@ impl DirectSolver {
                 .then(|| GeneralBand::new(a))
                 .flatten()
                 .filter(|band| band.filled_by(a));
+            let symmetric_lu = band
+                .is_some()
+                .then_some(())
+                .filter(|()| self.kind == Factorization::Lu && self.symmetric_pattern)
+                .and_then(|()| BandPattern::new(a))
+                .map(Box::new);
             self.symbolic = Some(match self.kind {
-                _ if band.is_some() => Symbolic::GeneralBand(Box::new(band.expect("band"))),
+                _ if band.is_some() => {
+                    Symbolic::GeneralBand(Box::new(band.expect("band")), symmetric_lu)
+                }
                 Factorization::Cholesky => {
                     let (s, permuted) = cholesky_symbolic(a, self.ordering)?;
                     match band_if_filled(a, &s, permuted.is_some()) {
@@ -520,7 +553,14 @@ impl DirectSolver {
                 .map_err(|e| Fallback::Failed(format!("the matrix is singular: {e:?}")))?;
                 Numeric::LuSupernodal(num)
             }
-            Symbolic::GeneralBand(band) => {
+            Symbolic::GeneralBand(_, Some(sym_band))
+                if self.kind == Factorization::Lu
+                    && self.column_values.1 == a.vals[..]
+                    && symmetric_lu(sym_band, a, &mut self.l_values) =>
+            {
+                Numeric::SymmetricLu(std::mem::take(&mut self.l_values))
+            }
+            Symbolic::GeneralBand(band, _) => {
                 let mut f = self.band_factor.take().unwrap_or_default();
                 let done = if self.kind == Factorization::Qr {
                     band.factorize_qr(a, &mut f)
@@ -543,6 +583,11 @@ impl DirectSolver {
         };
         self.numeric = Some(numeric);
         Ok(())
+    }
+
+    /// Whether the last LU factorization was computed as a symmetric one (no row exchange).
+    pub fn used_symmetric_lu(&self) -> bool {
+        matches!(self.numeric, Some(Numeric::SymmetricLu(_)))
     }
 
     /// The matrix is not positive definite: factor the whole of it by LU instead (its own
@@ -688,8 +733,14 @@ impl DirectSolver {
                 );
             }
             Some(Numeric::Qr(f)) => f.solve_in_place(rhs),
+            Some(Numeric::SymmetricLu(values)) => {
+                let Some(Symbolic::GeneralBand(_, Some(band))) = &self.symbolic else {
+                    unreachable!("a symmetric LU has its band layout")
+                };
+                band.solve_in_place(values, x);
+            }
             Some(Numeric::GeneralBand(f)) => {
-                let Some(Symbolic::GeneralBand(band)) = &self.symbolic else {
+                let Some(Symbolic::GeneralBand(band, _)) = &self.symbolic else {
                     unreachable!("a band factor has its band layout")
                 };
                 if self.kind == Factorization::Qr {
@@ -991,7 +1042,7 @@ mod tests {
                     for _ in 0..2 {
                         s.solve(&mut sys, &b, &mut x);
                     }
-                    let is_band = matches!(s.symbolic, Some(Symbolic::GeneralBand(_)));
+                    let is_band = matches!(s.symbolic, Some(Symbolic::GeneralBand(..)));
                     assert_eq!(is_band, band && ordering == CholeskyOrdering::Natural);
                     let res = sys.relative_residual(&x, &b);
                     assert!(
@@ -1006,6 +1057,59 @@ mod tests {
                     "{class} band {band}: orders disagree by {diff}"
                 );
             }
+        }
+    }
+
+    /// EigenSparseLU (given order, band) on a symmetric matrix whose partial pivoting keeps
+    /// every pivot on the diagonal factors it symmetrically; where a pivot would move (a
+    /// multiplier above 1, or an indefinite matrix) or the matrix is not symmetric, the
+    /// pivoted band LU runs. All solve alike.
+    #[test]
+    fn lu_of_a_symmetric_matrix_without_row_exchanges_is_factored_symmetrically() {
+        let n = 30;
+        let mut banded = spd(n);
+        for i in 0..n - 3 {
+            banded[i][i + 3] = 0.4;
+            banded[i + 3][i] = 0.4;
+        }
+        // SPD, but row 11's multiplier in column 10 is about 1.46: partial pivoting exchanges
+        // rows 10 and 11 (the largest multiplier of `banded` is about 0.49)
+        let mut pivoting = banded.clone();
+        pivoting[10][10] = 3.0;
+        pivoting[11][11] = 8.0;
+        pivoting[10][11] = 3.5;
+        pivoting[11][10] = 3.5;
+        let mut indefinite = banded.clone();
+        indefinite[12][12] = -3.0;
+        let mut unsymmetric = banded.clone();
+        unsymmetric[4][7] = 0.41;
+        let b: Vec<f64> = (0..n).map(|i| (i as f64 * 0.7).cos()).collect();
+        for (name, a, symmetric) in [
+            ("banded", banded, true),
+            ("pivoting", pivoting, false),
+            ("indefinite", indefinite, false),
+            ("unsymmetric", unsymmetric, false),
+        ] {
+            let mut xs = Vec::new();
+            for ordering in [CholeskyOrdering::Natural, CholeskyOrdering::Smallest] {
+                let mut s = DirectSolver::new("EigenSparseLU", "").unwrap();
+                s.set_ordering(ordering);
+                let mut sys = Sys::new(a.clone());
+                let mut x = vec![0.0; n];
+                for _ in 0..2 {
+                    s.solve(&mut sys, &b, &mut x);
+                    assert_eq!(
+                        s.used_symmetric_lu(),
+                        symmetric && ordering == CholeskyOrdering::Natural,
+                        "{name} {ordering:?}"
+                    );
+                }
+                let res = sys.relative_residual(&x, &b);
+                assert!(res < 1e-14, "{name} {ordering:?}: residual {res}");
+                xs.push(x);
+            }
+            let diff = max_difference(&xs[0], &xs[1]);
+            assert!(diff < 1e-12, "{name}: band and faer LU disagree by {diff}");
         }
     }
 
