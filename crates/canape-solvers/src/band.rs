@@ -1,15 +1,20 @@
-//! Band Cholesky factorization (A = L Lᵀ with L of the same lower bandwidth as A), for a
-//! direct solver whose elimination order is the given one and whose factor fills its band
-//! anyway: a beam or bar numbered along its length under SOFA's NaturalOrderingMethod. There
-//! the sparse supernodal factorization stores the same band but splits it into many small
-//! supernodes; the band storage lets every update run as one long fused multiply-add loop.
+//! Band (envelope) Cholesky factorization: A = L Lᵀ where L keeps A's envelope, for a direct
+//! solver whose elimination order keeps the entries near the diagonal: a beam or bar numbered
+//! along its length (the given order under SOFA's NaturalOrderingMethod), or a mesh renumbered by
+//! reverse Cuthill–McKee ([`crate::rcm`]). There the sparse supernodal factorization stores
+//! about as much but splits it into many small supernodes; the band storage lets every update
+//! run as one long fused multiply-add loop.
 //!
-//! Storage is LAPACK's lower band layout, column by column (column j holds rows j..=j+b at
-//! offsets 0..=b), with extra zero rows per column so that a panel's columns can be read over
-//! the same rows, four at a time, without bounds cases. The factorization is right-looking by
-//! panels of eight columns (LAPACK's DPBTRF does the same with larger blocks): factor the panel,
-//! then subtract its rank-8 product from the trailing band. Every sum is a chain of fused
-//! multiply-adds in a fixed order, so the AVX2 build and the baseline build give the same bits.
+//! Storage is LAPACK's lower band layout with a variable width, column by column: column j
+//! holds rows j..=last[j] at offsets 0.., where last[j] is the last row whose envelope (its
+//! entries from its first one to the diagonal) reaches column j (nondecreasing in j: the fill
+//! of a Cholesky factor stays in the envelope). Each column has extra zero rows so that a
+//! panel's columns can be read over the same rows, four at a time, without bounds cases. With
+//! a constant width this is the plain band. The factorization is right-looking by panels of
+//! eight columns (LAPACK's DPBTRF does the same with larger blocks): factor the panel, then
+//! subtract its rank-8 product from the trailing columns it reaches. Every sum is a chain of
+//! fused multiply-adds in a fixed order, so the AVX2 build and the baseline build give the
+//! same bits.
 
 use canape_core::matrix::Csr;
 
@@ -23,17 +28,36 @@ fn per_panel_column<T>(mut f: impl FnMut(usize) -> T) -> [T; PANEL] {
     [f(0), f(1), f(2), f(3), f(4), f(5), f(6), f(7)]
 }
 
-/// Where each assembled value goes in the band (fixed for one assembly pattern).
-pub struct BandPattern {
+/// Where each column of the factor lives in the band storage.
+#[derive(Clone, Debug)]
+struct Layout {
     n: usize,
-    /// Lower bandwidth: the largest i − j of an entry A[i, j].
-    b: usize,
-    /// Stored values per column (b + 1 band rows and PANEL + 3 zero rows: the AVX2 panel
-    /// update reads up to offset b + PANEL + 2, rounding its row count up to four).
-    ld: usize,
+    /// Last row of each column's envelope (nondecreasing, ≥ the column).
+    last: Vec<u32>,
+    /// Start of each column's values (n + 1 entries). Column j stores
+    /// last[end of j's panel] − j + 4 values, and at least [`PANEL`]: the AVX2 panel update
+    /// reads a panel's columns down to the panel's last reach plus three rows of rounding (see
+    /// `panel_update_avx2`); the backward solve's blocks (counted from the end, not aligned
+    /// with the panels) read a column's first PANEL rows.
+    start: Vec<usize>,
+}
+
+impl Layout {
+    /// The last row of column k's envelope, as an index.
+    #[inline(always)]
+    fn last(&self, k: usize) -> usize {
+        self.last[k] as usize
+    }
+}
+
+/// Where each assembled value goes in the band (fixed for one assembly pattern and order).
+pub struct BandPattern {
+    lay: Layout,
     /// Per assembled value: its index in the band storage (`u32::MAX`: not stored, the lower
     /// half of a diagonal block whose mirror is).
     map: Vec<u32>,
+    /// Row i of A is row `new_of[i]` of the factored matrix (None: the given order).
+    new_of: Option<Vec<u32>>,
 }
 
 /// The pivot of a column was not positive (or not finite): A is not positive definite.
@@ -43,20 +67,47 @@ pub struct NotPositiveDefinite {
 }
 
 impl BandPattern {
-    /// The band of `a`, which holds the entries on and above the diagonal of a symmetric
-    /// matrix row by row (row i of that upper part is column i of the lower part). `None`
-    /// when the band storage would not fit 32-bit indices.
+    /// The band of `a` in its given order; `a` holds the entries on and above the diagonal
+    /// of a symmetric matrix row by row (row i of that upper part is column i of the lower
+    /// part; entries below the diagonal are ignored). `None` when the band storage would not
+    /// fit 32-bit indices.
     pub fn new(a: &Csr) -> Option<Self> {
+        Self::with_order(a, None)
+    }
+
+    /// The band of `a` (as for [`BandPattern::new`]) with row i renumbered `new_of[i]` (a
+    /// permutation), or in the given order when None.
+    pub fn with_order(a: &Csr, new_of: Option<Vec<u32>>) -> Option<Self> {
         let n = a.n;
-        let mut b = 0;
+        let pos = |i: usize| new_of.as_ref().map_or(i, |p| p[i] as usize);
+        // first column of each (renumbered) row's envelope
+        let mut first: Vec<usize> = (0..n).collect();
         for i in 0..n {
             for &j in &a.cols[a.row_ptr[i]..a.row_ptr[i + 1]] {
-                b = b.max((j as usize).saturating_sub(i));
+                let (p, q) = (pos(i), pos(j as usize));
+                let f = &mut first[p.max(q)];
+                *f = (*f).min(p.min(q));
             }
         }
-        let ld = b + PANEL + 4;
-        let len = n.checked_mul(ld)?;
-        if len >= u32::MAX as usize {
+        // last row of each column's envelope: the largest row whose envelope starts at or
+        // before it
+        let mut deepest: Vec<usize> = (0..n).collect();
+        for (r, &f) in first.iter().enumerate() {
+            deepest[f] = deepest[f].max(r);
+        }
+        let mut last = Vec::with_capacity(n);
+        let mut run = 0;
+        for d in deepest {
+            run = run.max(d);
+            last.push(u32::try_from(run).ok()?);
+        }
+        let mut start = Vec::with_capacity(n + 1);
+        start.push(0usize);
+        for j in 0..n {
+            let panel_end = (j - j % PANEL + PANEL - 1).min(n - 1);
+            start.push(start[j] + (last[panel_end] as usize - j + 4).max(PANEL));
+        }
+        if start[n] >= u32::MAX as usize {
             return None;
         }
         let mut map = vec![u32::MAX; a.vals.len()];
@@ -64,17 +115,38 @@ impl BandPattern {
             for k in a.row_ptr[i]..a.row_ptr[i + 1] {
                 let j = a.cols[k] as usize;
                 if j >= i {
-                    // A[j, i] in column i, row j
-                    map[k] = (i * ld + (j - i)) as u32;
+                    // A[j, i] (= A[i, j]) in the lower part of the renumbered matrix
+                    let (p, q) = (pos(i), pos(j));
+                    let (r, c) = (p.max(q), p.min(q));
+                    map[k] = (start[c] + (r - c)) as u32;
                 }
             }
         }
-        Some(BandPattern { n, b, ld, map })
+        Some(BandPattern {
+            lay: Layout { n, last, start },
+            map,
+            new_of,
+        })
     }
 
     /// Number of stored values of the factor.
     pub fn storage(&self) -> usize {
-        self.n * self.ld
+        self.lay.start[self.lay.n]
+    }
+
+    /// Multiply-adds of a factorization: Σ over columns of (rows below the diagonal)² / 2.
+    pub fn operations(&self) -> f64 {
+        (0..self.lay.n)
+            .map(|j| {
+                let below = (self.lay.last(j) - j) as f64;
+                below * (below + 1.0) / 2.0
+            })
+            .sum()
+    }
+
+    /// Whether the factored matrix is `a` renumbered (not in its given order).
+    pub fn is_reordered(&self) -> bool {
+        self.new_of.is_some()
     }
 
     /// Factor `a` (the pattern this band was made for) into `values` (resized as needed).
@@ -90,62 +162,82 @@ impl BandPattern {
         if std::arch::is_x86_feature_detected!("avx2") && std::arch::is_x86_feature_detected!("fma")
         {
             // SAFETY: the CPU supports AVX2 and FMA (checked just above).
-            return unsafe { factor_avx2(self.n, self.b, self.ld, values) };
+            return unsafe { factor_avx2(&self.lay, values) };
         }
-        factor_impl::<false>(self.n, self.b, self.ld, values)
+        factor_impl::<false>(&self.lay, values)
     }
 
     /// Whether partial pivoting would keep every pivot of this factor's matrix on the
     /// diagonal: the multipliers of its LU, L[i, j] / L[j, j], are all at most 1 in magnitude
-    /// (then the LU is L D Lᵀ with D = diag(L[j, j]²)).
+    /// (then the LU is L D Lᵀ with D = diag(L[j, j]²)). In the factored (renumbered) order.
     pub fn no_row_exchange(&self, values: &[f64]) -> bool {
-        (0..self.n).all(|j| {
-            let col = &values[j * self.ld..j * self.ld + 1 + self.b.min(self.n - 1 - j)];
+        let lay = &self.lay;
+        (0..lay.n).all(|j| {
+            let col = &values[lay.start[j]..lay.start[j] + 1 + (lay.last(j) - j)];
             col[1..].iter().all(|l| l.abs() <= col[0])
         })
     }
 
-    /// x = (L Lᵀ)⁻¹ x with the factor from [`BandPattern::factorize`].
-    pub fn solve_in_place(&self, values: &[f64], x: &mut [f64]) {
+    /// x = (L Lᵀ)⁻¹ x with the factor from [`BandPattern::factorize`] (`work`: room for a
+    /// renumbered copy of x, kept by the caller between solves).
+    pub fn solve_in_place(&self, values: &[f64], x: &mut [f64], work: &mut Vec<f64>) {
+        let Some(new_of) = &self.new_of else {
+            return self.solve_ordered(values, x);
+        };
+        work.clear();
+        work.resize(x.len(), 0.0);
+        for (&k, &v) in new_of.iter().zip(x.iter()) {
+            work[k as usize] = v;
+        }
+        self.solve_ordered(values, work);
+        for (&k, v) in new_of.iter().zip(x.iter_mut()) {
+            *v = work[k as usize];
+        }
+    }
+
+    /// The solve in the factored order.
+    fn solve_ordered(&self, values: &[f64], x: &mut [f64]) {
         #[cfg(target_arch = "x86_64")]
         if std::arch::is_x86_feature_detected!("avx2") && std::arch::is_x86_feature_detected!("fma")
         {
             // SAFETY: the CPU supports AVX2 and FMA (checked just above).
-            return unsafe { solve_avx2(self.n, self.b, self.ld, values, x) };
+            return unsafe { solve_avx2(&self.lay, values, x) };
         }
-        solve_impl(self.n, self.b, self.ld, values, x)
+        solve_impl(&self.lay, values, x)
     }
 }
 
 #[cfg(target_arch = "x86_64")]
 #[target_feature(enable = "avx2,fma")]
-fn factor_avx2(n: usize, b: usize, ld: usize, v: &mut [f64]) -> Result<(), NotPositiveDefinite> {
-    factor_impl::<true>(n, b, ld, v)
+fn factor_avx2(lay: &Layout, v: &mut [f64]) -> Result<(), NotPositiveDefinite> {
+    factor_impl::<true>(lay, v)
 }
 
 /// The trailing update of a full panel (columns k0..k0 + PANEL) on columns c_lo..=reach, with
 /// AVX2 intrinsics: per column, the panel's eight multipliers broadcast, then four rows per
-/// step, the row count rounded up to four (the extra rows read zero padding of the panel's
-/// columns, so they keep their value, +0). The same fused operations in the same order as the
-/// baseline loop in [`factor_impl`], so the same bits.
+/// step, the row count rounded up to four (the extra rows read zero rows of the panel's
+/// columns, past their envelopes, so they keep their value, +0). The same fused operations in
+/// the same order as the baseline loop in [`factor_impl`], so the same bits.
 ///
 /// # Safety
-/// The CPU has AVX2 and FMA; `v` is the band storage of `n` columns of `ld` values with
-/// `ld ≥ b + PANEL + 4`, k0 + PANEL ≤ c_lo ≤ reach ≤ min(k0 + PANEL − 1 + b, n − 1).
+/// The CPU has AVX2 and FMA; `v` is the band storage of `lay`, k0 is a panel's first column,
+/// k0 + PANEL ≤ c_lo ≤ reach = lay.last[k0 + PANEL − 1].
 #[cfg(target_arch = "x86_64")]
 #[target_feature(enable = "avx2,fma")]
-unsafe fn panel_update_avx2(v: &mut [f64], ld: usize, k0: usize, c_lo: usize, reach: usize) {
+unsafe fn panel_update_avx2(v: &mut [f64], lay: &Layout, k0: usize, c_lo: usize, reach: usize) {
     use std::arch::x86_64::*;
     let base = v.as_mut_ptr();
     for c in c_lo..=reach {
         let len = reach - c + 1;
-        // SAFETY (whole block): dst reads and writes offsets up to (reach − c) + 3 ≤ b + 2 of
-        // column c < n; column k0 + q is read at offsets (c − k0 − q) + r for r < len + 3,
-        // at most b + PANEL + 2 − q < ld, of a column below n.
+        // SAFETY (whole block): column c (in a later panel, whose last reach is ≥ `reach`)
+        // stores at least reach − c + 4 values: dst reads and writes offsets up to
+        // reach − c + 3; column k0 + q stores reach − (k0 + q) + 4 values (its panel's last
+        // reach is `reach`) and is read at offsets (c − k0 − q) + r for r < len + 3, at most
+        // reach − k0 − q + 3.
         unsafe {
-            let dst = base.add(c * ld);
+            let dst = base.add(lay.start[c]);
             let src: [*const f64; PANEL] =
-                std::array::from_fn(|q| base.add((k0 + q) * ld + (c - k0 - q)) as *const f64);
+                std::array::from_fn(|q| base.add(lay.start[k0 + q] + (c - k0 - q)) as *const f64);
             let s: [__m256d; PANEL] = std::array::from_fn(|q| _mm256_set1_pd(-*src[q]));
             let mut r = 0;
             while r < len {
@@ -162,72 +254,64 @@ unsafe fn panel_update_avx2(v: &mut [f64], ld: usize, k0: usize, c_lo: usize, re
 
 #[cfg(target_arch = "x86_64")]
 #[target_feature(enable = "avx2,fma")]
-fn solve_avx2(n: usize, b: usize, ld: usize, v: &[f64], x: &mut [f64]) {
-    solve_impl(n, b, ld, v, x)
+fn solve_avx2(lay: &Layout, v: &[f64], x: &mut [f64]) {
+    solve_impl(lay, v, x)
 }
 
-/// Right-looking band Cholesky by panels of [`PANEL`] columns, in place.
+/// Right-looking envelope Cholesky by panels of [`PANEL`] columns, in place.
 #[inline(always)]
-fn factor_impl<const AVX2: bool>(
-    n: usize,
-    b: usize,
-    ld: usize,
-    v: &mut [f64],
-) -> Result<(), NotPositiveDefinite> {
-    assert!(
-        v.len() >= n * ld && ld >= b + PANEL + 4,
-        "band storage too short"
-    );
+fn factor_impl<const AVX2: bool>(lay: &Layout, v: &mut [f64]) -> Result<(), NotPositiveDefinite> {
+    let n = lay.n;
+    assert!(v.len() >= lay.start[n], "band storage too short");
     let mut k0 = 0;
     while k0 < n {
         let kn = PANEL.min(n - k0);
         // the panel: column by column, each updating the panel's later columns
         for k in k0..k0 + kn {
-            let d = v[k * ld];
+            let sk = lay.start[k];
+            let d = v[sk];
             if !(d > 0.0 && d.is_finite()) {
                 return Err(NotPositiveDefinite { column: k });
             }
             let l = d.sqrt();
-            v[k * ld] = l;
-            let last = (k + b).min(n - 1);
-            for x in &mut v[k * ld + 1..k * ld + 1 + (last - k)] {
+            v[sk] = l;
+            let last = lay.last(k);
+            for x in &mut v[sk + 1..sk + 1 + (last - k)] {
                 *x /= l;
             }
             for c in k + 1..k0 + kn {
                 if c > last {
-                    break; // beyond column k's band
+                    break; // beyond column k's envelope
                 }
-                let s = -v[k * ld + (c - k)];
-                let (left, right) = v.split_at_mut(c * ld);
-                let src = &left[k * ld + (c - k)..k * ld + (last - k) + 1];
+                let s = -v[sk + (c - k)];
+                let (left, right) = v.split_at_mut(lay.start[c]);
+                let src = &left[sk + (c - k)..sk + (last - k) + 1];
                 for (d, &lr) in right[..src.len()].iter_mut().zip(src) {
                     *d = lr.mul_add(s, *d);
                 }
             }
         }
-        // the trailing band: A[r, c] −= Σ_k L[r, k] L[c, k] over the panel's columns k, for
-        // the columns c the panel reaches (c ≤ k0 + kn − 1 + b) and rows r ≥ c it reaches
-        let reach = (k0 + kn - 1 + b).min(n - 1);
+        // the trailing columns: A[r, c] −= Σ_k L[r, k] L[c, k] over the panel's columns k,
+        // for the columns c the panel reaches and rows r ≥ c it reaches
+        let reach = lay.last(k0 + kn - 1);
         #[cfg(target_arch = "x86_64")]
         if AVX2 && kn == PANEL {
             if k0 + kn <= reach {
                 // SAFETY: AVX2 is true only in factor_avx2 (AVX2 and FMA present); the bounds
                 // are those the function asks for (storage checked above).
-                unsafe { panel_update_avx2(v, ld, k0, k0 + kn, reach) };
+                unsafe { panel_update_avx2(v, lay, k0, k0 + kn, reach) };
             }
             k0 += kn;
             continue;
         }
-        let (left, right) = v.split_at_mut((k0 + kn) * ld);
+        let split = lay.start[k0 + kn];
+        let (left, right) = v.split_at_mut(split);
         for c in k0 + kn..=reach {
             let len = reach - c + 1;
-            let dst = &mut right[(c - k0 - kn) * ld..(c - k0 - kn) * ld + len];
-            // column k's rows c.. start at offset c − k (≤ b + PANEL − 1 < ld: zero rows
-            // past the band)
-            let col = |k: usize| &left[k * ld + (c - k)..k * ld + (c - k) + len];
+            let dst = &mut right[lay.start[c] - split..lay.start[c] - split + len];
+            // column k's rows c.. start at offset c − k (past its envelope: zero rows)
+            let col = |k: usize| &left[lay.start[k] + (c - k)..lay.start[k] + (c - k) + len];
             if kn == PANEL {
-                // column k0 + q's rows c.. start at (k0 + q)(ld − 1) + c; L[c, k0 + q] is the
-                // first of them
                 let cols = per_panel_column(|q| col(k0 + q));
                 let s = per_panel_column(|q| -cols[q][0]);
                 for (r, d) in dst.iter_mut().enumerate() {
@@ -239,7 +323,7 @@ fn factor_impl<const AVX2: bool>(
                 }
             } else {
                 for k in k0..k0 + kn {
-                    let s = -left[k * ld + (c - k)];
+                    let s = -left[lay.start[k] + (c - k)];
                     for (d, &a) in dst.iter_mut().zip(col(k)) {
                         *d = a.mul_add(s, *d);
                     }
@@ -257,25 +341,30 @@ fn factor_impl<const AVX2: bool>(
 /// solved entries (backward, in four lanes summed in a fixed order). Solving column by column
 /// instead chains every entry to the store of the one before it.
 #[inline(always)]
-fn solve_impl(n: usize, b: usize, ld: usize, v: &[f64], x: &mut [f64]) {
+fn solve_impl(lay: &Layout, v: &[f64], x: &mut [f64]) {
+    let n = lay.n;
+    let at = |j: usize, off: usize| v[lay.start[j] + off];
     let mut j0 = 0;
     while j0 < n {
         let jn = PANEL.min(n - j0);
         for j in j0..j0 + jn {
-            let xj = x[j] / v[j * ld];
+            let xj = x[j] / at(j, 0);
             x[j] = xj;
             for i in j + 1..j0 + jn {
-                // zero past column j's band (padding rows)
-                x[i] = v[j * ld + (i - j)].mul_add(-xj, x[i]);
+                // zero past column j's envelope (padding rows)
+                x[i] = at(j, i - j).mul_add(-xj, x[i]);
             }
         }
-        let reach = (j0 + jn - 1 + b).min(n - 1);
+        let reach = lay.last(j0 + jn - 1);
         if reach >= j0 + jn {
             let len = reach + 1 - (j0 + jn);
             let (done, rest) = x.split_at_mut(j0 + jn);
             let rest = &mut rest[..len];
-            // column j's rows j0 + jn.. start at offset j0 + jn − j (≤ PANEL, past it zeros)
-            let col = |j: usize| &v[j * ld + (j0 + jn - j)..j * ld + (j0 + jn - j) + len];
+            // column j's rows j0 + jn.. start at offset j0 + jn − j (zeros past its envelope)
+            let col = |j: usize| {
+                let s = lay.start[j] + (j0 + jn - j);
+                &v[s..s + len]
+            };
             if jn == PANEL {
                 let cols = per_panel_column(|q| col(j0 + q));
                 let s = per_panel_column(|q| -done[j0 + q]);
@@ -302,12 +391,13 @@ fn solve_impl(n: usize, b: usize, ld: usize, v: &[f64], x: &mut [f64]) {
         let j0 = end.saturating_sub(PANEL);
         let (head, solved) = x.split_at_mut(end);
         for j in j0..end {
-            let last = (j + b).min(n - 1);
+            let last = lay.last(j);
             if last < end {
                 continue;
             }
             let len = last + 1 - end;
-            let l = &v[j * ld + (end - j)..j * ld + (end - j) + len];
+            let s = lay.start[j] + (end - j);
+            let l = &v[s..s + len];
             let xs = &solved[..len];
             let mut acc = [0.0; 4];
             let (lc, xc) = (l.chunks_exact(4), xs.chunks_exact(4));
@@ -325,9 +415,9 @@ fn solve_impl(n: usize, b: usize, ld: usize, v: &[f64], x: &mut [f64]) {
         for j in (j0..end).rev() {
             let mut s = head[j];
             for i in j + 1..end {
-                s = v[j * ld + (i - j)].mul_add(-head[i], s);
+                s = at(j, i - j).mul_add(-head[i], s);
             }
-            head[j] = s / v[j * ld];
+            head[j] = s / at(j, 0);
         }
         end = j0;
     }
@@ -383,14 +473,14 @@ mod tests {
         ] {
             let (a, dense) = banded(n, b, (n * 31 + b) as u64);
             let p = BandPattern::new(&a).expect("band");
-            assert_eq!(p.b, b.min(n.saturating_sub(1)));
+            assert!((0..n).all(|j| p.lay.last(j) == (j + b).min(n - 1)));
             let mut values = Vec::new();
             p.factorize(&a, &mut values).expect("SPD");
             let want: Vec<f64> = (0..n).map(|i| (i as f64 * 0.37).sin()).collect();
             let mut x: Vec<f64> = (0..n)
                 .map(|i| (0..n).map(|j| dense[i][j] * want[j]).sum())
                 .collect();
-            p.solve_in_place(&values, &mut x);
+            p.solve_in_place(&values, &mut x, &mut Vec::new());
             let err = x
                 .iter()
                 .zip(&want)
@@ -400,19 +490,91 @@ mod tests {
         }
     }
 
-    #[test]
-    fn band_storage_padding_stays_zero() {
-        let (a, _) = banded(30, 5, 3);
-        let p = BandPattern::new(&a).unwrap();
-        let mut values = Vec::new();
-        p.factorize(&a, &mut values).unwrap();
-        for j in 0..p.n {
-            for off in 0..p.ld {
-                let outside = off > p.b || j + off >= p.n;
-                if outside {
-                    assert_eq!(values[j * p.ld + off], 0.0, "column {j} offset {off}");
+    /// The upper part (row i: columns j ≥ i) of an SPD matrix whose rows start at varying
+    /// columns (row i from column i − width(i)), rows and columns renumbered by `old_of`
+    /// (row k of the result is row old_of[k] of that matrix).
+    fn envelope(
+        n: usize,
+        width: impl Fn(usize) -> usize,
+        old_of: &[usize],
+    ) -> (Csr, Vec<Vec<f64>>) {
+        let mut rnd = crate::test_util::rng(n as u64);
+        let mut m = vec![vec![0.0; n]; n];
+        for i in 0..n {
+            for j in i.saturating_sub(width(i))..i {
+                let v = rnd();
+                m[i][j] = v;
+                m[j][i] = v;
+            }
+        }
+        for i in 0..n {
+            m[i][i] = m[i].iter().map(|v: &f64| v.abs()).sum::<f64>() + 1.0 + rnd();
+        }
+        let dense: Vec<Vec<f64>> = (0..n)
+            .map(|k| (0..n).map(|l| m[old_of[k]][old_of[l]]).collect())
+            .collect();
+        let (mut row_ptr, mut cols, mut vals) = (vec![0usize], Vec::new(), Vec::new());
+        for (i, row) in dense.iter().enumerate() {
+            for (j, &v) in row.iter().enumerate().skip(i) {
+                if v != 0.0 {
+                    cols.push(j as u32);
+                    vals.push(v);
                 }
             }
+            row_ptr.push(cols.len());
+        }
+        let a = Csr {
+            n,
+            row_ptr: row_ptr.into(),
+            cols: cols.into(),
+            vals,
+        };
+        (a, dense)
+    }
+
+    /// Envelopes of varying width, in the given order and renumbered (a shuffled band put
+    /// back in order by `with_order`): solved to round-off, stored in less than the widest
+    /// band, and the storage past each column's envelope stays zero.
+    #[test]
+    fn envelope_cholesky_solves_in_given_and_new_orders() {
+        let n = 70;
+        let width = |i: usize| [1, 9, 3, 0, 17, 5][i / 12 % 6].min(i);
+        let identity: Vec<usize> = (0..n).collect();
+        // a shuffle: row k of the matrix is row old_of[k] of the enveloped one
+        let old_of: Vec<usize> = (0..n).map(|k| (k * 37 + 11) % n).collect();
+        let mut new_of = vec![0u32; n];
+        for (k, &o) in old_of.iter().enumerate() {
+            new_of[k] = o as u32;
+        }
+        for (order, renumber) in [(&identity, None), (&old_of, Some(new_of))] {
+            let (a, dense) = envelope(n, width, order);
+            let p = BandPattern::with_order(&a, renumber).expect("band");
+            assert!(
+                p.storage() < n * (17 + PANEL + 4),
+                "storage {}",
+                p.storage()
+            );
+            let mut values = Vec::new();
+            p.factorize(&a, &mut values).expect("SPD");
+            for j in 0..n {
+                let col = &values[p.lay.start[j]..p.lay.start[j + 1]];
+                for (off, v) in col.iter().enumerate() {
+                    if j + off > p.lay.last(j) {
+                        assert_eq!(*v, 0.0, "column {j} offset {off}");
+                    }
+                }
+            }
+            let want: Vec<f64> = (0..n).map(|i| (i as f64 * 0.37).sin()).collect();
+            let mut x: Vec<f64> = (0..n)
+                .map(|i| (0..n).map(|j| dense[i][j] * want[j]).sum())
+                .collect();
+            p.solve_in_place(&values, &mut x, &mut Vec::new());
+            let err = x
+                .iter()
+                .zip(&want)
+                .map(|(a, b)| (a - b).abs())
+                .fold(0.0, f64::max);
+            assert!(err < 1e-12, "reordered {}: error {err}", p.is_reordered());
         }
     }
 
@@ -438,26 +600,32 @@ mod tests {
         {
             return;
         }
-        let (a, _) = banded(101, 23, 9);
-        let p = BandPattern::new(&a).unwrap();
-        let mut fast = Vec::new();
-        p.factorize(&a, &mut fast).unwrap();
-        let mut base = fast.clone();
-        base.fill(0.0);
-        for (&d, &v) in p.map.iter().zip(&a.vals) {
-            if d != u32::MAX {
-                base[d as usize] = v;
+        // a band, and an envelope of varying width (in the given order: the solve in the
+        // factored order is compared)
+        let (band, _) = banded(101, 23, 9);
+        let widths = |i: usize| [30, 2, 11, 0, 19][i / 10 % 5].min(i);
+        let (env, _) = envelope(150, widths, &(0..150).collect::<Vec<_>>());
+        for a in [band, env] {
+            let p = BandPattern::new(&a).unwrap();
+            let mut fast = Vec::new();
+            p.factorize(&a, &mut fast).unwrap();
+            let mut base = fast.clone();
+            base.fill(0.0);
+            for (&d, &v) in p.map.iter().zip(&a.vals) {
+                if d != u32::MAX {
+                    base[d as usize] = v;
+                }
             }
+            factor_impl::<false>(&p.lay, &mut base).unwrap();
+            assert!(fast
+                .iter()
+                .zip(&base)
+                .all(|(x, y)| x.to_bits() == y.to_bits()));
+            let rhs: Vec<f64> = (0..p.lay.n).map(|i| (i as f64).cos()).collect();
+            let (mut xf, mut xb) = (rhs.clone(), rhs);
+            p.solve_in_place(&fast, &mut xf, &mut Vec::new());
+            solve_impl(&p.lay, &base, &mut xb);
+            assert!(xf.iter().zip(&xb).all(|(x, y)| x.to_bits() == y.to_bits()));
         }
-        factor_impl::<false>(p.n, p.b, p.ld, &mut base).unwrap();
-        assert!(fast
-            .iter()
-            .zip(&base)
-            .all(|(x, y)| x.to_bits() == y.to_bits()));
-        let rhs: Vec<f64> = (0..p.n).map(|i| (i as f64).cos()).collect();
-        let (mut xf, mut xb) = (rhs.clone(), rhs);
-        p.solve_in_place(&fast, &mut xf);
-        solve_impl(p.n, p.b, p.ld, &base, &mut xb);
-        assert!(xf.iter().zip(&xb).all(|(x, y)| x.to_bits() == y.to_bits()));
     }
 }

@@ -5,19 +5,22 @@
 //! A = mM + bB + kK is assembled every step with fixed DOFs as identity rows/columns (their
 //! zeroed entries stay in the pattern) and A is factorized numerically each step; the symbolic
 //! factorization is kept while the assembly pattern is the same (same shared structure).
-//! Cholesky uses faer's supernodal factorization, or a band factorization (crate::band) in the
-//! given order when the sparse factor would fill the band anyway. PrecomputedLinearSolver factors the first step's
-//! matrix once and reuses it for every later step.
+//! Cholesky uses faer's supernodal factorization, or an envelope (variable band) factorization
+//! (crate::band) where the envelope stores about what the sparse factor would.
+//! PrecomputedLinearSolver factors the first step's matrix once and reuses it for every later
+//! step.
 //!
 //! The names are SOFA's; the factorizations are faer's. Orderings change speed and round-off only:
 //! Cholesky follows a NaturalOrderingMethod or an AMDOrderingMethod in the solver's node; with
-//! none (where SOFA takes AMD) it takes whichever of AMD's and the given order makes the
-//! smaller factor, or the given order's band when it stores at most [`BAND_OVER_AMD`] times
-//! AMD's factor (the band kernels make up for the extra operations). LU and QR factor in the
-//! given order in band storage beside a NaturalOrderingMethod when the matrix is banded
-//! (crate::gband), with faer's sparse LU and QR (their own COLAMD order) otherwise; faer is
-//! given A's columns (gathered from the assembled rows through a map made once per pattern),
-//! so non-symmetric matrices are solved as they are.
+//! none (where SOFA takes AMD) it takes the envelope of the given order or of reverse
+//! Cuthill–McKee's (crate::rcm), whichever factors in fewer operations, when it stores at most
+//! [`BAND_OVER_AMD`] times AMD's factor (the band kernels make up for the extra operations),
+//! else whichever of AMD's and the given order makes the smaller sparse factor. LU and QR
+//! factor in the given order in band storage beside a NaturalOrderingMethod when the matrix is
+//! banded (crate::gband), LU of a symmetric matrix that needs no row exchange as L D Lᵀ (see
+//! [`Numeric::SymmetricLu`]); with faer's sparse LU and QR (their own COLAMD order) otherwise;
+//! faer is given A's columns (gathered from the assembled rows through a map made once per
+//! pattern), so non-symmetric matrices are solved as they are.
 
 use crate::band::BandPattern;
 use crate::gband::{BandFactor, GeneralBand};
@@ -48,9 +51,9 @@ pub enum CholeskyOrdering {
     Natural,
     /// An AMDOrderingMethod beside the solver: AMD's order.
     Amd,
-    /// No ordering component (SOFA would take AMD): whichever of AMD's and the given order
-    /// makes the smaller factor (on a thin beam numbered along its length, the given order),
-    /// or the given order's band when it is at most [`BAND_OVER_AMD`] times AMD's factor.
+    /// No ordering component (SOFA would take AMD): the envelope of the given order or of
+    /// reverse Cuthill–McKee's when it stores at most [`BAND_OVER_AMD`] times AMD's factor,
+    /// else whichever of AMD's and the given order makes the smaller sparse factor.
     Smallest,
 }
 
@@ -201,12 +204,22 @@ impl Permuted {
     }
 }
 
-/// Cholesky's symbolic factorization of `a` (its blocks on and above the diagonal): in the given
-/// order, or in AMD's order with the matrix reordered by us (see [`Permuted`]).
-fn cholesky_symbolic(
-    a: &Csr,
-    ordering: CholeskyOrdering,
-) -> Result<(SymbolicCholesky<u32>, Option<Permuted>), Fallback> {
+/// How a Cholesky factorization of `a` runs: in band storage (see [`crate::band`]) or
+/// sparse (faer's supernodal factorization, with the matrix reordered by us for AMD).
+enum CholeskyPlan {
+    Band(BandPattern),
+    Sparse(Box<SymbolicCholesky<u32>>, Option<Permuted>),
+}
+
+/// The Cholesky plan for `a` (its blocks on and above the diagonal) in `ordering`:
+/// - Natural: the given order, in band storage when the sparse factor fills at least two
+///   thirds of its envelope anyway;
+/// - Amd: AMD's order, sparse;
+/// - Smallest: the envelope of the given order or of reverse Cuthill–McKee's order, whichever
+///   factors in fewer operations, when it stores at most [`BAND_OVER_AMD`] times AMD's sparse
+///   factor; otherwise
+///   the sparse factor of the given order or AMD's, whichever is smaller.
+fn cholesky_plan(a: &Csr, ordering: CholeskyOrdering) -> Result<CholeskyPlan, Fallback> {
     let symbolic = |a: &Csr, ordering| {
         factorize_symbolic_cholesky(
             transpose_pattern(a).as_ref(),
@@ -220,24 +233,39 @@ fn cholesky_symbolic(
         .map_err(|e| Fallback::Failed(format!("symbolic factorization failed: {e:?}")))
     };
     if ordering == CholeskyOrdering::Natural {
-        return Ok((symbolic(a, SymmetricOrdering::Identity)?, None));
+        let given = symbolic(a, SymmetricOrdering::Identity)?;
+        return Ok(match BandPattern::new(a) {
+            Some(band) if 2 * band.storage() <= 3 * given.len_val() => CholeskyPlan::Band(band),
+            _ => CholeskyPlan::Sparse(Box::new(given), None),
+        });
     }
     let amd = symbolic(a, SymmetricOrdering::Amd)?;
     if ordering == CholeskyOrdering::Smallest {
+        // the band factorization runs several times more operations per second than the
+        // supernodal one on small supernodes: worth an envelope up to BAND_OVER_AMD times
+        // AMD's factor
+        let given = BandPattern::new(a);
+        let rcm = BandPattern::with_order(a, Some(crate::rcm::reverse_cuthill_mckee(a)));
+        let band = match (given, rcm) {
+            (Some(g), Some(r)) => Some(if r.operations() < g.operations() {
+                r
+            } else {
+                g
+            }),
+            (g, r) => g.or(r),
+        };
+        if let Some(band) =
+            band.filter(|b| b.storage() as f64 <= BAND_OVER_AMD * amd.len_val() as f64)
+        {
+            return Ok(CholeskyPlan::Band(band));
+        }
         let given = symbolic(a, SymmetricOrdering::Identity)?;
-        // the band factorization (given order) runs several times more operations per second
-        // than the supernodal one on small supernodes: worth a band up to BAND_OVER_AMD times
-        // AMD's factor (about three times its operations)
-        let band_cheaper = BandPattern::new(a).is_some_and(|band| {
-            band.storage() as f64 <= BAND_OVER_AMD * amd.len_val() as f64
-                && 2 * band.storage() <= 3 * given.len_val()
-        });
-        if given.len_val() <= amd.len_val() || band_cheaper {
-            return Ok((given, None));
+        if given.len_val() <= amd.len_val() {
+            return Ok(CholeskyPlan::Sparse(Box::new(given), None));
         }
     }
     let Some(perm) = amd.perm() else {
-        return Ok((amd, None));
+        return Ok(CholeskyPlan::Sparse(Box::new(amd), None));
     };
     // faer's permutation arrays: B[k, l] = A[fwd[k], fwd[l]], so DOF i moves to inv[i]
     let (_, inv) = perm.arrays();
@@ -247,27 +275,16 @@ fn cholesky_symbolic(
     let s = symbolic(&p.b, SymmetricOrdering::Identity)?;
     if s.len_val() != amd.len_val() {
         // not the fill AMD predicted: keep faer's own handling of the permutation
-        return Ok((amd, None));
+        return Ok(CholeskyPlan::Sparse(Box::new(amd), None));
     }
-    Ok((s, Some(p)))
+    Ok(CholeskyPlan::Sparse(Box::new(s), Some(p)))
 }
 
-/// With no ordering component, the given order's band is taken over AMD's sparse factor while
-/// the band stores at most this many times AMD's factor values. Measured on SOFA's
-/// FastTetrahedralCorotationalForceField.scn (5×5×20 nodes, band 1.47× AMD's factor): the band
-/// factor and solve take about a third of the supernodal ones' time.
+/// With no ordering component, an envelope (given order or reverse Cuthill–McKee's) is taken
+/// over AMD's sparse factor while it stores at most this many times AMD's factor values.
+/// Measured on SOFA's FastTetrahedralCorotationalForceField.scn (5×5×20 nodes, band 1.47×
+/// AMD's factor): the band factor and solve take about a third of the supernodal ones' time.
 const BAND_OVER_AMD: f64 = 1.75;
-
-/// The band layout for a Cholesky factorization in the given order (no permutation) whose
-/// sparse factor `s` fills at least two thirds of the band anyway; there the band
-/// factorization does the same arithmetic in long loops (see [`crate::band`]).
-fn band_if_filled(a: &Csr, s: &SymbolicCholesky<u32>, permuted: bool) -> Option<BandPattern> {
-    if permuted || s.perm().is_some() {
-        return None;
-    }
-    let band = BandPattern::new(a)?;
-    (2 * band.storage() <= 3 * s.len_val()).then_some(band)
-}
 
 /// LU with partial pivoting of a symmetric `a` (its values equal to its transpose's) computed
 /// as the symmetric factorization it is when no row gets exchanged: band Cholesky into
@@ -316,6 +333,8 @@ pub struct DirectSolver {
     permuted: Option<Permuted>,
     /// Band LU/QR factors kept between steps (no reallocation).
     band_factor: Option<Box<BandFactor>>,
+    /// A band solve's right-hand side in the band's order (when it renumbers).
+    band_work: Vec<f64>,
     /// LU and QR: whether A's pattern is symmetric (its columns are its rows).
     symmetric_pattern: bool,
     /// LU and QR through faer: per value of A's column structure (`pattern`), the index of
@@ -398,6 +417,7 @@ impl DirectSolver {
             lu_values: None,
             permuted: None,
             band_factor: None,
+            band_work: Vec::new(),
             symmetric_pattern: false,
             column_values: Default::default(),
         })
@@ -457,16 +477,13 @@ impl DirectSolver {
                 _ if band.is_some() => {
                     Symbolic::GeneralBand(Box::new(band.expect("band")), symmetric_lu)
                 }
-                Factorization::Cholesky => {
-                    let (s, permuted) = cholesky_symbolic(a, self.ordering)?;
-                    match band_if_filled(a, &s, permuted.is_some()) {
-                        Some(band) => Symbolic::Band(Box::new(band)),
-                        None => {
-                            self.permuted = permuted;
-                            Symbolic::Llt(Box::new(s))
-                        }
+                Factorization::Cholesky => match cholesky_plan(a, self.ordering)? {
+                    CholeskyPlan::Band(band) => Symbolic::Band(Box::new(band)),
+                    CholeskyPlan::Sparse(s, permuted) => {
+                        self.permuted = permuted;
+                        Symbolic::Llt(s)
                     }
-                }
+                },
                 Factorization::Lu => Symbolic::Lu(Box::new(
                     factorize_symbolic_lu(
                         sym,
@@ -717,7 +734,7 @@ impl DirectSolver {
                 let Some(Symbolic::Band(band)) = &self.symbolic else {
                     unreachable!("a band factor has its band layout")
                 };
-                band.solve_in_place(values, x);
+                band.solve_in_place(values, x, &mut self.band_work);
             }
             Some(Numeric::Lu(f)) => f.solve_in_place(rhs),
             Some(Numeric::LuSupernodal(num)) => {
@@ -737,7 +754,7 @@ impl DirectSolver {
                 let Some(Symbolic::GeneralBand(_, Some(band))) = &self.symbolic else {
                     unreachable!("a symmetric LU has its band layout")
                 };
-                band.solve_in_place(values, x);
+                band.solve_in_place(values, x, &mut self.band_work);
             }
             Some(Numeric::GeneralBand(f)) => {
                 let Some(Symbolic::GeneralBand(band, _)) = &self.symbolic else {
@@ -860,8 +877,7 @@ mod tests {
         for (a, reordered) in [(grid, false), (arrow, true)] {
             let mut sys = Sys::new(a);
             let upper = sys.assemble_upper();
-            let size = |o| cholesky_symbolic(&upper, o).ok().unwrap().0.len_val();
-            let (given, amd) = (size(CholeskyOrdering::Natural), size(CholeskyOrdering::Amd));
+            let (given, amd) = (sparse_size(&upper, false), sparse_size(&upper, true));
             assert_eq!(
                 amd < given,
                 reordered,
@@ -876,43 +892,100 @@ mod tests {
         }
     }
 
-    /// Without an ordering component, a band in the given order is also taken over an AMD
-    /// factor somewhat smaller than the given order's (up to [`BAND_OVER_AMD`] times), and not
-    /// over a much smaller one; all solve alike.
+    /// Number of values of the sparse Cholesky factor of `upper` in the given or AMD's order.
+    fn sparse_size(upper: &Csr, amd: bool) -> usize {
+        let ordering = if amd {
+            SymmetricOrdering::Amd
+        } else {
+            SymmetricOrdering::Identity
+        };
+        factorize_symbolic_cholesky(
+            transpose_pattern(upper).as_ref(),
+            Side::Upper,
+            ordering,
+            Default::default(),
+        )
+        .unwrap()
+        .len_val()
+    }
+
+    /// Without an ordering component, the smaller envelope of the given order's and reverse
+    /// Cuthill–McKee's is taken over an AMD factor somewhat smaller (up to [`BAND_OVER_AMD`]
+    /// times), not over a much smaller one; all solve alike.
     #[test]
     fn band_over_a_somewhat_smaller_amd_factor() {
-        // m × m × 12 nodes, 3 DOFs each, coupled to their 26 neighbours, numbered across the
-        // m × m section first (a band), or along the length first (a wide band)
-        let grid = |m: usize, along: bool| {
-            grid_matrix(m * m * 12, |i| {
+        // m × m × len nodes, 3 DOFs each, coupled to their 26 neighbours, numbered across the
+        // m × m section first (a band), or along the length first (a wide band, which reverse
+        // Cuthill–McKee narrows)
+        let grid = |m: usize, len: usize, along: bool| {
+            grid_matrix(m * m * len, |i| {
                 if along {
-                    (i / 12 % m, i / (12 * m), i % 12)
+                    (i / len % m, i / (len * m), i % len)
                 } else {
                     (i % m, (i / m) % m, i / (m * m))
                 }
             })
         };
+        // a chain whose every node is also coupled to node 0: any envelope holds about half
+        // the matrix, AMD's factor little more than the matrix
+        let arrow = |n: usize| -> Vec<Vec<f64>> {
+            (0..n)
+                .map(|i| {
+                    (0..n)
+                        .map(|j| match (i, j) {
+                            _ if i == j => 30.0,
+                            (0, _) | (_, 0) => 0.1,
+                            _ if i.abs_diff(j) == 1 => -1.0,
+                            _ => 0.0,
+                        })
+                        .collect()
+                })
+                .collect()
+        };
         let mut seen = [false; 2];
-        for (m, along) in [(3, false), (4, false), (5, true)] {
-            let a = grid(m, along);
+        let cases = [
+            (3, 12, false),
+            (4, 12, false),
+            (5, 12, true),
+            (8, 8, false),
+            (0, 0, false),
+        ];
+        for (m, len, along) in cases {
+            let a = if m == 0 {
+                arrow(600)
+            } else {
+                grid(m, len, along)
+            };
             let n = a.len();
             let b: Vec<f64> = (0..n).map(|i| (i as f64).sin()).collect();
             let mut sys = Sys::new(a);
             let upper = sys.assemble_upper();
-            let size = |o| cholesky_symbolic(&upper, o).ok().unwrap().0.len_val();
-            let (given, amd) = (size(CholeskyOrdering::Natural), size(CholeskyOrdering::Amd));
-            let band = BandPattern::new(&upper).unwrap().storage();
+            let (given, amd) = (sparse_size(&upper, false), sparse_size(&upper, true));
+            let given_band = BandPattern::new(&upper).unwrap();
+            let rcm = crate::rcm::reverse_cuthill_mckee(&upper);
+            let rcm_band = BandPattern::with_order(&upper, Some(rcm)).unwrap();
+            let rcm_fewer = rcm_band.operations() < given_band.operations();
+            let band = if rcm_fewer { &rcm_band } else { &given_band }.storage();
+            let (given_band, rcm_band) = (given_band.storage(), rcm_band.storage());
             let mut s = DirectSolver::new("SparseLDLSolver", "").unwrap();
             let mut x = vec![0.0; n];
             s.solve(&mut sys, &b, &mut x);
             assert!(sys.relative_residual(&x, &b) < 1e-14);
-            let is_band = matches!(s.symbolic, Some(Symbolic::Band(_)));
-            let expected = given <= amd
-                || (band as f64 <= BAND_OVER_AMD * amd as f64 && 2 * band <= 3 * given);
-            let what = format!("{m} {along}: given {given}, AMD {amd}, band {band}");
-            assert_eq!(is_band, expected, "{what}");
-            if amd < given {
-                seen[usize::from(is_band)] = true;
+            let what = format!(
+                "{m} {len} {along}: given {given}, AMD {amd}, bands {given_band} {rcm_band}"
+            );
+            let expected = band as f64 <= BAND_OVER_AMD * amd as f64;
+            match &s.symbolic {
+                Some(Symbolic::Band(p)) => {
+                    assert!(expected, "{what}");
+                    assert_eq!(p.is_reordered(), rcm_fewer, "{what}");
+                    // numbered along the length: only the renumbered envelope is narrow
+                    assert_eq!(p.is_reordered(), along, "{what}");
+                }
+                _ => assert!(!expected, "{what}"),
+            }
+            if amd < band {
+                seen[usize::from(expected)] = true;
             }
         }
         // both cases occur: AMD's factor smaller and the band taken, and AMD's taken
@@ -979,7 +1052,7 @@ mod tests {
     /// matrix, little fill) by the sparse factorization; both solve as the AMD order does.
     #[test]
     fn band_factorization_where_the_factor_fills_the_band() {
-        let n = 40;
+        let n = 200;
         let mut banded = spd(n);
         for i in 0..n - 2 {
             banded[i][i + 2] = -0.2;

@@ -7,6 +7,7 @@ pub mod euler_explicit;
 pub mod euler_implicit;
 pub mod gband;
 pub mod pcg;
+pub mod rcm;
 pub mod static_solver;
 #[cfg(test)]
 mod test_util;
