@@ -9,7 +9,7 @@
 //! `buildStiffnessMatrix` places the same edge block on both off-diagonal sides without
 //! transposing it; Canapé assembles the consistent, transposed block.)
 
-use crate::common::{check_material, fem_inputs, force_field_data, polar_q};
+use crate::common::{check_material, fem_inputs, force_field_data, polar_q, polar_q_all};
 use crate::pairs::NodePairs;
 use canape_core::component::ForceField;
 use canape_core::data::{DataKind, DataTable};
@@ -49,6 +49,8 @@ pub struct FastTetrahedralCorotationalForceField {
     /// Node pairs of the elements for assembly, made on the first assembly.
     pairs: std::sync::OnceLock<NodePairs>,
     rayleigh: f64,
+    /// The polar methods' factors of the current `add_force` (kept: no allocation per step).
+    polar: Vec<Mat3>,
 }
 
 impl Default for FastTetrahedralCorotationalForceField {
@@ -81,6 +83,7 @@ impl FastTetrahedralCorotationalForceField {
             elems: Vec::new(),
             pairs: std::sync::OnceLock::new(),
             rayleigh: 0.0,
+            polar: Vec::new(),
         }
     }
 
@@ -194,27 +197,35 @@ impl_component!(
 impl ForceField for FastTetrahedralCorotationalForceField {
     fn add_force(&mut self, x: &[f64], _v: &[f64], f: &mut [f64]) {
         let method = self.method;
-        for el in &mut self.elems {
+        let edges = |el: &FastTet| -> [Vec3; 6] {
             let p: [Vec3; 4] = std::array::from_fn(|i| get3(x, el.idx[i] as usize));
-            let e: [Vec3; 6] = std::array::from_fn(|j| p[EDGES[j][1]] - p[EDGES[j][0]]);
-            let mut r = match method {
-                FastMethod::Linear => Mat3::identity(),
-                FastMethod::Qr => frame2(&e[0], &e[1]).transpose() * el.rest_rotation,
-                FastMethod::Polar => {
+            std::array::from_fn(|j| p[EDGES[j][1]] - p[EDGES[j][0]])
+        };
+        if matches!(method, FastMethod::Polar | FastMethod::Polar2) {
+            // the polar factors first, four elements at a time (independent iterations side
+            // by side): of the deformation gradient (polar), of the first edges (polar2)
+            let elems = &self.elems;
+            let matrix = |k: usize| {
+                let (el, e) = (&elems[k], edges(&elems[k]));
+                if method == FastMethod::Polar {
                     let mut fm = Mat3::zeros();
                     for j in 0..3 {
                         fm += e[j] * el.s[j + 1].transpose();
                     }
-                    polar_q(&fm)
+                    fm
+                } else {
+                    Mat3::from_rows(&[e[0].transpose(), e[1].transpose(), e[2].transpose()])
                 }
-                FastMethod::Polar2 => {
-                    let q = polar_q(&Mat3::from_rows(&[
-                        e[0].transpose(),
-                        e[1].transpose(),
-                        e[2].transpose(),
-                    ]));
-                    q.transpose() * el.rest_rotation
-                }
+            };
+            polar_q_all(elems.len(), matrix, &mut self.polar);
+        }
+        for (k, el) in self.elems.iter_mut().enumerate() {
+            let e = edges(el);
+            let mut r = match method {
+                FastMethod::Linear => Mat3::identity(),
+                FastMethod::Qr => frame2(&e[0], &e[1]).transpose() * el.rest_rotation,
+                FastMethod::Polar => self.polar[k],
+                FastMethod::Polar2 => self.polar[k].transpose() * el.rest_rotation,
             };
             if !r.iter().all(|v| v.is_finite()) {
                 r = el.r;
