@@ -441,21 +441,41 @@ mod tests {
         for i in 0..n {
             dense[i][i] = 2.0 * b as f64 + 1.0 + rnd();
         }
+        (upper_csr(&dense, |i, j| j <= i + b), dense)
+    }
+
+    /// The entries (i, j ≥ i) of `dense` that `keep` names, as a CSR.
+    fn upper_csr(dense: &[Vec<f64>], keep: impl Fn(usize, usize) -> bool) -> Csr {
         let (mut row_ptr, mut cols, mut vals) = (vec![0usize], Vec::new(), Vec::new());
         for (i, row) in dense.iter().enumerate() {
-            for j in i..(i + b + 1).min(n) {
-                cols.push(j as u32);
-                vals.push(row[j]);
+            for (j, &v) in row.iter().enumerate().skip(i) {
+                if keep(i, j) {
+                    cols.push(j as u32);
+                    vals.push(v);
+                }
             }
             row_ptr.push(cols.len());
         }
-        let a = Csr {
-            n,
+        Csr {
+            n: dense.len(),
             row_ptr: row_ptr.into(),
             cols: cols.into(),
             vals,
-        };
-        (a, dense)
+        }
+    }
+
+    /// Largest error of the factored solve of A x = A want (A = `dense`, want chosen here).
+    fn solve_error(p: &BandPattern, values: &[f64], dense: &[Vec<f64>]) -> f64 {
+        let n = dense.len();
+        let want: Vec<f64> = (0..n).map(|i| (i as f64 * 0.37).sin()).collect();
+        let mut x: Vec<f64> = (0..n)
+            .map(|i| (0..n).map(|j| dense[i][j] * want[j]).sum())
+            .collect();
+        p.solve_in_place(values, &mut x, &mut Vec::new());
+        x.iter()
+            .zip(&want)
+            .map(|(a, b)| (a - b).abs())
+            .fold(0.0, f64::max)
     }
 
     #[test]
@@ -476,16 +496,7 @@ mod tests {
             assert!((0..n).all(|j| p.lay.last(j) == (j + b).min(n - 1)));
             let mut values = Vec::new();
             p.factorize(&a, &mut values).expect("SPD");
-            let want: Vec<f64> = (0..n).map(|i| (i as f64 * 0.37).sin()).collect();
-            let mut x: Vec<f64> = (0..n)
-                .map(|i| (0..n).map(|j| dense[i][j] * want[j]).sum())
-                .collect();
-            p.solve_in_place(&values, &mut x, &mut Vec::new());
-            let err = x
-                .iter()
-                .zip(&want)
-                .map(|(a, b)| (a - b).abs())
-                .fold(0.0, f64::max);
+            let err = solve_error(&p, &values, &dense);
             assert!(err < 1e-12, "n {n} b {b}: error {err}");
         }
     }
@@ -513,23 +524,7 @@ mod tests {
         let dense: Vec<Vec<f64>> = (0..n)
             .map(|k| (0..n).map(|l| m[old_of[k]][old_of[l]]).collect())
             .collect();
-        let (mut row_ptr, mut cols, mut vals) = (vec![0usize], Vec::new(), Vec::new());
-        for (i, row) in dense.iter().enumerate() {
-            for (j, &v) in row.iter().enumerate().skip(i) {
-                if v != 0.0 {
-                    cols.push(j as u32);
-                    vals.push(v);
-                }
-            }
-            row_ptr.push(cols.len());
-        }
-        let a = Csr {
-            n,
-            row_ptr: row_ptr.into(),
-            cols: cols.into(),
-            vals,
-        };
-        (a, dense)
+        (upper_csr(&dense, |i, j| dense[i][j] != 0.0), dense)
     }
 
     /// Envelopes of varying width, in the given order and renumbered (a shuffled band put
@@ -564,16 +559,7 @@ mod tests {
                     }
                 }
             }
-            let want: Vec<f64> = (0..n).map(|i| (i as f64 * 0.37).sin()).collect();
-            let mut x: Vec<f64> = (0..n)
-                .map(|i| (0..n).map(|j| dense[i][j] * want[j]).sum())
-                .collect();
-            p.solve_in_place(&values, &mut x, &mut Vec::new());
-            let err = x
-                .iter()
-                .zip(&want)
-                .map(|(a, b)| (a - b).abs())
-                .fold(0.0, f64::max);
+            let err = solve_error(&p, &values, &dense);
             assert!(err < 1e-12, "reordered {}: error {err}", p.is_reordered());
         }
     }

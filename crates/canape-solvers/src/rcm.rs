@@ -33,42 +33,59 @@ fn adjacency(a: &Csr) -> (Vec<usize>, Vec<u32>) {
     (deg, edges.into_iter().map(|(_, j)| j).collect())
 }
 
-/// Breadth-first levels from `start` over the vertices of its component, written to `order`
-/// (cleared first): neighbours of each vertex by increasing degree, then index. Returns the
-/// number of levels; `level_of` holds each reached vertex's level (others untouched).
-fn levels(
-    ptr: &[usize],
-    adj: &[u32],
-    start: usize,
-    order: &mut Vec<u32>,
-    level_of: &mut [u32],
-    mark: &mut [u32],
+/// Breadth-first searches over a graph (`ptr`, `adj`), with the marks they share.
+struct Search<'a> {
+    ptr: &'a [usize],
+    adj: &'a [u32],
+    /// Level of each vertex the last search reached (others: stale).
+    level_of: Vec<u32>,
+    /// Search number that last reached each vertex.
+    mark: Vec<u32>,
     stamp: u32,
-) -> u32 {
-    let degree = |v: u32| ptr[v as usize + 1] - ptr[v as usize];
-    order.clear();
-    order.push(start as u32);
-    mark[start] = stamp;
-    level_of[start] = 0;
-    let mut head = 0;
-    let mut depth = 0;
-    let mut next = Vec::new();
-    while head < order.len() {
-        let v = order[head] as usize;
-        head += 1;
-        next.clear();
-        for &w in &adj[ptr[v]..ptr[v + 1]] {
-            if mark[w as usize] != stamp {
-                mark[w as usize] = stamp;
-                level_of[w as usize] = level_of[v] + 1;
-                depth = depth.max(level_of[v] + 1);
-                next.push(w);
-            }
-        }
-        next.sort_unstable_by_key(|&w| (degree(w), w));
-        order.extend_from_slice(&next);
+}
+
+impl Search<'_> {
+    fn degree(&self, v: u32) -> usize {
+        self.ptr[v as usize + 1] - self.ptr[v as usize]
     }
-    depth + 1
+
+    /// The vertices of `start`'s component in breadth-first order into `order` (cleared
+    /// first), each vertex's unreached neighbours by increasing degree, then index. Returns the
+    /// number of levels.
+    fn levels(&mut self, start: usize, order: &mut Vec<u32>) -> u32 {
+        self.stamp += 1;
+        let stamp = self.stamp;
+        order.clear();
+        order.push(start as u32);
+        self.mark[start] = stamp;
+        self.level_of[start] = 0;
+        let mut head = 0;
+        let mut depth = 0;
+        let mut next = Vec::new();
+        while head < order.len() {
+            let v = order[head] as usize;
+            head += 1;
+            next.clear();
+            for &w in &self.adj[self.ptr[v]..self.ptr[v + 1]] {
+                if self.mark[w as usize] != stamp {
+                    self.mark[w as usize] = stamp;
+                    self.level_of[w as usize] = self.level_of[v] + 1;
+                    depth = depth.max(self.level_of[v] + 1);
+                    next.push(w);
+                }
+            }
+            next.sort_unstable_by_key(|&w| (self.degree(w), w));
+            order.extend_from_slice(&next);
+        }
+        depth + 1
+    }
+
+    /// The vertex of least degree (then index) among `among`.
+    fn least_degree(&self, among: impl Iterator<Item = u32>) -> usize {
+        among
+            .min_by_key(|&v| (self.degree(v), v))
+            .expect("a component has vertices") as usize
+    }
 }
 
 /// New index of each row (`new_of[i]`: where row i goes) in reverse Cuthill–McKee order of the
@@ -76,76 +93,40 @@ fn levels(
 pub fn reverse_cuthill_mckee(a: &Csr) -> Vec<u32> {
     let n = a.n;
     let (ptr, adj) = adjacency(a);
-    let degree = |v: usize| ptr[v + 1] - ptr[v];
-    let mut mark = vec![0u32; n];
+    let mut search = Search {
+        ptr: &ptr,
+        adj: &adj,
+        level_of: vec![0; n],
+        mark: vec![0; n],
+        stamp: 0,
+    };
     let mut done = vec![false; n];
-    let mut level_of = vec![0u32; n];
     let mut order = Vec::with_capacity(n);
     let mut component = Vec::new();
-    let mut stamp = 0;
     for seed in 0..n {
         if done[seed] {
             continue;
         }
         // the component's vertex of least degree, then George–Liu: move to a vertex of least
         // degree on the last level while that gives more levels
-        stamp += 1;
-        levels(
-            &ptr,
-            &adj,
-            seed,
-            &mut component,
-            &mut level_of,
-            &mut mark,
-            stamp,
-        );
-        let mut start = *component
-            .iter()
-            .min_by_key(|&&v| (degree(v as usize), v))
-            .expect("the seed is in its component") as usize;
-        stamp += 1;
-        let mut depth = levels(
-            &ptr,
-            &adj,
-            start,
-            &mut component,
-            &mut level_of,
-            &mut mark,
-            stamp,
-        );
+        search.levels(seed, &mut component);
+        let mut start = search.least_degree(component.iter().copied());
+        let mut depth = search.levels(start, &mut component);
         loop {
-            let last = depth - 1;
-            let candidate = component
+            let level_of = &search.level_of;
+            let last: Vec<u32> = component
                 .iter()
-                .filter(|&&v| level_of[v as usize] == last)
-                .min_by_key(|&&v| (degree(v as usize), v))
                 .copied()
-                .expect("the last level is not empty") as usize;
-            stamp += 1;
-            let d = levels(
-                &ptr,
-                &adj,
-                candidate,
-                &mut component,
-                &mut level_of,
-                &mut mark,
-                stamp,
-            );
+                .filter(|&v| level_of[v as usize] == depth - 1)
+                .collect();
+            let candidate = search.least_degree(last.into_iter());
+            let d = search.levels(candidate, &mut component);
             if d > depth {
                 start = candidate;
                 depth = d;
             } else {
-                // keep the previous start's order (recompute it: `component` holds the other's)
-                stamp += 1;
-                levels(
-                    &ptr,
-                    &adj,
-                    start,
-                    &mut component,
-                    &mut level_of,
-                    &mut mark,
-                    stamp,
-                );
+                // keep the previous start's order (`component` holds the candidate's)
+                search.levels(start, &mut component);
                 break;
             }
         }
