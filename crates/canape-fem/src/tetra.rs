@@ -849,9 +849,9 @@ impl ForceField for TetrahedronFemForceField {
                     r
                 }
                 Method::Polar | Method::Svd => {
-                    let a_m = edge_matrix(&p);
+                    // polar[e]: the polar factor of edge_matrix(&p), computed before the loop
                     let r = if method == Method::Svd {
-                        let fm = a_m * sh.a0_inv;
+                        let fm = edge_matrix(&p) * sh.a0_inv;
                         if fm.determinant() < 1e-6 {
                             stable_rotation(&fm) * sh.r0
                         } else {
