@@ -340,6 +340,11 @@ pub struct DirectSolver {
     /// LU and QR through faer: per value of A's column structure (`pattern`), the index of
     /// that value in the assembled CSR, and the values gathered for the factorization.
     column_values: (Vec<u32>, Vec<f64>),
+    /// The matrix the current factor was computed from (None after a failure or an LU
+    /// fallback): an assembly equal to it bit for bit (a linear force field, a constant time
+    /// step) keeps the factor instead of computing the same one again.
+    factored: Option<Csr>,
+    factorizations: u64,
 }
 
 impl DirectSolver {
@@ -420,6 +425,8 @@ impl DirectSolver {
             band_work: Vec::new(),
             symmetric_pattern: false,
             column_values: Default::default(),
+            factored: None,
+            factorizations: 0,
         })
     }
 
@@ -658,6 +665,19 @@ pub fn ordering_in(ctx: &InitContext<'_>, node: canape_core::scene::NodeId) -> C
     }
 }
 
+/// Whether two assemblies are the same matrix: the same pattern (the assembly cache hands out
+/// one shared structure per pattern) and the same values, bit for bit.
+fn same_matrix(a: &Csr, b: &Csr) -> bool {
+    a.n == b.n
+        && (std::sync::Arc::ptr_eq(&a.cols, &b.cols) || a.cols == b.cols)
+        && (std::sync::Arc::ptr_eq(&a.row_ptr, &b.row_ptr) || a.row_ptr == b.row_ptr)
+        && a.vals.len() == b.vals.len()
+        && a.vals
+            .iter()
+            .zip(&b.vals)
+            .all(|(x, y)| x.to_bits() == y.to_bits())
+}
+
 impl LinearSolver for DirectSolver {
     fn solve(&mut self, sys: &mut dyn LinearSystem, b: &[f64], x: &mut [f64]) -> SolveStats {
         if !(self.precomputed && self.numeric.is_some()) {
@@ -686,15 +706,28 @@ impl DirectSolver {
         } else {
             sys.assemble()
         };
+        if self.numeric.is_some() && self.factored.as_ref().is_some_and(|f| same_matrix(f, &a)) {
+            return;
+        }
+        self.factored = None;
+        self.factorizations += 1;
         let result = match self.factor(&a) {
             Err(Fallback::NeedsFullMatrix) => self.factor_lu_fallback(&sys.assemble()),
             Err(Fallback::Failed(e)) => Err(e),
-            Ok(()) => Ok(()),
+            Ok(()) => {
+                self.factored = Some(a);
+                Ok(())
+            }
         };
         if let Err(e) = result {
             self.failed = Some(e);
             self.numeric = None;
         }
+    }
+
+    /// How many numeric factorizations were computed since the solver was made.
+    pub fn factorizations(&self) -> u64 {
+        self.factorizations
     }
 
     /// Whether a factorization is there for `solve_factored`.
@@ -829,6 +862,33 @@ mod tests {
                 },
                 "{class}"
             );
+        }
+    }
+
+    /// An assembly equal to the factored one keeps the factor (same solution bits); a changed
+    /// value is factored again and solved with.
+    #[test]
+    fn an_unchanged_matrix_keeps_its_factor() {
+        for class in [
+            "SparseLDLSolver",
+            "EigenSimplicialLDLT",
+            "EigenSparseLU",
+            "EigenSparseQR",
+        ] {
+            let mut s = DirectSolver::new(class, "CompressedRowSparseMatrixMat3x3d").unwrap();
+            let mut sys = Sys::new(spd(30));
+            let b: Vec<f64> = (0..30).map(|i| ((i * 5) as f64).cos()).collect();
+            let (mut x1, mut x2) = (vec![0.0; 30], vec![0.0; 30]);
+            s.solve(&mut sys, &b, &mut x1);
+            s.solve(&mut sys, &b, &mut x2);
+            assert_eq!(s.factorizations(), 1, "{class}");
+            assert_eq!(sys.assembled, 2, "{class}: assembled again to compare");
+            assert!(x1.iter().zip(&x2).all(|(p, q)| p.to_bits() == q.to_bits()));
+            sys.a[7][7] += 1.0;
+            s.solve(&mut sys, &b, &mut x2);
+            assert_eq!(s.factorizations(), 2, "{class}");
+            assert!(sys.relative_residual(&x2, &b) < 1e-12, "{class}");
+            assert!(x1[7] != x2[7]);
         }
     }
 
