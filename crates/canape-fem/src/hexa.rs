@@ -103,6 +103,27 @@ fn scatter(el: &HexElem, f: &[[f64; 8]; 3], df: &mut [f64], lo: usize) {
     }
 }
 
+/// f[idx] += v, v component by component (`v[c][w]`), node after node.
+#[inline(always)]
+fn scatter_add(el: &HexElem, v: &[[f64; 8]; 3], f: &mut [f64]) {
+    for (w, &n) in el.idx.iter().enumerate() {
+        let n = n as usize;
+        let d = &mut f[3 * n..3 * n + 3];
+        d[0] += v[0][w];
+        d[1] += v[1][w];
+        d[2] += v[2][w];
+    }
+}
+
+/// Rest positions of an element's nodes in its rest frame, component by component
+/// (`rest[c][w]`): the layout the force product reads.
+type Rest = [[f64; 8]; 3];
+
+/// Node `w` of a [`Rest`].
+fn rest_point(rest: &Rest, w: usize) -> Vec3 {
+    Vec3::new(rest[0][w], rest[1][w], rest[2][w])
+}
+
 /// df[idx − lo] −= k · Rᵀ K R dx for one element, in component-major order throughout: gather
 /// the 8 nodes' dx, turn them into the element frame, multiply by K column by column, turn the
 /// result back and scatter it. Every sum is a chain of fused multiply-adds in a fixed order, so
@@ -265,45 +286,130 @@ fn dforce_range_dispatch(
     dforce_range(elems, kps, dx, df, lo, k_factor)
 }
 
-/// f += Rᵀ K (X0r − R x) for every element, updating each element's rotation R (kept when the
-/// new frame is not finite). In component-major order as the stiffness product: the fused
-/// multiply-adds in a fixed order give the same bits with and without AVX2.
+/// Each element's rotation R from positions x (the previous one kept when the new frame is
+/// not finite).
 #[inline(always)]
+fn update_rotations(method: HexaMethod, elems: &mut [HexElem], x: &[f64]) {
+    for el in elems {
+        let p: [Vec3; 8] = std::array::from_fn(|w| get3(x, el.idx[w] as usize));
+        let r = frame(method, &p);
+        if r.iter().all(|v| v.is_finite()) {
+            el.rot = r;
+        }
+    }
+}
+
+/// f += Rᵀ K (X0r − R x) for one element, in component-major order as the stiffness product
+/// ([`element_product`]): gather x, turn it into the element frame, subtract it from the rest
+/// positions, multiply by K, turn the result back and add it. Fused multiply-adds in a fixed
+/// order: the AVX2 build ([`elements_force_avx2`]) gives the same bits.
+#[inline(always)]
+fn element_force(el: &HexElem, rest: &Rest, kp: &Kp, x: &[f64], f: &mut [f64]) {
+    let g = gather(el, x);
+    let r = &el.rot;
+    let mut l = [0.0; 24];
+    for (i, li) in l.chunks_exact_mut(8).enumerate() {
+        let (a, b, c) = (r[(i, 0)], r[(i, 1)], r[(i, 2)]);
+        for w in 0..8 {
+            li[w] = rest[i][w] - c.mul_add(g[2][w], b.mul_add(g[1][w], a * g[0][w]));
+        }
+    }
+    let mut y = [0.0; 24];
+    for (col, &xj) in kp.iter().zip(l.iter()) {
+        for (yi, &kij) in y.iter_mut().zip(col) {
+            *yi = kij.mul_add(xj, *yi);
+        }
+    }
+    let mut v = [[0.0; 8]; 3];
+    for (i, vi) in v.iter_mut().enumerate() {
+        let (a, b, c) = (r[(0, i)], r[(1, i)], r[(2, i)]);
+        for w in 0..8 {
+            vi[w] = c.mul_add(y[16 + w], b.mul_add(y[8 + w], a * y[w]));
+        }
+    }
+    scatter_add(el, &v, f);
+}
+
+/// f += Rᵀ K (X0r − R x) for every element, updating each element's rotation R first.
 fn add_force_impl(
     method: HexaMethod,
     elems: &mut [HexElem],
     kps: &[Box<Kp>],
-    rests: &[[Vec3; 8]],
+    rests: &[Rest],
     x: &[f64],
     f: &mut [f64],
 ) {
-    for (el, rest) in elems.iter_mut().zip(rests) {
-        let p: [Vec3; 8] = std::array::from_fn(|w| get3(x, el.idx[w] as usize));
-        let mut r = frame(method, &p);
-        if !r.iter().all(|v| v.is_finite()) {
-            r = el.rot;
-        }
-        el.rot = r;
-        let mut l = [0.0; 24];
-        for (w, pw) in p.iter().enumerate() {
-            let dw = r * pw;
-            for c in 0..3 {
-                l[8 * c + w] = rest[w][c] - dw[c];
+    update_rotations(method, elems, x);
+    for (el, rest) in elems.iter().zip(rests) {
+        element_force(el, rest, &kps[el.k as usize], x, f);
+    }
+}
+
+/// [`element_force`] with AVX2 and FMA intrinsics for `N` elements sharing one stiffness, as
+/// [`elements_product_avx2`] (the same operations in the same order as the baseline).
+#[cfg(target_arch = "x86_64")]
+#[target_feature(enable = "avx2,fma")]
+fn elements_force_avx2<const N: usize>(
+    els: [&HexElem; N],
+    rests: [&Rest; N],
+    kp: &Kp,
+    x: &[f64],
+    f: &mut [f64],
+) {
+    use std::arch::x86_64::*;
+    let mut l = [[0.0; 24]; N];
+    // SAFETY (all unsafe blocks below): AVX2 and FMA are enabled for this function, and every
+    // load and store reads or writes 4 doubles inside a local array, a rest row or a column.
+    unsafe {
+        for ((el, rest), l) in els.iter().zip(&rests).zip(l.iter_mut()) {
+            let g = gather(el, x);
+            let r = &el.rot;
+            for i in 0..3 {
+                let (a, b, c) = (
+                    _mm256_set1_pd(r[(i, 0)]),
+                    _mm256_set1_pd(r[(i, 1)]),
+                    _mm256_set1_pd(r[(i, 2)]),
+                );
+                for h in 0..2 {
+                    let gx = _mm256_loadu_pd(g[0].as_ptr().add(4 * h));
+                    let gy = _mm256_loadu_pd(g[1].as_ptr().add(4 * h));
+                    let gz = _mm256_loadu_pd(g[2].as_ptr().add(4 * h));
+                    let v = _mm256_fmadd_pd(c, gz, _mm256_fmadd_pd(b, gy, _mm256_mul_pd(a, gx)));
+                    let x0 = _mm256_loadu_pd(rest[i].as_ptr().add(4 * h));
+                    _mm256_storeu_pd(l.as_mut_ptr().add(8 * i + 4 * h), _mm256_sub_pd(x0, v));
+                }
             }
         }
-        let mut y = [0.0; 24];
-        for (col, &xj) in kps[el.k as usize].iter().zip(l.iter()) {
-            for (yi, &kij) in y.iter_mut().zip(col) {
-                *yi = kij.mul_add(xj, *yi);
+        let mut y = [[_mm256_setzero_pd(); 6]; N];
+        for (j, col) in kp.iter().enumerate() {
+            let p = col.as_ptr();
+            let xj: [__m256d; N] = std::array::from_fn(|e| _mm256_broadcast_sd(&l[e][j]));
+            for q in 0..6 {
+                let kq = _mm256_loadu_pd(p.add(4 * q));
+                for e in 0..N {
+                    y[e][q] = _mm256_fmadd_pd(kq, xj[e], y[e][q]);
+                }
             }
         }
-        let rt = r.transpose();
-        for (w, &n) in el.idx.iter().enumerate() {
-            let fw = rt * Vec3::new(y[w], y[8 + w], y[16 + w]);
-            let n = n as usize;
-            f[3 * n] += fw.x;
-            f[3 * n + 1] += fw.y;
-            f[3 * n + 2] += fw.z;
+        for (el, y) in els.iter().zip(&y) {
+            let r = &el.rot;
+            let mut v = [[0.0; 8]; 3];
+            for (i, vi) in v.iter_mut().enumerate() {
+                let (a, b, c) = (
+                    _mm256_set1_pd(r[(0, i)]),
+                    _mm256_set1_pd(r[(1, i)]),
+                    _mm256_set1_pd(r[(2, i)]),
+                );
+                for h in 0..2 {
+                    let t = _mm256_fmadd_pd(
+                        c,
+                        y[4 + h],
+                        _mm256_fmadd_pd(b, y[2 + h], _mm256_mul_pd(a, y[h])),
+                    );
+                    _mm256_storeu_pd(vi.as_mut_ptr().add(4 * h), t);
+                }
+            }
+            scatter_add(el, &v, f);
         }
     }
 }
@@ -314,18 +420,30 @@ fn add_force_avx2(
     method: HexaMethod,
     elems: &mut [HexElem],
     kps: &[Box<Kp>],
-    rests: &[[Vec3; 8]],
+    rests: &[Rest],
     x: &[f64],
     f: &mut [f64],
 ) {
-    add_force_impl(method, elems, kps, rests, x, f)
+    update_rotations(method, elems, x);
+    let mut e = 0;
+    while e < elems.len() {
+        let a = &elems[e];
+        let kp = &kps[a.k as usize];
+        if let Some(b) = elems.get(e + 1).filter(|b| b.k == a.k) {
+            elements_force_avx2([a, b], [&rests[e], &rests[e + 1]], kp, x, f);
+            e += 2;
+        } else {
+            elements_force_avx2([a], [&rests[e]], kp, x, f);
+            e += 1;
+        }
+    }
 }
 
 fn add_force_dispatch(
     method: HexaMethod,
     elems: &mut [HexElem],
     kps: &[Box<Kp>],
-    rests: &[[Vec3; 8]],
+    rests: &[Rest],
     x: &[f64],
     f: &mut [f64],
 ) {
@@ -439,6 +557,7 @@ pub fn hexa_stiffness(mat: &Material, n: &[Vec3; 8]) -> K24 {
 }
 
 /// Averaged edge directions of a hexahedron (x and y; z for polar).
+#[inline(always)]
 fn mean_edges(p: &[Vec3; 8]) -> (Vec3, Vec3, Vec3) {
     let ex = (p[1] - p[0] + p[2] - p[3] + p[5] - p[4] + p[6] - p[7]) * 0.25;
     let ey = (p[3] - p[0] + p[2] - p[1] + p[7] - p[4] + p[6] - p[5]) * 0.25;
@@ -446,6 +565,7 @@ fn mean_edges(p: &[Vec3; 8]) -> (Vec3, Vec3, Vec3) {
     (ex, ey, ez)
 }
 
+#[inline(always)]
 fn frame(method: HexaMethod, p: &[Vec3; 8]) -> Mat3 {
     match method {
         HexaMethod::Small => Mat3::identity(),
@@ -499,7 +619,7 @@ pub struct HexahedronFemForceField {
     kps: Vec<Box<Kp>>,
     /// Rest positions in the element frame, parallel to `elems` (kept apart: the stiffness
     /// product, run at every CG iteration, reads 108 bytes per element instead of 300).
-    rests: Vec<[Vec3; 8]>,
+    rests: Vec<Rest>,
     /// The stiffness product over worker threads.
     par: crate::common::ParallelLoop,
     rayleigh: f64,
@@ -594,7 +714,8 @@ impl HexahedronFemForceField {
         m.gravity = if separate { Vec3::zeros() } else { gravity };
         m.block.clear();
         m.particle = vec![0.0; n];
-        for (el, p) in self.elems.iter().zip(&self.rests) {
+        for (el, rest) in self.elems.iter().zip(&self.rests) {
+            let p: [Vec3; 8] = std::array::from_fn(|w| rest_point(rest, w));
             let vol = (p[1] - p[0]).norm() * (p[3] - p[0]).norm() * (p[4] - p[0]).norm();
             m.block.push(vol * (8.0 / 27.0) * density);
             for &i in &el.idx {
@@ -638,7 +759,8 @@ impl HexahedronFemForceField {
                 k: (self.kps.len() - 1) as u32,
                 rot: r,
             });
-            self.rests.push(x0r);
+            self.rests
+                .push(std::array::from_fn(|c| std::array::from_fn(|w| x0r[w][c])));
         }
     }
 
@@ -907,7 +1029,7 @@ mod simd_tests {
                 ff.kps[el.k as usize][8 * (j % 3) + j / 3][8 * (i % 3) + i / 3]
             });
             let d =
-                SMatrix::<f64, 24, 1>::from_fn(|i, _| rest[i / 3][i % 3] - (r * p[i / 3])[i % 3]);
+                SMatrix::<f64, 24, 1>::from_fn(|i, _| rest[i % 3][i / 3] - (r * p[i / 3])[i % 3]);
             let fe = k * d;
             for w in 0..8 {
                 let fw = r.transpose() * Vec3::new(fe[3 * w], fe[3 * w + 1], fe[3 * w + 2]);
