@@ -451,6 +451,10 @@ pub struct MeshMatrixMass {
     vertex_mass: Vec<f64>,
     edges: Vec<[u32; 2]>,
     edge_mass: Vec<f64>,
+    /// The edges by first node for `add_mdx`: node a's edges (a, b), b ≥ a, are
+    /// `by_node[node_start[a]..node_start[a + 1]]` as (b, mass), b ascending.
+    node_start: Vec<u32>,
+    by_node: Vec<(u32, f64)>,
     lumping: bool,
     separate_gravity: bool,
     rayleigh_mass: f64,
@@ -487,6 +491,8 @@ impl MeshMatrixMass {
             vertex_mass: Vec::new(),
             edges: Vec::new(),
             edge_mass: Vec::new(),
+            node_start: Vec::new(),
+            by_node: Vec::new(),
             lumping: false,
             separate_gravity: false,
             rayleigh_mass: 0.0,
@@ -646,6 +652,27 @@ impl MeshMatrixMass {
         let _ = self
             .data
             .set_value("edgeMass", Value::Reals(self.edge_mass.clone()));
+        self.index_edges_by_node();
+    }
+
+    /// Group the edges by their first node (see `by_node`).
+    fn index_edges_by_node(&mut self) {
+        let n = self.vertex_mass.len();
+        let mut order: Vec<usize> = (0..self.edges.len())
+            .filter(|&k| (self.edges[k][1] as usize) < n)
+            .collect();
+        order.sort_by_key(|&k| self.edges[k]);
+        self.by_node = order
+            .iter()
+            .map(|&k| (self.edges[k][1], self.edge_mass[k]))
+            .collect();
+        self.node_start = vec![0; n + 1];
+        for &k in &order {
+            self.node_start[self.edges[k][0] as usize + 1] += 1;
+        }
+        for a in 0..n {
+            self.node_start[a + 1] += self.node_start[a];
+        }
     }
 }
 
@@ -672,25 +699,39 @@ impl Mass for MeshMatrixMass {
             }
             return;
         }
-        for (i, m) in self.vertex_mass.iter().enumerate() {
-            for c in 0..3 {
-                res[3 * i + c] += dx[3 * i + c] * m * factor;
-            }
-        }
-        // one bounds check per node and edge end (the same products and sums as entry by entry)
+        // node by node: its diagonal term, then its edges (a, b), b ≥ a, in order of b: m_ab
+        // x_b summed in registers and added to res_a once, m_ab x_a added to res_b (b's own
+        // row comes later). Adding edge by edge into res_a instead chains every edge of a
+        // node through a store and a load of the same entries.
         let dx3 = dx.as_chunks::<3>().0;
         let res3 = res.as_chunks_mut::<3>().0;
-        for (e, m) in self.edges.iter().zip(&self.edge_mass) {
-            let t = m * factor;
-            let (a, b) = (e[0] as usize, e[1] as usize);
-            let (xa, xb) = (dx3[a], dx3[b]);
+        let n = self
+            .vertex_mass
+            .len()
+            .min(self.node_start.len().saturating_sub(1))
+            .min(dx3.len())
+            .min(res3.len());
+        for a in 0..n {
+            let m = self.vertex_mass[a];
+            let xa = dx3[a];
+            let mut acc = [0.0; 3];
+            for c in 0..3 {
+                acc[c] = xa[c] * m * factor;
+            }
+            let (s, e) = (self.node_start[a] as usize, self.node_start[a + 1] as usize);
+            for &(b, m) in &self.by_node[s..e] {
+                let t = m * factor;
+                let b = b as usize;
+                let xb = dx3[b];
+                let rb = &mut res3[b];
+                for c in 0..3 {
+                    acc[c] += xb[c] * t;
+                    rb[c] += xa[c] * t;
+                }
+            }
             let ra = &mut res3[a];
             for c in 0..3 {
-                ra[c] += xb[c] * t;
-            }
-            let rb = &mut res3[b];
-            for c in 0..3 {
-                rb[c] += xa[c] * t;
+                ra[c] += acc[c];
             }
         }
     }
