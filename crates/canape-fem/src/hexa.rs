@@ -4,12 +4,11 @@
 //! elastic/HexahedronFEMForceField.inl: f_e = Rᵀ K (X0r − R x), tangent −Rᵀ K R.
 
 use crate::common::{check_material, fem_inputs, force_field_data, polar_q, Material};
-use crate::pairs::{local_pairs, BlockAdder, NodeOperator, NodePairs};
 use canape_core::component::ForceField;
 use canape_core::data::{DataKind, DataTable, Value};
 
 use canape_core::impl_component;
-use canape_core::matrix::{MatrixSink, SymBsr3};
+use canape_core::matrix::MatrixSink;
 use canape_core::scene::InitContext;
 use canape_types::{get3, Mat3, Vec3};
 use nalgebra::SMatrix;
@@ -625,19 +624,7 @@ pub struct HexahedronFemForceField {
     rayleigh: f64,
     /// Node pairs of the elements for assembly, made on the first assembly.
     pairs: std::sync::OnceLock<crate::pairs::NodePairs>,
-    /// The stiffness summed per node pair, for the products of a step solved by many of them
-    /// (see [`NODE_OPERATOR_MIN_PRODUCTS`]).
-    node_op: NodeOperator,
 }
-
-/// Products per `add_force` from which the stiffness products of a step go through the
-/// stiffness summed per node pair ([`NodeOperator`]) instead of element by element. On a
-/// regular grid a hexahedron brings about 18 symmetric 3×3 blocks (its 36 blocks, shared by
-/// up to eight elements), so a summed product does about 0.6 times the arithmetic of the
-/// element products (which also gather and scatter 8 nodes each), and summing costs about as
-/// much as ten element-wise products (a rotated 24×24 stiffness per element): it pays from
-/// about 25 products (measured on FEMBAR, 171 hexahedra; a CG step there makes 25 to 70).
-pub const NODE_OPERATOR_MIN_PRODUCTS: u32 = 24;
 
 impl Default for HexahedronFemForceField {
     fn default() -> Self {
@@ -665,7 +652,6 @@ impl HexahedronFemForceField {
             elems: Vec::new(),
             kps: Vec::new(),
             pairs: std::sync::OnceLock::new(),
-            node_op: NodeOperator::new(NODE_OPERATOR_MIN_PRODUCTS),
             rests: Vec::new(),
             par: Default::default(),
             rayleigh: 0.0,
@@ -737,7 +723,6 @@ impl HexahedronFemForceField {
         self.elems.clear();
         self.kps.clear();
         self.pairs = std::sync::OnceLock::new();
-        self.node_op = NodeOperator::new(NODE_OPERATOR_MIN_PRODUCTS);
         self.rests.clear();
         self.par.reset();
         for (e, h) in hexa.iter().enumerate() {
@@ -790,7 +775,6 @@ impl HexahedronFemForceField {
         self.rayleigh = self.data.real("rayleighStiffness");
         self.elems.clear();
         self.pairs = std::sync::OnceLock::new();
-        self.node_op = NodeOperator::new(NODE_OPERATOR_MIN_PRODUCTS);
         let (y, nu) = (
             self.data.reals("youngModulus").to_vec(),
             self.data.reals("poissonRatio").to_vec(),
@@ -826,31 +810,8 @@ impl_component!(
     init
 );
 
-/// The elements' node pairs, made on first use.
-fn pairs_of<'a>(pairs: &'a std::sync::OnceLock<NodePairs>, elems: &[HexElem]) -> &'a NodePairs {
-    pairs.get_or_init(|| {
-        let idx: Vec<[u32; 8]> = elems.iter().map(|el| el.idx).collect();
-        NodePairs::new::<8, 28>(&idx)
-    })
-}
-
-/// Hand a rotated element stiffness (component-major, [`rotated_stiffness`]) to the node-pair
-/// sums: its 8 diagonal and 28 upper blocks (the matrix is symmetric).
-#[inline(always)]
-fn add_rotated_blocks(d: &Kp, adder: &mut BlockAdder<'_, 8, 28>) {
-    for a in 0..8 {
-        adder.add(a, a, |i, j| d[8 * j + a][8 * i + a]);
-    }
-    for (a, b) in local_pairs::<8>() {
-        adder.add(a, b, |i, j| d[8 * j + b][8 * i + a]);
-    }
-}
-
 impl ForceField for HexahedronFemForceField {
     fn add_force(&mut self, x: &[f64], _v: &[f64], f: &mut [f64]) {
-        // the small method's rotations (and so its summed operator) do not change
-        self.node_op
-            .start_interval(self.method == HexaMethod::Small);
         add_force_dispatch(self.method, &mut self.elems, &self.kps, &self.rests, x, f);
         if let Some(m) = &self.mass {
             for (i, pm) in m.particle.iter().enumerate().take(f.len() / 3) {
@@ -911,21 +872,6 @@ impl ForceField for HexahedronFemForceField {
 
     fn add_dforce(&mut self, dx: &[f64], df: &mut [f64], k_factor: f64) {
         let (elems, kps) = (&self.elems, &self.kps);
-        if !elems.is_empty() {
-            let pairs = pairs_of(&self.pairs, elems);
-            // K = Σ Rᵀ K_e R with the rotations of the last add_force (unscaled)
-            let fill = |matrix: &mut SymBsr3| {
-                let mut d = [[0.0; 24]; 24];
-                pairs.assemble_sym_direct::<8, 28>(matrix, |e, _, adder| {
-                    let el = &elems[e];
-                    rotated_stiffness(&kps[el.k as usize], &el.rot, 1.0, &mut d);
-                    add_rotated_blocks(&d, adder);
-                });
-            };
-            if self.node_op.product(pairs, dx, df, k_factor, fill) {
-                return;
-            }
-        }
         let body = |range: std::ops::Range<usize>, df: &mut [f64], lo: usize| {
             dforce_range_dispatch(&elems[range], kps, dx, df, lo, k_factor)
         };
@@ -935,7 +881,11 @@ impl ForceField for HexahedronFemForceField {
     /// Blocks −k Rᵀ K_ab R of every element (HexahedronFEMForceField::addKToMatrix). K is
     /// symmetric, so the block (b, a) is added as the transpose of (a, b): half the products.
     fn add_k_to_matrix(&self, m: &mut dyn MatrixSink, k_factor: f64, offset: usize) {
-        let pairs = pairs_of(&self.pairs, &self.elems);
+        use crate::pairs::{local_pairs, NodePairs};
+        let pairs = self.pairs.get_or_init(|| {
+            let idx: Vec<[u32; 8]> = self.elems.iter().map(|el| el.idx).collect();
+            NodePairs::new::<8, 28>(&idx)
+        });
         // −k Rᵀ K R, symmetric: the 8 diagonal and 28 upper blocks, read from the rotated
         // matrix straight into the node-pair sums
         let mut d = [[0.0; 24]; 24];
@@ -952,7 +902,12 @@ impl ForceField for HexahedronFemForceField {
                 return;
             }
             rotated_stiffness(kp, &el.rot, -k_factor, &mut d);
-            add_rotated_blocks(&d, adder);
+            for a in 0..8 {
+                adder.add(a, a, |i, j| d[8 * j + a][8 * i + a]);
+            }
+            for (a, b) in local_pairs::<8>() {
+                adder.add(a, b, |i, j| d[8 * j + b][8 * i + a]);
+            }
         });
     }
 
@@ -977,8 +932,13 @@ mod simd_tests {
         }
     }
 
-    /// Two unit cubes side by side: rest positions and hexahedra.
-    fn two_cubes() -> (Vec<f64>, Vec<[u32; 8]>) {
+    /// The element forces Rᵀ K (X0r − R x): the dispatched build gives the baseline bits and
+    /// the dense node-major formula's values, and the rotations are updated.
+    #[test]
+    fn dispatched_forces_are_bit_identical_and_right() {
+        let mut rnd = rng(777u64);
+        // two unit cubes side by side, stretched and sheared a little
+        let mut ff = HexahedronFemForceField::new();
         let mut rest = Vec::new();
         for k in 0..2 {
             for j in 0..2 {
@@ -1002,17 +962,6 @@ mod simd_tests {
                 ]
             })
             .collect();
-        (rest, hexa)
-    }
-
-    /// The element forces Rᵀ K (X0r − R x): the dispatched build gives the baseline bits and
-    /// the dense node-major formula's values, and the rotations are updated.
-    #[test]
-    fn dispatched_forces_are_bit_identical_and_right() {
-        let mut rnd = rng(777u64);
-        // two unit cubes side by side, stretched and sheared a little
-        let mut ff = HexahedronFemForceField::new();
-        let (rest, hexa) = two_cubes();
         ff.setup(&rest, &hexa);
         let x: Vec<f64> = rest.iter().map(|v| v * 1.1 + 0.1 * rnd()).collect();
         let mut elems = ff.elems.clone();
@@ -1102,53 +1051,6 @@ mod simd_tests {
             for (row, v) in pc.iter().enumerate() {
                 let dense = ke[(3 * (row % 8) + row / 8, 3 * (col % 8) + col / 8)];
                 assert!((v - dense).abs() < 1e-13, "({row}, {col}): {v} vs {dense}");
-            }
-        }
-    }
-
-    /// After an `add_force` interval with enough products, the stiffness products go through
-    /// the node-pair operator: the same products as element by element (up to round-off),
-    /// summed again after every `add_force` (new rotations), for every method.
-    #[test]
-    fn node_operator_matches_element_products() {
-        let mut rnd = rng(4242u64);
-        let (rest, hexa) = two_cubes();
-        let n = rest.len();
-        let dx: Vec<f64> = (0..n).map(|_| rnd()).collect();
-        let product = |ff: &mut HexahedronFemForceField, k: f64| {
-            let mut df = vec![0.5; n];
-            ff.add_dforce(&dx, &mut df, k);
-            df
-        };
-        for method in ["large", "polar", "small"] {
-            let make = || {
-                let mut ff = HexahedronFemForceField::new();
-                ff.data.set_str("method", method).unwrap();
-                ff.set_method_from_data().unwrap();
-                ff.setup(&rest, &hexa);
-                ff
-            };
-            let mut ff = make();
-            for _ in 0..3 {
-                let x: Vec<f64> = rest.iter().map(|v| v * 1.1 + 0.2 * rnd()).collect();
-                let mut f = vec![0.0; n];
-                // element by element: a force field that has made no product yet
-                let mut fresh = make();
-                fresh.add_force(&x, &[], &mut f);
-                let want = product(&mut fresh, -0.7);
-                assert!(!fresh.node_op.used());
-                ff.add_force(&x, &[], &mut f);
-                for _ in 0..NODE_OPERATOR_MIN_PRODUCTS {
-                    product(&mut ff, 1.0);
-                }
-                ff.add_force(&x, &[], &mut f);
-                let got = product(&mut ff, -0.7);
-                assert!(ff.node_op.used(), "{method}");
-                let scale = want.iter().map(|v| v.abs()).fold(0.0, f64::max);
-                assert!(scale > 0.1);
-                for (a, b) in got.iter().zip(&want) {
-                    assert!((a - b).abs() <= 1e-12 * scale, "{method}: {a} vs {b}");
-                }
             }
         }
     }

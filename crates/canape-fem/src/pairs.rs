@@ -7,7 +7,6 @@
 //! sums and of the sink calls is fixed: results are bit-identical run to run). Sums run in
 //! element order; only round-off differs from adding element blocks straight into the matrix.
 
-use crate::common::ParallelLoop;
 use canape_core::matrix::{BlockPart, MatrixSink, SymBsr3};
 use canape_types::Mat3;
 use std::sync::Mutex;
@@ -195,24 +194,13 @@ impl NodePairs {
         &self,
         m: &mut dyn MatrixSink,
         offset: usize,
-        element: impl FnMut(usize, bool, &mut BlockAdder<'_, N, P>),
+        mut element: impl FnMut(usize, bool, &mut BlockAdder<'_, N, P>),
     ) {
         let at = |n: u32| offset + 3 * n as usize;
         let want_pairs = self
             .pairs
             .iter()
             .any(|&[p, q]| m.wants(at(p), at(q)) || m.wants(at(q), at(p)));
-        let sums = self.sum_direct::<N, P>(want_pairs, element);
-        let part = (!want_pairs).then_some(BlockPart::Diagonal);
-        m.add_sym_blocks3(offset, &self.slot_nodes, &sums, part);
-    }
-
-    /// The slot sums of the blocks `element` adds (see [`NodePairs::assemble_direct`]).
-    fn sum_direct<const N: usize, const P: usize>(
-        &self,
-        want_pairs: bool,
-        mut element: impl FnMut(usize, bool, &mut BlockAdder<'_, N, P>),
-    ) -> std::sync::MutexGuard<'_, Vec<Mat3>> {
         let mut sums = self.lock_scratch();
         sums.clear();
         sums.resize(self.nodes.len() + self.pairs.len(), Mat3::zeros());
@@ -225,32 +213,8 @@ impl NodePairs {
             };
             element(e, want_pairs, &mut adder);
         }
-        sums
-    }
-
-    /// [`NodePairs::assemble_sym`] with the element's blocks added straight into the sums, as
-    /// [`NodePairs::assemble_direct`] adds them (pairs always wanted): `sym`'s blocks are
-    /// overwritten by the sums.
-    pub fn assemble_sym_direct<const N: usize, const P: usize>(
-        &self,
-        sym: &mut SymBsr3,
-        element: impl FnMut(usize, bool, &mut BlockAdder<'_, N, P>),
-    ) {
-        let blocks = sym.blocks_mut();
-        assert_eq!(
-            blocks.len(),
-            self.nodes.len() + self.pairs.len(),
-            "matrix not made by sym_matrix"
-        );
-        let sums = self.sum_direct::<N, P>(true, element);
-        for (o, b) in blocks.iter_mut().zip(sums.iter()) {
-            // row-major
-            for i in 0..3 {
-                for j in 0..3 {
-                    o[3 * i + j] = b[(i, j)];
-                }
-            }
-        }
+        let part = (!want_pairs).then_some(BlockPart::Diagonal);
+        m.add_sym_blocks3(offset, &self.slot_nodes, &sums, part);
     }
 
     /// A zero [`SymBsr3`] over mesh nodes 0..=the largest one, with one block per slot: what
@@ -298,113 +262,6 @@ impl NodePairs {
                 }
             }
         });
-    }
-}
-
-/// A force field's element stiffnesses summed per node and per node pair (a symmetric block
-/// matrix, [`NodePairs::sym_matrix`]), rebuilt lazily after each `add_force` when the previous
-/// interval between two `add_force` made at least `min_products` stiffness products (an
-/// implicit step solved by CG; a step solved by a direct solver makes one). A matrix-free
-/// solver still sees a product: only the force field's own storage of its operator changes
-/// (results differ from the element-wise sums by round-off).
-#[derive(Debug)]
-pub(crate) struct NodeOperator {
-    /// The unscaled stiffness K (the product is −k K dx), once built.
-    matrix: Option<SymBsr3>,
-    /// Whether `matrix` holds the operator of the current rotations.
-    fresh: bool,
-    /// Products since the last `add_force`, and in the interval before it.
-    products: u32,
-    last_products: u32,
-    min_products: u32,
-    /// Whether the last product went through `matrix`.
-    used: bool,
-    /// The product over worker threads, by block rows.
-    par: ParallelLoop,
-    /// K dx.
-    kdx: Vec<f64>,
-}
-
-/// Block rows below which the node-pair product stays on one thread: a row (a node) carries
-/// about as much work as four or five tetrahedra.
-const NODE_OPERATOR_MIN_PARALLEL_ROWS: usize = crate::common::PARALLEL_MIN_ELEMENTS / 4;
-
-impl NodeOperator {
-    /// An operator used from `min_products` products per `add_force` interval.
-    pub fn new(min_products: u32) -> Self {
-        NodeOperator {
-            matrix: None,
-            fresh: false,
-            products: 0,
-            last_products: 0,
-            min_products,
-            used: false,
-            par: ParallelLoop::with_min_items(NODE_OPERATOR_MIN_PARALLEL_ROWS),
-            kdx: Vec::new(),
-        }
-    }
-
-    /// Called by `add_force`: a new interval of products begins; the summed operator is kept
-    /// only when `unchanged` (it does not depend on the positions), otherwise summed again when
-    /// next used.
-    pub fn start_interval(&mut self, unchanged: bool) {
-        self.last_products = std::mem::take(&mut self.products);
-        self.fresh &= unchanged;
-    }
-
-    /// Count a stiffness product, and make it through the summed operator when the last
-    /// interval made enough products: df −= k · K dx, `fill` summing K into the matrix first
-    /// if it is not fresh. False (nothing done: the caller multiplies element by element)
-    /// otherwise, or when the vectors do not cover the mesh.
-    pub fn product(
-        &mut self,
-        pairs: &NodePairs,
-        dx: &[f64],
-        df: &mut [f64],
-        k_factor: f64,
-        fill: impl FnOnce(&mut SymBsr3),
-    ) -> bool {
-        self.products += 1;
-        self.used =
-            self.last_products >= self.min_products && self.multiply(pairs, dx, df, k_factor, fill);
-        self.used
-    }
-
-    fn multiply(
-        &mut self,
-        pairs: &NodePairs,
-        dx: &[f64],
-        df: &mut [f64],
-        k_factor: f64,
-        fill: impl FnOnce(&mut SymBsr3),
-    ) -> bool {
-        let matrix = self.matrix.get_or_insert_with(|| pairs.sym_matrix());
-        let n = 3 * matrix.block_rows();
-        if n == 0 || dx.len() < n || df.len() < n {
-            return false;
-        }
-        if !self.fresh {
-            fill(matrix);
-            self.fresh = true;
-        }
-        self.kdx.clear();
-        self.kdx.resize(n, 0.0);
-        // block rows over the worker threads, each into its own buffer, summed in a fixed order
-        self.par.run(
-            matrix.block_rows(),
-            |r| matrix.row_nodes(r),
-            &mut self.kdx,
-            |rows, out, lo| matrix.mul_rows_add(dx, out, rows, lo),
-        );
-        for (d, t) in df[..n].iter_mut().zip(&self.kdx) {
-            *d -= k_factor * t;
-        }
-        true
-    }
-
-    /// Whether the last product went through the summed operator.
-    pub fn used(&self) -> bool {
-        self.used
     }
 }
 

@@ -11,10 +11,10 @@ use crate::common::{
     check_material, fem_inputs, force_field_data, polar_q, polar_q_all, stable_rotation, Material,
     ParallelLoop,
 };
-use crate::pairs::{NodeOperator, NodePairs};
+use crate::pairs::NodePairs;
 use canape_core::component::{Component, ForceField};
 use canape_core::data::{DataKind, DataTable};
-use canape_core::matrix::{MatrixSink, SymBsr3};
+use canape_core::matrix::MatrixSink;
 use canape_core::scene::InitContext;
 use canape_types::{get3, Mat3, Vec3};
 
@@ -408,6 +408,47 @@ pub struct TetrahedronFemForceField {
 /// instead of gathering and scattering four nodes per element).
 pub const NODE_OPERATOR_MIN_PRODUCTS: u32 = 8;
 
+/// The element stiffnesses summed per node and per node pair (a symmetric block matrix),
+/// rebuilt lazily after each `add_force` when the previous interval between two `add_force`
+/// made at least [`NODE_OPERATOR_MIN_PRODUCTS`] products (an implicit step solved by CG; a step
+/// solved by a direct solver makes one). Used only where the element loop would run on one
+/// thread. A matrix-free solver still sees a product: only the force field's own storage of
+/// its operator changes (results differ from the element-wise sums by round-off).
+#[derive(Debug)]
+struct NodeOperator {
+    /// K = Σ J_w M J_wᵀ (not scaled by k), once built.
+    matrix: Option<canape_core::matrix::SymBsr3>,
+    /// Whether `matrix` holds the operator of the current rotations.
+    fresh: bool,
+    /// Products since the last `add_force`, and in the interval before it.
+    products: u32,
+    last_products: u32,
+    /// Whether the last product went through `matrix`.
+    used: bool,
+    /// The product over worker threads, by block rows.
+    par: ParallelLoop,
+    /// K dx.
+    kdx: Vec<f64>,
+}
+
+/// Block rows below which the node-pair product stays on one thread: a row (a node) carries
+/// about as much work as four or five tetrahedra.
+const NODE_OPERATOR_MIN_PARALLEL_ROWS: usize = crate::common::PARALLEL_MIN_ELEMENTS / 4;
+
+impl Default for NodeOperator {
+    fn default() -> Self {
+        NodeOperator {
+            matrix: None,
+            fresh: false,
+            products: 0,
+            last_products: 0,
+            used: false,
+            par: ParallelLoop::with_min_items(NODE_OPERATOR_MIN_PARALLEL_ROWS),
+            kdx: Vec::new(),
+        }
+    }
+}
+
 fn pd(p: &Vec3, q: &Vec3, r: &Vec3, s: usize, t: usize) -> f64 {
     q[s] * r[t] - q[t] * r[s] - p[s] * r[t] + p[t] * r[s] + p[s] * q[t] - p[t] * q[s]
 }
@@ -543,7 +584,7 @@ impl TetrahedronFemForceField {
             par: ParallelLoop::default(),
             rayleigh: 0.0,
             pairs: std::sync::OnceLock::new(),
-            node_op: NodeOperator::new(NODE_OPERATOR_MIN_PRODUCTS),
+            node_op: NodeOperator::default(),
             polar: Vec::new(),
         }
     }
@@ -601,7 +642,7 @@ impl TetrahedronFemForceField {
         self.world_mats.clear();
         self.par.reset();
         self.pairs = std::sync::OnceLock::new();
-        self.node_op = NodeOperator::new(NODE_OPERATOR_MIN_PRODUCTS);
+        self.node_op = NodeOperator::default();
         let mut degenerate = 0;
         for (e, t) in tets.iter().enumerate() {
             let p = [
@@ -723,7 +764,7 @@ impl Component for TetrahedronFemForceField {
         self.world_mats.clear();
         self.par.reset();
         self.pairs = std::sync::OnceLock::new();
-        self.node_op = NodeOperator::new(NODE_OPERATOR_MIN_PRODUCTS);
+        self.node_op = NodeOperator::default();
         if let Some(m) = check_material(&self.young_list(), &self.nu_list()) {
             ctx.error(m);
             return;
@@ -742,8 +783,10 @@ impl Component for TetrahedronFemForceField {
 impl ForceField for TetrahedronFemForceField {
     fn add_force(&mut self, x: &[f64], _v: &[f64], f: &mut [f64]) {
         let method = self.method;
+        let op = &mut self.node_op;
+        op.last_products = std::mem::take(&mut op.products);
         // the small method's operator does not depend on the positions
-        self.node_op.start_interval(method == Method::Small);
+        op.fresh &= method == Method::Small;
         if matches!(method, Method::Polar | Method::Svd) {
             // the polar rotations first, four elements at a time (independent iterations side
             // by side; svd uses them for the elements that are not nearly flat or inverted)
@@ -840,19 +883,11 @@ impl ForceField for TetrahedronFemForceField {
     }
 
     fn add_dforce(&mut self, dx: &[f64], df: &mut [f64], k_factor: f64) {
-        if !self.elems.is_empty() {
-            let pairs = pairs_of(&self.pairs, &self.elems);
-            let (world, mats) = (&self.world, &self.world_mats);
-            let stride = usize::from(mats.len() > 1);
-            // K_e = J_w M J_wᵀ from the world gradients of the last add_force (unscaled)
-            let fill = |matrix: &mut SymBsr3| {
-                pairs.assemble_sym::<4, 6>(matrix, |e, _, out| {
-                    element_blocks(&world.get(e).gradients(), &mats[e * stride], true, out);
-                })
-            };
-            if self.node_op.product(pairs, dx, df, k_factor, fill) {
-                return;
-            }
+        self.node_op.products += 1;
+        self.node_op.used = self.node_op.last_products >= NODE_OPERATOR_MIN_PRODUCTS
+            && self.node_op_product(dx, df, k_factor);
+        if self.node_op.used {
+            return;
         }
         let (world, mats) = (&self.world, &self.world_mats);
         self.par.run(
@@ -891,9 +926,46 @@ impl ForceField for TetrahedronFemForceField {
 }
 
 impl TetrahedronFemForceField {
+    /// df −= k · K dx through the node-pair operator, summed first if it is not fresh. False
+    /// (nothing done) when there is nothing to sum or the vectors do not cover the mesh.
+    fn node_op_product(&mut self, dx: &[f64], df: &mut [f64], k_factor: f64) -> bool {
+        if self.elems.is_empty() {
+            return false;
+        }
+        let pairs = pairs_of(&self.pairs, &self.elems);
+        let op = &mut self.node_op;
+        let matrix = op.matrix.get_or_insert_with(|| pairs.sym_matrix());
+        let n = 3 * matrix.block_rows();
+        if dx.len() < n || df.len() < n {
+            return false;
+        }
+        if !op.fresh {
+            // K_e = J_w M J_wᵀ from the world gradients of the last add_force (unscaled)
+            let (world, mats) = (&self.world, &self.world_mats);
+            let stride = usize::from(mats.len() > 1);
+            pairs.assemble_sym::<4, 6>(matrix, |e, _, out| {
+                element_blocks(&world.get(e).gradients(), &mats[e * stride], true, out);
+            });
+            op.fresh = true;
+        }
+        op.kdx.clear();
+        op.kdx.resize(n, 0.0);
+        // block rows over the worker threads, each into its own buffer, summed in a fixed order
+        op.par.run(
+            matrix.block_rows(),
+            |r| matrix.row_nodes(r),
+            &mut op.kdx,
+            |rows, out, lo| matrix.mul_rows_add(dx, out, rows, lo),
+        );
+        for (d, t) in df[..n].iter_mut().zip(&op.kdx) {
+            *d -= k_factor * t;
+        }
+        true
+    }
+
     /// Whether the last stiffness product went through the node-pair operator.
     pub fn uses_node_operator(&self) -> bool {
-        self.node_op.used()
+        self.node_op.used
     }
 
     /// Von Mises stress per element from the corotational (small) strain in the element frame of
