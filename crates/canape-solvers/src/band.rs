@@ -149,7 +149,9 @@ impl BandPattern {
         self.new_of.is_some()
     }
 
-    /// Factor `a` (the pattern this band was made for) into `values` (resized as needed).
+    /// Factor `a` (the pattern this band was made for) into `values` (resized as needed): the
+    /// band storage, then the reciprocals of the factor's diagonal (the solves multiply by
+    /// them: a division's latency in every step of the triangular solves' chains otherwise).
     pub fn factorize(&self, a: &Csr, values: &mut Vec<f64>) -> Result<(), NotPositiveDefinite> {
         values.clear();
         values.resize(self.storage(), 0.0);
@@ -159,12 +161,19 @@ impl BandPattern {
             }
         }
         #[cfg(target_arch = "x86_64")]
-        if std::arch::is_x86_feature_detected!("avx2") && std::arch::is_x86_feature_detected!("fma")
+        let done = if std::arch::is_x86_feature_detected!("avx2")
+            && std::arch::is_x86_feature_detected!("fma")
         {
             // SAFETY: the CPU supports AVX2 and FMA (checked just above).
-            return unsafe { factor_avx2(&self.lay, values) };
-        }
-        factor_impl::<false>(&self.lay, values)
+            unsafe { factor_avx2(&self.lay, values) }
+        } else {
+            factor_impl::<false>(&self.lay, values)
+        };
+        #[cfg(not(target_arch = "x86_64"))]
+        let done = factor_impl::<false>(&self.lay, values);
+        done?;
+        values.extend_from_slice(&reciprocals(&self.lay, values));
+        Ok(())
     }
 
     /// Whether partial pivoting would keep every pivot of this factor's matrix on the
@@ -197,13 +206,15 @@ impl BandPattern {
 
     /// The solve in the factored order.
     fn solve_ordered(&self, values: &[f64], x: &mut [f64]) {
+        let (v, inv) = values.split_at(self.storage());
+        assert_eq!(inv.len(), self.lay.n, "a factor made by factorize");
         #[cfg(target_arch = "x86_64")]
         if std::arch::is_x86_feature_detected!("avx2") && std::arch::is_x86_feature_detected!("fma")
         {
             // SAFETY: the CPU supports AVX2 and FMA (checked just above).
-            return unsafe { solve_avx2(&self.lay, values, x) };
+            return unsafe { solve_avx2(&self.lay, v, inv, x) };
         }
-        solve_impl(&self.lay, values, x)
+        solve_impl(&self.lay, v, inv, x)
     }
 }
 
@@ -254,8 +265,13 @@ unsafe fn panel_update_avx2(v: &mut [f64], lay: &Layout, k0: usize, c_lo: usize,
 
 #[cfg(target_arch = "x86_64")]
 #[target_feature(enable = "avx2,fma")]
-fn solve_avx2(lay: &Layout, v: &[f64], x: &mut [f64]) {
-    solve_impl(lay, v, x)
+fn solve_avx2(lay: &Layout, v: &[f64], inv: &[f64], x: &mut [f64]) {
+    solve_impl(lay, v, inv, x)
+}
+
+/// 1 / L[j, j] for every column j of a factor.
+fn reciprocals(lay: &Layout, v: &[f64]) -> Vec<f64> {
+    (0..lay.n).map(|j| 1.0 / v[lay.start[j]]).collect()
 }
 
 /// Right-looking envelope Cholesky by panels of [`PANEL`] columns, in place.
@@ -341,14 +357,14 @@ fn factor_impl<const AVX2: bool>(lay: &Layout, v: &mut [f64]) -> Result<(), NotP
 /// solved entries (backward, in four lanes summed in a fixed order). Solving column by column
 /// instead chains every entry to the store of the one before it.
 #[inline(always)]
-fn solve_impl(lay: &Layout, v: &[f64], x: &mut [f64]) {
+fn solve_impl(lay: &Layout, v: &[f64], inv: &[f64], x: &mut [f64]) {
     let n = lay.n;
     let at = |j: usize, off: usize| v[lay.start[j] + off];
     let mut j0 = 0;
     while j0 < n {
         let jn = PANEL.min(n - j0);
         for j in j0..j0 + jn {
-            let xj = x[j] / at(j, 0);
+            let xj = x[j] * inv[j];
             x[j] = xj;
             for i in j + 1..j0 + jn {
                 // zero past column j's envelope (padding rows)
@@ -417,7 +433,7 @@ fn solve_impl(lay: &Layout, v: &[f64], x: &mut [f64]) {
             for i in j + 1..end {
                 s = at(j, i - j).mul_add(-head[i], s);
             }
-            head[j] = s / at(j, 0);
+            head[j] = s * inv[j];
         }
         end = j0;
     }
@@ -595,22 +611,23 @@ mod tests {
             let p = BandPattern::new(&a).unwrap();
             let mut fast = Vec::new();
             p.factorize(&a, &mut fast).unwrap();
-            let mut base = fast.clone();
-            base.fill(0.0);
+            let mut base = vec![0.0; p.storage()];
             for (&d, &v) in p.map.iter().zip(&a.vals) {
                 if d != u32::MAX {
                     base[d as usize] = v;
                 }
             }
             factor_impl::<false>(&p.lay, &mut base).unwrap();
+            // the band, then the diagonal's reciprocals
+            assert_eq!(fast.len(), p.storage() + p.lay.n);
             assert!(fast
                 .iter()
-                .zip(&base)
+                .zip(base.iter().chain(&reciprocals(&p.lay, &base)))
                 .all(|(x, y)| x.to_bits() == y.to_bits()));
             let rhs: Vec<f64> = (0..p.lay.n).map(|i| (i as f64).cos()).collect();
             let (mut xf, mut xb) = (rhs.clone(), rhs);
             p.solve_in_place(&fast, &mut xf, &mut Vec::new());
-            solve_impl(&p.lay, &base, &mut xb);
+            solve_impl(&p.lay, &base, &reciprocals(&p.lay, &base), &mut xb);
             assert!(xf.iter().zip(&xb).all(|(x, y)| x.to_bits() == y.to_bits()));
         }
     }
