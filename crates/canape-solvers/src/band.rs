@@ -292,8 +292,11 @@ fn factor_impl<const AVX2: bool>(lay: &Layout, v: &mut [f64]) -> Result<(), NotP
             let l = d.sqrt();
             v[sk] = l;
             let last = lay.last(k);
+            // scaled by the reciprocal, as LAPACK's DPOTF2 (a division per entry costs several
+            // multiplications' time)
+            let inv = 1.0 / l;
             for x in &mut v[sk + 1..sk + 1 + (last - k)] {
-                *x /= l;
+                *x *= inv;
             }
             for c in k + 1..k0 + kn {
                 if c > last {
