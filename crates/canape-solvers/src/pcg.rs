@@ -30,8 +30,66 @@ pub enum Preconditioner {
     Ssor {
         a: Csr,
         inv_diag: Vec<f64>,
+        /// Per row: where its entries right of the diagonal start, and where its diagonal
+        /// entry (or the first of them, when it has none) is: the two sweeps read only their
+        /// half of each row.
+        upper_start: Vec<u32>,
+        lower_end: Vec<u32>,
         omega: f64,
     },
+}
+
+/// `a` with the columns of every row in ascending order (a copy either way).
+fn sorted_rows(a: &Csr) -> Csr {
+    let mut b = a.clone();
+    let ascending = (0..a.n).all(|j| {
+        a.cols[a.row_ptr[j]..a.row_ptr[j + 1]]
+            .windows(2)
+            .all(|w| w[0] < w[1])
+    });
+    if !ascending {
+        let mut cols = a.cols.to_vec();
+        for j in 0..a.n {
+            let (s, e) = (a.row_ptr[j], a.row_ptr[j + 1]);
+            let mut row: Vec<(u32, f64)> = (s..e).map(|k| (a.cols[k], a.vals[k])).collect();
+            row.sort_by_key(|&(c, _)| c);
+            for (k, (c, v)) in (s..e).zip(row) {
+                cols[k] = c;
+                b.vals[k] = v;
+            }
+        }
+        b.cols = cols.into();
+    }
+    b
+}
+
+/// Σ vals[k] z[cols[k]] over a row's entries, in four partial sums combined in a fixed order:
+/// the entries by fours from the end when `backward` (the last four first), else from the
+/// start, and those left over (the entries next to the diagonal, whose z the sweep has just
+/// computed) last. One running sum would chain every product of the row to the one before.
+#[inline(always)]
+fn row_sum(vals: &[f64], cols: &[u32], z: &[f64], backward: bool) -> f64 {
+    let mut acc = [0.0f64; 4];
+    let mut add4 = |v: &[f64], c: &[u32]| {
+        for l in 0..4 {
+            acc[l] += v[l] * z[c[l] as usize];
+        }
+    };
+    let (rest_v, rest_c) = if backward {
+        let (vc, cc) = (vals.rchunks_exact(4), cols.rchunks_exact(4));
+        let rest = (vc.remainder(), cc.remainder());
+        vc.zip(cc).for_each(|(v, c)| add4(v, c));
+        rest
+    } else {
+        let (vc, cc) = (vals.chunks_exact(4), cols.chunks_exact(4));
+        let rest = (vc.remainder(), cc.remainder());
+        vc.zip(cc).for_each(|(v, c)| add4(v, c));
+        rest
+    };
+    for (l, (v, &c)) in rest_v.iter().zip(rest_c).enumerate() {
+        acc[l] += v * z[c as usize];
+    }
+    (acc[0] + acc[1]) + (acc[2] + acc[3])
 }
 
 /// Which preconditioner to build (from the scene's component).
@@ -85,11 +143,25 @@ impl Preconditioner {
                     .collect();
                 Preconditioner::BlockJacobi { inv_blocks }
             }
-            PreconditionerKind::Ssor { omega } => Preconditioner::Ssor {
-                a: a.clone(),
-                inv_diag: diag.iter().map(|d| 1.0 / d).collect(),
-                omega,
-            },
+            PreconditionerKind::Ssor { omega } => {
+                // the sweeps split each row at its diagonal: columns must ascend (they do in an
+                // assembled CSR; any other is sorted here)
+                let a = sorted_rows(a);
+                let (mut upper_start, mut lower_end) = (Vec::new(), Vec::new());
+                for j in 0..a.n {
+                    let (s, e) = (a.row_ptr[j], a.row_ptr[j + 1]);
+                    let row = &a.cols[s..e];
+                    lower_end.push((s + row.partition_point(|&c| (c as usize) < j)) as u32);
+                    upper_start.push((s + row.partition_point(|&c| (c as usize) <= j)) as u32);
+                }
+                Preconditioner::Ssor {
+                    a,
+                    inv_diag: diag.iter().map(|d| 1.0 / d).collect(),
+                    upper_start,
+                    lower_end,
+                    omega,
+                }
+            }
             PreconditionerKind::Warp => unreachable!("the warp preconditioner is a direct solver"),
         }
     }
@@ -110,26 +182,23 @@ impl Preconditioner {
                     }
                 }
             }
-            Preconditioner::Ssor { a, inv_diag, omega } => {
+            Preconditioner::Ssor {
+                a,
+                inv_diag,
+                upper_start,
+                lower_end,
+                omega,
+            } => {
                 let n = a.n;
                 for j in (0..n).rev() {
-                    let mut s = 0.0;
-                    for k in a.row_ptr[j]..a.row_ptr[j + 1] {
-                        let i = a.cols[k] as usize;
-                        if i > j {
-                            s += a.vals[k] * z[i];
-                        }
-                    }
+                    // the entries right of the diagonal (z already computed there)
+                    let range = upper_start[j] as usize..a.row_ptr[j + 1];
+                    let s = row_sum(&a.vals[range.clone()], &a.cols[range], z, true);
                     z[j] = (r[j] - s) * omega * inv_diag[j];
                 }
                 for j in 0..n {
-                    let mut s = 0.0;
-                    for k in a.row_ptr[j]..a.row_ptr[j + 1] {
-                        let i = a.cols[k] as usize;
-                        if i < j {
-                            s += a.vals[k] * z[i];
-                        }
-                    }
+                    let range = a.row_ptr[j]..lower_end[j] as usize;
+                    let s = row_sum(&a.vals[range.clone()], &a.cols[range], z, false);
                     z[j] -= s * omega * inv_diag[j];
                 }
                 if *omega != 1.0 {
