@@ -59,6 +59,7 @@ impl Default for FastTetrahedralCorotationalForceField {
     }
 }
 
+#[inline(always)]
 fn frame2(e0: &Vec3, e1: &Vec3) -> Mat3 {
     let x = e0.normalize();
     let z = x.cross(e1).normalize();
@@ -178,6 +179,7 @@ impl FastTetrahedralCorotationalForceField {
     }
 
     /// Element forces (before rotation back) for local displacements d (edges), per node.
+    #[inline(always)]
     fn edge_forces(el: &FastTet, d: &[Vec3; 6]) -> [Vec3; 4] {
         let mut f = [Vec3::zeros(); 4];
         for (j, [k, l]) in EDGES.iter().enumerate() {
