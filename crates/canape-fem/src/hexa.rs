@@ -123,19 +123,34 @@ fn rest_point(rest: &Rest, w: usize) -> Vec3 {
     Vec3::new(rest[0][w], rest[1][w], rest[2][w])
 }
 
-/// df[idx − lo] −= k · Rᵀ K R dx for one element, in component-major order throughout: gather
-/// the 8 nodes' dx, turn them into the element frame, multiply by K column by column, turn the
-/// result back and scatter it. Every sum is a chain of fused multiply-adds in a fixed order, so
-/// the AVX2 build and the baseline build give the same bits.
+/// What [`element_kernel`] computes for an element: with `FORCE`, f[idx] += Rᵀ K (X0r − R x)
+/// (`add_force`, the element's rest positions given); otherwise df[idx − lo] −= k · Rᵀ K R dx
+/// (the stiffness product; the rest positions are not read).
+const NO_REST: Rest = [[0.0; 8]; 3];
+
+/// One element in component-major order throughout: gather the 8 nodes' values of `x`, turn
+/// them into the element frame (and subtract them from the rest positions for `FORCE`),
+/// multiply by K column by column, turn the result back and add it (`FORCE`) or subtract it
+/// times k. Every sum is a chain of fused multiply-adds in a fixed order, so the AVX2 build
+/// ([`elements_avx2`]) and the baseline build give the same bits.
 #[inline(always)]
-fn element_product(el: &HexElem, kp: &Kp, dx: &[f64], df: &mut [f64], lo: usize, k_factor: f64) {
-    let g = gather(el, dx);
+fn element_kernel<const FORCE: bool>(
+    el: &HexElem,
+    rest: &Rest,
+    kp: &Kp,
+    x: &[f64],
+    out: &mut [f64],
+    lo: usize,
+    k_factor: f64,
+) {
+    let g = gather(el, x);
     let r = &el.rot;
     let mut l = [0.0; 24];
     for (i, li) in l.chunks_exact_mut(8).enumerate() {
         let (a, b, c) = (r[(i, 0)], r[(i, 1)], r[(i, 2)]);
         for w in 0..8 {
-            li[w] = c.mul_add(g[2][w], b.mul_add(g[1][w], a * g[0][w]));
+            let v = c.mul_add(g[2][w], b.mul_add(g[1][w], a * g[0][w]));
+            li[w] = if FORCE { rest[i][w] - v } else { v };
         }
     }
     let mut y = [0.0; 24];
@@ -148,29 +163,36 @@ fn element_product(el: &HexElem, kp: &Kp, dx: &[f64], df: &mut [f64], lo: usize,
     for (i, fi) in f.iter_mut().enumerate() {
         let (a, b, c) = (r[(0, i)], r[(1, i)], r[(2, i)]);
         for w in 0..8 {
-            fi[w] = c.mul_add(y[16 + w], b.mul_add(y[8 + w], a * y[w])) * k_factor;
+            let v = c.mul_add(y[16 + w], b.mul_add(y[8 + w], a * y[w]));
+            fi[w] = if FORCE { v } else { v * k_factor };
         }
     }
-    scatter(el, &f, df, lo);
+    if FORCE {
+        scatter_add(el, &f, out);
+    } else {
+        scatter(el, &f, out, lo);
+    }
 }
 
-/// df[n − lo] −= k · Rᵀ K R dx for a range of elements (`kps`: the stiffnesses in
-/// component-major order, see [`Kp`]).
+/// [`element_kernel`] for every element of `elems` (`rests` parallel to them for `FORCE`,
+/// unread otherwise; `kps`: the stiffnesses in component-major order, see [`Kp`]).
 #[inline(always)]
-fn dforce_range(
+fn elements_range<const FORCE: bool>(
     elems: &[HexElem],
+    rests: &[Rest],
     kps: &[Box<Kp>],
-    dx: &[f64],
-    df: &mut [f64],
+    x: &[f64],
+    out: &mut [f64],
     lo: usize,
     k_factor: f64,
 ) {
-    for el in elems {
-        element_product(el, &kps[el.k as usize], dx, df, lo, k_factor);
+    for (e, el) in elems.iter().enumerate() {
+        let rest = if FORCE { &rests[e] } else { &NO_REST };
+        element_kernel::<FORCE>(el, rest, &kps[el.k as usize], x, out, lo, k_factor);
     }
 }
 
-/// [`element_product`] with AVX2 and FMA intrinsics for `N` elements sharing one stiffness
+/// [`element_kernel`] with AVX2 and FMA intrinsics for `N` elements sharing one stiffness
 /// (1, or 2 on a regular grid: each column of K loaded once serves both, and the two sets of
 /// accumulators hide the latency of the fused multiply-adds). The same operations in the same
 /// order as the baseline, so the same bits, on 4 nodes' components per instruction. Written
@@ -178,21 +200,22 @@ fn dforce_range(
 /// registers and extracted its lanes one by one for the column broadcasts (measured 3× slower).
 #[cfg(target_arch = "x86_64")]
 #[target_feature(enable = "avx2,fma")]
-fn elements_product_avx2<const N: usize>(
+fn elements_avx2<const N: usize, const FORCE: bool>(
     els: [&HexElem; N],
+    rests: [&Rest; N],
     kp: &Kp,
-    dx: &[f64],
-    df: &mut [f64],
+    x: &[f64],
+    out: &mut [f64],
     lo: usize,
     k_factor: f64,
 ) {
     use std::arch::x86_64::*;
     let mut l = [[0.0; 24]; N];
     // SAFETY (all unsafe blocks below): AVX2 and FMA are enabled for this function, and every
-    // load and store reads or writes 4 doubles inside a local array or a 24-double column.
+    // load and store reads or writes 4 doubles inside a local array, a rest row or a column.
     unsafe {
-        for (el, l) in els.iter().zip(l.iter_mut()) {
-            let g = gather(el, dx);
+        for ((el, rest), l) in els.iter().zip(&rests).zip(l.iter_mut()) {
+            let g = gather(el, x);
             let r = &el.rot;
             for i in 0..3 {
                 let (a, b, c) = (
@@ -201,10 +224,14 @@ fn elements_product_avx2<const N: usize>(
                     _mm256_set1_pd(r[(i, 2)]),
                 );
                 for h in 0..2 {
-                    let x = _mm256_loadu_pd(g[0].as_ptr().add(4 * h));
-                    let y = _mm256_loadu_pd(g[1].as_ptr().add(4 * h));
-                    let z = _mm256_loadu_pd(g[2].as_ptr().add(4 * h));
-                    let v = _mm256_fmadd_pd(c, z, _mm256_fmadd_pd(b, y, _mm256_mul_pd(a, x)));
+                    let gx = _mm256_loadu_pd(g[0].as_ptr().add(4 * h));
+                    let gy = _mm256_loadu_pd(g[1].as_ptr().add(4 * h));
+                    let gz = _mm256_loadu_pd(g[2].as_ptr().add(4 * h));
+                    let mut v =
+                        _mm256_fmadd_pd(c, gz, _mm256_fmadd_pd(b, gy, _mm256_mul_pd(a, gx)));
+                    if FORCE {
+                        v = _mm256_sub_pd(_mm256_loadu_pd(rest[i].as_ptr().add(4 * h)), v);
+                    }
                     _mm256_storeu_pd(l.as_mut_ptr().add(8 * i + 4 * h), v);
                 }
             }
@@ -231,44 +258,75 @@ fn elements_product_avx2<const N: usize>(
                     _mm256_set1_pd(r[(2, i)]),
                 );
                 for h in 0..2 {
-                    let v = _mm256_fmadd_pd(
+                    let mut v = _mm256_fmadd_pd(
                         c,
                         y[4 + h],
                         _mm256_fmadd_pd(b, y[2 + h], _mm256_mul_pd(a, y[h])),
                     );
-                    _mm256_storeu_pd(fi.as_mut_ptr().add(4 * h), _mm256_mul_pd(v, kf));
+                    if !FORCE {
+                        v = _mm256_mul_pd(v, kf);
+                    }
+                    _mm256_storeu_pd(fi.as_mut_ptr().add(4 * h), v);
                 }
             }
-            scatter(el, &f, df, lo);
+            if FORCE {
+                scatter_add(el, &f, out);
+            } else {
+                scatter(el, &f, out, lo);
+            }
         }
     }
 }
 
+/// [`elements_range`] with [`elements_avx2`], consecutive elements sharing a stiffness two at
+/// a time.
 #[cfg(target_arch = "x86_64")]
 #[target_feature(enable = "avx2,fma")]
-fn dforce_range_avx2(
+fn elements_range_avx2<const FORCE: bool>(
     elems: &[HexElem],
+    rests: &[Rest],
     kps: &[Box<Kp>],
-    dx: &[f64],
-    df: &mut [f64],
+    x: &[f64],
+    out: &mut [f64],
     lo: usize,
     k_factor: f64,
 ) {
+    let rest = |e: usize| if FORCE { &rests[e] } else { &NO_REST };
     let mut e = 0;
     while e < elems.len() {
         let a = &elems[e];
         let kp = &kps[a.k as usize];
         if let Some(b) = elems.get(e + 1).filter(|b| b.k == a.k) {
-            elements_product_avx2([a, b], kp, dx, df, lo, k_factor);
+            let rs = [rest(e), rest(e + 1)];
+            elements_avx2::<2, FORCE>([a, b], rs, kp, x, out, lo, k_factor);
             e += 2;
         } else {
-            elements_product_avx2([a], kp, dx, df, lo, k_factor);
+            elements_avx2::<1, FORCE>([a], [rest(e)], kp, x, out, lo, k_factor);
             e += 1;
         }
     }
 }
 
-/// Measured: an AVX-512 variant was slower than AVX2 on this project's machines (2026-11-22).
+/// [`elements_range`], with AVX2 and FMA where the CPU has them. Measured: an AVX-512 variant
+/// of the product was slower than AVX2 on this project's machines (2026-11-22).
+fn elements_dispatch<const FORCE: bool>(
+    elems: &[HexElem],
+    rests: &[Rest],
+    kps: &[Box<Kp>],
+    x: &[f64],
+    out: &mut [f64],
+    lo: usize,
+    k_factor: f64,
+) {
+    #[cfg(target_arch = "x86_64")]
+    if std::arch::is_x86_feature_detected!("avx2") && std::arch::is_x86_feature_detected!("fma") {
+        // SAFETY: the CPU supports AVX2 and FMA (checked just above).
+        return unsafe { elements_range_avx2::<FORCE>(elems, rests, kps, x, out, lo, k_factor) };
+    }
+    elements_range::<FORCE>(elems, rests, kps, x, out, lo, k_factor)
+}
+
+/// df[n − lo] −= k · Rᵀ K R dx for a range of elements.
 fn dforce_range_dispatch(
     elems: &[HexElem],
     kps: &[Box<Kp>],
@@ -277,17 +335,11 @@ fn dforce_range_dispatch(
     lo: usize,
     k_factor: f64,
 ) {
-    #[cfg(target_arch = "x86_64")]
-    if std::arch::is_x86_feature_detected!("avx2") && std::arch::is_x86_feature_detected!("fma") {
-        // SAFETY: the CPU supports AVX2 and FMA (checked just above).
-        return unsafe { dforce_range_avx2(elems, kps, dx, df, lo, k_factor) };
-    }
-    dforce_range(elems, kps, dx, df, lo, k_factor)
+    elements_dispatch::<false>(elems, &[], kps, dx, df, lo, k_factor)
 }
 
 /// Each element's rotation R from positions x (the previous one kept when the new frame is
 /// not finite).
-#[inline(always)]
 fn update_rotations(method: HexaMethod, elems: &mut [HexElem], x: &[f64]) {
     for el in elems {
         let p: [Vec3; 8] = std::array::from_fn(|w| get3(x, el.idx[w] as usize));
@@ -298,146 +350,7 @@ fn update_rotations(method: HexaMethod, elems: &mut [HexElem], x: &[f64]) {
     }
 }
 
-/// f += Rᵀ K (X0r − R x) for one element, in component-major order as the stiffness product
-/// ([`element_product`]): gather x, turn it into the element frame, subtract it from the rest
-/// positions, multiply by K, turn the result back and add it. Fused multiply-adds in a fixed
-/// order: the AVX2 build ([`elements_force_avx2`]) gives the same bits.
-#[inline(always)]
-fn element_force(el: &HexElem, rest: &Rest, kp: &Kp, x: &[f64], f: &mut [f64]) {
-    let g = gather(el, x);
-    let r = &el.rot;
-    let mut l = [0.0; 24];
-    for (i, li) in l.chunks_exact_mut(8).enumerate() {
-        let (a, b, c) = (r[(i, 0)], r[(i, 1)], r[(i, 2)]);
-        for w in 0..8 {
-            li[w] = rest[i][w] - c.mul_add(g[2][w], b.mul_add(g[1][w], a * g[0][w]));
-        }
-    }
-    let mut y = [0.0; 24];
-    for (col, &xj) in kp.iter().zip(l.iter()) {
-        for (yi, &kij) in y.iter_mut().zip(col) {
-            *yi = kij.mul_add(xj, *yi);
-        }
-    }
-    let mut v = [[0.0; 8]; 3];
-    for (i, vi) in v.iter_mut().enumerate() {
-        let (a, b, c) = (r[(0, i)], r[(1, i)], r[(2, i)]);
-        for w in 0..8 {
-            vi[w] = c.mul_add(y[16 + w], b.mul_add(y[8 + w], a * y[w]));
-        }
-    }
-    scatter_add(el, &v, f);
-}
-
 /// f += Rᵀ K (X0r − R x) for every element, updating each element's rotation R first.
-fn add_force_impl(
-    method: HexaMethod,
-    elems: &mut [HexElem],
-    kps: &[Box<Kp>],
-    rests: &[Rest],
-    x: &[f64],
-    f: &mut [f64],
-) {
-    update_rotations(method, elems, x);
-    for (el, rest) in elems.iter().zip(rests) {
-        element_force(el, rest, &kps[el.k as usize], x, f);
-    }
-}
-
-/// [`element_force`] with AVX2 and FMA intrinsics for `N` elements sharing one stiffness, as
-/// [`elements_product_avx2`] (the same operations in the same order as the baseline).
-#[cfg(target_arch = "x86_64")]
-#[target_feature(enable = "avx2,fma")]
-fn elements_force_avx2<const N: usize>(
-    els: [&HexElem; N],
-    rests: [&Rest; N],
-    kp: &Kp,
-    x: &[f64],
-    f: &mut [f64],
-) {
-    use std::arch::x86_64::*;
-    let mut l = [[0.0; 24]; N];
-    // SAFETY (all unsafe blocks below): AVX2 and FMA are enabled for this function, and every
-    // load and store reads or writes 4 doubles inside a local array, a rest row or a column.
-    unsafe {
-        for ((el, rest), l) in els.iter().zip(&rests).zip(l.iter_mut()) {
-            let g = gather(el, x);
-            let r = &el.rot;
-            for i in 0..3 {
-                let (a, b, c) = (
-                    _mm256_set1_pd(r[(i, 0)]),
-                    _mm256_set1_pd(r[(i, 1)]),
-                    _mm256_set1_pd(r[(i, 2)]),
-                );
-                for h in 0..2 {
-                    let gx = _mm256_loadu_pd(g[0].as_ptr().add(4 * h));
-                    let gy = _mm256_loadu_pd(g[1].as_ptr().add(4 * h));
-                    let gz = _mm256_loadu_pd(g[2].as_ptr().add(4 * h));
-                    let v = _mm256_fmadd_pd(c, gz, _mm256_fmadd_pd(b, gy, _mm256_mul_pd(a, gx)));
-                    let x0 = _mm256_loadu_pd(rest[i].as_ptr().add(4 * h));
-                    _mm256_storeu_pd(l.as_mut_ptr().add(8 * i + 4 * h), _mm256_sub_pd(x0, v));
-                }
-            }
-        }
-        let mut y = [[_mm256_setzero_pd(); 6]; N];
-        for (j, col) in kp.iter().enumerate() {
-            let p = col.as_ptr();
-            let xj: [__m256d; N] = std::array::from_fn(|e| _mm256_broadcast_sd(&l[e][j]));
-            for q in 0..6 {
-                let kq = _mm256_loadu_pd(p.add(4 * q));
-                for e in 0..N {
-                    y[e][q] = _mm256_fmadd_pd(kq, xj[e], y[e][q]);
-                }
-            }
-        }
-        for (el, y) in els.iter().zip(&y) {
-            let r = &el.rot;
-            let mut v = [[0.0; 8]; 3];
-            for (i, vi) in v.iter_mut().enumerate() {
-                let (a, b, c) = (
-                    _mm256_set1_pd(r[(0, i)]),
-                    _mm256_set1_pd(r[(1, i)]),
-                    _mm256_set1_pd(r[(2, i)]),
-                );
-                for h in 0..2 {
-                    let t = _mm256_fmadd_pd(
-                        c,
-                        y[4 + h],
-                        _mm256_fmadd_pd(b, y[2 + h], _mm256_mul_pd(a, y[h])),
-                    );
-                    _mm256_storeu_pd(vi.as_mut_ptr().add(4 * h), t);
-                }
-            }
-            scatter_add(el, &v, f);
-        }
-    }
-}
-
-#[cfg(target_arch = "x86_64")]
-#[target_feature(enable = "avx2,fma")]
-fn add_force_avx2(
-    method: HexaMethod,
-    elems: &mut [HexElem],
-    kps: &[Box<Kp>],
-    rests: &[Rest],
-    x: &[f64],
-    f: &mut [f64],
-) {
-    update_rotations(method, elems, x);
-    let mut e = 0;
-    while e < elems.len() {
-        let a = &elems[e];
-        let kp = &kps[a.k as usize];
-        if let Some(b) = elems.get(e + 1).filter(|b| b.k == a.k) {
-            elements_force_avx2([a, b], [&rests[e], &rests[e + 1]], kp, x, f);
-            e += 2;
-        } else {
-            elements_force_avx2([a], [&rests[e]], kp, x, f);
-            e += 1;
-        }
-    }
-}
-
 fn add_force_dispatch(
     method: HexaMethod,
     elems: &mut [HexElem],
@@ -446,12 +359,8 @@ fn add_force_dispatch(
     x: &[f64],
     f: &mut [f64],
 ) {
-    #[cfg(target_arch = "x86_64")]
-    if std::arch::is_x86_feature_detected!("avx2") && std::arch::is_x86_feature_detected!("fma") {
-        // SAFETY: the CPU supports AVX2 and FMA (checked just above).
-        return unsafe { add_force_avx2(method, elems, kps, rests, x, f) };
-    }
-    add_force_impl(method, elems, kps, rests, x, f)
+    update_rotations(method, elems, x);
+    elements_dispatch::<true>(elems, rests, kps, x, f, 0, 1.0)
 }
 
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -966,7 +875,8 @@ mod simd_tests {
         let x: Vec<f64> = rest.iter().map(|v| v * 1.1 + 0.1 * rnd()).collect();
         let mut elems = ff.elems.clone();
         let (mut a, mut b) = (vec![0.0; x.len()], vec![0.0; x.len()]);
-        add_force_impl(ff.method, &mut elems, &ff.kps, &ff.rests, &x, &mut a);
+        update_rotations(ff.method, &mut elems, &x);
+        elements_range::<true>(&elems, &ff.rests, &ff.kps, &x, &mut a, 0, 1.0);
         ff.add_force(&x, &[], &mut b);
         assert!(a.iter().zip(&b).all(|(p, q)| p.to_bits() == q.to_bits()));
         let mut c = vec![0.0; x.len()];
@@ -1010,7 +920,7 @@ mod simd_tests {
         let kps = [component_major(&k)];
         let mut a = vec![0.0; 60];
         let mut b = vec![0.0; 60];
-        dforce_range(&elems, &kps, &dx, &mut a, 0, -0.7);
+        elements_range::<false>(&elems, &[], &kps, &dx, &mut a, 0, -0.7);
         dforce_range_dispatch(&elems, &kps, &dx, &mut b, 0, -0.7);
         assert!(a.iter().zip(&b).all(|(x, y)| x.to_bits() == y.to_bits()));
         // dense reference
