@@ -640,6 +640,7 @@ impl DirectSolver {
         self.pattern = None;
         self.symbolic = None;
         self.numeric = None;
+        self.factored = None;
         self.ordering = ordering_in(ctx, ctx.node);
     }
 }
@@ -695,6 +696,8 @@ impl DirectSolver {
     /// The elimination order of Cholesky factorizations.
     pub fn set_ordering(&mut self, ordering: CholeskyOrdering) {
         self.ordering = ordering;
+        // the next factorization is in the new order, even of the same matrix
+        self.factored = None;
     }
 
     /// Assemble the system's matrix and factor it (on failure, later solves give NaN).
