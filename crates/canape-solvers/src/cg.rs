@@ -5,7 +5,7 @@
 //! when |r|/|b| ≤ tolerance, or |pᵀAp| ≤ threshold, or after `iterations` products; on the very
 //! first solve the tests of iteration 1 only warn and do not stop.
 
-use canape_core::component::{LinearSolver, LinearSystem, SolveStats};
+use canape_core::component::{LinearSystem, SolveStats};
 use canape_core::data::{DataKind, DataTable};
 use canape_core::impl_component;
 use canape_core::matrix::{Bsr3, BsrCache, Csr, SymBsr3, SymBsrCache};
@@ -90,8 +90,11 @@ impl_component!(CgLinearSolver, "CGLinearSolver", init);
 
 use canape_types::dot;
 
-impl LinearSolver for CgLinearSolver {
-    fn solve(&mut self, sys: &mut dyn LinearSystem, b: &[f64], x: &mut [f64]) -> SolveStats {
+solve_with_avx2!(CgLinearSolver);
+
+impl CgLinearSolver {
+    #[inline(always)]
+    fn solve_impl(&mut self, sys: &mut dyn LinearSystem, b: &[f64], x: &mut [f64]) -> SolveStats {
         let n = sys.size();
         // assembled variant: CG needs A symmetric, so Vec3 systems assemble only the 3×3 blocks
         // on and above the diagonal and multiply by them and their mirror images; a system
@@ -177,6 +180,7 @@ impl LinearSolver for CgLinearSolver {
 mod tests {
     use super::*;
     use crate::test_util::DenseSystem as Dense;
+    use canape_core::component::LinearSolver;
 
     fn spd(n: usize, seed: u64) -> Vec<Vec<f64>> {
         // deterministic pseudo-random SPD: B Bᵀ + n I

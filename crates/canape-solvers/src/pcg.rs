@@ -8,7 +8,7 @@
 //! solves (PreconditionedMatrixFreeSystem). In Canapé the preconditioner components are
 //! configuration read by the PCG at init; the PCG owns the preconditioner's data.
 
-use canape_core::component::{LinearSolver, LinearSystem, SolveStats};
+use canape_core::component::{LinearSystem, SolveStats};
 use canape_core::data::{DataKind, DataTable};
 use canape_core::impl_component;
 use canape_core::matrix::Csr;
@@ -373,8 +373,11 @@ fn warp_solver(
 
 impl_component!(PcgLinearSolver, "PCGLinearSolver", init);
 
-impl LinearSolver for PcgLinearSolver {
-    fn solve(&mut self, sys: &mut dyn LinearSystem, b: &[f64], x: &mut [f64]) -> SolveStats {
+solve_with_avx2!(PcgLinearSolver);
+
+impl PcgLinearSolver {
+    #[inline(always)]
+    fn solve_impl(&mut self, sys: &mut dyn LinearSystem, b: &[f64], x: &mut [f64]) -> SolveStats {
         let n = sys.size();
         if let Some(kind) = self.kind {
             self.counter += 1;
@@ -481,8 +484,11 @@ impl MinResLinearSolver {
 
 impl_component!(MinResLinearSolver, "MinResLinearSolver", init);
 
-impl LinearSolver for MinResLinearSolver {
-    fn solve(&mut self, sys: &mut dyn LinearSystem, b: &[f64], x: &mut [f64]) -> SolveStats {
+solve_with_avx2!(MinResLinearSolver);
+
+impl MinResLinearSolver {
+    #[inline(always)]
+    fn solve_impl(&mut self, sys: &mut dyn LinearSystem, b: &[f64], x: &mut [f64]) -> SolveStats {
         let n = sys.size();
         let eps = f64::EPSILON;
         let mut r1 = vec![0.0; n];
@@ -580,6 +586,7 @@ impl LinearSolver for MinResLinearSolver {
 mod tests {
     use super::*;
     use crate::test_util::DenseSystem as Sys;
+    use canape_core::component::LinearSolver;
 
     /// A random sparse SPD matrix (diagonally dominant, coupled in 3×3 blocks and neighbours).
     fn spd(n: usize, seed: u64) -> Vec<Vec<f64>> {
