@@ -123,15 +123,14 @@ fn rest_point(rest: &Rest, w: usize) -> Vec3 {
     Vec3::new(rest[0][w], rest[1][w], rest[2][w])
 }
 
-/// What [`element_kernel`] computes for an element: with `FORCE`, f[idx] += Rᵀ K (X0r − R x)
-/// (`add_force`, the element's rest positions given); otherwise df[idx − lo] −= k · Rᵀ K R dx
-/// (the stiffness product; the rest positions are not read).
+/// The rest positions handed to the stiffness product, which does not read them.
 const NO_REST: Rest = [[0.0; 8]; 3];
 
-/// One element in component-major order throughout: gather the 8 nodes' values of `x`, turn
-/// them into the element frame (and subtract them from the rest positions for `FORCE`),
-/// multiply by K column by column, turn the result back and add it (`FORCE`) or subtract it
-/// times k. Every sum is a chain of fused multiply-adds in a fixed order, so the AVX2 build
+/// One element, with `FORCE` f[idx] += Rᵀ K (X0r − R x) (`add_force`), otherwise
+/// df[idx − lo] −= k · Rᵀ K R dx (the stiffness product), in component-major order throughout:
+/// gather the 8 nodes' values of `x`, turn them into the element frame (and subtract them from
+/// the rest positions for `FORCE`), multiply by K column by column, turn the result back and
+/// add it (`FORCE`) or subtract it times k. Every sum is a chain of fused multiply-adds in a fixed order, so the AVX2 build
 /// ([`elements_avx2`]) and the baseline build give the same bits.
 #[inline(always)]
 fn element_kernel<const FORCE: bool>(

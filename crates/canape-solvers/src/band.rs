@@ -172,7 +172,12 @@ impl BandPattern {
         #[cfg(not(target_arch = "x86_64"))]
         let done = factor_impl::<false>(&self.lay, values);
         done?;
-        values.extend_from_slice(&reciprocals(&self.lay, values));
+        // the pivots' reciprocals after the band (no temporary: this runs every step)
+        values.reserve(self.lay.n);
+        for j in 0..self.lay.n {
+            let pivot = values[self.lay.start[j]];
+            values.push(1.0 / pivot);
+        }
         Ok(())
     }
 
@@ -267,11 +272,6 @@ unsafe fn panel_update_avx2(v: &mut [f64], lay: &Layout, k0: usize, c_lo: usize,
 #[target_feature(enable = "avx2,fma")]
 fn solve_avx2(lay: &Layout, v: &[f64], inv: &[f64], x: &mut [f64]) {
     solve_impl(lay, v, inv, x)
-}
-
-/// 1 / L[j, j] for every column j of a factor.
-fn reciprocals(lay: &Layout, v: &[f64]) -> Vec<f64> {
-    (0..lay.n).map(|j| 1.0 / v[lay.start[j]]).collect()
 }
 
 /// Right-looking envelope Cholesky by panels of [`PANEL`] columns, in place.
@@ -445,6 +445,11 @@ fn solve_impl(lay: &Layout, v: &[f64], inv: &[f64], x: &mut [f64]) {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    /// 1 / L[j, j] for every column j of a factor (what `factorize` appends).
+    fn reciprocals(lay: &Layout, v: &[f64]) -> Vec<f64> {
+        (0..lay.n).map(|j| 1.0 / v[lay.start[j]]).collect()
+    }
 
     /// The upper part (row i: columns j ≥ i) of a banded SPD matrix as a CSR.
     fn banded(n: usize, b: usize, seed: u64) -> (Csr, Vec<Vec<f64>>) {
