@@ -4,7 +4,7 @@
 //! down as J·x, forces go up as Jᵀ·f.
 
 use crate::base_data;
-use canape_core::component::{Mapping, Passive, Role};
+use canape_core::component::{JEntry, MapInputs, Mapping, Passive, Role};
 use canape_core::data::{DataKind, DataTable};
 use canape_core::impl_component;
 use canape_core::scene::{ComponentId, InitContext, Scene, Slot, Target};
@@ -182,7 +182,8 @@ pub fn compute_weights(
 pub struct BarycentricMapping {
     data: DataTable,
     weights: BarycentricWeights,
-    ends: Option<(ComponentId, ComponentId)>,
+    input: Vec<ComponentId>,
+    output: Option<ComponentId>,
 }
 
 impl Default for BarycentricMapping {
@@ -275,7 +276,8 @@ impl BarycentricMapping {
         BarycentricMapping {
             data,
             weights: BarycentricWeights::default(),
-            ends: None,
+            input: Vec::new(),
+            output: None,
         }
     }
 
@@ -338,7 +340,8 @@ impl BarycentricMapping {
         match compute_weights(&rest, &topo.mesh().tetrahedra, &topo.mesh().hexahedra, &pts) {
             Some(w) => {
                 self.weights = w;
-                self.ends = Some((input, output));
+                self.input = vec![input];
+                self.output = Some(output);
             }
             None => ctx.error("could not compute barycentric coordinates (degenerate elements?)"),
         }
@@ -348,17 +351,44 @@ impl BarycentricMapping {
 impl_component!(BarycentricMapping, "BarycentricMapping", init);
 
 impl Mapping for BarycentricMapping {
-    fn endpoints(&self) -> Option<(ComponentId, ComponentId)> {
-        self.ends
+    fn inputs(&self) -> &[ComponentId] {
+        &self.input
     }
-    fn apply(&self, input: &[f64], output: &mut [f64]) {
-        self.weights.apply(input, output);
+    fn output(&self) -> Option<ComponentId> {
+        self.output
     }
-    fn apply_j(&self, input: &[f64], output: &mut [f64]) {
-        self.weights.apply(input, output);
+    fn output_size(&self) -> Option<usize> {
+        Some(self.weights.rows())
     }
-    fn apply_jt(&self, output: &[f64], input: &mut [f64]) {
-        self.weights.apply_t(output, input);
+    fn maps_forces(&self) -> bool {
+        self.data.bool("mapForces")
+    }
+    fn applies_rest_position(&self) -> bool {
+        self.data.bool("applyRestPosition")
+    }
+    fn apply(&mut self, x_in: &MapInputs<'_>, x_out: &mut [f64]) {
+        self.weights.apply(x_in.get(0), x_out);
+    }
+    fn apply_j(&self, v_in: &MapInputs<'_>, v_out: &mut [f64]) {
+        self.weights.apply(v_in.get(0), v_out);
+    }
+    fn apply_jt(&self, f_out: &[f64], f_in: &mut [Vec<f64>]) {
+        self.weights.apply_t(f_out, &mut f_in[0]);
+    }
+    fn jacobian(&self, out: &mut Vec<JEntry>) {
+        let w = &self.weights;
+        for r in 0..w.rows() {
+            for k in w.ptr[r] as usize..w.ptr[r + 1] as usize {
+                for c in 0..3 {
+                    out.push(JEntry {
+                        row: (3 * r + c) as u32,
+                        input: 0,
+                        col: 3 * w.idx[k] + c as u32,
+                        val: w.w[k],
+                    });
+                }
+            }
+        }
     }
 }
 

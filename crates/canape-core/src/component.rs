@@ -10,7 +10,7 @@ use crate::data::{DataTable, Value};
 use crate::matrix::MatrixSink;
 use crate::mesh::Mesh;
 use crate::scene::InitContext;
-use crate::state::VecId;
+use crate::state::{MechanicalObject, VecId};
 use canape_types::Vec3;
 
 /// Base of every component: class name, Data table, initialisation.
@@ -220,17 +220,93 @@ pub trait Engine: Component {}
 /// A loader: reads a file at init and exposes its content as output Data.
 pub trait Loader: Component {}
 
-/// A mapping from an input state to an output state or visual model (x and v down as J·x, forces
-/// up as Jᵀ·f).
+/// The vectors `id` of a mapping's input states, read in place (no copy): `get(k)` is input
+/// `k`'s vector. Built by the caller over the state arena; the output vector is taken out of
+/// its state beforehand, so inputs and output never alias.
+pub struct MapInputs<'a> {
+    states: &'a [Option<MechanicalObject>],
+    idx: &'a [usize],
+    id: VecId,
+}
+
+impl<'a> MapInputs<'a> {
+    /// Inputs `idx` (indices into the state arena), vector `id` of each.
+    pub fn new(states: &'a [Option<MechanicalObject>], idx: &'a [usize], id: VecId) -> Self {
+        MapInputs { states, idx, id }
+    }
+    pub fn len(&self) -> usize {
+        self.idx.len()
+    }
+    pub fn is_empty(&self) -> bool {
+        self.idx.is_empty()
+    }
+    /// Input `k`'s vector (empty when the state is missing).
+    pub fn get(&self, k: usize) -> &'a [f64] {
+        self.states[self.idx[k]]
+            .as_ref()
+            .map(|s| s.vec(self.id))
+            .unwrap_or(&[])
+    }
+}
+
+/// One entry of a mapping's Jacobian: output derivative scalar `row` depends on scalar `col`
+/// of input `input`'s derivative vector with weight `val`.
+#[derive(Clone, Copy, Debug, PartialEq)]
+pub struct JEntry {
+    pub row: u32,
+    pub input: u32,
+    pub col: u32,
+    pub val: f64,
+}
+
+/// One entry of a mapping's geometric stiffness, over its inputs' derivative scalars:
+/// (`in_row`, `row`) × (`in_col`, `col`).
+#[derive(Clone, Copy, Debug, PartialEq)]
+pub struct KEntry {
+    pub in_row: u32,
+    pub row: u32,
+    pub in_col: u32,
+    pub col: u32,
+    pub val: f64,
+}
+
+/// A mapping from one or more input states to an output state (mechanical mapping: x and v go
+/// down as x_out = J(x_in), v_out = J v_in; forces come up as f_in += Jᵀ f_out) or to a visual
+/// model (positions only). SOFA's Mapping / MultiMapping
+/// (Sofa/framework/Core/src/sofa/core/Mapping.h, MultiMapping.h).
 pub trait Mapping: Component {
-    /// The input state and the output (state or visual model) resolved at init.
-    fn endpoints(&self) -> Option<(crate::scene::ComponentId, crate::scene::ComponentId)>;
-    /// out = J(in) for positions.
-    fn apply(&self, input: &[f64], output: &mut [f64]);
-    /// out = J in for velocities/dx.
-    fn apply_j(&self, input: &[f64], output: &mut [f64]);
-    /// in += Jᵀ out for forces.
-    fn apply_jt(&self, output: &[f64], input: &mut [f64]);
+    /// The input states, resolved at init (one for most mappings, several for multi-mappings).
+    fn inputs(&self) -> &[crate::scene::ComponentId];
+    /// The output (a state or a visual model), resolved at init.
+    fn output(&self) -> Option<crate::scene::ComponentId>;
+    /// Number of output points this mapping defines; at init the output state is resized to it
+    /// (None keeps the output's own size).
+    fn output_size(&self) -> Option<usize> {
+        None
+    }
+    /// Whether forces of the output are mapped up to the inputs (SOFA's `mapForces`): a
+    /// mechanical mapping whose output joins its inputs' solver group.
+    fn maps_forces(&self) -> bool {
+        true
+    }
+    /// Whether the rest positions are mapped at init too (`applyRestPosition`).
+    fn applies_rest_position(&self) -> bool {
+        false
+    }
+    /// x_out = J(x_in) for positions (may cache what the derivatives need: rotated points,
+    /// directions).
+    fn apply(&mut self, x_in: &MapInputs<'_>, x_out: &mut [f64]);
+    /// v_out = J v_in for velocities and displacements (at the positions of the last `apply`).
+    fn apply_j(&self, v_in: &MapInputs<'_>, v_out: &mut [f64]);
+    /// f_in += Jᵀ f_out, one buffer per input.
+    fn apply_jt(&self, f_out: &[f64], f_in: &mut [Vec<f64>]);
+    /// df_in += k · dJᵀ(f_out) dx_in: the geometric stiffness of a nonlinear mapping under the
+    /// output force `f_out` (SOFA's applyDJT). Linear mappings add nothing.
+    fn apply_djt(&self, _dx_in: &MapInputs<'_>, _f_out: &[f64], _df_in: &mut [Vec<f64>], _k: f64) {}
+    /// The Jacobian at the positions of the last `apply`, appended to `out`.
+    fn jacobian(&self, out: &mut Vec<JEntry>);
+    /// The geometric stiffness under `f_out`, appended to `out` (assembled solvers).
+    fn geometric_stiffness(&self, _f_out: &[f64], _out: &mut Vec<KEntry>) {}
 }
 
 /// Any other component (animation loop, visual model, collision model, plugin marker…).

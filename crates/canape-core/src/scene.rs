@@ -530,6 +530,21 @@ impl Scene {
     }
 }
 
+impl Scene {
+    /// Number of scalars per entry of the Data a `@path.data` link reads (`DataKind::Reals(w)`),
+    /// when it names a component's Data of that kind.
+    pub fn link_width(&self, node: NodeId, from: Option<ComponentId>, link: &str) -> Option<usize> {
+        let (path, data) = split_data_link(link)?;
+        let Target::Component(c) = self.resolve_path(node, from, path)? else {
+            return None;
+        };
+        match self.component(c)?.data().field(data)?.kind {
+            crate::data::DataKind::Reals(w) => Some(w),
+            _ => None,
+        }
+    }
+}
+
 /// What a link path points at.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub enum Target {

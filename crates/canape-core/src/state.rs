@@ -20,6 +20,10 @@ impl VecId {
     pub const REST_POSITION: VecId = VecId(4);
     /// First id available for temporaries.
     pub const FIRST_TEMP: u32 = 5;
+    /// The displacement a matrix-free product through mappings scatters into the states.
+    pub const SYSTEM_DX: VecId = VecId(60);
+    /// The product's result, gathered back from the states.
+    pub const SYSTEM_DF: VecId = VecId(61);
     /// First id of vectors kept across steps (see `MechanicalOps::persistent`).
     pub const FIRST_PERSISTENT: u32 = 64;
 
@@ -253,9 +257,7 @@ impl MechanicalObject {
         let mut pos = self.data.reals("position").to_vec();
         if pos.is_empty() {
             if let Some(p) = topology_points {
-                if cs == 3 {
-                    pos = crate::mesh::flatten_points(p);
-                }
+                pos = points_as_coords(self.dof, p);
             }
         }
         if !pos.len().is_multiple_of(cs) {
@@ -311,23 +313,19 @@ impl MechanicalObject {
                 n * cs
             ));
         }
-        if self.dof == DofType::Vec3 {
-            let s = self.data.reals("scale3d").to_vec();
-            let r = self.data.reals("rotation").to_vec();
-            let t = self.data.reals("translation").to_vec();
-            apply_transform(&mut self.vecs[0], &s, &r, &t);
-        }
+        let s = self.data.reals("scale3d").to_vec();
+        let r = self.data.reals("rotation").to_vec();
+        let t = self.data.reals("translation").to_vec();
+        apply_dof_transform(self.dof, &mut self.vecs[0], &s, &r, &t);
         self.vecs[4] = if rest_given {
             rest
         } else {
             self.vecs[0].clone()
         };
-        if self.dof == DofType::Vec3 {
-            // rotation2 then translation2, on the position only (after the rest position is set)
-            let r2 = self.data.reals("rotation2").to_vec();
-            let t2 = self.data.reals("translation2").to_vec();
-            apply_transform(&mut self.vecs[0], &[1.0, 1.0, 1.0], &r2, &t2);
-        }
+        // rotation2 then translation2, on the position only (after the rest position is set)
+        let r2 = self.data.reals("rotation2").to_vec();
+        let t2 = self.data.reals("translation2").to_vec();
+        apply_dof_transform(self.dof, &mut self.vecs[0], &[1.0, 1.0, 1.0], &r2, &t2);
         warnings
     }
 
@@ -340,6 +338,81 @@ impl MechanicalObject {
         let _ = self.data.set_value("velocity", Value::Reals(v));
         let _ = self.data.set_value("rest_position", Value::Reals(r));
     }
+}
+
+/// 3D points (a topology's, or a Vec3 Data linked into a state of another type) as coordinates
+/// of `dof`, as SOFA converts them: Vec1/Vec2 keep their first components, Rigid3 takes them as
+/// centers with the identity orientation, Rigid2 as centers with angle 0.
+pub fn points_as_coords(dof: DofType, p: &[[f64; 3]]) -> Vec<f64> {
+    let mut out = Vec::with_capacity(p.len() * dof.coord_size());
+    for q in p {
+        match dof {
+            DofType::Vec1 => out.push(q[0]),
+            DofType::Vec2 => out.extend_from_slice(&q[..2]),
+            DofType::Vec3 => out.extend_from_slice(q),
+            DofType::Rigid2 => out.extend_from_slice(&[q[0], q[1], 0.0]),
+            DofType::Rigid3 => out.extend_from_slice(&[q[0], q[1], q[2], 0.0, 0.0, 0.0, 1.0]),
+        }
+    }
+    out
+}
+
+/// [`apply_transform`] for a state of any DOF type (SOFA's MechanicalObject applies its
+/// transform through the DataTypes): Vec3 points are scaled, rotated and translated; Rigid3
+/// centers too, and their orientations are turned by the rotation; Vec1/Vec2 and Rigid2 points
+/// are scaled and translated along their own components only.
+pub fn apply_dof_transform(
+    dof: DofType,
+    buf: &mut [f64],
+    scale: &[f64],
+    rot_deg: &[f64],
+    trans: &[f64],
+) {
+    match dof {
+        DofType::Vec3 => apply_transform(buf, scale, rot_deg, trans),
+        DofType::Rigid3 => {
+            let rot = euler_rotation(rot_deg);
+            let q = nalgebra::UnitQuaternion::from_rotation_matrix(&rot).into_inner();
+            let has_rot = rot_deg.len() == 3 && rot_deg.iter().any(|v| *v != 0.0);
+            for c in <canape_types::Rigid3Types as canape_types::DataTypes>::coords_mut(buf) {
+                let mut p = [c[0], c[1], c[2]];
+                apply_transform(&mut p, scale, rot_deg, trans);
+                c[..3].copy_from_slice(&p);
+                if has_rot {
+                    let o = q * canape_types::dof::quat_of(c);
+                    canape_types::dof::set_quat(c, &o);
+                }
+            }
+        }
+        DofType::Vec1 | DofType::Vec2 | DofType::Rigid2 => {
+            let w = match dof {
+                DofType::Vec1 => 1,
+                _ => 2,
+            };
+            let cs = dof.coord_size();
+            for c in buf.chunks_exact_mut(cs) {
+                for k in 0..w {
+                    let s = scale.get(k).copied().unwrap_or(1.0);
+                    let t = trans.get(k).copied().unwrap_or(0.0);
+                    c[k] = c[k] * s + t;
+                }
+            }
+        }
+    }
+}
+
+fn euler_rotation(rot_deg: &[f64]) -> nalgebra::Rotation3<f64> {
+    use nalgebra::{Rotation3, Vector3};
+    let r = if rot_deg.len() == 3 {
+        [rot_deg[0], rot_deg[1], rot_deg[2]]
+    } else {
+        [0.0; 3]
+    };
+    let d = std::f64::consts::PI / 180.0;
+    let rx = Rotation3::from_axis_angle(&Vector3::x_axis(), r[0] * d);
+    let ry = Rotation3::from_axis_angle(&Vector3::y_axis(), r[1] * d);
+    let rz = Rotation3::from_axis_angle(&Vector3::z_axis(), r[2] * d);
+    rz * ry * rx
 }
 
 /// Scale, then rotate (Euler angles in degrees, applied about x, then y, then z), then translate

@@ -181,7 +181,21 @@ impl<'a> Builder<'a> {
             );
             return;
         }
-        let template = o.attr("template").unwrap_or("").to_string();
+        let mut template = o.attr("template").unwrap_or("").to_string();
+        // SOFA deduces a component's template from its context's mechanical state
+        // (`template="Vec1"` on the state makes its UniformMass a UniformMass<Vec1>); mappings
+        // take theirs from their two ends, at init
+        if template.is_empty() && o.class != "MechanicalObject" && !o.class.ends_with("Mapping") {
+            let ctx = self
+                .scene
+                .context_state(node)
+                .and_then(|s| self.scene.state(s));
+            if let Some(dof) = ctx.map(|s| s.dof) {
+                if dof != canape_core::types::DofType::Vec3 {
+                    template = dof.name().to_string();
+                }
+            }
+        }
         let entry = match self.registry.lookup(&o.class) {
             Lookup::Found(e) => e,
             Lookup::Renamed { new, old } => {

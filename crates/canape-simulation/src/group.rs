@@ -5,7 +5,9 @@
 //! group's global vectors, and the masses, force fields and projective constraints acting on each
 //! state, in document order. [`GroupOps`] implements [`MechanicalOps`] over it.
 
+use crate::mapped::{self, GroupMapping, StateMap, TripletSink};
 use canape_core::component::*;
+use canape_core::diag::{Diagnostic, Diagnostics};
 use canape_core::matrix::{BlockFilter, BlockPart, Csr, MatrixSink, PatternCache};
 use canape_core::scene::{ComponentId, NodeId, Scene, Slot};
 use canape_core::state::{MechanicalObject, VecId};
@@ -32,12 +34,42 @@ pub struct Group {
     pub node: NodeId,
     pub ode: usize,
     pub linear: Option<usize>,
-    /// Indices into `Scene::states`, with the scalar offset and length of their derivative vectors.
+    /// The independent states (indices into `Scene::states`), with the scalar offset of their
+    /// derivative vectors in the group's global vectors.
     pub states: Vec<usize>,
     pub offsets: Vec<usize>,
     pub size: usize,
+    /// The mapped states (indices into `Scene::states`), top-down: each is the output of a
+    /// mechanical mapping in `mappings` whose inputs belong to the group.
+    pub mapped: Vec<usize>,
+    /// The group's mechanical mappings, top-down (document order).
+    pub mappings: Vec<GroupMapping>,
+    /// Force contributions; their `state` indexes the group's state list: the independent
+    /// states, then the mapped ones (`state_of`).
     pub forces: Vec<ForceEntry>,
+    /// (projective constraint slot, group state index).
     pub projective: Vec<(usize, usize)>,
+}
+
+impl Group {
+    /// The scene state index of group state `k` (independent states first, then mapped).
+    #[inline]
+    pub fn state_of(&self, k: usize) -> usize {
+        if k < self.states.len() {
+            self.states[k]
+        } else {
+            self.mapped[k - self.states.len()]
+        }
+    }
+    /// Whether group state `k` is independent (integrated, part of the global vectors).
+    #[inline]
+    pub fn is_independent(&self, k: usize) -> bool {
+        k < self.states.len()
+    }
+    /// Number of states, independent and mapped.
+    pub fn nb_states(&self) -> usize {
+        self.states.len() + self.mapped.len()
+    }
 }
 
 fn state_index(scene: &Scene, id: ComponentId) -> Option<usize> {
@@ -49,8 +81,14 @@ fn state_index(scene: &Scene, id: ComponentId) -> Option<usize> {
 
 /// Build the solver groups of a scene, top-down in document order.
 pub fn build_groups(scene: &Scene) -> Vec<Group> {
+    build_groups_checked(scene, &mut Diagnostics::default())
+}
+
+/// [`build_groups`], reporting mappings that cannot join their group (an input outside the
+/// group, an output that is already one of the group's states: a cycle).
+pub fn build_groups_checked(scene: &Scene, diags: &mut Diagnostics) -> Vec<Group> {
     let mut groups = Vec::new();
-    fn rec(scene: &Scene, n: NodeId, groups: &mut Vec<Group>) {
+    fn rec(scene: &Scene, n: NodeId, groups: &mut Vec<Group>, diags: &mut Diagnostics) {
         let node = scene.node(n);
         if !node.activated {
             return;
@@ -75,65 +113,155 @@ pub fn build_groups(scene: &Scene) -> Vec<Group> {
                 states: Vec::new(),
                 offsets: Vec::new(),
                 size: 0,
+                mapped: Vec::new(),
+                mappings: Vec::new(),
                 forces: Vec::new(),
                 projective: Vec::new(),
             };
-            collect(scene, n, &mut g);
+            let mut pending = Vec::new();
+            collect(scene, n, &mut g, &mut pending, diags);
+            // group state indices: independent states first, then mapped ones
+            let nind = g.states.len();
+            let pos = |g: &Group, s: usize| -> usize {
+                g.states
+                    .iter()
+                    .position(|x| *x == s)
+                    .unwrap_or_else(|| nind + g.mapped.iter().position(|x| *x == s).unwrap())
+            };
+            for (e, s) in pending {
+                let k = pos(&g, s);
+                match e {
+                    Pending::Mass(i, gravity) => g.forces.push(ForceEntry::Mass {
+                        mass: i,
+                        state: k,
+                        gravity,
+                    }),
+                    Pending::Field(i) => g.forces.push(ForceEntry::Field { ff: i, state: k }),
+                    Pending::Projective(i) => g.projective.push((i, k)),
+                }
+            }
+            for gm in 0..g.mappings.len() {
+                let ins: Vec<usize> = g.mappings[gm].inputs.iter().map(|&s| pos(&g, s)).collect();
+                let out = pos(&g, g.mappings[gm].output);
+                g.mappings[gm].inputs_k = ins;
+                g.mappings[gm].output_k = out;
+            }
             groups.push(g);
             return;
         }
         for c in &node.children {
-            rec(scene, *c, groups);
+            rec(scene, *c, groups, diags);
         }
     }
-    fn is_mapped(scene: &Scene, n: NodeId) -> bool {
-        scene.node_components(n, Role::Mapping).next().is_some()
+    enum Pending {
+        Mass(usize, Vec3),
+        Field(usize),
+        Projective(usize),
     }
-    fn collect(scene: &Scene, n: NodeId, g: &mut Group) {
+    /// The mechanical mapping whose output is state `s` (of node `n`), if any.
+    fn mapping_to(scene: &Scene, n: NodeId, s: ComponentId) -> Option<(usize, ComponentId)> {
+        scene.node_components(n, Role::Mapping).find_map(|m| {
+            let Slot::Mapping(i) = scene.info(m).slot else {
+                return None;
+            };
+            let map = scene.mappings[i].as_ref()?;
+            (map.output() == Some(s) && map.maps_forces()).then_some((i, m))
+        })
+    }
+    fn collect(
+        scene: &Scene,
+        n: NodeId,
+        g: &mut Group,
+        pending: &mut Vec<(Pending, usize)>,
+        diags: &mut Diagnostics,
+    ) {
         let node = scene.node(n);
-        if !node.activated || is_mapped(scene, n) {
-            // mapped subtrees are driven through their mapping, not integrated
+        if !node.activated {
+            return;
+        }
+        let own = scene.node_components(n, Role::State).next();
+        let has_mapping = scene.node_components(n, Role::Mapping).next().is_some();
+        if let Some(sid) = own {
+            let s = state_index(scene, sid).expect("state slot");
+            let known = |g: &Group, s: usize| g.states.contains(&s) || g.mapped.contains(&s);
+            match mapping_to(scene, n, sid) {
+                Some((mi, mid)) => {
+                    let map = scene.mappings[mi].as_ref().unwrap();
+                    let inputs: Vec<usize> = map
+                        .inputs()
+                        .iter()
+                        .filter_map(|c| state_index(scene, *c))
+                        .collect();
+                    let complete = !inputs.is_empty()
+                        && inputs.len() == map.inputs().len()
+                        && inputs.iter().all(|i| known(g, *i));
+                    if known(g, s) || inputs.contains(&s) {
+                        diags.push(
+                            Diagnostic::error("this mapping's output is already one of its solver's states (a cycle in the mapping graph): it is not simulated")
+                                .at(scene.info(mid).loc.clone())
+                                .on(scene.component_label(mid)),
+                        );
+                        return;
+                    }
+                    if !complete {
+                        diags.push(
+                            Diagnostic::warning("an input of this mapping is not simulated by the solver above it: its output only follows the input (no forces are mapped up)")
+                                .at(scene.info(mid).loc.clone())
+                                .on(scene.component_label(mid)),
+                        );
+                        return;
+                    }
+                    g.mapped.push(s);
+                    g.mappings.push(GroupMapping {
+                        mapping: mi,
+                        inputs,
+                        output: s,
+                        inputs_k: Vec::new(),
+                        output_k: 0,
+                    });
+                }
+                None if has_mapping => {
+                    // a mapping to something else (a visual model) beside a state: the state
+                    // follows, it is not integrated
+                    return;
+                }
+                None => {
+                    if !known(g, s) {
+                        let len = scene.states[s]
+                            .as_ref()
+                            .map(|m| m.size() * m.dof.deriv_size())
+                            .unwrap_or(0);
+                        g.offsets.push(g.size);
+                        g.states.push(s);
+                        g.size += len;
+                    }
+                }
+            }
+        } else if has_mapping {
+            // visual models and other non-mechanical outputs: nothing to integrate below
             return;
         }
         // the state each component acts on: the node's own, or the nearest ancestor's
         let st = scene.context_state(n).and_then(|s| state_index(scene, s));
-        if let Some(s) = scene
-            .node_components(n, Role::State)
-            .next()
-            .and_then(|s| state_index(scene, s))
-        {
-            if !g.states.contains(&s) {
-                let len = scene.states[s]
-                    .as_ref()
-                    .map(|m| m.size() * m.dof.deriv_size())
-                    .unwrap_or(0);
-                g.offsets.push(g.size);
-                g.states.push(s);
-                g.size += len;
-            }
-        }
-        let pos_of = |g: &Group, s: usize| g.states.iter().position(|x| *x == s);
         for &c in &node.components {
             let info = scene.info(c);
             let Some(s) = st else { continue };
-            let Some(sp) = pos_of(g, s) else { continue };
+            if !(g.states.contains(&s) || g.mapped.contains(&s)) {
+                continue;
+            }
             match info.slot {
-                Slot::Mass(i) => g.forces.push(ForceEntry::Mass {
-                    mass: i,
-                    state: sp,
-                    gravity: node.gravity,
-                }),
-                Slot::ForceField(i) => g.forces.push(ForceEntry::Field { ff: i, state: sp }),
-                Slot::Projective(i) => g.projective.push((i, sp)),
+                Slot::Mass(i) => pending.push((Pending::Mass(i, node.gravity), s)),
+                Slot::ForceField(i) => pending.push((Pending::Field(i), s)),
+                Slot::Projective(i) => pending.push((Pending::Projective(i), s)),
                 _ => {}
             }
         }
         for c in &node.children {
-            collect(scene, *c, g);
+            collect(scene, *c, g, pending, diags);
         }
     }
     if !scene.nodes.is_empty() {
-        rec(scene, scene.root(), &mut groups);
+        rec(scene, scene.root(), &mut groups, diags);
     }
     groups
 }
@@ -161,6 +289,11 @@ pub struct GroupWork {
     sol: Vec<f64>,
     fixed: Vec<bool>,
     free_ids: Vec<VecId>,
+    /// Input buffers of a mapping while forces go up (kept to allocate nothing per step).
+    scratch: Vec<Vec<f64>>,
+    /// The force vector of the last `compute_force`: the output forces the mappings' geometric
+    /// stiffness reads.
+    force_id: Option<VecId>,
 }
 
 /// Mechanical operations over one group (borrowing the scene's arenas).
@@ -170,6 +303,7 @@ pub struct GroupOps<'a> {
     pub masses: &'a [Option<Box<dyn Mass>>],
     pub force_fields: &'a mut [Option<Box<dyn ForceField>>],
     pub projective: &'a [Option<Box<dyn ProjectiveConstraint>>],
+    pub mappings: &'a mut [Option<Box<dyn Mapping>>],
     pub linear: Option<&'a mut Box<dyn LinearSolver>>,
     pub clock: &'a mut PhaseClock,
     pub work: &'a mut GroupWork,
@@ -184,6 +318,7 @@ impl<'a> GroupOps<'a> {
         masses: &'a [Option<Box<dyn Mass>>],
         force_fields: &'a mut [Option<Box<dyn ForceField>>],
         projective: &'a [Option<Box<dyn ProjectiveConstraint>>],
+        mappings: &'a mut [Option<Box<dyn Mapping>>],
         linear: Option<&'a mut Box<dyn LinearSolver>>,
         clock: &'a mut PhaseClock,
         work: &'a mut GroupWork,
@@ -196,6 +331,7 @@ impl<'a> GroupOps<'a> {
             masses,
             force_fields,
             projective,
+            mappings,
             linear,
             clock,
             work,
@@ -214,6 +350,138 @@ impl<'a> GroupOps<'a> {
         for k in 0..self.group.states.len() {
             f(self.st(k));
         }
+    }
+
+    /// Every state of the group, mapped ones included.
+    fn for_all_states(&mut self, mut f: impl FnMut(&mut MechanicalObject)) {
+        for k in 0..self.group.nb_states() {
+            if let Some(s) = self.states[self.group.state_of(k)].as_mut() {
+                f(s);
+            }
+        }
+    }
+
+    /// Zero vector `id` of the mapped states (their accumulators before a bottom-up pass).
+    fn reset_mapped(&mut self, id: VecId) {
+        for &s in &self.group.mapped {
+            if let Some(st) = self.states[s].as_mut() {
+                st.vec_mut(id).iter_mut().for_each(|v| *v = 0.0);
+            }
+        }
+    }
+
+    /// y = (m M + b B + k K) x through the mapping graph (SOFA's GraphScatteredMatrix::apply:
+    /// propagate dx down and reset df, addMBKdx with Jᵀ and the geometric stiffness going up,
+    /// then project): x is scattered into the independent states' `SYSTEM_DX`, the result
+    /// gathered from their `SYSTEM_DF`.
+    fn apply_mapped(&mut self, x: &[f64], y: &mut [f64], m: f64, b: f64, k: f64) {
+        let (dx, df) = (VecId::SYSTEM_DX, VecId::SYSTEM_DF);
+        let g = self.group;
+        for (i, &s) in g.states.iter().enumerate() {
+            let st = self.states[s].as_mut().unwrap();
+            let v = st.vec_mut(dx);
+            let n = v.len();
+            v.copy_from_slice(&x[g.offsets[i]..g.offsets[i] + n]);
+        }
+        for &s in &g.mapped {
+            self.states[s].as_mut().unwrap().ensure(dx);
+        }
+        mapped::propagate_dx(self.states, self.mappings, &g.mappings, dx);
+        self.for_all_states(|s| s.vec_mut(df).iter_mut().for_each(|v| *v = 0.0));
+        self.add_entries(df, dx, m, b, k);
+        let fid = self.work.force_id.unwrap_or(VecId::FORCE);
+        mapped::accumulate(
+            self.states,
+            self.mappings,
+            &g.mappings,
+            df,
+            Some((dx, fid, k)),
+            &mut self.work.scratch,
+        );
+        for (i, &s) in g.states.iter().enumerate() {
+            let v = self.states[s].as_ref().unwrap().vec(df);
+            y[g.offsets[i]..g.offsets[i] + v.len()].copy_from_slice(v);
+        }
+    }
+
+    /// out += m M v + (b·rayleigh + k) K v on every state of the group (no mapping pass).
+    fn add_entries(&mut self, out: VecId, v: VecId, m: f64, b: f64, k: f64) {
+        let g = self.group;
+        for e in &g.forces {
+            match *e {
+                ForceEntry::Mass { mass, state, .. } => {
+                    let ms = self.masses[mass].as_ref().unwrap();
+                    let mf = m - b * ms.rayleigh_mass();
+                    if mf != 0.0 {
+                        let st = self.states[g.state_of(state)].as_mut().unwrap();
+                        let (vv, o) = st.pair_mut(v, out);
+                        ms.add_mdx(o, vv, mf);
+                    }
+                }
+                ForceEntry::Field { ff, state } => {
+                    let st = self.states[g.state_of(state)].as_mut().unwrap();
+                    let (vv, o) = st.pair_mut(v, out);
+                    let f = self.force_fields[ff].as_mut().unwrap();
+                    let kf = k + b * f.rayleigh_stiffness();
+                    if kf != 0.0 || b != 0.0 {
+                        f.add_dforce(vv, o, kf);
+                    }
+                    if f.has_mass() && m != 0.0 {
+                        f.add_mdx(o, vv, m);
+                    }
+                }
+            }
+        }
+    }
+
+    /// out += m M v + k K v on every state (masses' and force fields' own factors, no Rayleigh
+    /// terms: the ODE solver folds them into m and k here).
+    fn add_entries_mk(&mut self, out: VecId, v: VecId, m: f64, k: f64) {
+        let g = self.group;
+        for e in &g.forces {
+            match *e {
+                ForceEntry::Mass { mass, state, .. } => {
+                    if m != 0.0 {
+                        let st = self.states[g.state_of(state)].as_mut().unwrap();
+                        let (vv, o) = st.pair_mut(v, out);
+                        self.masses[mass].as_ref().unwrap().add_mdx(o, vv, m);
+                    }
+                }
+                ForceEntry::Field { ff, state } => {
+                    let st = self.states[g.state_of(state)].as_mut().unwrap();
+                    let (vv, o) = st.pair_mut(v, out);
+                    let f = self.force_fields[ff].as_mut().unwrap();
+                    if k != 0.0 {
+                        f.add_dforce(vv, o, k);
+                    }
+                    if m != 0.0 && f.has_mass() {
+                        f.add_mdx(o, vv, m);
+                    }
+                }
+            }
+        }
+    }
+
+    /// Each state's map to the group's DOFs: independent states by offset, mapped ones by
+    /// their Jacobians composed down the mapping graph (at the positions of the last `apply`).
+    fn state_maps(&self) -> Vec<StateMap> {
+        let g = self.group;
+        let mut maps: Vec<StateMap> = g.offsets.iter().map(|&o| StateMap::Offset(o)).collect();
+        let (mut acc, mut mark, mut entries) = (Vec::new(), Vec::new(), Vec::new());
+        for gm in &g.mappings {
+            entries.clear();
+            if let Some(m) = self.mappings[gm.mapping].as_ref() {
+                m.jacobian(&mut entries);
+            }
+            let out_len = self.states[gm.output].as_ref().map_or(0, |s| s.deriv_len());
+            let rows = {
+                let ins: Vec<&StateMap> = gm.inputs_k.iter().map(|&k| &maps[k]).collect();
+                mapped::compose(&entries, out_len, &ins, &mut acc, &mut mark, g.size)
+            };
+            debug_assert_eq!(maps.len(), gm.output_k);
+            maps.push(StateMap::Rows(rows));
+        }
+        maps
     }
 
     /// Copy a group vector into one flat buffer.
@@ -255,6 +523,9 @@ impl GroupSystem<'_, '_> {
         mask.clear();
         mask.resize(ops.group.size, false);
         for &(p, sp) in &ops.group.projective {
+            if !ops.group.is_independent(sp) {
+                continue;
+            }
             let off = ops.group.offsets[sp];
             let ds = ops.states[ops.group.states[sp]]
                 .as_ref()
@@ -280,6 +551,20 @@ impl LinearSystem for GroupSystem<'_, '_> {
     fn apply(&mut self, x: &[f64], y: &mut [f64]) {
         y.iter_mut().for_each(|v| *v = 0.0);
         let g = self.ops.group;
+        if !g.mappings.is_empty() {
+            self.ops.apply_mapped(x, y, self.m, self.b, self.k);
+            for &(p, sp) in &g.projective {
+                if !g.is_independent(sp) {
+                    continue;
+                }
+                let off = g.offsets[sp];
+                let n = self.ops.states[g.states[sp]].as_ref().unwrap().deriv_len();
+                if let Some(c) = self.ops.projective[p].as_ref() {
+                    c.project_response(&mut y[off..off + n]);
+                }
+            }
+            return;
+        }
         for e in &g.forces {
             match *e {
                 ForceEntry::Field { ff, state } => {
@@ -342,7 +627,29 @@ impl GroupSystem<'_, '_> {
         let (k, b, m) = (self.k, self.b, self.m);
         let force_fields = &*self.ops.force_fields;
         let masses = self.ops.masses;
+        let maps = if g.mappings.is_empty() {
+            Vec::new()
+        } else {
+            self.ops.state_maps()
+        };
+        let states = &*self.ops.states;
+        let mappings = &*self.ops.mappings;
+        let fid = self.ops.work.force_id.unwrap_or(VecId::FORCE);
         let fill = |t: &mut dyn MatrixSink| {
+            if !g.mappings.is_empty() {
+                fill_mapped(
+                    g,
+                    &maps,
+                    states,
+                    force_fields,
+                    masses,
+                    mappings,
+                    fid,
+                    (m, b, k),
+                    t,
+                );
+                return;
+            }
             for e in &g.forces {
                 match *e {
                     ForceEntry::Field { ff, state } => {
@@ -401,6 +708,69 @@ impl GroupSystem<'_, '_> {
     }
 }
 
+/// Fill an assembled matrix for a group with mappings: each component adds its matrix in its
+/// state's own numbering, which reaches the group's DOFs as Jᵀ K J; each nonlinear mapping adds
+/// k times its geometric stiffness under its output's force.
+#[allow(clippy::too_many_arguments)]
+fn fill_mapped(
+    g: &Group,
+    maps: &[StateMap],
+    states: &[Option<MechanicalObject>],
+    force_fields: &[Option<Box<dyn ForceField>>],
+    masses: &[Option<Box<dyn Mass>>],
+    mappings: &[Option<Box<dyn Mapping>>],
+    fid: VecId,
+    (m, b, k): (f64, f64, f64),
+    t: &mut dyn MatrixSink,
+) {
+    let mut local = TripletSink::default();
+    for e in &g.forces {
+        local.entries.clear();
+        let state = match *e {
+            ForceEntry::Field { ff, state } => {
+                let f = force_fields[ff].as_ref().unwrap();
+                let kf = k + b * f.rayleigh_stiffness();
+                if kf != 0.0 {
+                    f.add_k_to_matrix(&mut local, kf, 0);
+                }
+                if f.has_mass() && m != 0.0 {
+                    f.add_m_to_matrix(&mut local, m, 0);
+                }
+                state
+            }
+            ForceEntry::Mass { mass, state, .. } => {
+                let ms = masses[mass].as_ref().unwrap();
+                let mf = m - b * ms.rayleigh_mass();
+                if mf != 0.0 {
+                    ms.add_m_to_matrix(&mut local, mf, 0);
+                }
+                state
+            }
+        };
+        let n = states[g.state_of(state)]
+            .as_ref()
+            .map_or(0, |s| s.deriv_len());
+        mapped::add_projected(&local.entries, &maps[state], n, g.size, t);
+    }
+    if k != 0.0 {
+        let mut ks = Vec::new();
+        for gm in &g.mappings {
+            ks.clear();
+            let (Some(mp), Some(out)) = (mappings[gm.mapping].as_ref(), states[gm.output].as_ref())
+            else {
+                continue;
+            };
+            mp.geometric_stiffness(out.vec(fid), &mut ks);
+            if ks.is_empty() {
+                continue;
+            }
+            ks.iter_mut().for_each(|e| e.val *= k);
+            let ins: Vec<&StateMap> = gm.inputs_k.iter().map(|&i| &maps[i]).collect();
+            mapped::add_projected_k(&ks, &ins, t);
+        }
+    }
+}
+
 impl MechanicalOps for GroupOps<'_> {
     fn alloc(&mut self) -> VecId {
         let id = self.work.free_ids.pop().unwrap_or_else(|| {
@@ -408,7 +778,8 @@ impl MechanicalOps for GroupOps<'_> {
             self.next_id += 1;
             id
         });
-        self.for_each_state(|s| {
+        debug_assert!(id.0 < VecId::SYSTEM_DX.0, "too many temporary vectors");
+        self.for_all_states(|s| {
             s.ensure(id);
             s.vec_mut(id).iter_mut().for_each(|v| *v = 0.0);
         });
@@ -417,7 +788,7 @@ impl MechanicalOps for GroupOps<'_> {
 
     fn persistent(&mut self, key: u32) -> VecId {
         let id = VecId(VecId::FIRST_PERSISTENT + key);
-        self.for_each_state(|s| s.ensure(id));
+        self.for_all_states(|s| s.ensure(id));
         id
     }
 
@@ -429,8 +800,13 @@ impl MechanicalOps for GroupOps<'_> {
 
     fn compute_force(&mut self, f: VecId) {
         let t0 = Instant::now();
-        self.for_each_state(|s| s.vec_mut(f).iter_mut().for_each(|v| *v = 0.0));
         let g = self.group;
+        if !g.mappings.is_empty() {
+            // positions and velocities down first (SOFA propagates them after every step and
+            // after init; doing it here too keeps Newton iterations right)
+            mapped::propagate_x_v(self.states, self.mappings, &g.mappings);
+        }
+        self.for_all_states(|s| s.vec_mut(f).iter_mut().for_each(|v| *v = 0.0));
         for e in &g.forces {
             match *e {
                 ForceEntry::Mass {
@@ -438,12 +814,12 @@ impl MechanicalOps for GroupOps<'_> {
                     state,
                     gravity,
                 } => {
-                    let st = self.states[g.states[state]].as_mut().unwrap();
+                    let st = self.states[g.state_of(state)].as_mut().unwrap();
                     let m = self.masses[mass].as_ref().unwrap();
                     m.add_gravity_force(st.vec_mut(f), &gravity);
                 }
                 ForceEntry::Field { ff, state } => {
-                    let st = self.states[g.states[state]].as_mut().unwrap();
+                    let st = self.states[g.state_of(state)].as_mut().unwrap();
                     let mut out = st.take(f);
                     let x = st.vec(VecId::POSITION);
                     let v = st.vec(VecId::VELOCITY);
@@ -455,33 +831,40 @@ impl MechanicalOps for GroupOps<'_> {
                 }
             }
         }
+        if !g.mappings.is_empty() {
+            mapped::accumulate(
+                self.states,
+                self.mappings,
+                &g.mappings,
+                f,
+                None,
+                &mut self.work.scratch,
+            );
+        }
+        self.work.force_id = Some(f);
         self.clock.force += t0.elapsed();
     }
 
     fn add_mbk_v(&mut self, out: VecId, v: VecId, m: f64, k: f64) {
         let t0 = Instant::now();
         let g = self.group;
-        for e in &g.forces {
-            match *e {
-                ForceEntry::Mass { mass, state, .. } => {
-                    if m != 0.0 {
-                        let st = self.states[g.states[state]].as_mut().unwrap();
-                        let (vv, o) = st.pair_mut(v, out);
-                        self.masses[mass].as_ref().unwrap().add_mdx(o, vv, m);
-                    }
-                }
-                ForceEntry::Field { ff, state } => {
-                    let st = self.states[g.states[state]].as_mut().unwrap();
-                    let (vv, o) = st.pair_mut(v, out);
-                    let f = self.force_fields[ff].as_mut().unwrap();
-                    if k != 0.0 {
-                        f.add_dforce(vv, o, k);
-                    }
-                    if m != 0.0 && f.has_mass() {
-                        f.add_mdx(o, vv, m);
-                    }
-                }
-            }
+        if !g.mappings.is_empty() {
+            // SOFA's addMBKv: v down the mappings, the mapped accumulators reset, then
+            // MechanicalAddMBKdxVisitor (forces up with Jᵀ and the geometric stiffness)
+            mapped::propagate_dx(self.states, self.mappings, &g.mappings, v);
+            self.reset_mapped(out);
+            self.add_entries_mk(out, v, m, k);
+            let fid = self.work.force_id.unwrap_or(VecId::FORCE);
+            mapped::accumulate(
+                self.states,
+                self.mappings,
+                &g.mappings,
+                out,
+                Some((v, fid, k)),
+                &mut self.work.scratch,
+            );
+        } else {
+            self.add_entries_mk(out, v, m, k);
         }
         self.clock.force += t0.elapsed();
     }
@@ -490,6 +873,9 @@ impl MechanicalOps for GroupOps<'_> {
         let t0 = Instant::now();
         let g = self.group;
         for &(p, sp) in &g.projective {
+            if !g.is_independent(sp) {
+                continue;
+            }
             let st = self.states[g.states[sp]].as_mut().unwrap();
             if let Some(c) = self.projective[p].as_ref() {
                 c.project_response(st.vec_mut(v));
@@ -501,8 +887,9 @@ impl MechanicalOps for GroupOps<'_> {
     fn accel_from_force(&mut self, a: VecId, f: VecId) {
         let g = self.group;
         let all_diagonal = g.forces.iter().all(|e| match *e {
-            ForceEntry::Mass { mass, .. } => {
-                self.masses[mass].as_ref().is_some_and(|m| m.is_diagonal())
+            ForceEntry::Mass { mass, state, .. } => {
+                g.is_independent(state)
+                    && self.masses[mass].as_ref().is_some_and(|m| m.is_diagonal())
             }
             ForceEntry::Field { ff, .. } => {
                 !self.force_fields[ff].as_ref().is_some_and(|f| f.has_mass())
@@ -548,9 +935,10 @@ impl MechanicalOps for GroupOps<'_> {
                 gravity,
             } = *e
             {
-                if self.masses[mass]
-                    .as_ref()
-                    .is_some_and(|m| m.separate_gravity())
+                if g.is_independent(state)
+                    && self.masses[mass]
+                        .as_ref()
+                        .is_some_and(|m| m.separate_gravity())
                 {
                     let st = self.states[g.states[state]].as_mut().unwrap();
                     for p in st.vec_mut(VecId::VELOCITY).chunks_exact_mut(3) {
@@ -579,7 +967,13 @@ impl MechanicalOps for GroupOps<'_> {
 
     fn v_peq(&mut self, a: VecId, b: VecId, f: f64) {
         self.for_each_state(|s| {
+            let dof = s.dof;
             let (bb, aa) = s.pair_mut(b, a);
+            if a.is_coord() && !b.is_coord() && dof.is_rigid() {
+                // a coordinate moved by a derivative: the DOF type's own update (rotations)
+                dof.coord_add_deriv(aa, bb, f);
+                return;
+            }
             for (x, y) in aa.iter_mut().zip(bb) {
                 *x += *y * f;
             }
@@ -589,6 +983,17 @@ impl MechanicalOps for GroupOps<'_> {
     fn v_op(&mut self, a: VecId, b: VecId, c: VecId, f: f64) {
         // a = b + c·f without copies, whatever aliases whatever (same operations, same result)
         self.for_each_state(|s| {
+            if a.is_coord() && !c.is_coord() && s.dof.is_rigid() {
+                // coordinate = coordinate + derivative·f: the DOF type's own update
+                let dof = s.dof;
+                if a != b {
+                    let (bv, av) = s.pair_mut(b, a);
+                    av.copy_from_slice(bv);
+                }
+                let (cv, av) = s.pair_mut(c, a);
+                dof.coord_add_deriv(av, cv, f);
+                return;
+            }
             if a == b && a == c {
                 s.vec_mut(a).iter_mut().for_each(|x| *x = *x + *x * f);
             } else if a == b {

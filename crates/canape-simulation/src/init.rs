@@ -2,7 +2,8 @@
 //! document order (SOFA's InitVisitor). Link sources that are not yet initialised (forward
 //! references to loaders, engines, topologies, states) are initialised first, on demand.
 
-use canape_core::component::Role;
+use canape_core::component::{MapInputs, Role};
+use canape_core::data::Value;
 use canape_core::diag::{Diagnostic, Diagnostics};
 use canape_core::scene::{split_data_link, ComponentId, InitContext, NodeId, Scene, Slot, Target};
 use canape_core::state::VecId;
@@ -85,7 +86,20 @@ pub fn init_component(
             }
         }
         match scene.read_link(node, Some(id), &link) {
-            Ok(v) => {
+            Ok(mut v) => {
+                // 3D points linked into a state of another type (a grid's positions as Rigid3
+                // centers): converted as SOFA converts them
+                if let (Some(st), Some(3)) =
+                    (scene.state(id), scene.link_width(node, Some(id), &link))
+                {
+                    let coord = matches!(data.as_str(), "position" | "x" | "rest_position" | "x0");
+                    if st.dof != canape_types::DofType::Vec3 && coord {
+                        if let Value::Reals(r) = &v {
+                            let pts: Vec<[f64; 3]> = r.as_chunks::<3>().0.to_vec();
+                            v = Value::Reals(canape_core::state::points_as_coords(st.dof, &pts));
+                        }
+                    }
+                }
                 let label = scene.component_label(id);
                 let loc = scene.info(id).loc.clone();
                 if let Some(c) = scene.component_mut(id) {
@@ -143,10 +157,93 @@ pub fn init_component(
             scene.states[i] = Some(st);
         }
         Slot::TopoMapping(i) => init_topological_mapping(scene, id, i, diags),
+        Slot::Mapping(i) => {
+            generic_init(scene, id, slot, diags);
+            init_mapping_output(scene, id, i, diags);
+        }
         _ => generic_init(scene, id, slot, diags),
     }
     scene.components[id.0 as usize].initialized = true;
     visiting.pop();
+}
+
+/// After a mapping's init (SOFA's Mapping::init): its output state takes the size the mapping
+/// defines, then positions (and, with `applyRestPosition`, rest positions) and velocities are
+/// mapped down once.
+fn init_mapping_output(scene: &mut Scene, id: ComponentId, i: usize, diags: &mut Diagnostics) {
+    let Some(m) = scene.mappings[i].as_ref() else {
+        return;
+    };
+    let Some(out) = m.output() else {
+        return;
+    };
+    let Slot::State(j) = scene.info(out).slot else {
+        return;
+    };
+    let idx: Option<Vec<usize>> = m
+        .inputs()
+        .iter()
+        .map(|c| match scene.info(*c).slot {
+            Slot::State(k) => Some(k),
+            _ => None,
+        })
+        .collect();
+    let Some(idx) = idx else {
+        return;
+    };
+    if idx.is_empty() {
+        return;
+    }
+    if idx.contains(&j) {
+        diags.push(
+            Diagnostic::error(
+                "the mapping's output is also one of its inputs (a cycle in the mapping graph)",
+            )
+            .at(scene.info(id).loc.clone())
+            .on(scene.component_label(id)),
+        );
+        return;
+    }
+    let size = m.output_size();
+    let rest = m.applies_rest_position();
+    if let (Some(n), Some(st)) = (size, scene.states[j].as_mut()) {
+        if st.size() != n {
+            st.resize(n);
+        }
+    }
+    let mut m = scene.mappings[i].take().unwrap();
+    let mut ids = vec![(VecId::POSITION, VecId::POSITION)];
+    if rest {
+        ids.push((VecId::REST_POSITION, VecId::REST_POSITION));
+    }
+    for (vin, vout) in ids {
+        let Some(st) = scene.states[j].as_mut() else {
+            break;
+        };
+        let mut x = st.take(vout);
+        m.apply(&MapInputs::new(&scene.states, &idx, vin), &mut x);
+        scene.states[j].as_mut().unwrap().put(vout, x);
+    }
+    if rest {
+        // leave the cached quantities at the current positions
+        if let Some(st) = scene.states[j].as_mut() {
+            let mut x = st.take(VecId::POSITION);
+            m.apply(
+                &MapInputs::new(&scene.states, &idx, VecId::POSITION),
+                &mut x,
+            );
+            scene.states[j].as_mut().unwrap().put(VecId::POSITION, x);
+        }
+    }
+    if let Some(st) = scene.states[j].as_mut() {
+        let mut v = st.take(VecId::VELOCITY);
+        m.apply_j(
+            &MapInputs::new(&scene.states, &idx, VecId::VELOCITY),
+            &mut v,
+        );
+        scene.states[j].as_mut().unwrap().put(VecId::VELOCITY, v);
+    }
+    scene.mappings[i] = Some(m);
 }
 
 macro_rules! take_init_put {

@@ -4,6 +4,7 @@
 
 pub mod group;
 pub mod init;
+pub mod mapped;
 pub mod simulation;
 
 pub use simulation::{is_editable_role, PhaseTimes, Simulation, Snapshot};

@@ -3,7 +3,7 @@
 
 use crate::group::{build_groups, Group, GroupOps, GroupWork, PhaseClock};
 use crate::init::init_scene;
-use canape_core::component::SolveStats;
+use canape_core::component::{MapInputs, SolveStats};
 use canape_core::diag::{Diagnostic, Diagnostics};
 use canape_core::scene::{Scene, Slot};
 use canape_core::state::VecId;
@@ -43,6 +43,8 @@ pub struct Simulation {
     pub dt: f64,
     /// Assembled-matrix pattern per group, reused while the pattern does not change.
     works: Vec<GroupWork>,
+    /// Every mapping's slot, input state slots and output slot (resolved once).
+    map_ends: Vec<(usize, Vec<usize>, Slot)>,
     /// This simulation's worker threads when more than one is asked for (steps then run inside
     /// the pool; with one thread they run on the caller's thread, with no hand-over cost).
     pool: Option<std::sync::Arc<rayon::ThreadPool>>,
@@ -60,7 +62,7 @@ impl Simulation {
     /// Initialise all components and build solver groups. Diagnostics from loading are kept.
     pub fn new(mut scene: Scene, mut diagnostics: Diagnostics) -> Simulation {
         init_scene(&mut scene, &mut diagnostics);
-        let groups = build_groups(&scene);
+        let groups = crate::group::build_groups_checked(&scene, &mut diagnostics);
         let dt = scene.nodes.first().map(|n| n.dt).unwrap_or(0.01);
         let mut sim = Simulation {
             scene,
@@ -70,16 +72,20 @@ impl Simulation {
             last_solve: Vec::new(),
             dt,
             works: Vec::new(),
+            map_ends: Vec::new(),
             pool: None,
         };
+        sim.map_ends = Self::mapping_ends(&sim.scene);
         sim.works = vec![GroupWork::default(); sim.groups.len()];
-        // components under a mapping are not simulated yet: say so rather than ignore them
+        // components acting on a mapped state that no solver group simulates: say so rather
+        // than ignore them
         for (i, info) in sim.scene.components.iter().enumerate() {
             use canape_core::component::Role;
             if !matches!(
                 info.role,
                 Role::Mass | Role::ForceField | Role::ProjectiveConstraint
-            ) {
+            ) || !sim.scene.node(info.node).activated
+            {
                 continue;
             }
             let mapped = sim.scene.lineage(info.node).iter().any(|n| {
@@ -88,10 +94,27 @@ impl Simulation {
                     .next()
                     .is_some()
             });
-            if mapped && sim.scene.node(info.node).activated {
-                let d = Diagnostic::warning("components under a mapping are not simulated yet (forces through Jᵀ come with mapped mechanics): this one has no effect")
+            if !mapped {
+                continue;
+            }
+            let st =
+                sim.scene
+                    .context_state(info.node)
+                    .and_then(|s| match sim.scene.info(s).slot {
+                        Slot::State(k) => Some(k),
+                        _ => None,
+                    });
+            let in_group = st.is_some_and(|k| sim.groups.iter().any(|g| g.mapped.contains(&k)));
+            let id = canape_core::scene::ComponentId(i as u32);
+            if !in_group {
+                let d = Diagnostic::warning("this component acts on a state that no solver simulates through its mapping: it has no effect")
                     .at(info.loc.clone())
-                    .on(sim.scene.component_label(canape_core::scene::ComponentId(i as u32)));
+                    .on(sim.scene.component_label(id));
+                sim.diagnostics.push(d);
+            } else if info.role == Role::ProjectiveConstraint {
+                let d = Diagnostic::warning("a projective constraint on a mapped state does not constrain the mapping's inputs (SOFA does not support it either): it has no effect; constrain the input state instead")
+                    .at(info.loc.clone())
+                    .on(sim.scene.component_label(id));
                 sim.diagnostics.push(d);
             }
         }
@@ -118,51 +141,67 @@ impl Simulation {
     /// allocation once the outputs have their size).
     pub fn propagate_mappings(&mut self) {
         let scene = &mut self.scene;
-        for i in 0..scene.mappings.len() {
-            let Some(m) = scene.mappings[i].as_ref() else {
+        for (i, idx, out) in &self.map_ends {
+            let Some(m) = scene.mappings[*i].as_mut() else {
                 continue;
             };
-            let Some((inp, out)) = m.endpoints() else {
-                continue;
-            };
-            let Slot::State(si) = scene.info(inp).slot else {
-                continue;
-            };
-            match scene.info(out).slot {
-                Slot::State(j) if j != si => {
-                    // the input and output states, borrowed apart
-                    let (ist, os) = if si < j {
-                        let (a, b) = scene.states.split_at_mut(j);
-                        (a[si].as_ref(), b[0].as_mut())
-                    } else {
-                        let (a, b) = scene.states.split_at_mut(si);
-                        (b[0].as_ref(), a[j].as_mut())
-                    };
-                    let (Some(ist), Some(os)) = (ist, os) else {
+            match *out {
+                Slot::State(j) => {
+                    let Some(os) = scene.states[j].as_mut() else {
                         continue;
                     };
-                    let n = os.deriv_len();
                     let mut ox = os.take(VecId::POSITION);
-                    ox.resize(n, 0.0);
-                    m.apply(ist.vec(VecId::POSITION), &mut ox);
+                    m.apply(
+                        &MapInputs::new(&scene.states, idx, VecId::POSITION),
+                        &mut ox,
+                    );
+                    let os = scene.states[j].as_mut().unwrap();
                     os.put(VecId::POSITION, ox);
                     let mut ov = os.take(VecId::VELOCITY);
-                    ov.resize(n, 0.0);
-                    m.apply_j(ist.vec(VecId::VELOCITY), &mut ov);
-                    os.put(VecId::VELOCITY, ov);
+                    m.apply_j(
+                        &MapInputs::new(&scene.states, idx, VecId::VELOCITY),
+                        &mut ov,
+                    );
+                    scene.states[j].as_mut().unwrap().put(VecId::VELOCITY, ov);
                 }
                 Slot::Passive(j) => {
-                    let Some(ist) = scene.states[si].as_ref() else {
-                        continue;
-                    };
                     if let Some(mesh) = scene.passives[j].as_mut().and_then(|p| p.visual_mesh_mut())
                     {
-                        m.apply(ist.vec(VecId::POSITION), mesh.points.as_flattened_mut());
+                        m.apply(
+                            &MapInputs::new(&scene.states, idx, VecId::POSITION),
+                            mesh.points.as_flattened_mut(),
+                        );
                     }
                 }
                 _ => {}
             }
         }
+    }
+
+    /// The ends of every mapping (input state slots, output slot), in document order.
+    fn mapping_ends(scene: &Scene) -> Vec<(usize, Vec<usize>, Slot)> {
+        let mut ends = Vec::new();
+        for (i, m) in scene.mappings.iter().enumerate() {
+            let Some(m) = m.as_ref() else { continue };
+            let Some(out) = m.output() else { continue };
+            let idx: Option<Vec<usize>> = m
+                .inputs()
+                .iter()
+                .map(|c| match scene.info(*c).slot {
+                    Slot::State(si) => Some(si),
+                    _ => None,
+                })
+                .collect();
+            let Some(idx) = idx.filter(|v| !v.is_empty()) else {
+                continue;
+            };
+            let slot = scene.info(out).slot;
+            if matches!(slot, Slot::State(j) if idx.contains(&j)) {
+                continue;
+            }
+            ends.push((i, idx, slot));
+        }
+        ends
     }
 
     pub fn time(&self) -> f64 {
@@ -173,6 +212,9 @@ impl Simulation {
     fn project_and_check(&mut self, _init: bool) {
         for g in &self.groups {
             for &(p, sp) in &g.projective {
+                if !g.is_independent(sp) {
+                    continue;
+                }
                 let si = g.states[sp];
                 if let (Some(c), Some(st)) = (
                     self.scene.projective[p].as_ref(),
@@ -255,6 +297,7 @@ impl Simulation {
                 &scene.masses,
                 &mut scene.force_fields,
                 &scene.projective,
+                &mut scene.mappings,
                 linear,
                 &mut clock,
                 work,
@@ -462,6 +505,7 @@ impl Simulation {
     /// their work buffers afresh.
     fn rebuild_groups(&mut self) {
         self.groups = build_groups(&self.scene);
+        self.map_ends = Self::mapping_ends(&self.scene);
         self.works = vec![GroupWork::default(); self.groups.len()];
     }
 

@@ -2,13 +2,17 @@
 //!
 //! A mechanical state stores its vectors as flat `f64` buffers; the [`DofType`] says how many
 //! scalars make one coordinate (position) and one derivative (velocity, force, dx). Vec1d/Vec2d/Vec3d
-//! have the same size for both; Rigid3d (designed for, not simulated yet) has 7 coordinate scalars
-//! (x y z qx qy qz qw) and 6 derivative scalars (linear and angular).
+//! have the same size for both; Rigid3d has 7 coordinate scalars
+//! (x y z qx qy qz qw) and 6 derivative scalars (linear and angular). [`dof`] has the types as
+//! types ([`DataTypes`]) and the coordinate + derivative update.
 //!
 //! Helpers here view flat buffers as `nalgebra::Vector3` without copying, so that element loops
 //! in force fields work on small fixed-size vectors.
 
 use nalgebra::Vector3;
+
+pub mod dof;
+pub use dof::{DataTypes, Rigid2Types, Rigid3Types, Vec1Types, Vec2Types, Vec3Types};
 
 /// Short alias for the 3D vector type used throughout.
 pub type Vec3 = Vector3<f64>;
@@ -21,6 +25,7 @@ pub enum DofType {
     Vec1,
     Vec2,
     Vec3,
+    Rigid2,
     Rigid3,
 }
 
@@ -31,6 +36,7 @@ impl DofType {
             DofType::Vec1 => 1,
             DofType::Vec2 => 2,
             DofType::Vec3 => 3,
+            DofType::Rigid2 => 3,
             DofType::Rigid3 => 7,
         }
     }
@@ -40,6 +46,7 @@ impl DofType {
             DofType::Vec1 => 1,
             DofType::Vec2 => 2,
             DofType::Vec3 => 3,
+            DofType::Rigid2 => 3,
             DofType::Rigid3 => 6,
         }
     }
@@ -49,6 +56,7 @@ impl DofType {
             DofType::Vec1 => "Vec1d",
             DofType::Vec2 => "Vec2d",
             DofType::Vec3 => "Vec3d",
+            DofType::Rigid2 => "Rigid2d",
             DofType::Rigid3 => "Rigid3d",
         }
     }
@@ -59,6 +67,7 @@ impl DofType {
             "Vec2" | "Vec2d" | "Vec2f" => Some(DofType::Vec2),
             "Vec3" | "Vec3d" | "Vec3f" | "" => Some(DofType::Vec3),
             "Rigid" | "Rigid3" | "Rigid3d" | "Rigid3f" => Some(DofType::Rigid3),
+            "Rigid2" | "Rigid2d" | "Rigid2f" => Some(DofType::Rigid2),
             _ => None,
         }
     }

@@ -44,11 +44,6 @@ pub fn registry() -> Registry {
             let d = DofType::from_template(t).ok_or_else(|| {
                 format!("unknown template '{t}' (expected Vec1d, Vec2d, Vec3d or Rigid3d)")
             })?;
-            if d != DofType::Vec3 {
-                return Err(format!(
-                    "template '{t}' is not simulated yet: Canapé supports Vec3d states for now"
-                ));
-            }
             Ok(AnyComponent::State(MechanicalObject::new(d)))
         },
     );
