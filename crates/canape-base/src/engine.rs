@@ -181,3 +181,105 @@ impl BoxRoi {
 
 impl_component!(BoxRoi, "BoxROI", init);
 impl Engine for BoxRoi {}
+
+/// TransformEngine (Sofa/Component/Engine/Transform/.../TransformEngine.inl): output positions
+/// = translation + R_q R_euler (scale ∘ input) (with `inverse`, the inverse operations in reverse
+/// order); Euler angles in degrees, R = Rz Ry Rx. For Vec3d positions.
+pub struct TransformEngine {
+    data: DataTable,
+}
+
+impl Default for TransformEngine {
+    fn default() -> Self {
+        Self::new()
+    }
+}
+
+impl TransformEngine {
+    pub fn new() -> Self {
+        let data = base_data(DataTable::new())
+            .with(
+                "input_position",
+                DataKind::Reals(3),
+                "",
+                "input array of 3d points",
+            )
+            .with(
+                "translation",
+                DataKind::Vector(3),
+                "0 0 0",
+                "translation vector ",
+            )
+            .with("rotation", DataKind::Vector(3), "0 0 0", "rotation vector ")
+            .with(
+                "quaternion",
+                DataKind::Vector(4),
+                "0 0 0 1",
+                "rotation quaternion ",
+            )
+            .with("scale", DataKind::Vector(3), "1 1 1", "scale factor")
+            .with(
+                "inverse",
+                DataKind::Bool,
+                "0",
+                "true to apply inverse transformation",
+            )
+            .output(
+                "output_position",
+                DataKind::Reals(3),
+                "output array of 3d points",
+            );
+        TransformEngine { data }
+    }
+
+    fn init_impl(&mut self, _ctx: &mut InitContext<'_>) {
+        use nalgebra::{Quaternion, UnitQuaternion, Vector3};
+        let v3 = |name: &str, d: f64| -> Vector3<f64> {
+            let r = self.data.reals(name);
+            if r.len() == 3 {
+                Vector3::new(r[0], r[1], r[2])
+            } else {
+                Vector3::repeat(d)
+            }
+        };
+        let (t, rot, s) = (
+            v3("translation", 0.0),
+            v3("rotation", 0.0),
+            v3("scale", 1.0),
+        );
+        let q = self.data.reals("quaternion");
+        let q = if q.len() == 4 {
+            Quaternion::new(q[3], q[0], q[1], q[2])
+        } else {
+            Quaternion::identity()
+        };
+        let d = std::f64::consts::PI / 180.0;
+        let re = UnitQuaternion::from_euler_angles(rot.x * d, rot.y * d, rot.z * d);
+        let rq = UnitQuaternion::new_normalize(q);
+        let inverse = self.data.bool("inverse");
+        let out: Vec<f64> = self
+            .data
+            .reals("input_position")
+            .chunks_exact(3)
+            .flat_map(|p| {
+                let p = Vector3::new(p[0], p[1], p[2]);
+                let r = if inverse {
+                    let u = re.inverse() * (rq.inverse() * (p - t));
+                    u.component_div(&s)
+                } else {
+                    t + rq * (re * p.component_mul(&s))
+                };
+                [r.x, r.y, r.z]
+            })
+            .collect();
+        let _ = self.data.set_value("output_position", Value::Reals(out));
+    }
+}
+
+impl_component!(TransformEngine, "TransformEngine", init);
+
+impl Engine for TransformEngine {
+    fn reads_context_state(&self) -> bool {
+        false
+    }
+}

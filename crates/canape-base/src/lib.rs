@@ -2,12 +2,15 @@
 //! Canapé accepts without simulating yet (animation/visual loops, visual models, collision).
 
 pub mod constraint;
+pub mod distance;
 pub mod engine;
 pub mod interaction;
 pub mod load;
 pub mod mapping;
+pub mod mappings;
 pub mod mass;
 pub mod passive;
+pub mod springs;
 pub mod topology;
 
 /// Data every SOFA component has (Base/BaseObject), declared on each table.

@@ -8,6 +8,7 @@ use canape_core::matrix::MatrixSink;
 use canape_core::mesh::Mesh;
 use canape_core::scene::InitContext;
 use canape_core::state::VecId;
+use canape_types::DofType;
 use canape_types::{get3, Vec3};
 
 /// Absolute volume of a tetrahedron.
@@ -39,6 +40,9 @@ fn mass_base(t: DataTable) -> DataTable {
 /// The same mass on every DOF (Sofa/Component/Mass/.../UniformMass.inl).
 pub struct UniformMass {
     data: DataTable,
+    /// The DOF type of the state (Rigid3: mass on the translation, the inertia matrix times the
+    /// mass on the rotation, as SOFA's Rigid3Mass; the inertia stays in world axes, as SOFA's).
+    dof: DofType,
     m: f64,
     indices: Option<Vec<u32>>,
     valid: bool,
@@ -75,6 +79,7 @@ impl UniformMass {
             .with("topology", DataKind::Str, "", "link to the topology container");
         UniformMass {
             data,
+            dof: DofType::Vec3,
             m: 0.0,
             indices: None,
             valid: false,
@@ -91,6 +96,7 @@ impl UniformMass {
 
     fn init_impl(&mut self, ctx: &mut InitContext<'_>) {
         let n = ctx.state().map(|s| s.size()).unwrap_or(0);
+        self.dof = ctx.state().map_or(DofType::Vec3, |s| s.dof);
         let idx = self.data.ints("indices").to_vec();
         self.n = n;
         let lr = self.data.reals("localRange").to_vec();
@@ -160,11 +166,18 @@ impl Mass for UniformMass {
         if !self.valid || self.separate_gravity {
             return;
         }
+        let ds = self.dof.deriv_size();
+        // the context gravity's first components for Vec1/Vec2, the translation for rigids
+        let lin = match self.dof {
+            DofType::Rigid3 => 3,
+            DofType::Rigid2 => 2,
+            d => d.deriv_size(),
+        };
         let mg = g * self.m;
-        self.each(f.len() / 3, |i| {
-            f[3 * i] += mg.x;
-            f[3 * i + 1] += mg.y;
-            f[3 * i + 2] += mg.z;
+        self.each(f.len() / ds, |i| {
+            for c in 0..lin {
+                f[ds * i + c] += mg[c];
+            }
         });
     }
     fn add_mdx(&self, res: &mut [f64], dx: &[f64], factor: f64) {
@@ -176,9 +189,11 @@ impl Mass for UniformMass {
         } else {
             self.m
         };
-        self.each(res.len() / 3, |i| {
-            for c in 0..3 {
-                res[3 * i + c] += dx[3 * i + c] * m;
+        let ds = self.dof.deriv_size();
+        // Rigid3: the angular block is m·I (identity inertia per unit mass); Rigid2 likewise
+        self.each(res.len() / ds, |i| {
+            for c in 0..ds {
+                res[ds * i + c] += dx[ds * i + c] * m;
             }
         });
     }
@@ -187,8 +202,9 @@ impl Mass for UniformMass {
             return;
         }
         let m = self.m * factor;
+        let ds = self.dof.deriv_size();
         self.each(self.n, |i| {
-            (0..3).for_each(|c| mat.add(offset + 3 * i + c, offset + 3 * i + c, m))
+            (0..ds).for_each(|c| mat.add(offset + ds * i + c, offset + ds * i + c, m))
         });
     }
     fn rayleigh_mass(&self) -> f64 {

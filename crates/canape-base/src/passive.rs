@@ -229,6 +229,8 @@ pub const INERT_CLASSES: &[(&str, Role, &str)] = &[
     ("RotationMatrixSystem", Role::Other, "rotation system of a WarpPreconditioner (the identity when assembled every time, assemblingRate 1)"),
     ("PreconditionedMatrixFreeSystem", Role::Other, "matrix-free system whose preconditioner matrix is rebuilt every assemblingRate solves"),
     ("MatrixLinearSystem", Role::Other, "assembled linear system (Canapé assembles for the solvers that need it)"),
+    ("CompositeLinearSystem", Role::Other, "several linear systems, one given to the solver (Canapé assembles the full system for it: the solverLinearSystem the scenes use)"),
+    ("GlobalSystemMatrixImage", Role::Visual, "image of a linear system's matrix (display only)"),
     ("ConstantSparsityPatternSystem", Role::Other, "assembled linear system with a fixed pattern (Canapé caches the pattern for every assembled solver)"),
     ("OglLabel", Role::Visual, "text label display"),
     ("NodalMassDensity", Role::Other, "nodal mass density read by FEMMass"),

@@ -83,6 +83,11 @@ pub trait ForceField: Component {
     fn add_dforce(&mut self, dx: &[f64], df: &mut [f64], k_factor: f64);
     /// Add k_factor · K into an assembled matrix at scalar offset `offset`.
     fn add_k_to_matrix(&self, m: &mut dyn MatrixSink, k_factor: f64, offset: usize);
+    /// df += b_factor · B dx, with B = ∂F/∂v the damping matrix (0 for most force fields).
+    fn add_bdx(&mut self, _dx: &[f64], _df: &mut [f64], _b_factor: f64) {}
+    /// Add b_factor · B into an assembled matrix at scalar offset `offset` (`n` scalars of the
+    /// state).
+    fn add_b_to_matrix(&self, _m: &mut dyn MatrixSink, _b_factor: f64, _offset: usize, _n: usize) {}
     /// Rayleigh stiffness coefficient of this force field component (0 unless set).
     fn rayleigh_stiffness(&self) -> f64 {
         0.0
@@ -215,7 +220,14 @@ pub trait TopologicalMapping: Component {
 }
 
 /// An engine: computes output Data from inputs (at init, and when inputs change).
-pub trait Engine: Component {}
+pub trait Engine: Component {
+    /// Whether the engine reads its context's state (BoxROI selects among its points), which is
+    /// then initialised first. An engine that only transforms its input Data says no, so that a
+    /// state whose topology reads the engine's output can be initialised after it.
+    fn reads_context_state(&self) -> bool {
+        true
+    }
+}
 
 /// A loader: reads a file at init and exposes its content as output Data.
 pub trait Loader: Component {}

@@ -527,3 +527,63 @@ mod tests {
         assert!(parse_obj("v 0 0 0\nf 1 2 3\n").is_err());
     }
 }
+
+/// StringMeshCreator (Sofa/Component/IO/Mesh/.../StringMeshCreator.cpp): `resolution` points
+/// along x from 0 to 1 (point i at i·(1/(N−1)), as SOFA computes it) joined by N−1 edges.
+pub struct StringMeshCreator {
+    data: DataTable,
+}
+
+impl Default for StringMeshCreator {
+    fn default() -> Self {
+        Self::new()
+    }
+}
+
+impl StringMeshCreator {
+    pub fn new() -> Self {
+        StringMeshCreator {
+            data: mesh_outputs(loader_data(DataTable::new())).with(
+                "resolution",
+                DataKind::Int,
+                "2",
+                "Number of vertices",
+            ),
+        }
+    }
+}
+
+impl Component for StringMeshCreator {
+    fn class_name(&self) -> &'static str {
+        "StringMeshCreator"
+    }
+    fn data(&self) -> &DataTable {
+        &self.data
+    }
+    fn data_mut(&mut self) -> &mut DataTable {
+        &mut self.data
+    }
+    fn init(&mut self, ctx: &mut InitContext<'_>) {
+        let n = self.data.int("resolution");
+        if n < 2 {
+            ctx.error(format!(
+                "resolution {n}: a string needs at least 2 vertices"
+            ));
+            return;
+        }
+        let n = n as usize;
+        let step = 1.0 / (n - 1) as f64;
+        let mut pos: Vec<f64> = (0..n).flat_map(|i| [i as f64 * step, 0.0, 0.0]).collect();
+        apply_transform(
+            &mut pos,
+            self.data.reals("scale3d"),
+            self.data.reals("rotation"),
+            self.data.reals("translation"),
+        );
+        let edges: Vec<u32> = (1..n as u32).flat_map(|e| [e - 1, e]).collect();
+        let _ = self.data.set_value("position", Value::Reals(pos));
+        let _ = self.data.set_value("edges", Value::Ints(edges));
+    }
+}
+
+impl Loader for StringMeshCreator {}

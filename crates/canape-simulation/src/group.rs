@@ -426,6 +426,9 @@ impl<'a> GroupOps<'a> {
                     if kf != 0.0 || b != 0.0 {
                         f.add_dforce(vv, o, kf);
                     }
+                    if b != 0.0 {
+                        f.add_bdx(vv, o, b);
+                    }
                     if f.has_mass() && m != 0.0 {
                         f.add_mdx(o, vv, m);
                     }
@@ -578,6 +581,9 @@ impl LinearSystem for GroupSystem<'_, '_> {
                     if kf != 0.0 || self.b != 0.0 {
                         f.add_dforce(&x[off..off + n], &mut y[off..off + n], kf);
                     }
+                    if self.b != 0.0 {
+                        f.add_bdx(&x[off..off + n], &mut y[off..off + n], self.b);
+                    }
                     if f.has_mass() && self.m != 0.0 {
                         f.add_mdx(&mut y[off..off + n], &x[off..off + n], self.m);
                     }
@@ -658,6 +664,12 @@ impl GroupSystem<'_, '_> {
                         if kf != 0.0 {
                             f.add_k_to_matrix(t, kf, g.offsets[state]);
                         }
+                        if b != 0.0 {
+                            let n = states[g.states[state]]
+                                .as_ref()
+                                .map_or(0, |s| s.deriv_len());
+                            f.add_b_to_matrix(t, b, g.offsets[state], n);
+                        }
                         if f.has_mass() && m != 0.0 {
                             f.add_m_to_matrix(t, m, g.offsets[state]);
                         }
@@ -732,6 +744,12 @@ fn fill_mapped(
                 let kf = k + b * f.rayleigh_stiffness();
                 if kf != 0.0 {
                     f.add_k_to_matrix(&mut local, kf, 0);
+                }
+                if b != 0.0 {
+                    let n = states[g.state_of(state)]
+                        .as_ref()
+                        .map_or(0, |s| s.deriv_len());
+                    f.add_b_to_matrix(&mut local, b, 0, n);
                 }
                 if f.has_mass() && m != 0.0 {
                     f.add_m_to_matrix(&mut local, m, 0);

@@ -63,6 +63,9 @@ pub fn init_component(
                 init_component(scene, t, diags, visiting);
             }
         }
+        Role::Engine
+            if matches!(scene.info(id).slot, Slot::Engine(i)
+                if scene.engines[i].as_ref().is_some_and(|e| !e.reads_context_state())) => {}
         Role::Mass
         | Role::ForceField
         | Role::ProjectiveConstraint

@@ -1,10 +1,13 @@
 //! Every built-in component, registered under its SOFA class name.
 
 use canape_base::constraint::FixedProjectiveConstraint;
-use canape_base::engine::BoxRoi;
+use canape_base::distance::{DistanceMapping, Kind};
+use canape_base::engine::{BoxRoi, TransformEngine};
 use canape_base::mapping::{BarycentricMapping, OglModel};
+use canape_base::mappings::{IdentityMapping, RigidMapping, SubsetMapping};
 use canape_base::mass::{DiagonalMass, MeshMatrixMass, UniformMass};
 use canape_base::passive::{Inert, INERT_CLASSES};
+use canape_base::springs::{RestShapeSpringsForceField, UniformVelocityDampingForceField};
 use canape_base::topology::{Hexa2TetraTopologicalMapping, MeshContainer, RegularGridTopology};
 use canape_core::registry::Registry;
 use canape_core::scene::AnyComponent;
@@ -14,7 +17,7 @@ use canape_fem::{
     ElementFemForceField, FemMass, HexahedronFemForceField, SpringForceField,
     TetrahedronFemForceField,
 };
-use canape_io::loaders::{MeshFormat, MeshLoaderComponent, SphereLoader};
+use canape_io::loaders::{MeshFormat, MeshLoaderComponent, SphereLoader, StringMeshCreator};
 use canape_solvers::{
     CgLinearSolver, DirectSolver, EulerExplicitSolver, EulerImplicitSolver, MinResLinearSolver,
     PcgLinearSolver, StaticSolver,
@@ -34,6 +37,15 @@ fn vec3_only(template: &str, class: &str) -> Result<(), String> {
     }
 }
 
+fn known_template(template: &str) -> Result<(), String> {
+    match DofType::from_template(template.split(',').next().unwrap_or("")) {
+        Some(_) => Ok(()),
+        None => Err(format!(
+            "unknown template '{template}' (expected Vec1d, Vec2d, Vec3d, Rigid2d or Rigid3d)"
+        )),
+    }
+}
+
 /// Build the registry of all built-in components.
 pub fn registry() -> Registry {
     let mut r = Registry::new();
@@ -48,7 +60,7 @@ pub fn registry() -> Registry {
         },
     );
     r.register("UniformMass", "the same mass on every DOF", |_, t| {
-        vec3_only(t, "UniformMass")?;
+        known_template(t)?;
         Ok(AnyComponent::Mass(Box::new(UniformMass::new())))
     });
     r.register(
@@ -71,7 +83,7 @@ pub fn registry() -> Registry {
         "FixedProjectiveConstraint",
         "fixes a set of DOFs",
         |_, t| {
-            vec3_only(t, "FixedProjectiveConstraint")?;
+            known_template(t)?;
             Ok(AnyComponent::Projective(Box::new(
                 FixedProjectiveConstraint::new(),
             )))
@@ -324,6 +336,74 @@ pub fn registry() -> Registry {
         }
         Ok(AnyComponent::Mapping(Box::new(BarycentricMapping::new())))
     });
+    r.register(
+        "IdentityMapping",
+        "output = input (same type, or Rigid3 centers to Vec3)",
+        |_, t| Ok(AnyComponent::Mapping(Box::new(IdentityMapping::new(t)))),
+    );
+    r.register(
+        "SubsetMapping",
+        "output = a subset of the input points",
+        |_, _| Ok(AnyComponent::Mapping(Box::new(SubsetMapping::new()))),
+    );
+    r.register("RigidMapping", "points carried by Rigid3 frames", |_, _| {
+        Ok(AnyComponent::Mapping(Box::new(RigidMapping::new())))
+    });
+    r.register(
+        "DistanceMapping",
+        "edge lengths minus rest lengths (Vec3 to Vec1)",
+        |_, _| {
+            Ok(AnyComponent::Mapping(Box::new(DistanceMapping::new(
+                Kind::Distance,
+            ))))
+        },
+    );
+    r.register(
+        "SquareDistanceMapping",
+        "squared edge lengths (Vec3 to Vec1)",
+        |_, _| {
+            Ok(AnyComponent::Mapping(Box::new(DistanceMapping::new(
+                Kind::SquareDistance,
+            ))))
+        },
+    );
+    r.register(
+        "DistanceMultiMapping",
+        "lengths of edges between points of several inputs (Vec3 to Vec1)",
+        |_, _| {
+            Ok(AnyComponent::Mapping(Box::new(DistanceMapping::new(
+                Kind::MultiDistance,
+            ))))
+        },
+    );
+    r.register(
+        "RestShapeSpringsForceField",
+        "springs to the rest shape (Vec1/Vec2/Vec3/Rigid3)",
+        |_, t| {
+            Ok(AnyComponent::ForceField(Box::new(
+                RestShapeSpringsForceField::new(t)?,
+            )))
+        },
+    );
+    r.register("UniformVelocityDampingForceField", "f = -c v", |_, t| {
+        known_template(t)?;
+        Ok(AnyComponent::ForceField(Box::new(
+            UniformVelocityDampingForceField::new(),
+        )))
+    });
+    r.register(
+        "StringMeshCreator",
+        "points along a segment joined by edges",
+        |_, _| Ok(AnyComponent::Loader(Box::new(StringMeshCreator::new()))),
+    );
+    r.register(
+        "TransformEngine",
+        "translates, rotates and scales positions",
+        |_, t| {
+            vec3_only(t, "TransformEngine")?;
+            Ok(AnyComponent::Engine(Box::new(TransformEngine::new())))
+        },
+    );
     r.register(
         "OglModel",
         "visual model (kept for the viewer, moved by its mapping)",

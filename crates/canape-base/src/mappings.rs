@@ -1,0 +1,753 @@
+//! Mechanical mappings besides BarycentricMapping: IdentityMapping, SubsetMapping (linear,
+//! Sofa/Component/Mapping/Linear/.../IdentityMapping.inl, SubsetMapping.inl) and RigidMapping
+//! (Rigid3 frames carrying points, Sofa/Component/Mapping/NonLinear/.../RigidMapping.inl).
+//! Each resolves its input(s) and output at init, checks their DOF types, and exposes its
+//! Jacobian (and geometric stiffness where SOFA has one) for assembled solvers.
+
+use crate::base_data;
+use crate::mapping::resolve_end;
+use canape_core::component::{JEntry, KEntry, MapInputs, Mapping};
+use canape_core::data::{DataKind, DataTable};
+use canape_core::impl_component;
+use canape_core::scene::{ComponentId, InitContext, Scene, Slot};
+use canape_core::state::VecId;
+use canape_types::dof::{rigid3_inverse_rotate, rigid3_rotate};
+use canape_types::{DataTypes, DofType, Rigid3Types, Vec3};
+
+/// The Data every mapping has (SOFA's BaseMapping and Mapping).
+pub fn mapping_data(t: DataTable) -> DataTable {
+    base_data(t)
+        .with("input", DataKind::Str, "", "Input object(s) to map")
+        .with("output", DataKind::Str, "", "Output object to map")
+        .with("mapForces", DataKind::Bool, "1", "Are forces mapped ?")
+        .with(
+            "mapConstraints",
+            DataKind::Bool,
+            "1",
+            "Are constraints mapped ?",
+        )
+        .with("mapMasses", DataKind::Bool, "1", "Are masses mapped ?")
+        .with(
+            "mapMatrices",
+            DataKind::Bool,
+            "0",
+            "Are matrix explicit mapped?",
+        )
+        .with(
+            "applyRestPosition",
+            DataKind::Bool,
+            "0",
+            "set to true to apply this mapping to restPosition at init",
+        )
+}
+
+/// The input states and output state of a mapping, resolved from its `input`/`output` links
+/// (several space-separated inputs for multi-mappings; defaults: the parent node's state and
+/// this node's), with the DOF type of each.
+pub struct Ends {
+    pub inputs: Vec<ComponentId>,
+    pub in_dofs: Vec<DofType>,
+    pub output: ComponentId,
+    pub out_dof: DofType,
+}
+
+/// Resolve a mapping's ends; reports a clear error and returns None when one is missing or is
+/// not a MechanicalObject.
+pub fn resolve_ends(ctx: &mut InitContext<'_>, data: &DataTable) -> Option<Ends> {
+    let scene: &Scene = ctx.scene;
+    let links: Vec<&str> = data.str("input").split_whitespace().collect();
+    let links = if links.is_empty() { vec![""] } else { links };
+    let mut inputs = Vec::new();
+    let mut in_dofs = Vec::new();
+    for l in links {
+        let Some(c) = resolve_end(scene, ctx.node, ctx.id, l, "..", true) else {
+            ctx.error(format!(
+                "cannot find the mapping's input '{}' (a MechanicalObject, or a node holding one)",
+                if l.is_empty() { "@.." } else { l }
+            ));
+            return None;
+        };
+        let Some(st) = scene.state(c) else {
+            ctx.error(format!(
+                "the mapping's input '{l}' is not a MechanicalObject"
+            ));
+            return None;
+        };
+        inputs.push(c);
+        in_dofs.push(st.dof);
+    }
+    let out = data.str("output");
+    let Some(output) = resolve_end(scene, ctx.node, ctx.id, out, ".", true) else {
+        ctx.error(format!(
+            "cannot find the mapping's output '{}' (a MechanicalObject in this node)",
+            if out.is_empty() { "@." } else { out }
+        ));
+        return None;
+    };
+    let Some(ost) = scene.state(output) else {
+        ctx.error("the mapping's output is not a MechanicalObject");
+        return None;
+    };
+    if inputs.contains(&output) {
+        ctx.error("the mapping's output is one of its inputs (a cycle in the mapping graph)");
+        return None;
+    }
+    Some(Ends {
+        inputs,
+        in_dofs,
+        output,
+        out_dof: ost.dof,
+    })
+}
+
+/// Number of points of a state.
+fn points_of(scene: &Scene, id: ComponentId) -> usize {
+    scene.state(id).map_or(0, |s| s.size())
+}
+
+// ---------------------------------------------------------------------------------------------
+// IdentityMapping
+
+/// IdentityMapping: out[i] = in[i] (Vec→Vec of the same size, Rigid3→Rigid3, Rigid3→Vec3 center).
+pub struct IdentityMapping {
+    data: DataTable,
+    input: Vec<ComponentId>,
+    output: Option<ComponentId>,
+    in_dof: DofType,
+    out_dof: DofType,
+    n: usize,
+    template: String,
+}
+
+impl IdentityMapping {
+    pub fn new(template: &str) -> Self {
+        IdentityMapping {
+            data: mapping_data(DataTable::new()),
+            input: Vec::new(),
+            output: None,
+            in_dof: DofType::Vec3,
+            out_dof: DofType::Vec3,
+            n: 0,
+            template: template.to_string(),
+        }
+    }
+
+    fn init_impl(&mut self, ctx: &mut InitContext<'_>) {
+        let Some(e) = resolve_ends(ctx, &self.data) else {
+            return;
+        };
+        if e.inputs.len() != 1 {
+            ctx.error("IdentityMapping maps one input");
+            return;
+        }
+        let (i, o) = (e.in_dofs[0], e.out_dof);
+        let ok = i == o || (i == DofType::Rigid3 && o == DofType::Vec3);
+        if !ok || !template_fits(&self.template, i, o) {
+            ctx.error(format!(
+                "IdentityMapping cannot map {} to {} (supported: the same type, or Rigid3d to Vec3d)",
+                i.name(),
+                o.name()
+            ));
+            return;
+        }
+        self.n = points_of(ctx.scene, e.inputs[0]);
+        self.in_dof = i;
+        self.out_dof = o;
+        self.input = e.inputs;
+        self.output = Some(e.output);
+    }
+}
+
+/// Whether a mapping template (`Vec3,Vec1`, or empty) names these input and output types.
+pub fn template_fits(template: &str, i: DofType, o: DofType) -> bool {
+    let parts: Vec<&str> = template.split(',').map(str::trim).collect();
+    if template.trim().is_empty() || parts.len() != 2 {
+        return true;
+    }
+    DofType::from_template(parts[0]) == Some(i) && DofType::from_template(parts[1]) == Some(o)
+}
+
+impl_component!(IdentityMapping, "IdentityMapping", init);
+
+impl Mapping for IdentityMapping {
+    fn inputs(&self) -> &[ComponentId] {
+        &self.input
+    }
+    fn output(&self) -> Option<ComponentId> {
+        self.output
+    }
+    fn output_size(&self) -> Option<usize> {
+        Some(self.n)
+    }
+    fn maps_forces(&self) -> bool {
+        self.data.bool("mapForces")
+    }
+    fn applies_rest_position(&self) -> bool {
+        self.data.bool("applyRestPosition")
+    }
+    fn apply(&mut self, x_in: &MapInputs<'_>, x_out: &mut [f64]) {
+        let x = x_in.get(0);
+        let (ci, co) = (self.in_dof.coord_size(), self.out_dof.coord_size());
+        for (o, i) in x_out.chunks_exact_mut(co).zip(x.chunks_exact(ci)) {
+            o.copy_from_slice(&i[..co]);
+        }
+    }
+    fn apply_j(&self, v_in: &MapInputs<'_>, v_out: &mut [f64]) {
+        let v = v_in.get(0);
+        let (di, d) = (self.in_dof.deriv_size(), self.out_dof.deriv_size());
+        for (o, i) in v_out.chunks_exact_mut(d).zip(v.chunks_exact(di)) {
+            o.copy_from_slice(&i[..d]);
+        }
+    }
+    fn apply_jt(&self, f_out: &[f64], f_in: &mut [Vec<f64>]) {
+        let (di, d) = (self.in_dof.deriv_size(), self.out_dof.deriv_size());
+        for (i, o) in f_in[0].chunks_exact_mut(di).zip(f_out.chunks_exact(d)) {
+            for k in 0..d {
+                i[k] += o[k];
+            }
+        }
+    }
+    fn jacobian(&self, out: &mut Vec<JEntry>) {
+        let (di, d) = (self.in_dof.deriv_size(), self.out_dof.deriv_size());
+        for p in 0..self.n {
+            for k in 0..d {
+                out.push(JEntry {
+                    row: (p * d + k) as u32,
+                    input: 0,
+                    col: (p * di + k) as u32,
+                    val: 1.0,
+                });
+            }
+        }
+    }
+}
+
+// ---------------------------------------------------------------------------------------------
+// SubsetMapping
+
+/// SubsetMapping: out[j] = in[indices[j]] (same type).
+pub struct SubsetMapping {
+    data: DataTable,
+    input: Vec<ComponentId>,
+    output: Option<ComponentId>,
+    dof: DofType,
+    indices: Vec<u32>,
+}
+
+impl SubsetMapping {
+    pub fn new() -> Self {
+        let data = mapping_data(DataTable::new())
+            .with(
+                "indices",
+                DataKind::Ints(1),
+                "",
+                "list of input indices",
+            )
+            .with(
+                "first",
+                DataKind::Int,
+                "-1",
+                "first index (use if indices are sequential)",
+            )
+            .with(
+                "last",
+                DataKind::Int,
+                "-1",
+                "last index (use if indices are sequential)",
+            )
+            .with(
+                "radius",
+                DataKind::Real,
+                "1e-5",
+                "search radius to find corresponding points in case no indices are given",
+            )
+            .with(
+                "handleTopologyChange",
+                DataKind::Bool,
+                "1",
+                "Enable support of topological changes for indices (disable if it is linked from SubsetTopologicalMapping::pointD2S)",
+            )
+            .with(
+                "resizeToModel",
+                DataKind::Bool,
+                "0",
+                "true if I_out should be resized to match the output size",
+            )
+            .with("topology", DataKind::Str, "", "link to the topology container");
+        SubsetMapping {
+            data,
+            input: Vec::new(),
+            output: None,
+            dof: DofType::Vec3,
+            indices: Vec::new(),
+        }
+    }
+
+    fn init_impl(&mut self, ctx: &mut InitContext<'_>) {
+        let Some(e) = resolve_ends(ctx, &self.data) else {
+            return;
+        };
+        if e.in_dofs[0] != e.out_dof || e.inputs.len() != 1 {
+            ctx.error(format!(
+                "SubsetMapping maps one input to an output of the same type ({} to {} given)",
+                e.in_dofs[0].name(),
+                e.out_dof.name()
+            ));
+            return;
+        }
+        let n_in = points_of(ctx.scene, e.inputs[0]) as u32;
+        let mut idx = self.data.ints("indices").to_vec();
+        let (first, last) = (self.data.int("first"), self.data.int("last"));
+        if idx.is_empty() && first >= 0 && last >= first {
+            idx = (first as u32..=last as u32).collect();
+        }
+        if idx.is_empty() {
+            // no indices: each output point takes the input point at its position (SOFA's
+            // postInit search within `radius`)
+            let dof = e.out_dof;
+            let cs = dof.coord_size();
+            let (Some(si), Some(so)) = (ctx.scene.state(e.inputs[0]), ctx.scene.state(e.output))
+            else {
+                return;
+            };
+            let r = self.data.real("radius");
+            let xi = si.vec(VecId::POSITION);
+            for p in so.vec(VecId::POSITION).chunks_exact(cs) {
+                let found = xi.chunks_exact(cs).position(|q| {
+                    let d2: f64 = q
+                        .iter()
+                        .zip(p)
+                        .take(3)
+                        .map(|(a, b)| (a - b) * (a - b))
+                        .sum();
+                    d2 <= r * r
+                });
+                match found {
+                    Some(k) => idx.push(k as u32),
+                    None => {
+                        ctx.error("SubsetMapping: no indices given and an output point matches no input point");
+                        return;
+                    }
+                }
+            }
+        }
+        if let Some(&bad) = idx.iter().find(|&&i| i >= n_in) {
+            ctx.error(format!(
+                "SubsetMapping: index {bad} is out of the input's {n_in} points"
+            ));
+            return;
+        }
+        self.indices = idx;
+        self.dof = e.out_dof;
+        self.input = e.inputs;
+        self.output = Some(e.output);
+    }
+}
+
+impl Default for SubsetMapping {
+    fn default() -> Self {
+        Self::new()
+    }
+}
+
+impl_component!(SubsetMapping, "SubsetMapping", init);
+
+impl Mapping for SubsetMapping {
+    fn inputs(&self) -> &[ComponentId] {
+        &self.input
+    }
+    fn output(&self) -> Option<ComponentId> {
+        self.output
+    }
+    fn output_size(&self) -> Option<usize> {
+        Some(self.indices.len())
+    }
+    fn maps_forces(&self) -> bool {
+        self.data.bool("mapForces")
+    }
+    fn applies_rest_position(&self) -> bool {
+        self.data.bool("applyRestPosition")
+    }
+    fn apply(&mut self, x_in: &MapInputs<'_>, x_out: &mut [f64]) {
+        let x = x_in.get(0);
+        let c = self.dof.coord_size();
+        for (j, &i) in self.indices.iter().enumerate() {
+            let i = i as usize;
+            x_out[j * c..(j + 1) * c].copy_from_slice(&x[i * c..(i + 1) * c]);
+        }
+    }
+    fn apply_j(&self, v_in: &MapInputs<'_>, v_out: &mut [f64]) {
+        let v = v_in.get(0);
+        let d = self.dof.deriv_size();
+        for (j, &i) in self.indices.iter().enumerate() {
+            let i = i as usize;
+            v_out[j * d..(j + 1) * d].copy_from_slice(&v[i * d..(i + 1) * d]);
+        }
+    }
+    fn apply_jt(&self, f_out: &[f64], f_in: &mut [Vec<f64>]) {
+        let d = self.dof.deriv_size();
+        for (j, &i) in self.indices.iter().enumerate() {
+            let i = i as usize;
+            for k in 0..d {
+                f_in[0][i * d + k] += f_out[j * d + k];
+            }
+        }
+    }
+    fn jacobian(&self, out: &mut Vec<JEntry>) {
+        let d = self.dof.deriv_size();
+        for (j, &i) in self.indices.iter().enumerate() {
+            for k in 0..d {
+                out.push(JEntry {
+                    row: (j * d + k) as u32,
+                    input: 0,
+                    col: i * d as u32 + k as u32,
+                    val: 1.0,
+                });
+            }
+        }
+    }
+}
+
+// ---------------------------------------------------------------------------------------------
+// RigidMapping
+
+/// RigidMapping (Rigid3d → Vec3d): each output point is a point fixed in one rigid frame,
+/// out_i = c_k + R_k p_i. v_i = v_k + ω_k × r_i (r_i = R_k p_i); forces up: f_k += f_i,
+/// τ_k += r_i × f_i. Geometric stiffness (optional, `geometricStiffness` 1 or 2):
+/// K_k = Σ [f_i]× [r_i]× on the rotational block.
+pub struct RigidMapping {
+    data: DataTable,
+    input: Vec<ComponentId>,
+    output: Option<ComponentId>,
+    /// Local coordinates of the points.
+    points: Vec<Vec3>,
+    /// Rigid frame of each point.
+    frame: Vec<u32>,
+    /// R_k p_i at the last apply.
+    rotated: Vec<Vec3>,
+    gs: u32,
+    n_in: usize,
+}
+
+impl RigidMapping {
+    pub fn new() -> Self {
+        let data = mapping_data(DataTable::new())
+            .with(
+                "initialPoints",
+                DataKind::Reals(3),
+                "",
+                "Local Coordinates of the points",
+            )
+            .alias(&["points"])
+            .with(
+                "index",
+                DataKind::Int,
+                "0",
+                "input DOF index used when rigidIndexPerPoint is not given",
+            )
+            .with(
+                "fileRigidMapping",
+                DataKind::Str,
+                "",
+                "Filename of the points",
+            )
+            .alias(&["filename"])
+            .with(
+                "useX0",
+                DataKind::Bool,
+                "0",
+                "Use x0 instead of local copy of initial positions (to support topo changes)",
+            )
+            .with(
+                "indexFromEnd",
+                DataKind::Bool,
+                "0",
+                "input DOF index starts from the end of input DOFs vector",
+            )
+            .with(
+                "rigidIndexPerPoint",
+                DataKind::Ints(1),
+                "",
+                "For each mapped point, the index of the Rigid it is mapped from",
+            )
+            .with(
+                "globalToLocalCoords",
+                DataKind::Bool,
+                "0",
+                "are the output DOFs initially expressed in global coordinates",
+            )
+            .with(
+                "geometricStiffness",
+                DataKind::Str,
+                "0",
+                "Method used to compute the geometric stiffness: None (0), Exact (1), Stabilized (2)",
+            );
+        RigidMapping {
+            data,
+            input: Vec::new(),
+            output: None,
+            points: Vec::new(),
+            frame: Vec::new(),
+            rotated: Vec::new(),
+            gs: 0,
+            n_in: 0,
+        }
+    }
+
+    fn init_impl(&mut self, ctx: &mut InitContext<'_>) {
+        let Some(e) = resolve_ends(ctx, &self.data) else {
+            return;
+        };
+        if e.in_dofs[0] != DofType::Rigid3 || e.out_dof != DofType::Vec3 || e.inputs.len() != 1 {
+            ctx.error(format!(
+                "RigidMapping maps a Rigid3d state to a Vec3d state ({} to {} given)",
+                e.in_dofs[0].name(),
+                e.out_dof.name()
+            ));
+            return;
+        }
+        if self.data.str("fileRigidMapping").trim() != "" {
+            ctx.warn("fileRigidMapping is not read yet: the output's positions are used");
+        }
+        self.gs = match parse_gs(self.data.str("geometricStiffness")) {
+            Some(g) => g,
+            None => {
+                ctx.warn(format!(
+                    "geometricStiffness '{}' is not None, Exact, Stabilized, 0, 1 or 2: None is used",
+                    self.data.str("geometricStiffness")
+                ));
+                0
+            }
+        };
+        let scene = ctx.scene;
+        let (Some(si), Some(so)) = (scene.state(e.inputs[0]), scene.state(e.output)) else {
+            return;
+        };
+        let xin = Rigid3Types::coords(si.vec(VecId::POSITION));
+        self.n_in = xin.len();
+        if self.n_in == 0 {
+            ctx.error("RigidMapping: the input state has no rigid frame");
+            return;
+        }
+        let given = self.data.reals("initialPoints");
+        let use_x0 = self.data.bool("useX0");
+        let src: Vec<f64> = if !given.is_empty() {
+            given.to_vec()
+        } else if use_x0 {
+            so.vec(VecId::REST_POSITION).to_vec()
+        } else {
+            so.vec(VecId::POSITION).to_vec()
+        };
+        let n = src.len() / 3;
+        let per_point = self.data.ints("rigidIndexPerPoint");
+        let index = self.data.int("index").max(0) as usize;
+        let from_end = self.data.bool("indexFromEnd");
+        let fixed = if from_end {
+            self.n_in.saturating_sub(1 + index)
+        } else {
+            index
+        };
+        if !per_point.is_empty() && per_point.len() != n {
+            ctx.warn(format!(
+                "rigidIndexPerPoint has {} entries for {n} points: ignored, as in SOFA (index {fixed} is used)",
+                per_point.len()
+            ));
+        }
+        self.frame = (0..n)
+            .map(|i| {
+                if per_point.len() == n {
+                    per_point[i]
+                } else {
+                    fixed as u32
+                }
+            })
+            .collect();
+        if let Some(&bad) = self.frame.iter().find(|&&k| k as usize >= self.n_in) {
+            ctx.error(format!(
+                "RigidMapping: rigid index {bad} is out of the input's {} frames",
+                self.n_in
+            ));
+            self.frame.clear();
+            return;
+        }
+        let g2l = self.data.bool("globalToLocalCoords") && given.is_empty() && !use_x0;
+        self.points = src
+            .chunks_exact(3)
+            .zip(&self.frame)
+            .map(|(p, &k)| {
+                let p = Vec3::new(p[0], p[1], p[2]);
+                if g2l {
+                    let c = &xin[k as usize];
+                    rigid3_inverse_rotate(c, &(p - Vec3::new(c[0], c[1], c[2])))
+                } else {
+                    p
+                }
+            })
+            .collect();
+        self.rotated = vec![Vec3::zeros(); n];
+        self.input = e.inputs;
+        self.output = Some(e.output);
+    }
+
+    /// The rotational block of rigid k's geometric stiffness under output forces `f`.
+    fn k_blocks(&self, f: &[f64]) -> Vec<canape_types::Mat3> {
+        let mut ks = vec![canape_types::Mat3::zeros(); self.n_in];
+        for (i, (&k, r)) in self.frame.iter().zip(&self.rotated).enumerate() {
+            let fi = canape_types::get3(f, i);
+            ks[k as usize] += fi.cross_matrix() * r.cross_matrix();
+        }
+        if self.gs == 2 {
+            for k in ks.iter_mut() {
+                let s = (*k + k.transpose()) * 0.5;
+                let eig = s.symmetric_eigen();
+                let mut w = eig.eigenvalues;
+                if w.iter().any(|v| *v > 0.0) {
+                    w.iter_mut().for_each(|v| *v = v.min(0.0));
+                    *k = eig.eigenvectors
+                        * canape_types::Mat3::from_diagonal(&w)
+                        * eig.eigenvectors.transpose();
+                } else {
+                    *k = s;
+                }
+            }
+        }
+        ks
+    }
+}
+
+/// SOFA's geometricStiffness option: a name or an index.
+pub fn parse_gs(t: &str) -> Option<u32> {
+    match t.trim() {
+        "None" | "0" | "" | "false" => Some(0),
+        "Exact" | "1" | "true" => Some(1),
+        "Stabilized" | "2" => Some(2),
+        _ => None,
+    }
+}
+
+impl Default for RigidMapping {
+    fn default() -> Self {
+        Self::new()
+    }
+}
+
+impl_component!(RigidMapping, "RigidMapping", init);
+
+impl Mapping for RigidMapping {
+    fn inputs(&self) -> &[ComponentId] {
+        &self.input
+    }
+    fn output(&self) -> Option<ComponentId> {
+        self.output
+    }
+    fn output_size(&self) -> Option<usize> {
+        Some(self.points.len())
+    }
+    fn maps_forces(&self) -> bool {
+        self.data.bool("mapForces")
+    }
+    fn applies_rest_position(&self) -> bool {
+        self.data.bool("applyRestPosition")
+    }
+    fn apply(&mut self, x_in: &MapInputs<'_>, x_out: &mut [f64]) {
+        let xin = Rigid3Types::coords(x_in.get(0));
+        for (i, (p, &k)) in self.points.iter().zip(&self.frame).enumerate() {
+            let c = &xin[k as usize];
+            let r = rigid3_rotate(c, p);
+            self.rotated[i] = r;
+            x_out[3 * i] = r.x + c[0];
+            x_out[3 * i + 1] = r.y + c[1];
+            x_out[3 * i + 2] = r.z + c[2];
+        }
+    }
+    fn apply_j(&self, v_in: &MapInputs<'_>, v_out: &mut [f64]) {
+        let vin = Rigid3Types::derivs(v_in.get(0));
+        for (i, (r, &k)) in self.rotated.iter().zip(&self.frame).enumerate() {
+            let d = &vin[k as usize];
+            let w = Vec3::new(d[3], d[4], d[5]);
+            let v = Vec3::new(d[0], d[1], d[2]) + w.cross(r);
+            v_out[3 * i] = v.x;
+            v_out[3 * i + 1] = v.y;
+            v_out[3 * i + 2] = v.z;
+        }
+    }
+    fn apply_jt(&self, f_out: &[f64], f_in: &mut [Vec<f64>]) {
+        let fin = Rigid3Types::derivs_mut(&mut f_in[0]);
+        for (i, (r, &k)) in self.rotated.iter().zip(&self.frame).enumerate() {
+            let f = canape_types::get3(f_out, i);
+            let t = r.cross(&f);
+            let d = &mut fin[k as usize];
+            d[0] += f.x;
+            d[1] += f.y;
+            d[2] += f.z;
+            d[3] += t.x;
+            d[4] += t.y;
+            d[5] += t.z;
+        }
+    }
+    fn apply_djt(&self, dx_in: &MapInputs<'_>, f_out: &[f64], df_in: &mut [Vec<f64>], k: f64) {
+        if self.gs == 0 {
+            return;
+        }
+        let ks = self.k_blocks(f_out);
+        let dx = Rigid3Types::derivs(dx_in.get(0));
+        let df = Rigid3Types::derivs_mut(&mut df_in[0]);
+        for (j, kb) in ks.iter().enumerate() {
+            let dth = Vec3::new(dx[j][3], dx[j][4], dx[j][5]);
+            let t = kb * dth * k;
+            df[j][3] += t.x;
+            df[j][4] += t.y;
+            df[j][5] += t.z;
+        }
+    }
+    fn jacobian(&self, out: &mut Vec<JEntry>) {
+        for (i, (r, &k)) in self.rotated.iter().zip(&self.frame).enumerate() {
+            // [I | -[r]×]
+            let m = -r.cross_matrix();
+            for a in 0..3 {
+                let row = (3 * i + a) as u32;
+                out.push(JEntry {
+                    row,
+                    input: 0,
+                    col: 6 * k + a as u32,
+                    val: 1.0,
+                });
+                // zeros kept: the assembled pattern does not depend on the values
+                for b in 0..3 {
+                    out.push(JEntry {
+                        row,
+                        input: 0,
+                        col: 6 * k + 3 + b as u32,
+                        val: m[(a, b)],
+                    });
+                }
+            }
+        }
+    }
+    fn geometric_stiffness(&self, f_out: &[f64], out: &mut Vec<KEntry>) {
+        if self.gs == 0 {
+            return;
+        }
+        for (k, kb) in self.k_blocks(f_out).iter().enumerate() {
+            for a in 0..3 {
+                for b in 0..3 {
+                    out.push(KEntry {
+                        in_row: 0,
+                        row: (6 * k + 3 + a) as u32,
+                        in_col: 0,
+                        col: (6 * k + 3 + b) as u32,
+                        val: kb[(a, b)],
+                    });
+                }
+            }
+        }
+    }
+}
+
+/// Slot of a state component, for tests.
+pub fn state_slot(scene: &Scene, id: ComponentId) -> Option<usize> {
+    match scene.info(id).slot {
+        Slot::State(i) => Some(i),
+        _ => None,
+    }
+}

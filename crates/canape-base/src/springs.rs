@@ -1,0 +1,399 @@
+//! Force fields on states of any DOF type:
+//! - RestShapeSpringsForceField (Sofa/Component/SolidMechanics/Spring/.../RestShapeSpringsForceField.inl):
+//!   springs pulling points back to their rest position (or an external state's positions);
+//!   Vec1/Vec2/Vec3, and Rigid3 with an angular spring on the rotation (angle·axis of q q₀⁻¹).
+//! - UniformVelocityDampingForceField (Sofa/Component/MechanicalLoad/.../UniformVelocityDampingForceField.inl):
+//!   f = −c v, with its damping matrix in implicit solves when `implicit` is set.
+
+use crate::mapping::resolve_end;
+use canape_core::component::ForceField;
+use canape_core::data::{DataKind, DataTable};
+use canape_core::impl_component;
+use canape_core::matrix::MatrixSink;
+use canape_core::scene::InitContext;
+use canape_core::state::VecId;
+use canape_types::dof::quat_of;
+use canape_types::{DataTypes, DofType, Rigid3Types};
+
+/// RestShapeSpringsForceField.
+pub struct RestShapeSpringsForceField {
+    data: DataTable,
+    dof: DofType,
+    /// Spring indices (all points when `points` is empty).
+    idx: Vec<u32>,
+    /// Rest positions the springs pull to (per spring: the rest coordinate).
+    rest: Vec<f64>,
+    k: Vec<f64>,
+    ka: Vec<f64>,
+    /// Active directions per coordinate scalar (Coord size entries).
+    active: Vec<bool>,
+    rayleigh: f64,
+    external: Option<canape_core::scene::ComponentId>,
+}
+
+impl RestShapeSpringsForceField {
+    pub fn new(template: &str) -> Result<Self, String> {
+        let dof = if template.trim().is_empty() {
+            DofType::Vec3
+        } else {
+            DofType::from_template(template.split(',').next().unwrap_or("")).ok_or_else(|| {
+                format!("unknown template '{template}' (expected Vec1d, Vec2d, Vec3d or Rigid3d)")
+            })?
+        };
+        if dof == DofType::Rigid2 {
+            return Err("template 'Rigid2d' is not supported by RestShapeSpringsForceField".into());
+        }
+        let data = canape_core::data::force_field_fields(DataTable::new())
+            .with(
+                "points",
+                DataKind::Ints(1),
+                "",
+                "points controlled by the rest shape springs",
+            )
+            .alias(&["indices"])
+            .with(
+                "stiffness",
+                DataKind::Reals(1),
+                "",
+                "stiffness values between the actual position and the rest shape position",
+            )
+            .with(
+                "angularStiffness",
+                DataKind::Reals(1),
+                "",
+                "angularStiffness assigned when controlling the rotation of the points",
+            )
+            .with(
+                "pivot_points",
+                DataKind::Reals(3),
+                "",
+                "global pivot points used when translations instead of the rigid mass centers",
+            )
+            .with(
+                "external_points",
+                DataKind::Ints(1),
+                "",
+                "points from the external Mechancial State that define the rest shape springs",
+            )
+            .with(
+                "recompute_indices",
+                DataKind::Bool,
+                "1",
+                "Recompute indices (should be false for BBOX)",
+            )
+            .with("drawSpring", DataKind::Bool, "0", "draw Spring")
+            .with(
+                "springColor",
+                DataKind::Reals(4),
+                "0 1 0 1",
+                "spring color. (default=[0.0,1.0,0.0,1.0])",
+            )
+            .with(
+                "activeDirections",
+                DataKind::Ints(1),
+                "",
+                "Directions in which the spring is active (default=[all true])",
+            )
+            .with(
+                "external_rest_shape",
+                DataKind::Str,
+                "",
+                "rest_shape can be defined by the position of an external Mechanical State",
+            );
+        Ok(RestShapeSpringsForceField {
+            data,
+            dof,
+            idx: Vec::new(),
+            rest: Vec::new(),
+            k: Vec::new(),
+            ka: Vec::new(),
+            active: Vec::new(),
+            rayleigh: 0.0,
+            external: None,
+        })
+    }
+
+    fn init_impl(&mut self, ctx: &mut InitContext<'_>) {
+        self.rayleigh = self.data.real("rayleighStiffness");
+        let Some(st) = ctx.state() else {
+            ctx.error("no MechanicalObject in the context");
+            return;
+        };
+        if st.dof != self.dof {
+            ctx.error(format!(
+                "template {} does not match the context's {} state",
+                self.dof.name(),
+                st.dof.name()
+            ));
+            return;
+        }
+        let n = st.size() as u32;
+        let pts = self.data.ints("points");
+        self.idx = if pts.is_empty() {
+            (0..n).collect()
+        } else {
+            pts.to_vec()
+        };
+        if let Some(&bad) = self.idx.iter().find(|&&i| i >= n) {
+            ctx.error(format!("point {bad} is out of the state's {n} points"));
+            self.idx.clear();
+            return;
+        }
+        self.k = self.data.reals("stiffness").to_vec();
+        if self.k.is_empty() {
+            self.k = vec![100.0];
+        }
+        self.ka = self.data.reals("angularStiffness").to_vec();
+        self.ka.resize(self.k.len(), 100.0);
+        let cs = self.dof.coord_size();
+        let act = self.data.ints("activeDirections");
+        self.active = (0..cs)
+            .map(|d| act.get(d).is_none_or(|v| *v != 0))
+            .collect();
+        // the rest shape: this state's rest positions, or an external state's positions
+        let ext = self.data.str("external_rest_shape").trim().to_string();
+        self.external = None;
+        let rest_src: Vec<f64>;
+        let ext_idx: Vec<u32>;
+        if ext.is_empty() {
+            rest_src = st.vec(VecId::REST_POSITION).to_vec();
+            ext_idx = self.idx.clone();
+        } else {
+            let Some(c) = resolve_end(ctx.scene, ctx.node, ctx.id, &ext, "", true) else {
+                ctx.error(format!(
+                    "external_rest_shape '{ext}' is not a MechanicalObject"
+                ));
+                self.idx.clear();
+                return;
+            };
+            let Some(es) = ctx.scene.state(c) else {
+                ctx.error(format!(
+                    "external_rest_shape '{ext}' is not a MechanicalObject"
+                ));
+                self.idx.clear();
+                return;
+            };
+            if es.dof != self.dof {
+                ctx.error("external_rest_shape has another DOF type than this force field");
+                self.idx.clear();
+                return;
+            }
+            self.external = Some(c);
+            rest_src = es.vec(VecId::POSITION).to_vec();
+            let ep = self.data.ints("external_points");
+            ext_idx = if ep.is_empty() {
+                (0..es.size() as u32).collect()
+            } else {
+                ep.to_vec()
+            };
+            if ext_idx.len() != self.idx.len() {
+                ctx.error(format!(
+                    "{} points but {} external points: no spring",
+                    self.idx.len(),
+                    ext_idx.len()
+                ));
+                self.idx.clear();
+                return;
+            }
+        }
+        self.rest.clear();
+        for &e in &ext_idx {
+            let e = e as usize;
+            match rest_src.get(e * cs..(e + 1) * cs) {
+                Some(c) => self.rest.extend_from_slice(c),
+                None => {
+                    ctx.error(format!("rest point {e} does not exist"));
+                    self.idx.clear();
+                    return;
+                }
+            }
+        }
+    }
+
+    fn stiffness(&self, s: usize) -> (f64, f64) {
+        let k = self.k.get(s).copied().unwrap_or(self.k[0]);
+        let ka = self.ka.get(s).copied().unwrap_or(self.ka[0]);
+        (k, ka)
+    }
+}
+
+/// The rotation vector (angle·axis) of q·q₀⁻¹, as SOFA's RestShapeSpringsForceField takes it
+/// (normalised, shortest arc, Quat::quatToAxis).
+fn rotation_vector(q: &[f64; 7], q0: &[f64; 7]) -> [f64; 3] {
+    let q0 = quat_of(q0);
+    let inv = q0.conjugate() / q0.norm_squared();
+    let mut dq = quat_of(q) * inv;
+    let mag = dq.norm_squared();
+    if (mag - 1.0).abs() > 1e-10 && mag > 0.0 {
+        dq /= mag.sqrt();
+    }
+    if dq.w < 0.0 {
+        dq = -dq;
+    }
+    if dq.w >= 1.0 {
+        return [0.0; 3];
+    }
+    let v = nalgebra::Vector3::new(dq.i, dq.j, dq.k);
+    let (angle, s) = if dq.w > 0.999 {
+        let s = v.norm();
+        (2.0 * s.asin(), s)
+    } else {
+        (2.0 * dq.w.acos(), dq.w.acos().sin())
+    };
+    let dir = if s < f64::EPSILON {
+        nalgebra::Vector3::new(0.0, 1.0, 0.0)
+    } else {
+        v / s
+    };
+    [dir.x * angle, dir.y * angle, dir.z * angle]
+}
+
+impl_component!(
+    RestShapeSpringsForceField,
+    "RestShapeSpringsForceField",
+    init
+);
+
+impl ForceField for RestShapeSpringsForceField {
+    fn add_force(&mut self, x: &[f64], _v: &[f64], f: &mut [f64]) {
+        let (cs, ds) = (self.dof.coord_size(), self.dof.deriv_size());
+        for (s, &i) in self.idx.iter().enumerate() {
+            let i = i as usize;
+            let (k, ka) = self.stiffness(s);
+            let r = &self.rest[s * cs..(s + 1) * cs];
+            let xi = &x[i * cs..(i + 1) * cs];
+            let lin = if self.dof == DofType::Rigid3 { 3 } else { ds };
+            for d in 0..lin {
+                if self.active[d] {
+                    f[i * ds + d] -= k * (xi[d] - r[d]);
+                }
+            }
+            if self.dof == DofType::Rigid3 {
+                let q = Rigid3Types::coords(xi)[0];
+                let q0 = Rigid3Types::coords(r)[0];
+                let w = rotation_vector(&q, &q0);
+                for d in 0..3 {
+                    if self.active[3 + d] {
+                        f[i * ds + 3 + d] -= ka * w[d];
+                    }
+                }
+            }
+        }
+    }
+    fn add_dforce(&mut self, dx: &[f64], df: &mut [f64], k_factor: f64) {
+        let ds = self.dof.deriv_size();
+        for (s, &i) in self.idx.iter().enumerate() {
+            let i = i as usize;
+            let (k, ka) = self.stiffness(s);
+            for d in 0..ds {
+                let (stiff, active) = if self.dof == DofType::Rigid3 && d >= 3 {
+                    (ka, self.active[d])
+                } else {
+                    (k, self.active[d])
+                };
+                if active {
+                    df[i * ds + d] -= stiff * k_factor * dx[i * ds + d];
+                }
+            }
+        }
+    }
+    fn add_k_to_matrix(&self, m: &mut dyn MatrixSink, k_factor: f64, offset: usize) {
+        let ds = self.dof.deriv_size();
+        for (s, &i) in self.idx.iter().enumerate() {
+            let i = i as usize;
+            let (k, ka) = self.stiffness(s);
+            for d in 0..ds {
+                let stiff = if self.dof == DofType::Rigid3 && d >= 3 {
+                    ka
+                } else {
+                    k
+                };
+                if self.active[d] {
+                    let r = offset + i * ds + d;
+                    m.add(r, r, -k_factor * stiff);
+                }
+            }
+        }
+    }
+    fn rayleigh_stiffness(&self) -> f64 {
+        self.rayleigh
+    }
+    fn potential_energy(&self, x: &[f64]) -> Option<f64> {
+        if self.dof == DofType::Rigid3 {
+            return None;
+        }
+        let cs = self.dof.coord_size();
+        let mut e = 0.0;
+        for (s, &i) in self.idx.iter().enumerate() {
+            let (k, _) = self.stiffness(s);
+            for d in 0..cs {
+                if self.active[d] {
+                    let u = x[i as usize * cs + d] - self.rest[s * cs + d];
+                    e += 0.5 * k * u * u;
+                }
+            }
+        }
+        Some(e)
+    }
+}
+
+/// UniformVelocityDampingForceField: f = −c v on every DOF.
+pub struct UniformVelocityDampingForceField {
+    data: DataTable,
+    c: f64,
+    implicit: bool,
+}
+
+impl Default for UniformVelocityDampingForceField {
+    fn default() -> Self {
+        Self::new()
+    }
+}
+
+impl UniformVelocityDampingForceField {
+    pub fn new() -> Self {
+        let data = canape_core::data::force_field_fields(DataTable::new())
+            .with("dampingCoefficient", DataKind::Real, "0.1", "velocity damping coefficient")
+            .alias(&["damping"])
+            .with("implicit", DataKind::Bool, "0", "should it generate damping matrix df/dv? (explicit otherwise, i.e. only generating a force)");
+        UniformVelocityDampingForceField {
+            data,
+            c: 0.1,
+            implicit: false,
+        }
+    }
+    fn init_impl(&mut self, _ctx: &mut InitContext<'_>) {
+        self.c = self.data.real("dampingCoefficient");
+        self.implicit = self.data.bool("implicit");
+    }
+}
+
+impl_component!(
+    UniformVelocityDampingForceField,
+    "UniformVelocityDampingForceField",
+    init
+);
+
+impl ForceField for UniformVelocityDampingForceField {
+    fn add_force(&mut self, _x: &[f64], v: &[f64], f: &mut [f64]) {
+        for (fi, vi) in f.iter_mut().zip(v) {
+            *fi -= self.c * vi;
+        }
+    }
+    fn add_dforce(&mut self, _dx: &[f64], _df: &mut [f64], _k_factor: f64) {}
+    fn add_k_to_matrix(&self, _m: &mut dyn MatrixSink, _k_factor: f64, _offset: usize) {}
+    fn add_bdx(&mut self, dx: &[f64], df: &mut [f64], b_factor: f64) {
+        if self.implicit && b_factor != 0.0 {
+            for (o, d) in df.iter_mut().zip(dx) {
+                *o -= d * (b_factor * self.c);
+            }
+        }
+    }
+    fn add_b_to_matrix(&self, m: &mut dyn MatrixSink, b_factor: f64, offset: usize, n: usize) {
+        if self.implicit {
+            for r in offset..offset + n {
+                m.add(r, r, -self.c * b_factor);
+            }
+        }
+    }
+}
