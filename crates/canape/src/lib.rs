@@ -7,6 +7,7 @@ pub mod registry;
 pub mod regression;
 
 pub use canape_core as core;
+pub use canape_core::types;
 pub use canape_io as io;
 pub use canape_simulation::{is_editable_role, PhaseTimes, Simulation, Snapshot};
 

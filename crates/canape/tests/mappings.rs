@@ -1,0 +1,429 @@
+//! Mappings checked against their definitions: J against finite differences of `apply`, the
+//! Jacobian entries against `apply_j`, `apply_jt` as the adjoint of `apply_j`, and the geometric
+//! stiffness against finite differences of Jᵀ f; then rigid-body dynamics through mappings (a
+//! free rigid body keeps its angular momentum, a rigid pendulum has the small-angle period) and
+//! the diagnostics for bad mapping graphs.
+
+use canape::core::component::{JEntry, KEntry, MapInputs};
+use canape::core::scene::Slot;
+use canape::core::state::VecId;
+use canape::types::DofType;
+use canape::{load_scene_str, LoadOptions, Simulation};
+
+fn load(xml: &str) -> Simulation {
+    load_scene_str(
+        xml,
+        "mapping-test.scn",
+        &std::env::temp_dir(),
+        &LoadOptions::default(),
+    )
+    .unwrap()
+}
+
+/// A small deterministic generator (xorshift) for test vectors.
+struct Rng(u64);
+impl Rng {
+    fn next(&mut self) -> f64 {
+        self.0 ^= self.0 << 13;
+        self.0 ^= self.0 >> 7;
+        self.0 ^= self.0 << 17;
+        (self.0 >> 11) as f64 / (1u64 << 53) as f64 * 2.0 - 1.0
+    }
+    fn vec(&mut self, n: usize) -> Vec<f64> {
+        (0..n).map(|_| self.next()).collect()
+    }
+}
+
+fn dot(a: &[f64], b: &[f64]) -> f64 {
+    a.iter().zip(b).map(|(x, y)| x * y).sum()
+}
+
+/// Check the mapping whose output is the state named `out` in `xml`.
+fn check_mapping(xml: &str, out_name: &str, with_gs: bool) {
+    let mut sim = load(xml);
+    assert!(
+        !sim.diagnostics.has_errors(),
+        "{:?}",
+        sim.diagnostics.iter().collect::<Vec<_>>()
+    );
+    let scene = &mut sim.scene;
+    let mi = scene
+        .mappings
+        .iter()
+        .position(|m| {
+            m.as_ref()
+                .and_then(|m| m.output())
+                .is_some_and(|o| scene.info(o).name == out_name)
+        })
+        .expect("mapping to the named output");
+    let mut map = scene.mappings[mi].take().unwrap();
+    let idx: Vec<usize> = map
+        .inputs()
+        .iter()
+        .map(|c| match scene.info(*c).slot {
+            Slot::State(i) => i,
+            _ => panic!("input is a state"),
+        })
+        .collect();
+    let Slot::State(oi) = scene.info(map.output().unwrap()).slot else {
+        panic!("output is a state")
+    };
+    let out_len = scene.states[oi].as_ref().unwrap().deriv_len();
+    let out_coord = scene.states[oi]
+        .as_ref()
+        .unwrap()
+        .vec(VecId::POSITION)
+        .len();
+    let mut rng = Rng(0x9e3779b97f4a7c15);
+    let dofs: Vec<DofType> = idx
+        .iter()
+        .map(|&i| scene.states[i].as_ref().unwrap().dof)
+        .collect();
+    let x0: Vec<Vec<f64>> = idx
+        .iter()
+        .map(|&i| {
+            scene.states[i]
+                .as_ref()
+                .unwrap()
+                .vec(VecId::POSITION)
+                .to_vec()
+        })
+        .collect();
+    let dx: Vec<Vec<f64>> = idx
+        .iter()
+        .map(|&i| rng.vec(scene.states[i].as_ref().unwrap().deriv_len()))
+        .collect();
+    // the same input twice would be a bug of the test scene
+    let set = |states: &mut Vec<Option<canape::core::state::MechanicalObject>>, h: f64| {
+        for (k, &i) in idx.iter().enumerate() {
+            let st = states[i].as_mut().unwrap();
+            let x = st.vec_mut(VecId::POSITION);
+            x.copy_from_slice(&x0[k]);
+            dofs[k].coord_add_deriv(x, &dx[k], h);
+            let d = st.vec_mut(VecId::DX);
+            d.copy_from_slice(&dx[k]);
+        }
+    };
+    let apply = |states: &Vec<Option<canape::core::state::MechanicalObject>>,
+                 map: &mut Box<dyn canape::core::component::Mapping>| {
+        let mut y = vec![0.0; out_coord];
+        map.apply(&MapInputs::new(states, &idx, VecId::POSITION), &mut y);
+        y
+    };
+    let h = 1e-6;
+    set(&mut scene.states, h);
+    let yp = apply(&scene.states, &mut map);
+    set(&mut scene.states, -h);
+    let ym = apply(&scene.states, &mut map);
+    set(&mut scene.states, 0.0);
+    let _ = apply(&scene.states, &mut map);
+    let mut jdx = vec![0.0; out_len];
+    map.apply_j(&MapInputs::new(&scene.states, &idx, VecId::DX), &mut jdx);
+    // J against finite differences of apply (Vec outputs: coordinates = derivatives)
+    assert_eq!(out_coord, out_len, "test written for Vec outputs");
+    let scale = jdx.iter().fold(1.0f64, |m, v| m.max(v.abs()));
+    for r in 0..out_len {
+        let fd = (yp[r] - ym[r]) / (2.0 * h);
+        assert!(
+            (fd - jdx[r]).abs() <= 1e-6 * scale,
+            "row {r}: J dx {} vs finite differences {fd}",
+            jdx[r]
+        );
+    }
+    // the Jacobian's entries give the same product
+    let mut entries: Vec<JEntry> = Vec::new();
+    map.jacobian(&mut entries);
+    let mut jdx2 = vec![0.0; out_len];
+    for e in &entries {
+        jdx2[e.row as usize] += e.val * dx[e.input as usize][e.col as usize];
+    }
+    for r in 0..out_len {
+        assert!(
+            (jdx2[r] - jdx[r]).abs() <= 1e-12 * scale,
+            "row {r}: Jacobian entries {} vs apply_j {}",
+            jdx2[r],
+            jdx[r]
+        );
+    }
+    // Jᵀ is the adjoint of J: <J dx, w> = <dx, Jᵀ w>
+    let w = rng.vec(out_len);
+    let mut jtw: Vec<Vec<f64>> = dx.iter().map(|d| vec![0.0; d.len()]).collect();
+    map.apply_jt(&w, &mut jtw);
+    let lhs = dot(&jdx, &w);
+    let rhs: f64 = dx.iter().zip(&jtw).map(|(a, b)| dot(a, b)).sum();
+    assert!(
+        (lhs - rhs).abs() <= 1e-12 * (1.0 + lhs.abs()),
+        "adjoint: {lhs} vs {rhs}"
+    );
+    if !with_gs {
+        return;
+    }
+    // geometric stiffness: d(Jᵀ f)/dx · dx against finite differences, for a fixed f
+    let f = rng.vec(out_len);
+    let jt_at = |states: &Vec<Option<canape::core::state::MechanicalObject>>,
+                 map: &mut Box<dyn canape::core::component::Mapping>| {
+        let mut y = vec![0.0; out_coord];
+        map.apply(&MapInputs::new(states, &idx, VecId::POSITION), &mut y);
+        let mut out: Vec<Vec<f64>> = dx.iter().map(|d| vec![0.0; d.len()]).collect();
+        map.apply_jt(&f, &mut out);
+        out
+    };
+    set(&mut scene.states, h);
+    let gp = jt_at(&scene.states, &mut map);
+    set(&mut scene.states, -h);
+    let gm = jt_at(&scene.states, &mut map);
+    set(&mut scene.states, 0.0);
+    let _ = jt_at(&scene.states, &mut map);
+    let mut kdx: Vec<Vec<f64>> = dx.iter().map(|d| vec![0.0; d.len()]).collect();
+    map.apply_djt(
+        &MapInputs::new(&scene.states, &idx, VecId::DX),
+        &f,
+        &mut kdx,
+        1.0,
+    );
+    let mut ks: Vec<KEntry> = Vec::new();
+    map.geometric_stiffness(&f, &mut ks);
+    let mut kdx2: Vec<Vec<f64>> = dx.iter().map(|d| vec![0.0; d.len()]).collect();
+    for e in &ks {
+        kdx2[e.in_row as usize][e.row as usize] += e.val * dx[e.in_col as usize][e.col as usize];
+    }
+    let mut nonzero = false;
+    for k in 0..dx.len() {
+        for r in 0..dx[k].len() {
+            let fd = (gp[k][r] - gm[k][r]) / (2.0 * h);
+            nonzero |= fd.abs() > 1e-3;
+            assert!(
+                (fd - kdx[k][r]).abs() <= 1e-5 * (1.0 + fd.abs()),
+                "input {k} row {r}: K dx {} vs finite differences {fd}",
+                kdx[k][r]
+            );
+            assert!(
+                (kdx2[k][r] - kdx[k][r]).abs() <= 1e-10 * (1.0 + fd.abs()),
+                "input {k} row {r}: stiffness entries {} vs apply_djt {}",
+                kdx2[k][r],
+                kdx[k][r]
+            );
+        }
+    }
+    assert!(
+        nonzero,
+        "the test should exercise a non-zero geometric stiffness"
+    );
+}
+
+const STRING: &str = r#"<StringMeshCreator name="loader" resolution="5" rotation="10 20 30"/>
+  <EdgeSetTopologyContainer name="topology" position="@loader.position" edges="@loader.edges"/>"#;
+
+#[test]
+fn distance_mapping_derivatives() {
+    for gs in ["1", "Exact"] {
+        let xml = format!(
+            r#"<Node name="root" gravity="0 0 0"><Node name="n">{STRING}
+  <MechanicalObject name="in" template="Vec3" position="0 0 0 1 0.2 0 2 -0.1 0.3 3 0.4 0.1 4 0 -0.2"/>
+  <Node name="m"><MechanicalObject name="out" template="Vec1"/>
+   <DistanceMapping input="@../in" output="@out" topology="@../topology" geometricStiffness="{gs}"/></Node></Node></Node>"#
+        );
+        check_mapping(&xml, "out", true);
+    }
+}
+
+#[test]
+fn square_distance_mapping_derivatives() {
+    let xml = format!(
+        r#"<Node name="root" gravity="0 0 0"><Node name="n">{STRING}
+  <MechanicalObject name="in" template="Vec3" position="0 0 0 1 0.2 0 2 -0.1 0.3 3 0.4 0.1 4 0 -0.2"/>
+  <Node name="m"><MechanicalObject name="out" template="Vec1"/>
+   <SquareDistanceMapping input="@../in" output="@out" topology="@../topology" geometricStiffness="Exact"/></Node></Node></Node>"#
+    );
+    check_mapping(&xml, "out", true);
+}
+
+#[test]
+fn distance_multi_mapping_derivatives() {
+    let xml = r#"<Node name="root" gravity="0 0 0">
+  <Node name="a"><MechanicalObject name="pa" position="0 0 0 1 0.3 0.2"/></Node>
+  <Node name="b"><MechanicalObject name="pb" position="2 1 0 0.5 -1 0.4"/></Node>
+  <Node name="c"><MechanicalObject name="out" template="Vec1"/>
+    <EdgeSetTopologyContainer name="e" edges="0 2 1 3 0 1"/>
+    <DistanceMultiMapping template="Vec3,Vec1" topology="@e" input="@../a @../b" output="@out" indexPairs="0 0 0 1 1 0 1 1" geometricStiffness="1"/>
+  </Node></Node>"#;
+    check_mapping(xml, "out", true);
+}
+
+#[test]
+fn rigid_mapping_derivatives() {
+    let xml = r#"<Node name="root" gravity="0 0 0"><Node name="r">
+  <MechanicalObject name="frames" template="Rigid3" position="0 0 0 0.1 0.2 0.3 0.927362  1 1 0 0 0 0.6 0.8"/>
+  <Node name="p"><MechanicalObject name="out" position="1 0 0 0 1 0 0.5 0.5 2 1 1 1"/>
+    <RigidMapping input="@../frames" output="@out" rigidIndexPerPoint="0 0 1 1" globalToLocalCoords="1" geometricStiffness="1"/></Node>
+  </Node></Node>"#;
+    check_mapping(xml, "out", true);
+}
+
+#[test]
+fn linear_mappings_derivatives() {
+    let identity = r#"<Node name="root" gravity="0 0 0"><Node name="r">
+  <MechanicalObject name="in" position="0 0 0 1 2 3"/>
+  <Node name="p"><MechanicalObject name="out"/><IdentityMapping input="@../in" output="@out"/></Node></Node></Node>"#;
+    check_mapping(identity, "out", false);
+    let rigid_centers = r#"<Node name="root" gravity="0 0 0"><Node name="r">
+  <MechanicalObject name="in" template="Rigid3" position="0 0 0 0 0 0 1  1 2 3 0 0.6 0 0.8"/>
+  <Node name="p"><MechanicalObject name="out"/><IdentityMapping template="Rigid3,Vec3" input="@../in" output="@out"/></Node></Node></Node>"#;
+    check_mapping(rigid_centers, "out", false);
+    let subset = r#"<Node name="root" gravity="0 0 0"><Node name="r">
+  <MechanicalObject name="in" position="0 0 0 1 2 3 4 5 6"/>
+  <Node name="p"><MechanicalObject name="out"/><SubsetMapping indices="2 0" input="@../in" output="@out"/></Node></Node></Node>"#;
+    check_mapping(subset, "out", false);
+    let bary = r#"<Node name="root" gravity="0 0 0"><Node name="r">
+  <MechanicalObject name="in" position="0 0 0 1 0 0 0 1 0 0 0 1"/>
+  <TetrahedronSetTopologyContainer tetrahedra="0 1 2 3"/>
+  <Node name="p"><MechanicalObject name="out" position="0.1 0.2 0.3 0.25 0.25 0.25"/><BarycentricMapping input="@../in" output="@out"/></Node></Node></Node>"#;
+    check_mapping(bary, "out", false);
+}
+
+/// Angular momentum of rigid body 0 about the origin (isotropic inertia m·I: L = m (c × v + ω)).
+fn angular_momentum(sim: &Simulation, m: f64) -> [f64; 3] {
+    let s = sim.scene.states[0].as_ref().unwrap();
+    let (x, v) = (s.vec(VecId::POSITION), s.vec(VecId::VELOCITY));
+    let c = [x[0], x[1], x[2]];
+    let l = [
+        c[1] * v[2] - c[2] * v[1],
+        c[2] * v[0] - c[0] * v[2],
+        c[0] * v[1] - c[1] * v[0],
+    ];
+    [m * (l[0] + v[3]), m * (l[1] + v[4]), m * (l[2] + v[5])]
+}
+
+#[test]
+fn free_rigid_body_keeps_its_angular_momentum() {
+    // explicit symplectic Euler, no gravity, no force: 10 000 steps. With SOFA's Rigid3 mass
+    // (inertia fixed in world axes) and no torque, ω and v stay exactly what they were, so the
+    // angular momentum about the origin is conserved to rounding (bound: 1e-12 relative), and the
+    // exponential-map update keeps the orientation a unit quaternion to 1e-12.
+    let mut sim = load(
+        r#"<Node name="root" dt="0.001" gravity="0 0 0"><Node name="body">
+  <EulerExplicitSolver symplectic="1"/>
+  <MechanicalObject template="Rigid3" position="1 2 3 0 0 0 1" velocity="0.5 -0.2 0.1 1.5 -2 0.7"/>
+  <UniformMass vertexMass="2"/></Node></Node>"#,
+    );
+    assert!(
+        !sim.diagnostics.has_errors(),
+        "{:?}",
+        sim.diagnostics.iter().collect::<Vec<_>>()
+    );
+    let l0 = angular_momentum(&sim, 2.0);
+    for _ in 0..10_000 {
+        sim.step();
+    }
+    let l1 = angular_momentum(&sim, 2.0);
+    for k in 0..3 {
+        assert!(
+            (l1[k] - l0[k]).abs() <= 1e-10 * (1.0 + l0[k].abs()),
+            "L{k}: {} -> {}",
+            l0[k],
+            l1[k]
+        );
+    }
+    let x = sim.scene.states[0].as_ref().unwrap().vec(VecId::POSITION);
+    let n: f64 = x[3..7].iter().map(|q| q * q).sum();
+    assert!((n - 1.0).abs() < 1e-12, "|q|² = {n}");
+    // it did turn: 10 s at |ω| ≈ 2.6 rad/s
+    assert!(x[6].abs() < 0.999);
+    // and moved: c = c0 + 10 v
+    assert!((x[0] - 6.0).abs() < 1e-9, "x = {}", x[0]);
+}
+
+#[test]
+fn rigid_pendulum_has_the_small_angle_period() {
+    // a point mass carried by a Rigid3 frame whose center is held by stiff springs (rotation
+    // free): a pendulum of length 1 under g = 9.81, released at 0.05 rad. T = 2π √(L/g).
+    let th = 0.05f64;
+    let (s, c) = ((th / 2.0).sin(), (th / 2.0).cos());
+    let xml = format!(
+        r#"<Node name="root" dt="0.001" gravity="0 -9.81 0"><Node name="pendulum">
+  <EulerImplicitSolver rayleighStiffness="0" rayleighMass="0"/>
+  <CGLinearSolver iterations="200" tolerance="1e-14" threshold="1e-20"/>
+  <MechanicalObject name="frame" template="Rigid3" position="0 0 0 0 0 {s} {c}"/>
+  <UniformMass vertexMass="1e-4"/>
+  <RestShapeSpringsForceField stiffness="1e7" angularStiffness="0" activeDirections="1 1 1 0 0 0 0"/>
+  <Node name="bob"><MechanicalObject name="bob" position="0 -1 0"/>
+    <UniformMass vertexMass="1"/>
+    <RigidMapping input="@../frame" output="@bob"/></Node></Node></Node>"#
+    );
+    let mut sim = load(&xml);
+    assert!(
+        !sim.diagnostics.has_errors(),
+        "{:?}",
+        sim.diagnostics.iter().collect::<Vec<_>>()
+    );
+    let angle = |sim: &Simulation| {
+        let b = sim.scene.states[1].as_ref().unwrap().vec(VecId::POSITION);
+        b[0].atan2(-b[1])
+    };
+    assert!(
+        (angle(&sim) - th).abs() < 1e-9,
+        "the bob starts at the frame's angle"
+    );
+    // times of downward zero crossings of the angle (linear interpolation)
+    let mut crossings = Vec::new();
+    let mut prev = angle(&sim);
+    for k in 1..=7000 {
+        sim.step();
+        let a = angle(&sim);
+        if prev > 0.0 && a <= 0.0 {
+            crossings.push((k as f64 - a / (a - prev)) * 0.001);
+        }
+        prev = a;
+    }
+    assert!(crossings.len() >= 3, "crossings {crossings:?}");
+    let period = (crossings[2] - crossings[0]) / 2.0;
+    let expected = 2.0 * std::f64::consts::PI * (1.0f64 / 9.81).sqrt();
+    assert!(
+        (period - expected).abs() < 0.005 * expected,
+        "period {period} vs {expected}"
+    );
+}
+
+#[test]
+fn bad_mapping_graphs_are_reported() {
+    // types that do not fit: DistanceMapping from a Rigid3 state
+    let sim = load(
+        r#"<Node name="root"><Node name="n"><EulerImplicitSolver/><CGLinearSolver/>
+  <MechanicalObject name="r" template="Rigid3" position="0 0 0 0 0 0 1 1 0 0 0 0 0 1"/>
+  <EdgeSetTopologyContainer edges="0 1"/>
+  <Node name="m"><MechanicalObject template="Vec1"/><DistanceMapping input="@../r"/></Node></Node></Node>"#,
+    );
+    let msgs: Vec<String> = sim.diagnostics.iter().map(|d| d.to_string()).collect();
+    assert!(
+        msgs.iter()
+            .any(|m| m.contains("maps Vec3d inputs to a Vec1d output")
+                && m.contains("mapping-test.scn:")),
+        "{msgs:?}"
+    );
+    // a Rigid3 state with 3-value positions
+    let sim = load(
+        r#"<Node name="root"><MechanicalObject template="Rigid3" position="0 0 0 1 0 0"/></Node>"#,
+    );
+    let msgs: Vec<String> = sim.diagnostics.iter().map(|d| d.to_string()).collect();
+    assert!(
+        msgs.iter()
+            .any(|m| m.contains("7") && m.contains("mapping-test.scn:1")),
+        "{msgs:?}"
+    );
+    // a mapping without input
+    let sim = load(
+        r#"<Node name="root"><Node name="m"><MechanicalObject/><IdentityMapping input="@nothing"/></Node></Node>"#,
+    );
+    let msgs: Vec<String> = sim.diagnostics.iter().map(|d| d.to_string()).collect();
+    assert!(
+        msgs.iter()
+            .any(|m| m.contains("cannot find the mapping's input")),
+        "{msgs:?}"
+    );
+    // a cycle: a mapping whose output is its own input
+    let sim = load(
+        r#"<Node name="root"><Node name="m"><MechanicalObject name="a" position="0 0 0"/><IdentityMapping input="@a" output="@a"/></Node></Node>"#,
+    );
+    let msgs: Vec<String> = sim.diagnostics.iter().map(|d| d.to_string()).collect();
+    assert!(msgs.iter().any(|m| m.contains("cycle")), "{msgs:?}");
+}
