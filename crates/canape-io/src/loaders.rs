@@ -498,36 +498,6 @@ impl Component for SphereLoader {
 
 impl Loader for SphereLoader {}
 
-#[cfg(test)]
-mod tests {
-    use super::*;
-
-    #[test]
-    fn gmsh_v1_and_v2() {
-        let v1 = "$NOD\n4\n1 0 0 0\n2 1 0 0\n3 0 1 0\n4 0 0 1\n$ENDNOD\n$ELM\n2\n1 4 1 1 4 1 2 3 4\n2 15 1 1 1 1\n$ENDELM\n";
-        let m = parse_gmsh(v1).unwrap();
-        assert_eq!(m.points.len(), 4);
-        assert_eq!(m.tetrahedra, vec![[0, 1, 2, 3]]);
-        let v2 = "$MeshFormat\n2.2 0 8\n$EndMeshFormat\n$Nodes\n4\n10 0 0 0\n20 1 0 0\n30 0 1 0\n40 0 0 1\n$EndNodes\n$Elements\n1\n1 4 2 0 0 10 20 30 40\n$EndElements\n";
-        let mut m = parse_gmsh(v2).unwrap();
-        assert_eq!(m.tetrahedra, vec![[0, 1, 2, 3]]);
-        create_subelements(&mut m);
-        assert_eq!(m.triangles.len(), 4);
-        assert_eq!(m.edges.len(), 6);
-        assert!(parse_gmsh("$NOD\n2\n1 0 0\n").is_err());
-        assert!(parse_gmsh("hello").is_err());
-    }
-
-    #[test]
-    fn obj_faces() {
-        let m =
-            parse_obj("v 0 0 0\nv 1 0 0\nv 0 1 0\nv 1 1 0\nf 1/1 2/2 3/3\nf 1 2 4 3\n").unwrap();
-        assert_eq!(m.triangles.len(), 1);
-        assert_eq!(m.quads.len(), 1);
-        assert!(parse_obj("v 0 0 0\nf 1 2 3\n").is_err());
-    }
-}
-
 /// StringMeshCreator (Sofa/Component/IO/Mesh/.../StringMeshCreator.cpp): `resolution` points
 /// along x from 0 to 1 (point i at i·(1/(N−1)), as SOFA computes it) joined by N−1 edges.
 pub struct StringMeshCreator {
@@ -587,3 +557,33 @@ impl Component for StringMeshCreator {
 }
 
 impl Loader for StringMeshCreator {}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn gmsh_v1_and_v2() {
+        let v1 = "$NOD\n4\n1 0 0 0\n2 1 0 0\n3 0 1 0\n4 0 0 1\n$ENDNOD\n$ELM\n2\n1 4 1 1 4 1 2 3 4\n2 15 1 1 1 1\n$ENDELM\n";
+        let m = parse_gmsh(v1).unwrap();
+        assert_eq!(m.points.len(), 4);
+        assert_eq!(m.tetrahedra, vec![[0, 1, 2, 3]]);
+        let v2 = "$MeshFormat\n2.2 0 8\n$EndMeshFormat\n$Nodes\n4\n10 0 0 0\n20 1 0 0\n30 0 1 0\n40 0 0 1\n$EndNodes\n$Elements\n1\n1 4 2 0 0 10 20 30 40\n$EndElements\n";
+        let mut m = parse_gmsh(v2).unwrap();
+        assert_eq!(m.tetrahedra, vec![[0, 1, 2, 3]]);
+        create_subelements(&mut m);
+        assert_eq!(m.triangles.len(), 4);
+        assert_eq!(m.edges.len(), 6);
+        assert!(parse_gmsh("$NOD\n2\n1 0 0\n").is_err());
+        assert!(parse_gmsh("hello").is_err());
+    }
+
+    #[test]
+    fn obj_faces() {
+        let m =
+            parse_obj("v 0 0 0\nv 1 0 0\nv 0 1 0\nv 1 1 0\nf 1/1 2/2 3/3\nf 1 2 4 3\n").unwrap();
+        assert_eq!(m.triangles.len(), 1);
+        assert_eq!(m.quads.len(), 1);
+        assert!(parse_obj("v 0 0 0\nf 1 2 3\n").is_err());
+    }
+}

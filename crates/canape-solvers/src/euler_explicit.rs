@@ -8,6 +8,8 @@ use canape_core::state::VecId;
 
 pub struct EulerExplicitSolver {
     data: DataTable,
+    /// `symplectic`, read at init (no string look-up inside a step).
+    symplectic: bool,
 }
 
 impl Default for EulerExplicitSolver {
@@ -24,11 +26,20 @@ impl EulerExplicitSolver {
             .with("listening", DataKind::Bool, "0", "if true, handle the events, otherwise ignore the events")
             .with("symplectic", DataKind::Bool, "1", "If true (default), the velocities are updated before the positions and the method is symplectic, more robust. If false, the positions are updated before the velocities (standard Euler, less robust).")
             .with("threadSafeVisitor", DataKind::Bool, "0", "If true, do not use realloc and free visitors in fwdInteractionForceField.");
-        EulerExplicitSolver { data }
+        EulerExplicitSolver {
+            data,
+            symplectic: true,
+        }
     }
 }
 
-impl_component!(EulerExplicitSolver, "EulerExplicitSolver");
+impl EulerExplicitSolver {
+    fn init_impl(&mut self, _ctx: &mut canape_core::scene::InitContext<'_>) {
+        self.symplectic = self.data.bool("symplectic");
+    }
+}
+
+impl_component!(EulerExplicitSolver, "EulerExplicitSolver", init);
 
 impl OdeSolver for EulerExplicitSolver {
     fn solve(&mut self, ops: &mut dyn MechanicalOps, dt: f64) {
@@ -36,7 +47,7 @@ impl OdeSolver for EulerExplicitSolver {
         ops.compute_force(f);
         let acc = ops.alloc();
         ops.accel_from_force(acc, f);
-        if self.data.bool("symplectic") {
+        if self.symplectic {
             ops.v_peq(VecId::VELOCITY, acc, dt);
             ops.v_peq(VecId::POSITION, VecId::VELOCITY, dt);
         } else {
