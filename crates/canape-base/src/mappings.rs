@@ -77,16 +77,21 @@ pub fn resolve_ends(ctx: &mut InitContext<'_>, data: &DataTable) -> Option<Ends>
         in_dofs.push(st.dof);
     }
     let out = data.str("output");
-    let Some(output) = resolve_end(scene, ctx.node, ctx.id, out, ".", true) else {
+    let Some(output) = resolve_end(scene, ctx.node, ctx.id, out, ".", false) else {
         ctx.error(format!(
-            "cannot find the mapping's output '{}' (a MechanicalObject in this node)",
+            "cannot find the mapping's output '{}' (a MechanicalObject or a visual model in this node)",
             if out.is_empty() { "@." } else { out }
         ));
         return None;
     };
-    let Some(ost) = scene.state(output) else {
-        ctx.error("the mapping's output is not a MechanicalObject");
-        return None;
+    // a visual model (OglModel) takes 3D points: positions only go down to it
+    let out_dof = match scene.state(output) {
+        Some(st) => st.dof,
+        None if crate::mapping::end_positions(scene, output).is_some() => DofType::Vec3,
+        None => {
+            ctx.error("the mapping's output is neither a MechanicalObject nor a visual model");
+            return None;
+        }
     };
     if inputs.contains(&output) {
         ctx.error("the mapping's output is one of its inputs (a cycle in the mapping graph)");
@@ -96,7 +101,7 @@ pub fn resolve_ends(ctx: &mut InitContext<'_>, data: &DataTable) -> Option<Ends>
         inputs,
         in_dofs,
         output,
-        out_dof: ost.dof,
+        out_dof,
     })
 }
 
@@ -306,13 +311,13 @@ impl SubsetMapping {
             // postInit search within `radius`)
             let dof = e.out_dof;
             let cs = dof.coord_size();
-            let (Some(si), Some(so)) = (ctx.scene.state(e.inputs[0]), ctx.scene.state(e.output))
-            else {
+            let Some(si) = ctx.scene.state(e.inputs[0]) else {
                 return;
             };
+            let xo = crate::mapping::end_positions(ctx.scene, e.output).unwrap_or_default();
             let r = self.data.real("radius");
             let xi = si.vec(VecId::POSITION);
-            for p in so.vec(VecId::POSITION).chunks_exact(cs) {
+            for p in xo.chunks_exact(cs) {
                 let found = xi.chunks_exact(cs).position(|q| {
                     let d2: f64 = q
                         .iter()
@@ -371,9 +376,9 @@ impl Mapping for SubsetMapping {
     fn apply(&mut self, x_in: &MapInputs<'_>, x_out: &mut [f64]) {
         let x = x_in.get(0);
         let c = self.dof.coord_size();
-        for (j, &i) in self.indices.iter().enumerate() {
+        for (o, &i) in x_out.chunks_exact_mut(c).zip(&self.indices) {
             let i = i as usize;
-            x_out[j * c..(j + 1) * c].copy_from_slice(&x[i * c..(i + 1) * c]);
+            o.copy_from_slice(&x[i * c..(i + 1) * c]);
         }
     }
     fn apply_j(&self, v_in: &MapInputs<'_>, v_out: &mut [f64]) {
@@ -520,9 +525,13 @@ impl RigidMapping {
             }
         };
         let scene = ctx.scene;
-        let (Some(si), Some(so)) = (scene.state(e.inputs[0]), scene.state(e.output)) else {
+        let Some(si) = scene.state(e.inputs[0]) else {
             return;
         };
+        let out_x = crate::mapping::end_positions(scene, e.output).unwrap_or_default();
+        let out_x0 = scene
+            .state(e.output)
+            .map_or_else(|| out_x.clone(), |s| s.vec(VecId::REST_POSITION).to_vec());
         let xin = Rigid3Types::coords(si.vec(VecId::POSITION));
         self.n_in = xin.len();
         if self.n_in == 0 {
@@ -534,9 +543,9 @@ impl RigidMapping {
         let src: Vec<f64> = if !given.is_empty() {
             given.to_vec()
         } else if use_x0 {
-            so.vec(VecId::REST_POSITION).to_vec()
+            out_x0
         } else {
-            so.vec(VecId::POSITION).to_vec()
+            out_x
         };
         let n = src.len() / 3;
         let per_point = self.data.ints("rigidIndexPerPoint");
