@@ -6,7 +6,7 @@
 //!   f = −c v, with its damping matrix in implicit solves when `implicit` is set.
 
 use crate::mapping::resolve_end;
-use canape_core::component::ForceField;
+use canape_core::component::{ForceField, Interaction};
 use canape_core::data::{DataKind, DataTable};
 use canape_core::impl_component;
 use canape_core::matrix::MatrixSink;
@@ -29,6 +29,11 @@ pub struct RestShapeSpringsForceField {
     active: Vec<bool>,
     rayleigh: f64,
     external: Option<canape_core::scene::ComponentId>,
+    /// With an external rest shape: this force field's own state, its coordinates' length (where
+    /// the external state's coordinates start in the interaction's concatenated positions) and
+    /// the external points, read at every `add_force` (the external state may move).
+    own: Option<(canape_core::scene::ComponentId, usize)>,
+    ext_idx: Vec<u32>,
 }
 
 impl RestShapeSpringsForceField {
@@ -110,6 +115,8 @@ impl RestShapeSpringsForceField {
             active: Vec::new(),
             rayleigh: 0.0,
             external: None,
+            own: None,
+            ext_idx: Vec::new(),
         })
     }
 
@@ -153,6 +160,8 @@ impl RestShapeSpringsForceField {
         // the rest shape: this state's rest positions, or an external state's positions
         let ext = self.data.str("external_rest_shape").trim().to_string();
         self.external = None;
+        self.own = None;
+        self.ext_idx.clear();
         let rest_src: Vec<f64>;
         let ext_idx: Vec<u32>;
         if ext.is_empty() {
@@ -179,6 +188,10 @@ impl RestShapeSpringsForceField {
                 return;
             }
             self.external = Some(c);
+            self.own = ctx
+                .scene
+                .context_state(ctx.node)
+                .map(|o| (o, st.size() * cs));
             rest_src = es.vec(VecId::POSITION).to_vec();
             let ep = self.data.ints("external_points");
             ext_idx = if ep.is_empty() {
@@ -195,6 +208,9 @@ impl RestShapeSpringsForceField {
                 self.idx.clear();
                 return;
             }
+        }
+        if self.external.is_some() {
+            self.ext_idx = ext_idx.clone();
         }
         self.rest.clear();
         for &e in &ext_idx {
@@ -255,8 +271,28 @@ impl_component!(
 );
 
 impl ForceField for RestShapeSpringsForceField {
+    fn interaction(&self) -> Option<Interaction> {
+        // the external rest shape is read, it receives no force (SOFA's getExtPosition)
+        match (self.own, self.external) {
+            (Some((first, _)), Some(second)) if first != second => Some(Interaction {
+                first,
+                second,
+                second_passive: true,
+            }),
+            _ => None,
+        }
+    }
     fn add_force(&mut self, x: &[f64], _v: &[f64], f: &mut [f64]) {
         let (cs, ds) = (self.dof.coord_size(), self.dof.deriv_size());
+        if let (Some((_, start)), Some(_)) = (self.own, self.interaction()) {
+            // the external state's current positions are the rest shape
+            for (s, &e) in self.ext_idx.iter().enumerate() {
+                let from = start + e as usize * cs;
+                if let Some(c) = x.get(from..from + cs) {
+                    self.rest[s * cs..(s + 1) * cs].copy_from_slice(c);
+                }
+            }
+        }
         for (s, &i) in self.idx.iter().enumerate() {
             let i = i as usize;
             let (k, ka) = self.stiffness(s);

@@ -75,8 +75,26 @@ pub trait Mass: Component {
     }
 }
 
-/// A force field acting on its node's state.
+/// The two states an interaction force field acts on (SOFA's PairInteractionForceField: springs
+/// with `object1` and `object2`). Its vectors are then the concatenation of both states' vectors,
+/// `first`'s then `second`'s (positions: coordinates; velocities, forces, dx: derivatives); the
+/// solver gathers them and scatters the forces back, and its matrix's off-diagonal blocks couple
+/// the two states. With `second_passive`, the second state is only read (moving anchors, as
+/// RestShapeSpringsForceField's `external_rest_shape`): its forces are dropped and its dx is 0.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct Interaction {
+    pub first: crate::scene::ComponentId,
+    pub second: crate::scene::ComponentId,
+    pub second_passive: bool,
+}
+
+/// A force field acting on its node's state, or on two states ([`ForceField::interaction`]).
 pub trait ForceField: Component {
+    /// The two states this force field couples, when it is an interaction force field between
+    /// different states (known after init). `None`: it acts on its context state.
+    fn interaction(&self) -> Option<Interaction> {
+        None
+    }
     /// f += F(x, v). May cache per-element quantities (rotations) used by later calls.
     fn add_force(&mut self, x: &[f64], v: &[f64], f: &mut [f64]);
     /// df += k_factor · K dx  (K = ∂F/∂x, from the last `add_force`).

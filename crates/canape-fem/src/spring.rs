@@ -28,6 +28,12 @@ pub struct SpringForceField {
     /// Tangent block of each spring from the last add_force.
     d: Vec<Mat3>,
     rayleigh: f64,
+    /// Between two different states: (object1, object2, object1's point count).
+    pair: Option<(
+        canape_core::scene::ComponentId,
+        canape_core::scene::ComponentId,
+        usize,
+    )>,
 }
 
 impl Default for SpringForceField {
@@ -58,39 +64,79 @@ impl SpringForceField {
             springs: Vec::new(),
             d: Vec::new(),
             rayleigh: 0.0,
+            pair: None,
         }
     }
 
     fn init_impl(&mut self, ctx: &mut InitContext<'_>) {
         self.rayleigh = self.data.real("rayleighStiffness");
-        for o in ["object1", "object2"] {
+        self.pair = None;
+        self.springs.clear();
+        let context = ctx.scene.context_state(ctx.node);
+        // object1 and object2 (SOFA's PairInteractionForceField links): a state, or a node
+        // whose state is meant; an empty link is the context state
+        let mut ends = [context; 2];
+        for (k, o) in ["object1", "object2"].into_iter().enumerate() {
             let l = self.data.str(o).trim().to_string();
-            if !l.is_empty()
-                && ctx.linked(&l).and_then(|t| match t {
-                    canape_core::scene::Target::Component(c) => Some(c),
-                    canape_core::scene::Target::Node(n) => ctx
-                        .scene
-                        .node_components(n, canape_core::component::Role::State)
-                        .next(),
-                }) != ctx.scene.context_state(ctx.node)
-            {
+            if l.is_empty() {
+                continue;
+            }
+            let target = ctx.linked(&l).and_then(|t| match t {
+                canape_core::scene::Target::Component(c) => {
+                    ctx.scene.state(c).is_some().then_some(c)
+                }
+                canape_core::scene::Target::Node(n) => ctx
+                    .scene
+                    .node_components(n, canape_core::component::Role::State)
+                    .next(),
+            });
+            match target {
+                Some(c) => ends[k] = Some(c),
+                None => {
+                    ctx.error(format!(
+                        "{o}='{l}' is not a MechanicalObject (nor a node with one)"
+                    ));
+                    return;
+                }
+            }
+        }
+        let [Some(a), Some(b)] = ends else {
+            ctx.error("no MechanicalObject in the context (and no object1/object2 link)");
+            return;
+        };
+        let sa = ctx.scene.state(a).expect("state");
+        let sb = ctx.scene.state(b).expect("state");
+        for (s, id) in [(sa, a), (sb, b)] {
+            if s.dof != canape_types::DofType::Vec3 {
                 ctx.error(format!(
-                    "{o}='{l}': springs between two different states are not supported yet"
+                    "SpringForceField<Vec3> acts on Vec3 states; {} is {}",
+                    ctx.scene.component_label(id),
+                    s.dof.name()
                 ));
                 return;
             }
         }
-        let Some(st) = ctx.state() else {
-            ctx.error("no MechanicalObject in the context");
-            return;
-        };
-        if let Err(e) = self.setup_from_data(st.size()) {
+        let (na, nb) = (sa.size(), sb.size());
+        if a != b || Some(a) != context {
+            // (one state that is not the context's: an interaction of the state with itself,
+            // its vectors given twice)
+            self.pair = Some((a, b, na));
+        }
+        if let Err(e) = self.setup_pair(na, nb) {
             ctx.error(e);
         }
     }
 
     /// Build the springs from Data for a state of `n` points (used by init and tests).
     pub fn setup_from_data(&mut self, n: usize) -> Result<(), String> {
+        self.pair = None;
+        self.setup_pair(n, n)
+    }
+
+    /// Build the springs from Data, their first ends among `na` points of object1 and their
+    /// second ends among `nb` points of object2. Between two states, second ends are numbered
+    /// after the first state's points (the concatenated vectors of an interaction).
+    fn setup_pair(&mut self, na: usize, nb: usize) -> Result<(), String> {
         let words = |k: &str| -> Vec<bool> {
             self.data
                 .words(k)
@@ -159,13 +205,23 @@ impl SpringForceField {
                 });
             }
         }
-        if let Some(bad) = self.springs.iter().find(|s| s.a >= n || s.b >= n) {
-            let msg = format!(
-                "a spring joins points {} and {}, but the state has {n} points",
-                bad.a, bad.b
-            );
+        if let Some(bad) = self.springs.iter().find(|s| s.a >= na || s.b >= nb) {
+            let msg = if self.pair.is_some() {
+                format!(
+                    "a spring joins point {} of object1 ({na} points) and point {} of object2 ({nb} points)",
+                    bad.a, bad.b
+                )
+            } else {
+                format!(
+                    "a spring joins points {} and {}, but the state has {na} points",
+                    bad.a, bad.b
+                )
+            };
             self.springs.clear();
             return Err(msg);
+        }
+        if self.pair.is_some() {
+            self.springs.iter_mut().for_each(|s| s.b += na);
         }
         self.d = vec![Mat3::zeros(); self.springs.len()];
         Ok(())
@@ -175,7 +231,19 @@ impl SpringForceField {
 impl_component!(SpringForceField, "SpringForceField", init);
 
 impl ForceField for SpringForceField {
+    fn interaction(&self) -> Option<canape_core::component::Interaction> {
+        self.pair
+            .map(|(first, second, _)| canape_core::component::Interaction {
+                first,
+                second,
+                second_passive: false,
+            })
+    }
     fn draw_edges(&self) -> Vec<[u32; 2]> {
+        if self.pair.is_some() {
+            // indices span two states: not drawable on one
+            return Vec::new();
+        }
         self.springs
             .iter()
             .filter(|s| s.enabled)

@@ -30,6 +30,7 @@ const OBJECT_LINKS: &[&str] = &[
     "orderingMethod",
     "object1",
     "object2",
+    "external_rest_shape",
     "preconditionerSystem",
 ];
 

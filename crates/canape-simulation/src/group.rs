@@ -26,6 +26,106 @@ pub enum ForceEntry {
         ff: usize,
         state: usize,
     },
+    /// An interaction force field over two states (its vectors: both states' concatenated).
+    Pair {
+        ff: usize,
+        sides: [PairSide; 2],
+    },
+}
+
+/// One state of an interaction force field: its scene state index and, when the group
+/// integrates it and it receives forces, its group state index (`None`: read only — a passive
+/// side or a state outside the group; its forces are dropped and its dx is 0).
+#[derive(Clone, Copy, Debug)]
+pub struct PairSide {
+    pub scene: usize,
+    pub k: Option<usize>,
+}
+
+/// Scratch vectors of interaction force fields (kept: nothing is allocated once warm).
+#[derive(Clone, Debug, Default)]
+struct PairBuf {
+    a: Vec<f64>,
+    b: Vec<f64>,
+    out: Vec<f64>,
+}
+
+/// Concatenate vector `id` of both sides into `out` (a read-only side gives zeros when
+/// `zero_passive`: a dx that does not move it).
+fn pair_gather(
+    states: &[Option<MechanicalObject>],
+    sides: &[PairSide; 2],
+    id: VecId,
+    zero_passive: bool,
+    out: &mut Vec<f64>,
+) {
+    out.clear();
+    for s in sides {
+        let st = states[s.scene].as_ref().expect("interaction state");
+        if zero_passive && s.k.is_none() {
+            out.resize(out.len() + st.deriv_len(), 0.0);
+        } else {
+            out.extend_from_slice(st.vec(id));
+        }
+    }
+}
+
+/// `id` += the part of `src` (concatenated derivatives) that belongs to each receiving side.
+fn pair_scatter(
+    states: &mut [Option<MechanicalObject>],
+    sides: &[PairSide; 2],
+    id: VecId,
+    src: &[f64],
+) {
+    let mut start = 0;
+    for s in sides {
+        let st = states[s.scene].as_mut().expect("interaction state");
+        let n = st.deriv_len();
+        if s.k.is_some() {
+            for (o, v) in st.vec_mut(id).iter_mut().zip(&src[start..start + n]) {
+                *o += v;
+            }
+        }
+        start += n;
+    }
+}
+
+/// Sizes of both sides' derivative vectors.
+fn pair_lens(states: &[Option<MechanicalObject>], sides: &[PairSide; 2]) -> [usize; 2] {
+    sides.map(|s| states[s.scene].as_ref().map_or(0, |m| m.deriv_len()))
+}
+
+/// An interaction force field's matrix, in its concatenated numbering, into the group's
+/// global numbering (independent states at their offsets; read-only sides dropped).
+struct PairSink<'s> {
+    inner: &'s mut dyn MatrixSink,
+    split: usize,
+    offsets: [Option<usize>; 2],
+}
+
+impl PairSink<'_> {
+    #[inline]
+    fn map(&self, i: usize) -> Option<usize> {
+        if i < self.split {
+            self.offsets[0].map(|o| o + i)
+        } else {
+            self.offsets[1].map(|o| o + i - self.split)
+        }
+    }
+}
+
+impl MatrixSink for PairSink<'_> {
+    fn add(&mut self, row: usize, col: usize, v: f64) {
+        if let (Some(r), Some(c)) = (self.map(row), self.map(col)) {
+            self.inner.add(r, c, v);
+        }
+    }
+    fn wants(&self, row: usize, col: usize) -> bool {
+        match (self.map(row), self.map(col)) {
+            (Some(r), Some(c)) => self.inner.wants(r, c),
+            _ => false,
+        }
+    }
 }
 
 /// The states and components one ODE solver integrates.
@@ -122,13 +222,60 @@ pub fn build_groups_checked(scene: &Scene, diags: &mut Diagnostics) -> Vec<Group
             collect(scene, n, &mut g, &mut pending, diags);
             // group state indices: independent states first, then mapped ones
             let nind = g.states.len();
-            let pos = |g: &Group, s: usize| -> usize {
+            let find = |g: &Group, s: usize| -> Option<usize> {
                 g.states
                     .iter()
                     .position(|x| *x == s)
-                    .unwrap_or_else(|| nind + g.mapped.iter().position(|x| *x == s).unwrap())
+                    .or_else(|| g.mapped.iter().position(|x| *x == s).map(|k| nind + k))
             };
+            let pos = |g: &Group, s: usize| -> usize { find(g, s).expect("state of the group") };
             for (e, s) in pending {
+                if let Pending::Pair(i, it, c) = e {
+                    let (Some(a), Some(b)) =
+                        (state_index(scene, it.first), state_index(scene, it.second))
+                    else {
+                        continue;
+                    };
+                    let ka = find(&g, a);
+                    let kb = if it.second_passive { None } else { find(&g, b) };
+                    let outside = |k: Option<usize>, sid: ComponentId| {
+                        k.is_none().then(|| scene.component_label(sid))
+                    };
+                    let missing: Vec<String> = [
+                        outside(ka, it.first),
+                        if it.second_passive {
+                            None
+                        } else {
+                            outside(kb, it.second)
+                        },
+                    ]
+                    .into_iter()
+                    .flatten()
+                    .collect();
+                    if ka.is_none() && kb.is_none() {
+                        diags.push(
+                            Diagnostic::warning("none of this interaction's states is simulated by the solver above it: it has no effect")
+                                .at(scene.info(c).loc.clone())
+                                .on(scene.component_label(c)),
+                        );
+                        continue;
+                    }
+                    if !missing.is_empty() {
+                        diags.push(
+                            Diagnostic::warning(format!(
+                                "{} is not simulated by the solver above this interaction: it is held where it is (its forces are dropped)",
+                                missing.join(" and ")
+                            ))
+                            .at(scene.info(c).loc.clone())
+                            .on(scene.component_label(c)),
+                        );
+                    }
+                    g.forces.push(ForceEntry::Pair {
+                        ff: i,
+                        sides: [PairSide { scene: a, k: ka }, PairSide { scene: b, k: kb }],
+                    });
+                    continue;
+                }
                 let k = pos(&g, s);
                 match e {
                     Pending::Mass(i, gravity) => g.forces.push(ForceEntry::Mass {
@@ -138,6 +285,7 @@ pub fn build_groups_checked(scene: &Scene, diags: &mut Diagnostics) -> Vec<Group
                     }),
                     Pending::Field(i) => g.forces.push(ForceEntry::Field { ff: i, state: k }),
                     Pending::Projective(i) => g.projective.push((i, k)),
+                    Pending::Pair(..) => unreachable!(),
                 }
             }
             for gm in 0..g.mappings.len() {
@@ -157,6 +305,7 @@ pub fn build_groups_checked(scene: &Scene, diags: &mut Diagnostics) -> Vec<Group
         Mass(usize, Vec3),
         Field(usize),
         Projective(usize),
+        Pair(usize, Interaction, ComponentId),
     }
     /// The mechanical mapping whose output is state `s` (of node `n`), if any.
     fn mapping_to(scene: &Scene, n: NodeId, s: ComponentId) -> Option<(usize, ComponentId)> {
@@ -245,6 +394,13 @@ pub fn build_groups_checked(scene: &Scene, diags: &mut Diagnostics) -> Vec<Group
         let st = scene.context_state(n).and_then(|s| state_index(scene, s));
         for &c in &node.components {
             let info = scene.info(c);
+            if let Slot::ForceField(i) = info.slot {
+                let it = scene.force_fields[i].as_ref().and_then(|f| f.interaction());
+                if let Some(it) = it {
+                    pending.push((Pending::Pair(i, it, c), usize::MAX));
+                    continue;
+                }
+            }
             let Some(s) = st else { continue };
             if !(g.states.contains(&s) || g.mapped.contains(&s)) {
                 continue;
@@ -294,6 +450,8 @@ pub struct GroupWork {
     /// The force vector of the last `compute_force`: the output forces the mappings' geometric
     /// stiffness reads.
     force_id: Option<VecId>,
+    /// Interaction force fields' concatenated vectors.
+    pair: PairBuf,
 }
 
 /// Mechanical operations over one group (borrowing the scene's arenas).
@@ -433,6 +591,22 @@ impl<'a> GroupOps<'a> {
                         f.add_mdx(o, vv, m);
                     }
                 }
+                ForceEntry::Pair { ff, sides } => {
+                    let f = self.force_fields[ff].as_mut().unwrap();
+                    let kf = k + b * f.rayleigh_stiffness();
+                    if kf == 0.0 && b == 0.0 {
+                        continue;
+                    }
+                    let w = &mut self.work.pair;
+                    pair_gather(self.states, &sides, v, true, &mut w.a);
+                    w.out.clear();
+                    w.out.resize(w.a.len(), 0.0);
+                    f.add_dforce(&w.a, &mut w.out, kf);
+                    if b != 0.0 {
+                        f.add_bdx(&w.a, &mut w.out, b);
+                    }
+                    pair_scatter(self.states, &sides, out, &w.out);
+                }
             }
         }
     }
@@ -460,6 +634,18 @@ impl<'a> GroupOps<'a> {
                     if m != 0.0 && f.has_mass() {
                         f.add_mdx(o, vv, m);
                     }
+                }
+                ForceEntry::Pair { ff, sides } => {
+                    if k == 0.0 {
+                        continue;
+                    }
+                    let f = self.force_fields[ff].as_mut().unwrap();
+                    let w = &mut self.work.pair;
+                    pair_gather(self.states, &sides, v, true, &mut w.a);
+                    w.out.clear();
+                    w.out.resize(w.a.len(), 0.0);
+                    f.add_dforce(&w.a, &mut w.out, k);
+                    pair_scatter(self.states, &sides, out, &w.out);
                 }
             }
         }
@@ -588,6 +774,42 @@ impl LinearSystem for GroupSystem<'_, '_> {
                         f.add_mdx(&mut y[off..off + n], &x[off..off + n], self.m);
                     }
                 }
+                ForceEntry::Pair { ff, sides } => {
+                    let f = self.ops.force_fields[ff].as_mut().unwrap();
+                    let kf = self.k + self.b * f.rayleigh_stiffness();
+                    if kf == 0.0 && self.b == 0.0 {
+                        continue;
+                    }
+                    // no mappings: the group's states are all independent
+                    let lens = pair_lens(self.ops.states, &sides);
+                    let w = &mut self.ops.work.pair;
+                    w.a.clear();
+                    for (s, n) in sides.iter().zip(lens) {
+                        match s.k {
+                            Some(kk) => {
+                                let o = g.offsets[kk];
+                                w.a.extend_from_slice(&x[o..o + n]);
+                            }
+                            None => w.a.resize(w.a.len() + n, 0.0),
+                        }
+                    }
+                    w.out.clear();
+                    w.out.resize(w.a.len(), 0.0);
+                    f.add_dforce(&w.a, &mut w.out, kf);
+                    if self.b != 0.0 {
+                        f.add_bdx(&w.a, &mut w.out, self.b);
+                    }
+                    let mut start = 0;
+                    for (s, n) in sides.iter().zip(lens) {
+                        if let Some(kk) = s.k {
+                            let o = g.offsets[kk];
+                            for (yy, v) in y[o..o + n].iter_mut().zip(&w.out[start..start + n]) {
+                                *yy += v;
+                            }
+                        }
+                        start += n;
+                    }
+                }
                 ForceEntry::Mass { mass, state, .. } => {
                     let off = g.offsets[state];
                     let n = self.ops.states[g.states[state]]
@@ -674,6 +896,22 @@ impl GroupSystem<'_, '_> {
                             f.add_m_to_matrix(t, m, g.offsets[state]);
                         }
                     }
+                    ForceEntry::Pair { ff, sides } => {
+                        let f = force_fields[ff].as_ref().unwrap();
+                        let kf = k + b * f.rayleigh_stiffness();
+                        let lens = pair_lens(states, &sides);
+                        let mut sink = PairSink {
+                            inner: t,
+                            split: lens[0],
+                            offsets: sides.map(|s| s.k.map(|kk| g.offsets[kk])),
+                        };
+                        if kf != 0.0 {
+                            f.add_k_to_matrix(&mut sink, kf, 0);
+                        }
+                        if b != 0.0 {
+                            f.add_b_to_matrix(&mut sink, b, 0, lens[0] + lens[1]);
+                        }
+                    }
                     ForceEntry::Mass { mass, state, .. } => {
                         let ms = masses[mass].as_ref().unwrap();
                         let mf = m - b * ms.rayleigh_mass();
@@ -736,9 +974,48 @@ fn fill_mapped(
     t: &mut dyn MatrixSink,
 ) {
     let mut local = TripletSink::default();
+    let mut pair_entries = Vec::new();
     for e in &g.forces {
         local.entries.clear();
         let state = match *e {
+            ForceEntry::Pair { ff, sides } => {
+                let f = force_fields[ff].as_ref().unwrap();
+                let kf = k + b * f.rayleigh_stiffness();
+                let lens = pair_lens(states, &sides);
+                if kf != 0.0 {
+                    f.add_k_to_matrix(&mut local, kf, 0);
+                }
+                if b != 0.0 {
+                    f.add_b_to_matrix(&mut local, b, 0, lens[0] + lens[1]);
+                }
+                // concatenated numbering → (side, scalar) pairs, through each side's map
+                let side = |i: u32| -> (u32, u32) {
+                    if (i as usize) < lens[0] {
+                        (0, i)
+                    } else {
+                        (1, i - lens[0] as u32)
+                    }
+                };
+                pair_entries.clear();
+                for &(r, c, v) in &local.entries {
+                    let ((sr, r), (sc, c)) = (side(r), side(c));
+                    pair_entries.push(KEntry {
+                        in_row: sr,
+                        row: r,
+                        in_col: sc,
+                        col: c,
+                        val: v,
+                    });
+                }
+                // a read-only side has no map: its entries are dropped
+                let none = StateMap::Rows(mapped::SparseRows::default());
+                let ins: Vec<&StateMap> = sides
+                    .iter()
+                    .map(|s| s.k.map_or(&none, |kk| &maps[kk]))
+                    .collect();
+                mapped::add_projected_k(&pair_entries, &ins, t);
+                continue;
+            }
             ForceEntry::Field { ff, state } => {
                 let f = force_fields[ff].as_ref().unwrap();
                 let kf = k + b * f.rayleigh_stiffness();
@@ -847,6 +1124,18 @@ impl MechanicalOps for GroupOps<'_> {
                         .add_force(x, v, &mut out);
                     st.put(f, out);
                 }
+                ForceEntry::Pair { ff, sides } => {
+                    let w = &mut self.work.pair;
+                    pair_gather(self.states, &sides, VecId::POSITION, false, &mut w.a);
+                    pair_gather(self.states, &sides, VecId::VELOCITY, false, &mut w.b);
+                    w.out.clear();
+                    w.out.resize(w.b.len(), 0.0);
+                    self.force_fields[ff]
+                        .as_mut()
+                        .unwrap()
+                        .add_force(&w.a, &w.b, &mut w.out);
+                    pair_scatter(self.states, &sides, f, &w.out);
+                }
             }
         }
         if !g.mappings.is_empty() {
@@ -909,7 +1198,7 @@ impl MechanicalOps for GroupOps<'_> {
                 g.is_independent(state)
                     && self.masses[mass].as_ref().is_some_and(|m| m.is_diagonal())
             }
-            ForceEntry::Field { ff, .. } => {
+            ForceEntry::Field { ff, .. } | ForceEntry::Pair { ff, .. } => {
                 !self.force_fields[ff].as_ref().is_some_and(|f| f.has_mass())
             }
         });

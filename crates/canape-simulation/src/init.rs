@@ -38,6 +38,43 @@ pub fn init_scene(scene: &mut Scene, diags: &mut Diagnostics) {
     }
 }
 
+/// Initialise the states that the links in Data `keys` of component `id` name (a state, or a
+/// node whose state is meant; several links per Data allowed), with the mappings of their nodes
+/// (a mapped state gets its size from its mapping).
+fn init_linked_states(
+    scene: &mut Scene,
+    id: ComponentId,
+    keys: &[&str],
+    diags: &mut Diagnostics,
+    visiting: &mut Vec<ComponentId>,
+) {
+    let node = scene.info(id).node;
+    for key in keys {
+        let Some(Value::Str(l)) = scene.component(id).and_then(|c| c.read_data(key)) else {
+            continue;
+        };
+        for word in l.split_whitespace() {
+            let Some(p) = word.strip_prefix('@') else {
+                continue;
+            };
+            let target = match scene.resolve_path(node, Some(id), p) {
+                Some(Target::Component(c)) => Some(c),
+                Some(Target::Node(n)) => scene.node_components(n, Role::State).next(),
+                None => None,
+            };
+            let Some(c) = target.filter(|c| *c != id) else {
+                continue;
+            };
+            init_component(scene, c, diags, visiting);
+            let n = scene.info(c).node;
+            let maps: Vec<ComponentId> = scene.node_components(n, Role::Mapping).collect();
+            for m in maps {
+                init_component(scene, m, diags, visiting);
+            }
+        }
+    }
+}
+
 fn is_initialized(scene: &Scene, id: ComponentId) -> bool {
     scene.components[id.0 as usize].initialized
 }
@@ -74,6 +111,25 @@ pub fn init_component(
             if let Some(s) = scene.context_state(node) {
                 init_component(scene, s, diags, visiting);
             }
+        }
+        _ => {}
+    }
+    match role {
+        // an interaction's states (object1, object2) are initialised before it, wherever they
+        // sit in the document
+        Role::ForceField => init_linked_states(
+            scene,
+            id,
+            &["object1", "object2", "external_rest_shape"],
+            diags,
+            visiting,
+        ),
+        // a mapping's inputs (`input`, or the parent node's state) before the mapping
+        Role::Mapping => {
+            if let Some(s) = scene.node(node).parent.and_then(|p| scene.context_state(p)) {
+                init_component(scene, s, diags, visiting);
+            }
+            init_linked_states(scene, id, &["input"], diags, visiting);
         }
         _ => {}
     }
