@@ -1,5 +1,7 @@
-//! Projective constraints: FixedProjectiveConstraint
-//! (Sofa/Component/Constraint/Projective/.../FixedProjectiveConstraint.inl).
+//! Projective constraints: FixedProjectiveConstraint and PartialFixedProjectiveConstraint
+//! (Sofa/Component/Constraint/Projective/.../FixedProjectiveConstraint.inl,
+//! PartialFixedProjectiveConstraint.inl: only the derivative components `fixedDirections`
+//! marks are fixed; velocities are projected only with `projectVelocity`).
 
 use crate::base_data;
 use canape_core::component::ProjectiveConstraint;
@@ -7,9 +9,12 @@ use canape_core::data::{DataKind, DataTable};
 use canape_core::impl_component;
 use canape_core::scene::InitContext;
 
-/// Fixes a set of DOFs: their dx, force and right-hand-side entries are projected to zero.
+/// Fixes a set of DOFs: their dx, force and right-hand-side entries are projected to zero (for
+/// the partial variant, only the components of `fixedDirections`).
 pub struct FixedProjectiveConstraint {
     data: DataTable,
+    /// PartialFixedProjectiveConstraint: per derivative component, whether it is fixed.
+    partial: Option<Vec<bool>>,
     indices: Vec<u32>,
     fix_all: bool,
     project_velocity: bool,
@@ -36,12 +41,34 @@ impl FixedProjectiveConstraint {
             .with("endTime", DataKind::Real, "-1", "The constraint stops acting after the given value.");
         FixedProjectiveConstraint {
             data,
+            partial: None,
             indices: Vec::new(),
             fix_all: false,
             project_velocity: false,
             n: 0,
             ds: 3,
         }
+    }
+
+    /// PartialFixedProjectiveConstraint: fixes the derivative components that
+    /// `fixedDirections` marks (all by default) of the chosen points.
+    pub fn partial() -> Self {
+        let mut c = Self::new();
+        c.data = std::mem::take(&mut c.data)
+            .with(
+                "fixedDirections",
+                DataKind::Words,
+                "",
+                "Defines the directions in which the particles are fixed: true (or 1) for fixed, false (or 0) for free",
+            )
+            .with(
+                "projectVelocity",
+                DataKind::Bool,
+                "0",
+                "activate project velocity to maintain a constant velocity",
+            );
+        c.partial = Some(Vec::new());
+        c
     }
 
     pub fn indices(&self) -> &[u32] {
@@ -60,6 +87,30 @@ impl FixedProjectiveConstraint {
         }
         self.fix_all = self.data.bool("fixAll");
         self.project_velocity = self.data.bool("activate_projectVelocity");
+        if self.partial.is_some() {
+            self.project_velocity = self.data.bool("projectVelocity");
+            // one flag per derivative component, all fixed by default
+            let words = self.data.words("fixedDirections").to_vec();
+            let mut dirs = vec![true; self.ds];
+            if !words.is_empty() {
+                if words.len() != self.ds {
+                    ctx.warn(format!(
+                        "fixedDirections has {} entries, the state's DOFs have {} components: missing ones are fixed, extra ones ignored",
+                        words.len(),
+                        self.ds
+                    ));
+                }
+                for (d, w) in dirs.iter_mut().zip(&words) {
+                    match canape_core::data::parse_bool(w) {
+                        Some(b) => *d = b,
+                        None => ctx.warn(format!(
+                            "fixedDirections entry '{w}' is not a boolean: the direction is fixed"
+                        )),
+                    }
+                }
+            }
+            self.partial = Some(dirs);
+        }
         let mut kept = Vec::new();
         let mut dropped = Vec::new();
         for &i in self.data.ints("indices") {
@@ -92,14 +143,31 @@ impl FixedProjectiveConstraint {
     }
 }
 
-impl_component!(FixedProjectiveConstraint, "FixedProjectiveConstraint", init);
+impl_component!(
+    FixedProjectiveConstraint,
+    |s| if s.partial.is_some() {
+        "PartialFixedProjectiveConstraint"
+    } else {
+        "FixedProjectiveConstraint"
+    },
+    init
+);
 
 impl ProjectiveConstraint for FixedProjectiveConstraint {
     fn project_response(&self, dx: &mut [f64]) {
         let ds = self.ds;
-        self.for_each_fixed(dx.len(), |i| {
-            dx[ds * i..ds * (i + 1)].iter_mut().for_each(|v| *v = 0.0)
-        });
+        match &self.partial {
+            Some(dirs) => self.for_each_fixed(dx.len(), |i| {
+                for (v, fixed) in dx[ds * i..ds * (i + 1)].iter_mut().zip(dirs) {
+                    if *fixed {
+                        *v = 0.0;
+                    }
+                }
+            }),
+            None => self.for_each_fixed(dx.len(), |i| {
+                dx[ds * i..ds * (i + 1)].iter_mut().for_each(|v| *v = 0.0)
+            }),
+        }
     }
     fn project_velocity(&self, v: &mut [f64]) {
         if self.project_velocity {
@@ -108,8 +176,14 @@ impl ProjectiveConstraint for FixedProjectiveConstraint {
     }
     fn fixed_scalar_dofs(&self, deriv_size: usize) -> Vec<usize> {
         let mut out = Vec::new();
+        let all = vec![true; deriv_size];
+        let dirs = self.partial.as_deref().unwrap_or(&all);
         self.for_each_fixed(self.n * deriv_size, |i| {
-            out.extend((0..deriv_size).map(|c| deriv_size * i + c))
+            out.extend(
+                (0..deriv_size)
+                    .filter(|&c| dirs.get(c).copied().unwrap_or(true))
+                    .map(|c| deriv_size * i + c),
+            )
         });
         out
     }

@@ -266,6 +266,13 @@ impl MechanicalObject {
         }
         let mut n = pos.len() / cs;
         let declared = self.data.int("size").max(0) as usize;
+        // no position, no size, no topology points: one point at the origin, SOFA's default
+        // size (StateVectorStorage resizes to 1 when built); a mapping resizes its output
+        let declared = if declared == 0 && topology_points.is_none_or(|p| p.is_empty()) {
+            1
+        } else {
+            declared
+        };
         if n == 0 && declared > 0 {
             n = declared;
             pos = vec![0.0; n * cs];

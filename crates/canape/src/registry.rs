@@ -89,6 +89,16 @@ pub fn registry() -> Registry {
             )))
         },
     );
+    r.register(
+        "PartialFixedProjectiveConstraint",
+        "fixes chosen directions of a set of DOFs",
+        |_, t| {
+            known_template(t)?;
+            Ok(AnyComponent::Projective(Box::new(
+                FixedProjectiveConstraint::partial(),
+            )))
+        },
+    );
     r.register("BoxROI", "selects points inside boxes", |_, t| {
         vec3_only(t, "BoxROI")?;
         Ok(AnyComponent::Engine(Box::new(BoxRoi::new())))
