@@ -44,6 +44,9 @@ pub struct UniformMass {
     /// mass on the rotation, as SOFA's Rigid3Mass; the inertia stays in world axes, as SOFA's).
     dof: DofType,
     m: f64,
+    /// Rigid3: the inertia matrix per unit of mass, row-major (SOFA's RigidMass inertiaMatrix,
+    /// identity by default); the rotation's mass matrix is m·I. Rigid2: its first entry.
+    inertia: [f64; 9],
     indices: Option<Vec<u32>>,
     valid: bool,
     separate_gravity: bool,
@@ -57,14 +60,52 @@ impl Default for UniformMass {
     }
 }
 
+const IDENTITY3: [f64; 9] = [1.0, 0.0, 0.0, 0.0, 1.0, 0.0, 0.0, 0.0, 1.0];
+
+/// The mass of one DOF from UniformMass's `vertexMass` text: one number, or for rigid DOFs
+/// SOFA's RigidMass text "mass volume inertia" (Rigid3: the 3×3 inertia matrix per unit mass,
+/// row-major; Rigid2: one number), brackets and commas read as spaces. A rigid mass given as
+/// one number keeps the identity inertia.
+fn parse_vertex_mass(text: &str, dof: DofType) -> Result<(f64, Option<[f64; 9]>), String> {
+    let cleaned: String = text
+        .chars()
+        .map(|c| if matches!(c, '[' | ']' | ',') { ' ' } else { c })
+        .collect();
+    let mut nums = Vec::new();
+    for w in cleaned.split_whitespace() {
+        nums.push(
+            w.parse::<f64>()
+                .map_err(|_| format!("'{w}' is not a number (in '{}')", text.trim()))?,
+        );
+    }
+    match (dof, nums.len()) {
+        (_, 0) => Err("no value".into()),
+        (_, 1) => Ok((nums[0], None)),
+        (DofType::Rigid3, 11) => {
+            let mut i = [0.0; 9];
+            i.copy_from_slice(&nums[2..11]);
+            Ok((nums[0], Some(i)))
+        }
+        (DofType::Rigid2, 3) => Ok((nums[0], Some([nums[2], 0.0, 0.0, 0.0, 0.0, 0.0, 0.0, 0.0, 0.0]))),
+        (DofType::Rigid3, n) => Err(format!(
+            "{n} numbers; a Rigid3 mass is 'mass volume' and 9 inertia entries (11 numbers) or one number"
+        )),
+        (DofType::Rigid2, n) => Err(format!(
+            "{n} numbers; a Rigid2 mass is 'mass volume inertia' (3 numbers) or one number"
+        )),
+        (_, n) => Err(format!("{n} numbers; one mass per particle is expected")),
+    }
+}
+
 impl UniformMass {
     fn diagonal(&self) -> bool {
-        true
+        // a rigid inertia with off-diagonal terms couples the rotation's components
+        !(self.dof == DofType::Rigid3 && [1, 2, 3, 5, 6, 7].iter().any(|&k| self.inertia[k] != 0.0))
     }
 
     pub fn new() -> Self {
         let data = mass_base(DataTable::new())
-            .with("vertexMass", DataKind::Real, "1", "Specify one single, positive, real value for the mass of each particle.")
+            .with("vertexMass", DataKind::Str, "1", "Specify one single, positive, real value for the mass of each particle. Rigid3: 'mass volume I00 I01 … I22' (SOFA's RigidMass; brackets and commas allowed)")
             .with("totalMass", DataKind::Real, "1", "Specify the total mass resulting from all particles.")
             .with("indices", DataKind::Ints(0), "", "optional local DOF indices. Any computation involving only indices outside of this list are discarded")
             .with("preserveTotalMass", DataKind::Bool, "0", "Prevent totalMass from decreasing when removing particles.")
@@ -81,6 +122,7 @@ impl UniformMass {
             data,
             dof: DofType::Vec3,
             m: 0.0,
+            inertia: IDENTITY3,
             indices: None,
             valid: false,
             separate_gravity: false,
@@ -119,8 +161,22 @@ impl UniformMass {
         self.indices = if idx.is_empty() { None } else { Some(idx) };
         let total_set = self.data.is_set("totalMass");
         let vertex_set = self.data.is_set("vertexMass");
-        let (tm, vm) = (self.data.real("totalMass"), self.data.real("vertexMass"));
+        let tm = self.data.real("totalMass");
         self.valid = true;
+        self.inertia = IDENTITY3;
+        let vm = match parse_vertex_mass(self.data.str("vertexMass"), self.dof) {
+            Ok((vm, inertia)) => {
+                if let Some(i) = inertia {
+                    self.inertia = i;
+                }
+                vm
+            }
+            Err(e) => {
+                ctx.error(format!("vertexMass: {e}"));
+                self.valid = false;
+                return;
+            }
+        };
         if total_set {
             if vertex_set {
                 ctx.warn("both totalMass and vertexMass are set; totalMass is used, as in SOFA");
@@ -140,7 +196,14 @@ impl UniformMass {
             ctx.error("neither totalMass nor vertexMass is set: the mass is invalid and does nothing (as in SOFA)");
             self.valid = false;
         }
-        let _ = self.data.set_value("vertexMass", Value::Real(self.m));
+        let shown = if self.dof.is_rigid() {
+            let i = &self.inertia;
+            let list: Vec<String> = i.iter().map(|v| v.to_string()).collect();
+            format!("{} 1 {}", self.m, list.join(" "))
+        } else {
+            self.m.to_string()
+        };
+        let _ = self.data.set_value("vertexMass", Value::Str(shown));
         let _ = self
             .data
             .set_value("totalMass", Value::Real(self.m * count as f64));
@@ -190,12 +253,28 @@ impl Mass for UniformMass {
             self.m
         };
         let ds = self.dof.deriv_size();
-        // Rigid3: the angular block is m·I (identity inertia per unit mass); Rigid2 likewise
-        self.each(res.len() / ds, |i| {
-            for c in 0..ds {
-                res[ds * i + c] += dx[ds * i + c] * m;
-            }
-        });
+        // Rigid3: the angular block is m·I in world axes (SOFA's Rigid3Mass operator*), Rigid2:
+        // m·I on the angle
+        let inertia = &self.inertia;
+        match self.dof {
+            DofType::Rigid3 => self.each(res.len() / ds, |i| {
+                let (r, d) = (&mut res[6 * i..6 * i + 6], &dx[6 * i..6 * i + 6]);
+                for c in 0..3 {
+                    r[c] += d[c] * m;
+                    r[3 + c] += m * (0..3).map(|k| inertia[3 * c + k] * d[3 + k]).sum::<f64>();
+                }
+            }),
+            DofType::Rigid2 => self.each(res.len() / ds, |i| {
+                res[3 * i] += dx[3 * i] * m;
+                res[3 * i + 1] += dx[3 * i + 1] * m;
+                res[3 * i + 2] += dx[3 * i + 2] * m * inertia[0];
+            }),
+            _ => self.each(res.len() / ds, |i| {
+                for c in 0..ds {
+                    res[ds * i + c] += dx[ds * i + c] * m;
+                }
+            }),
+        }
     }
     fn add_m_to_matrix(&self, mat: &mut dyn MatrixSink, factor: f64, offset: usize) {
         if !self.valid {
@@ -203,9 +282,27 @@ impl Mass for UniformMass {
         }
         let m = self.m * factor;
         let ds = self.dof.deriv_size();
-        self.each(self.n, |i| {
-            (0..ds).for_each(|c| mat.add(offset + ds * i + c, offset + ds * i + c, m))
-        });
+        let inertia = &self.inertia;
+        match self.dof {
+            DofType::Rigid3 => self.each(self.n, |i| {
+                let o = offset + 6 * i;
+                (0..3).for_each(|c| mat.add(o + c, o + c, m));
+                for r in 0..3 {
+                    for c in 0..3 {
+                        mat.add(o + 3 + r, o + 3 + c, m * inertia[3 * r + c]);
+                    }
+                }
+            }),
+            DofType::Rigid2 => self.each(self.n, |i| {
+                let o = offset + 3 * i;
+                mat.add(o, o, m);
+                mat.add(o + 1, o + 1, m);
+                mat.add(o + 2, o + 2, m * inertia[0]);
+            }),
+            _ => self.each(self.n, |i| {
+                (0..ds).for_each(|c| mat.add(offset + ds * i + c, offset + ds * i + c, m))
+            }),
+        }
     }
     fn rayleigh_mass(&self) -> f64 {
         self.rayleigh_mass

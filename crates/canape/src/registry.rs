@@ -25,7 +25,15 @@ use canape_solvers::{
 use canape_types::DofType;
 
 fn vec3_only(template: &str, class: &str) -> Result<(), String> {
-    match DofType::from_template(template) {
+    // "Vec3,Vec3": SOFA's second template argument (a mass's geometry type, a mapping's output)
+    let mut parts = template.split(',').map(str::trim);
+    let first = parts.next().unwrap_or("");
+    if let Some(other) = parts.find(|p| DofType::from_template(p).is_none()) {
+        return Err(format!(
+            "unknown template '{template}' ('{other}' is not a DOF type: expected Vec1d, Vec2d, Vec3d or Rigid3d)"
+        ));
+    }
+    match DofType::from_template(first) {
         Some(DofType::Vec3) => Ok(()),
         Some(d) => Err(format!(
             "template '{template}' ({}) is not supported by {class} yet; only Vec3d is",

@@ -84,3 +84,43 @@ fn a_state_with_no_position_has_one_point_as_in_sofa() {
     assert_eq!(r.vec(VecId::POSITION), &[0.0, 0.0, 0.0, 0.0, 0.0, 0.0, 1.0]);
     assert_eq!(sim.scene.states[1].as_ref().unwrap().size(), 1);
 }
+
+#[test]
+fn rigid_uniform_mass_reads_sofa_rigid_mass_text() {
+    use canape::core::scene::Slot;
+    // "mass volume inertia(3×3)": the rotation's mass matrix is mass × inertia (world axes)
+    let sim = load(
+        r#"<Node name="root"><MechanicalObject template="Rigid3"/>
+  <UniformMass template="Rigid3" vertexMass="2 1 [1 0 0,0 3 0.5,0 0.5 5]"/></Node>"#,
+    );
+    let id = (0..sim.scene.components.len())
+        .map(|i| canape::core::scene::ComponentId(i as u32))
+        .find(|&c| {
+            sim.scene.info(c).name == "UniformMass1" || sim.scene.info(c).class == "UniformMass"
+        })
+        .unwrap();
+    let Slot::Mass(k) = sim.scene.info(id).slot else {
+        panic!("not a mass")
+    };
+    let m = sim.scene.masses[k].as_ref().unwrap();
+    assert!(!m.is_diagonal());
+    let dx = [1.0, 2.0, 3.0, 1.0, 1.0, 1.0];
+    let mut r = [0.0; 6];
+    m.add_mdx(&mut r, &dx, 1.0);
+    assert_eq!(r, [2.0, 4.0, 6.0, 2.0, 2.0 * 3.5, 2.0 * 5.5]);
+    // a malformed text is an error naming the Data
+    let bad = load_scene_str(
+        r#"<Node name="root"><MechanicalObject template="Rigid3"/>
+  <UniformMass template="Rigid3" vertexMass="2 1 [1 0 0,0 1 0]"/></Node>"#,
+        "bad-mass.scn",
+        &std::env::temp_dir(),
+        &LoadOptions::default(),
+    )
+    .unwrap();
+    let text: Vec<String> = bad.diagnostics.iter().map(|d| d.to_string()).collect();
+    assert!(
+        text.iter()
+            .any(|t| t.contains("bad-mass.scn:2") && t.contains("vertexMass: 8 numbers")),
+        "{text:?}"
+    );
+}
