@@ -1,7 +1,7 @@
 //! BarycentricMapping: each output point is a fixed weighted sum of the input points of the
-//! element (tetrahedron or hexahedron) that contains it in the rest configuration, or of the
-//! nearest element when it lies outside the mesh. J is constant: positions and velocities go
-//! down as J·x, forces go up as Jᵀ·f.
+//! element (tetrahedron, hexahedron, triangle, quad or edge) that contains it at init, or of the
+//! nearest element when it lies outside the mesh (SOFA's MeshTopology mapper). J is constant:
+//! positions and velocities go down as J·x, forces go up as Jᵀ·f.
 
 use crate::base_data;
 use canape_core::component::{JEntry, MapInputs, Mapping, Passive, Role};
@@ -59,45 +59,69 @@ impl BarycentricWeights {
     }
 }
 
-/// Barycentric coordinates of `p` in tetrahedron `t` (weights of t[0..4]).
-fn tetra_coords(t: &[Vec3; 4], p: &Vec3) -> Option<[f64; 4]> {
-    let m = Mat3::from_columns(&[t[1] - t[0], t[2] - t[0], t[3] - t[0]]);
-    let inv = m.try_inverse()?;
-    let b = inv * (p - t[0]);
-    Some([1.0 - b.x - b.y - b.z, b.x, b.y, b.z])
+/// An element's affine frame: the inverse of the matrix whose columns are its edge vectors
+/// from its first vertex (for a triangle or quad, the two edges and their cross product), with
+/// that vertex and its centre.
+struct Frame {
+    inv: Mat3,
+    origin: Vec3,
+    center: Vec3,
 }
 
-/// Trilinear coordinates (u, v, w) of `p` in a hexahedron (SOFA vertex order), by Newton.
-fn hexa_coords(h: &[Vec3; 8], p: &Vec3) -> Option<Vec3> {
-    let mut u = Vec3::new(0.5, 0.5, 0.5);
-    for _ in 0..30 {
-        let (a, b, c) = (u.x, u.y, u.z);
-        let wts = hexa_weights(a, b, c);
-        let mut x = Vec3::zeros();
-        for k in 0..8 {
-            x += h[k] * wts[k];
+impl Frame {
+    fn new(origin: Vec3, axes: [Vec3; 3], center: Vec3) -> Self {
+        let m = Mat3::from_columns(&axes);
+        // a degenerate element gets a zero inverse: its coordinates are 0, never "inside"
+        let inv = m.try_inverse().unwrap_or_else(Mat3::zeros);
+        Frame {
+            inv,
+            origin,
+            center,
         }
-        let r = x - p;
-        if r.norm() < 1e-13 * (1.0 + p.norm()) {
-            return Some(u);
-        }
-        // Jacobian columns d x / d(a,b,c)
-        let da = (h[1] - h[0]) * ((1.0 - b) * (1.0 - c))
-            + (h[2] - h[3]) * (b * (1.0 - c))
-            + (h[5] - h[4]) * ((1.0 - b) * c)
-            + (h[6] - h[7]) * (b * c);
-        let db = (h[3] - h[0]) * ((1.0 - a) * (1.0 - c))
-            + (h[2] - h[1]) * (a * (1.0 - c))
-            + (h[7] - h[4]) * ((1.0 - a) * c)
-            + (h[6] - h[5]) * (a * c);
-        let dc = (h[4] - h[0]) * ((1.0 - a) * (1.0 - b))
-            + (h[5] - h[1]) * (a * (1.0 - b))
-            + (h[6] - h[2]) * (a * b)
-            + (h[7] - h[3]) * ((1.0 - a) * b);
-        let j = Mat3::from_columns(&[da, db, dc]);
-        u -= j.try_inverse()? * r;
     }
-    Some(u)
+    fn coords(&self, p: &Vec3) -> Vec3 {
+        self.inv * (p - self.origin)
+    }
+}
+
+/// How far outside an element a point is, from its coordinates `v` (≤ 0: inside); SOFA's
+/// per-element-type tests, with the 0.01 tolerance off the plane of surface elements.
+#[derive(Clone, Copy)]
+enum Shape {
+    Tetra,
+    Hexa,
+    Triangle,
+    Quad,
+}
+
+fn outside(shape: Shape, v: &Vec3) -> f64 {
+    match shape {
+        Shape::Tetra => (-v.x).max(-v.y).max(-v.z).max(v.x + v.y + v.z - 1.0),
+        Shape::Hexa => (-v.x)
+            .max(-v.y)
+            .max(-v.z)
+            .max(v.x - 1.0)
+            .max(v.y - 1.0)
+            .max(v.z - 1.0),
+        Shape::Triangle => (-v.x).max(-v.y).max(v.z.abs() - 0.01).max(v.x + v.y - 1.0),
+        Shape::Quad => (-v.x)
+            .max(-v.y)
+            .max(v.x - 1.0)
+            .max(v.y - 1.0)
+            .max(v.z - 0.01)
+            .max(-v.z - 0.01),
+    }
+}
+
+/// Weights of an element's vertices at coordinates `v`.
+fn shape_weights(shape: Shape, v: &Vec3) -> Vec<f64> {
+    let (a, b, c) = (v.x, v.y, v.z);
+    match shape {
+        Shape::Tetra => vec![1.0 - a - b - c, a, b, c],
+        Shape::Hexa => hexa_weights(a, b, c).to_vec(),
+        Shape::Triangle => vec![1.0 - a - b, a, b],
+        Shape::Quad => vec![(1.0 - a) * (1.0 - b), a * (1.0 - b), a * b, (1.0 - a) * b],
+    }
 }
 
 fn hexa_weights(a: f64, b: f64, c: f64) -> [f64; 8] {
@@ -113,70 +137,112 @@ fn hexa_weights(a: f64, b: f64, c: f64) -> [f64; 8] {
     ]
 }
 
-/// Compute weights of `points` in the elements of a mesh (tetrahedra preferred, else hexahedra).
+/// Compute the weights of `points` in the elements of `mesh` (positions `x`), as SOFA's
+/// BarycentricMapperMeshTopology::init does
+/// (Sofa/Component/Mapping/Linear/.../BarycentricMappers/BarycentricMapperMeshTopology.inl). One
+/// tier of elements is used: tetrahedra and hexahedra when there are any, else triangles and
+/// quads, else edges. Each element has an affine frame from its first vertex (tetrahedron: its
+/// three edges; hexahedron: x1−x0, x3−x0, x4−x0; triangle: its two edges and their cross
+/// product; quad: x1−x0, x3−x0 and their cross product); a point takes the element it is the
+/// deepest inside, or, when outside all, the element with the nearest centre (squared distance),
+/// the first on ties, with unclamped coordinates (extrapolation). Surface points are projected
+/// on the element's plane. Weights: tetrahedron/triangle barycentric, hexahedron/quad
+/// (tri)linear in the affine coordinates. On edges: the first edge whose span contains the
+/// point's projection, else the last edge.
 pub fn compute_weights(
-    rest: &[f64],
-    tets: &[[u32; 4]],
-    hexas: &[[u32; 8]],
+    x: &[f64],
+    mesh: &canape_core::mesh::Mesh,
     points: &[f64],
-) -> Option<BarycentricWeights> {
+) -> Result<BarycentricWeights, String> {
+    let n = x.len() / 3;
+    if let Some(m) = mesh.max_index() {
+        if m as usize >= n {
+            return Err(format!(
+                "the input topology uses point {m}, but the input state has {n} points"
+            ));
+        }
+    }
+    let pt = |i: u32| get3(x, i as usize);
     let mut wts = BarycentricWeights::default();
-    if !tets.is_empty() {
-        let cells: Vec<[Vec3; 4]> = tets
-            .iter()
-            .map(|t| t.map(|i| get3(rest, i as usize)))
-            .collect();
+    let mut elements: Vec<(Shape, Vec<u32>, Frame)> = Vec::new();
+    if !mesh.tetrahedra.is_empty() || !mesh.hexahedra.is_empty() {
+        for t in &mesh.tetrahedra {
+            let p = t.map(pt);
+            let center = (p[0] + p[1] + p[2] + p[3]) / 4.0;
+            let f = Frame::new(p[0], [p[1] - p[0], p[2] - p[0], p[3] - p[0]], center);
+            elements.push((Shape::Tetra, t.to_vec(), f));
+        }
+        for h in &mesh.hexahedra {
+            let p = h.map(pt);
+            let center = p.iter().sum::<Vec3>() / 8.0;
+            let f = Frame::new(p[0], [p[1] - p[0], p[3] - p[0], p[4] - p[0]], center);
+            elements.push((Shape::Hexa, h.to_vec(), f));
+        }
+    } else if !mesh.triangles.is_empty() || !mesh.quads.is_empty() {
+        for t in &mesh.triangles {
+            let p = t.map(pt);
+            let (e1, e2) = (p[1] - p[0], p[2] - p[0]);
+            let f = Frame::new(p[0], [e1, e2, e1.cross(&e2)], (p[0] + p[1] + p[2]) / 3.0);
+            elements.push((Shape::Triangle, t.to_vec(), f));
+        }
+        for q in &mesh.quads {
+            let p = q.map(pt);
+            let (e1, e2) = (p[1] - p[0], p[3] - p[0]);
+            let center = (p[0] + p[1] + p[2] + p[3]) / 4.0;
+            elements.push((
+                Shape::Quad,
+                q.to_vec(),
+                Frame::new(p[0], [e1, e2, e1.cross(&e2)], center),
+            ));
+        }
+    } else if !mesh.edges.is_empty() {
         for p in points.chunks_exact(3) {
             let p = Vec3::new(p[0], p[1], p[2]);
-            let mut best: Option<(f64, usize, [f64; 4])> = None;
-            for (e, c) in cells.iter().enumerate() {
-                if let Some(b) = tetra_coords(c, &p) {
-                    let worst = b.iter().copied().fold(f64::INFINITY, f64::min);
-                    if best.is_none_or(|(bw, _, _)| worst > bw) {
-                        best = Some((worst, e, b));
-                    }
-                    if worst >= 0.0 {
-                        break;
-                    }
+            let mut chosen = None;
+            for e in &mesh.edges {
+                let (a, b) = (pt(e[0]), pt(e[1]));
+                let d = b - a;
+                let l2 = d.norm_squared();
+                let coef = if l2 > 0.0 { (p - a).dot(&d) / l2 } else { 0.0 };
+                chosen = Some((*e, coef));
+                if (0.0..=1.0).contains(&coef) {
+                    break;
                 }
             }
-            let (_, e, b) = best?;
-            let t = tets[e];
-            wts.push(&[(t[0], b[0]), (t[1], b[1]), (t[2], b[2]), (t[3], b[3])]);
+            let (e, f) = chosen.expect("edges");
+            wts.push(&[(e[0], 1.0 - f), (e[1], f)]);
         }
-        return Some(wts);
+        return Ok(wts);
+    } else {
+        return Err(
+            "the input topology has no elements (tetrahedra, hexahedra, triangles, quads or edges)"
+                .into(),
+        );
     }
-    if !hexas.is_empty() {
-        let cells: Vec<[Vec3; 8]> = hexas
-            .iter()
-            .map(|h| h.map(|i| get3(rest, i as usize)))
-            .collect();
-        for p in points.chunks_exact(3) {
-            let p = Vec3::new(p[0], p[1], p[2]);
-            let mut best: Option<(f64, usize, Vec3)> = None;
-            for (e, c) in cells.iter().enumerate() {
-                if let Some(u) = hexa_coords(c, &p) {
-                    let out = [u.x, u.y, u.z, 1.0 - u.x, 1.0 - u.y, 1.0 - u.z]
-                        .iter()
-                        .copied()
-                        .fold(f64::INFINITY, f64::min);
-                    if best.is_none_or(|(bw, _, _)| out > bw) {
-                        best = Some((out, e, u));
-                    }
-                    if out >= 0.0 {
-                        break;
-                    }
-                }
+    for p in points.chunks_exact(3) {
+        let p = Vec3::new(p[0], p[1], p[2]);
+        let mut best: Option<(f64, usize, Vec3)> = None;
+        let mut dist = 1e10;
+        for (k, (shape, _, f)) in elements.iter().enumerate() {
+            let v = f.coords(&p);
+            let mut d = outside(*shape, &v);
+            if d > 0.0 {
+                d = (p - f.center).norm_squared();
             }
-            let (_, e, u) = best?;
-            let w = hexa_weights(u.x, u.y, u.z);
-            let h = hexas[e];
-            let pairs: Vec<(u32, f64)> = (0..8).map(|k| (h[k], w[k])).collect();
-            wts.push(&pairs);
+            if d < dist {
+                dist = d;
+                best = Some((d, k, v));
+            }
         }
-        return Some(wts);
+        let Some((_, k, v)) = best else {
+            return Err("no element is near enough to a mapped point".into());
+        };
+        let (shape, verts, _) = &elements[k];
+        let w = shape_weights(*shape, &v);
+        let pairs: Vec<(u32, f64)> = verts.iter().copied().zip(w).collect();
+        wts.push(&pairs);
     }
-    None
+    Ok(wts)
 }
 
 pub struct BarycentricMapping {
@@ -306,44 +372,43 @@ impl BarycentricMapping {
             ctx.error("the mapping's input is not a MechanicalObject");
             return;
         };
-        let rest = ist.vec(VecId::REST_POSITION).to_vec();
+        // positions at init: current ones, or rest ones with useRestPosition (SOFA's initMapper)
+        let use_rest = self.data.bool("useRestPosition");
+        let x = ist
+            .vec(if use_rest {
+                VecId::REST_POSITION
+            } else {
+                VecId::POSITION
+            })
+            .to_vec();
+        // the input's topology: the nearest in its context (its node first, then ancestors)
         let in_node = scene.info(input).node;
         let topo = scene
             .lineage(in_node)
             .into_iter()
-            .flat_map(|n| {
-                scene
-                    .node_components(n, Role::Topology)
-                    .collect::<Vec<_>>()
-                    .into_iter()
-                    .rev()
-            })
-            .filter_map(|t| scene.topology(t))
-            .find(|t| !t.mesh().tetrahedra.is_empty() || !t.mesh().hexahedra.is_empty());
+            .flat_map(|n| scene.node_components(n, Role::Topology).collect::<Vec<_>>())
+            .find_map(|t| scene.topology(t));
         let Some(topo) = topo else {
-            ctx.error("the input has no topology with tetrahedra or hexahedra (other barycentric mappers are not supported yet)");
+            ctx.error(
+                "the input has no topology: a BarycentricMapping maps points in its elements",
+            );
             return;
         };
-        if let Some(m) = topo.mesh().max_index() {
-            if m as usize >= rest.len() / 3 {
-                ctx.error(format!(
-                    "the input topology uses point {m}, but the input state has {} points",
-                    rest.len() / 3
-                ));
-                return;
-            }
-        }
-        let Some(pts) = end_positions(scene, output) else {
+        let pts = match scene.state(output) {
+            Some(st) if use_rest => Some(st.vec(VecId::REST_POSITION).to_vec()),
+            _ => end_positions(scene, output),
+        };
+        let Some(pts) = pts else {
             ctx.error("the mapping's output has no positions");
             return;
         };
-        match compute_weights(&rest, &topo.mesh().tetrahedra, &topo.mesh().hexahedra, &pts) {
-            Some(w) => {
+        match compute_weights(&x, topo.mesh(), &pts) {
+            Ok(w) => {
                 self.weights = w;
                 self.input = vec![input];
                 self.output = Some(output);
             }
-            None => ctx.error("could not compute barycentric coordinates (degenerate elements?)"),
+            Err(e) => ctx.error(e),
         }
     }
 }
@@ -473,7 +538,11 @@ mod tests {
     fn tetra_weights_reproduce_points_and_transpose_is_adjoint() {
         let rest = vec![0., 0., 0., 1., 0., 0., 0., 1., 0., 0., 0., 1.];
         let pts = vec![0.2, 0.3, 0.1, 0.5, 0.5, 0.5];
-        let w = compute_weights(&rest, &[[0, 1, 2, 3]], &[], &pts).unwrap();
+        let mesh = canape_core::mesh::Mesh {
+            tetrahedra: vec![[0, 1, 2, 3]],
+            ..Default::default()
+        };
+        let w = compute_weights(&rest, &mesh, &pts).unwrap();
         let mut out = vec![0.0; 6];
         w.apply(&rest, &mut out);
         for (a, b) in out.iter().zip(&pts) {
@@ -507,7 +576,11 @@ mod tests {
             rest.extend_from_slice(&[p.0, p.1, p.2]);
         }
         let pts = vec![0.5, 0.25, 1.0, 1.9, 0.9, 2.9];
-        let w = compute_weights(&rest, &[], &[[0, 1, 2, 3, 4, 5, 6, 7]], &pts).unwrap();
+        let mesh = canape_core::mesh::Mesh {
+            hexahedra: vec![[0, 1, 2, 3, 4, 5, 6, 7]],
+            ..Default::default()
+        };
+        let w = compute_weights(&rest, &mesh, &pts).unwrap();
         let mut out = vec![0.0; 6];
         w.apply(&rest, &mut out);
         for (a, b) in out.iter().zip(&pts) {

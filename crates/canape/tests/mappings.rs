@@ -279,6 +279,77 @@ fn linear_mappings_derivatives() {
   <TetrahedronSetTopologyContainer tetrahedra="0 1 2 3"/>
   <Node name="p"><MechanicalObject name="out" position="0.1 0.2 0.3 0.25 0.25 0.25"/><BarycentricMapping input="@../in" output="@out"/></Node></Node></Node>"#;
     check_mapping(bary, "out", false);
+    for (topology, points) in [
+        // a triangle and a quad side by side (the 2-D tier), points off the plane
+        (
+            r#"<MeshTopology triangles="0 1 2" quads="1 3 4 2"/>"#,
+            "0.2 0.2 0.3  1.5 0.5 -0.2  3 3 0",
+        ),
+        // edges (the 1-D tier)
+        (
+            r#"<MeshTopology edges="0 1 1 3"/>"#,
+            "0.5 0.2 0  1.7 0 0  -1 0 0",
+        ),
+    ] {
+        let xml = format!(
+            r#"<Node name="root" gravity="0 0 0"><Node name="r">
+  <MechanicalObject name="in" position="0 0 0 1 0 0 1 1 0 2 0 0 2 1 0.5"/>{topology}
+  <Node name="p"><MechanicalObject name="out" position="{points}"/><BarycentricMapping input="@../in" output="@out"/></Node></Node></Node>"#
+        );
+        check_mapping(&xml, "out", false);
+    }
+}
+
+#[test]
+fn barycentric_mapping_on_surfaces_and_edges_places_points_as_sofa() {
+    // at init, a point is projected on its triangle's plane, a quad point takes bilinear weights
+    // of its affine coordinates, an edge point its projection on the first edge that spans it
+    let xml = |topology: &str, points: &str| {
+        format!(
+            r#"<Node name="root" gravity="0 0 0"><Node name="r">
+  <MechanicalObject name="in" position="0 0 0 1 0 0 1 1 0 0 1 0 3 0 0 0 0 1"/>{topology}
+  <Node name="p"><MechanicalObject name="out" position="{points}"/><BarycentricMapping/></Node></Node></Node>"#
+        )
+    };
+    let out = |sim: &Simulation| -> Vec<f64> {
+        let scene = &sim.scene;
+        let id = (0..scene.components.len())
+            .map(|i| canape::core::scene::ComponentId(i as u32))
+            .find(|&c| scene.info(c).name == "out")
+            .unwrap();
+        scene.state(id).unwrap().vec(VecId::POSITION).to_vec()
+    };
+    let close = |a: &[f64], b: &[f64]| {
+        assert_eq!(a.len(), b.len());
+        for (x, y) in a.iter().zip(b) {
+            assert!((x - y).abs() < 1e-12, "{a:?} vs {b:?}");
+        }
+    };
+    // triangle: the point above the plane comes down onto it
+    let sim = load(&xml(
+        r#"<MeshTopology triangles="0 1 2"/>"#,
+        "0.6 0.2 0.004",
+    ));
+    close(&out(&sim), &[0.6, 0.2, 0.0]);
+    // quad (a unit square): inside points are reproduced
+    let sim = load(&xml(
+        r#"<MeshTopology quads="0 1 2 3"/>"#,
+        "0.25 0.75 0  0.5 0.1 0",
+    ));
+    close(&out(&sim), &[0.25, 0.75, 0.0, 0.5, 0.1, 0.0]);
+    // edges: the first edge whose span holds the projection (edge 0–1 for x = 0.5), the last
+    // edge extrapolated for a point beyond every edge
+    let sim = load(&xml(
+        r#"<MeshTopology edges="0 1 1 4"/>"#,
+        "0.5 0.3 0  4 0 0",
+    ));
+    close(&out(&sim), &[0.5, 0.0, 0.0, 4.0, 0.0, 0.0]);
+    // a mesh with tetrahedra and triangles maps to the tetrahedra only
+    let sim = load(&xml(
+        r#"<MeshTopology tetrahedra="0 1 3 5" triangles="0 1 2"/>"#,
+        "0.2 0.2 0.004",
+    ));
+    close(&out(&sim), &[0.2, 0.2, 0.004]);
 }
 
 /// Angular momentum of rigid body 0 about the origin (isotropic inertia m·I: L = m (c × v + ω)).
