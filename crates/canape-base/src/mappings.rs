@@ -11,7 +11,7 @@ use canape_core::data::{DataKind, DataTable};
 use canape_core::impl_component;
 use canape_core::scene::{ComponentId, InitContext, Scene, Slot};
 use canape_core::state::VecId;
-use canape_types::dof::{rigid3_inverse_rotate, rigid3_rotate};
+use canape_types::dof::{quat_of, rigid3_inverse_rotate, rigid3_rotate, set_quat};
 use canape_types::{DataTypes, DofType, Rigid3Types, Vec3};
 
 /// The Data every mapping has (SOFA's BaseMapping and Mapping).
@@ -430,6 +430,9 @@ pub struct RigidMapping {
     frame: Vec<u32>,
     /// R_k p_i at the last apply.
     rotated: Vec<Vec3>,
+    /// Rigid3 output (SOFA's RigidMapping<Rigid3, Rigid3>): each output frame's orientation in
+    /// its rigid's frame; empty for points.
+    orient: Vec<nalgebra::Quaternion<f64>>,
     gs: u32,
     n_in: usize,
 }
@@ -494,6 +497,7 @@ impl RigidMapping {
             points: Vec::new(),
             frame: Vec::new(),
             rotated: Vec::new(),
+            orient: Vec::new(),
             gs: 0,
             n_in: 0,
         }
@@ -503,9 +507,13 @@ impl RigidMapping {
         let Some(e) = resolve_ends(ctx, &self.data) else {
             return;
         };
-        if e.in_dofs[0] != DofType::Rigid3 || e.out_dof != DofType::Vec3 || e.inputs.len() != 1 {
+        let rigid_out = e.out_dof == DofType::Rigid3;
+        if e.in_dofs[0] != DofType::Rigid3
+            || !(e.out_dof == DofType::Vec3 || rigid_out)
+            || e.inputs.len() != 1
+        {
             ctx.error(format!(
-                "RigidMapping maps a Rigid3d state to a Vec3d state ({} to {} given)",
+                "RigidMapping maps a Rigid3d state to a Vec3d or Rigid3d state ({} to {} given)",
                 e.in_dofs[0].name(),
                 e.out_dof.name()
             ));
@@ -539,6 +547,10 @@ impl RigidMapping {
             return;
         }
         let given = self.data.reals("initialPoints");
+        if rigid_out && !given.is_empty() {
+            ctx.warn("initialPoints is read for a Vec3d output only: the output frames' positions are used");
+        }
+        let given = if rigid_out { &[][..] } else { given };
         let use_x0 = self.data.bool("useX0");
         let src: Vec<f64> = if !given.is_empty() {
             given.to_vec()
@@ -547,7 +559,8 @@ impl RigidMapping {
         } else {
             out_x
         };
-        let n = src.len() / 3;
+        let cs = if rigid_out { 7 } else { 3 };
+        let n = src.len() / cs;
         let per_point = self.data.ints("rigidIndexPerPoint");
         let index = self.data.int("index").max(0) as usize;
         let from_end = self.data.bool("indexFromEnd");
@@ -581,7 +594,7 @@ impl RigidMapping {
         }
         let g2l = self.data.bool("globalToLocalCoords") && given.is_empty() && !use_x0;
         self.points = src
-            .chunks_exact(3)
+            .chunks_exact(cs)
             .zip(&self.frame)
             .map(|(p, &k)| {
                 let p = Vec3::new(p[0], p[1], p[2]);
@@ -593,16 +606,44 @@ impl RigidMapping {
                 }
             })
             .collect();
+        // output frames' orientations, in their rigid's frame when globalToLocalCoords
+        self.orient = if rigid_out {
+            src.chunks_exact(7)
+                .zip(&self.frame)
+                .map(|(c, &k)| {
+                    let q = quat_of(c.try_into().expect("7 values"));
+                    if g2l {
+                        let qi = quat_of(&xin[k as usize]);
+                        qi.conjugate() / qi.norm_squared() * q
+                    } else {
+                        q
+                    }
+                })
+                .collect()
+        } else {
+            Vec::new()
+        };
         self.rotated = vec![Vec3::zeros(); n];
         self.input = e.inputs;
         self.output = Some(e.output);
     }
 
-    /// The rotational block of rigid k's geometric stiffness under output forces `f`.
+    /// Derivative size of the output (3: points, 6: frames).
+    fn out_ds(&self) -> usize {
+        if self.orient.is_empty() {
+            3
+        } else {
+            6
+        }
+    }
+
+    /// The rotational block of rigid k's geometric stiffness under output forces `f` (only the
+    /// outputs' linear forces turn with the rigid: a frame's torque maps with a constant J).
     fn k_blocks(&self, f: &[f64]) -> Vec<canape_types::Mat3> {
+        let ds = self.out_ds();
         let mut ks = vec![canape_types::Mat3::zeros(); self.n_in];
         for (i, (&k, r)) in self.frame.iter().zip(&self.rotated).enumerate() {
-            let fi = canape_types::get3(f, i);
+            let fi = Vec3::new(f[ds * i], f[ds * i + 1], f[ds * i + 2]);
             ks[k as usize] += fi.cross_matrix() * r.cross_matrix();
         }
         if self.gs == 2 {
@@ -660,31 +701,47 @@ impl Mapping for RigidMapping {
     }
     fn apply(&mut self, x_in: &MapInputs<'_>, x_out: &mut [f64]) {
         let xin = Rigid3Types::coords(x_in.get(0));
+        let cs = if self.orient.is_empty() { 3 } else { 7 };
         for (i, (p, &k)) in self.points.iter().zip(&self.frame).enumerate() {
             let c = &xin[k as usize];
             let r = rigid3_rotate(c, p);
             self.rotated[i] = r;
-            x_out[3 * i] = r.x + c[0];
-            x_out[3 * i + 1] = r.y + c[1];
-            x_out[3 * i + 2] = r.z + c[2];
+            x_out[cs * i] = r.x + c[0];
+            x_out[cs * i + 1] = r.y + c[1];
+            x_out[cs * i + 2] = r.z + c[2];
+            if let Some(ql) = self.orient.get(i) {
+                // the frame turns with its rigid: q = q_rigid ⊗ q_local (SOFA's RigidCoord mult)
+                let q = quat_of(c) * ql;
+                let out: &mut [f64; 7] = (&mut x_out[7 * i..7 * i + 7]).try_into().expect("7");
+                set_quat(out, &q);
+            }
         }
     }
     fn apply_j(&self, v_in: &MapInputs<'_>, v_out: &mut [f64]) {
         let vin = Rigid3Types::derivs(v_in.get(0));
+        let ds = self.out_ds();
         for (i, (r, &k)) in self.rotated.iter().zip(&self.frame).enumerate() {
             let d = &vin[k as usize];
             let w = Vec3::new(d[3], d[4], d[5]);
             let v = Vec3::new(d[0], d[1], d[2]) + w.cross(r);
-            v_out[3 * i] = v.x;
-            v_out[3 * i + 1] = v.y;
-            v_out[3 * i + 2] = v.z;
+            v_out[ds * i] = v.x;
+            v_out[ds * i + 1] = v.y;
+            v_out[ds * i + 2] = v.z;
+            if ds == 6 {
+                v_out[6 * i + 3..6 * i + 6].copy_from_slice(&d[3..6]);
+            }
         }
     }
     fn apply_jt(&self, f_out: &[f64], f_in: &mut [Vec<f64>]) {
         let fin = Rigid3Types::derivs_mut(&mut f_in[0]);
+        let ds = self.out_ds();
         for (i, (r, &k)) in self.rotated.iter().zip(&self.frame).enumerate() {
-            let f = canape_types::get3(f_out, i);
-            let t = r.cross(&f);
+            let f = Vec3::new(f_out[ds * i], f_out[ds * i + 1], f_out[ds * i + 2]);
+            let mut t = r.cross(&f);
+            if ds == 6 {
+                // a frame's torque goes up unchanged
+                t += Vec3::new(f_out[6 * i + 3], f_out[6 * i + 4], f_out[6 * i + 5]);
+            }
             let d = &mut fin[k as usize];
             d[0] += f.x;
             d[1] += f.y;
@@ -710,11 +767,12 @@ impl Mapping for RigidMapping {
         }
     }
     fn jacobian(&self, out: &mut Vec<JEntry>) {
+        let ds = self.out_ds();
         for (i, (r, &k)) in self.rotated.iter().zip(&self.frame).enumerate() {
-            // [I | -[r]×]
+            // [I | -[r]×], and [0 | I] for a frame's rotation
             let m = -r.cross_matrix();
             for a in 0..3 {
-                let row = (3 * i + a) as u32;
+                let row = (ds * i + a) as u32;
                 out.push(JEntry {
                     row,
                     input: 0,
@@ -728,6 +786,16 @@ impl Mapping for RigidMapping {
                         input: 0,
                         col: 6 * k + 3 + b as u32,
                         val: m[(a, b)],
+                    });
+                }
+            }
+            if ds == 6 {
+                for a in 0..3 {
+                    out.push(JEntry {
+                        row: (6 * i + 3 + a) as u32,
+                        input: 0,
+                        col: 6 * k + 3 + a as u32,
+                        val: 1.0,
                     });
                 }
             }

@@ -119,11 +119,27 @@ fn check_mapping(xml: &str, out_name: &str, with_gs: bool) {
     let _ = apply(&scene.states, &mut map);
     let mut jdx = vec![0.0; out_len];
     map.apply_j(&MapInputs::new(&scene.states, &idx, VecId::DX), &mut jdx);
-    // J against finite differences of apply (Vec outputs: coordinates = derivatives)
-    assert_eq!(out_coord, out_len, "test written for Vec outputs");
+    // J against finite differences of apply (Vec outputs: coordinates = derivatives; Rigid3
+    // outputs: centers, and the rotation vector of q₊ ⊗ q₋⁻¹ for the orientations, whose vector
+    // part is h·ω for SOFA's left-multiplied exponential update)
+    let fds: Vec<f64> = if out_coord == out_len {
+        (0..out_len).map(|r| (yp[r] - ym[r]) / (2.0 * h)).collect()
+    } else {
+        assert_eq!(out_coord / 7 * 6, out_len, "Vec or Rigid3 outputs");
+        let mut v = Vec::with_capacity(out_len);
+        for (a, b) in yp.chunks_exact(7).zip(ym.chunks_exact(7)) {
+            v.extend((0..3).map(|c| (a[c] - b[c]) / (2.0 * h)));
+            let qa = canape::types::dof::quat_of(a.try_into().unwrap());
+            let qb = canape::types::dof::quat_of(b.try_into().unwrap());
+            let d = qa * qb.conjugate();
+            let s = if d.w < 0.0 { -1.0 } else { 1.0 };
+            v.extend([d.i * s / h, d.j * s / h, d.k * s / h]);
+        }
+        v
+    };
     let scale = jdx.iter().fold(1.0f64, |m, v| m.max(v.abs()));
     for r in 0..out_len {
-        let fd = (yp[r] - ym[r]) / (2.0 * h);
+        let fd = fds[r];
         assert!(
             (fd - jdx[r]).abs() <= 1e-6 * scale,
             "row {r}: J dx {} vs finite differences {fd}",
@@ -270,6 +286,26 @@ fn linear_mappings_derivatives() {
   <MechanicalObject name="in" template="Rigid3" position="0 0 0 0 0 0 1  1 2 3 0 0.6 0 0.8"/>
   <Node name="p"><MechanicalObject name="out"/><IdentityMapping template="Rigid3,Vec3" input="@../in" output="@out"/></Node></Node></Node>"#;
     check_mapping(rigid_centers, "out", false);
+    // RigidMapping<Rigid3, Rigid3>: frames carried by frames, with the geometric stiffness of
+    // their centers' forces
+    let rigid_frames = r#"<Node name="root" gravity="0 0 0"><Node name="r">
+  <MechanicalObject name="in" template="Rigid3" position="0 0 0 0 0 0 1  1 2 3 0 0.6 0 0.8"/>
+  <Node name="p"><MechanicalObject name="out" template="Rigid3" position="1 0 0 0 0 0 1  0 1 2 0.6 0 0 0.8  2 2 3 0 0 0.6 0.8"/>
+  <RigidMapping template="Rigid3,Rigid3" rigidIndexPerPoint="0 1 1" globalToLocalCoords="1" geometricStiffness="1" input="@../in" output="@out"/></Node></Node></Node>"#;
+    check_mapping(rigid_frames, "out", true);
+    // with globalToLocalCoords the frames are mapped back where they were given
+    let sim = load(rigid_frames);
+    let out = (0..sim.scene.components.len())
+        .map(|i| canape::core::scene::ComponentId(i as u32))
+        .find(|&c| sim.scene.info(c).name == "out")
+        .unwrap();
+    let x = sim.scene.state(out).unwrap().vec(VecId::POSITION);
+    let given = [
+        1.0, 0., 0., 0., 0., 0., 1., 0., 1., 2., 0.6, 0., 0., 0.8, 2., 2., 3., 0., 0., 0.6, 0.8,
+    ];
+    for (a, b) in x.iter().zip(given) {
+        assert!((a - b).abs() < 1e-12, "{x:?}");
+    }
     let subset = r#"<Node name="root" gravity="0 0 0"><Node name="r">
   <MechanicalObject name="in" position="0 0 0 1 2 3 4 5 6"/>
   <Node name="p"><MechanicalObject name="out"/><SubsetMapping indices="2 0" input="@../in" output="@out"/></Node></Node></Node>"#;

@@ -1,7 +1,9 @@
 //! A warm step allocates nothing: a counting global allocator watches steps of SOFA's tier-1
 //! TetrahedronFEMForceField.scn (four beams, implicit Euler, matrix-free CG) after the first
 //! steps have sized every buffer, then FixedProjectiveConstraint.scn (mappings to a visual model
-//! and a collision state). Alone in its test binary, so no other test allocates meanwhile.
+//! and a collision state), then mechanics through mappings (mapped masses and force fields, an
+//! interaction between mapped states, a nonlinear mapping) with a matrix-free solver. One test,
+//! alone in its test binary, so no other test allocates meanwhile.
 
 use std::alloc::{GlobalAlloc, Layout, System};
 use std::sync::atomic::{AtomicBool, AtomicUsize, Ordering};
@@ -75,6 +77,76 @@ fn warm_steps_do_not_allocate() {
             mapped.display()
         );
     }
+    // mechanics through mappings, matrix-free
+    let n = check_mapped_mechanics(
+        r#"<CGLinearSolver iterations="30" tolerance="1e-12" threshold="1e-12"/>"#,
+    );
+    assert_eq!(
+        n, 0,
+        "{n} heap allocations in 10 warm steps through mappings"
+    );
+    eprintln!(
+        "assembled through mappings: {} allocations in 10 warm steps",
+        check_mapped_mechanics("<SparseLDLSolver/>")
+    );
+}
+
+/// Mechanics through mappings under an ODE solver: a rigid body carrying a mapped point mass
+/// (RigidMapping), identity-mapped copies of a chain joined by interaction springs, a nonlinear
+/// DistanceMapping with a spring-like force on its output: x and v go down, forces go up, dx
+/// goes down in every matrix-free product.
+const MAPPED_MECHANICS: &str = r#"<Node name="root" dt="0.01" gravity="0 -9.81 0">
+  <EulerImplicitSolver rayleighStiffness="0.05" rayleighMass="0.1"/>
+  <CGLinearSolver iterations="30" tolerance="1e-12" threshold="1e-12"/>
+  <Node name="body">
+    <MechanicalObject template="Rigid3" position="0 0 0 0 0 0 1"/>
+    <UniformMass template="Rigid3" vertexMass="1"/>
+    <PartialFixedProjectiveConstraint fixedDirections="1 1 1 0 0 0"/>
+    <Node name="tip"><MechanicalObject position="1 0 0"/><UniformMass vertexMass="0.5"/><RigidMapping/></Node>
+  </Node>
+  <Node name="A">
+    <MechanicalObject name="dofs" position="0 0 0 1 0 0 2 0 0"/>
+    <UniformMass vertexMass="1"/>
+    <FixedProjectiveConstraint indices="0"/>
+    <SpringForceField spring="0 1 100 0.5 1  1 2 100 0.5 1"/>
+    <Node name="copy"><MechanicalObject name="dofs"/><IdentityMapping/></Node>
+    <Node name="lengths">
+      <MechanicalObject template="Vec1"/>
+      <EdgeSetTopologyContainer edges="0 1 1 2"/>
+      <DistanceMapping/>
+      <RestShapeSpringsForceField template="Vec1" stiffness="50"/>
+    </Node>
+  </Node>
+  <Node name="B">
+    <MechanicalObject name="dofs" position="3 0 0 4 0 0"/>
+    <UniformMass vertexMass="1"/>
+    <SpringForceField spring="0 1 100 0.5 1"/>
+    <Node name="copy"><MechanicalObject name="dofs"/><IdentityMapping/></Node>
+  </Node>
+  <SpringForceField object1="@A/copy/dofs" object2="@B/copy/dofs" spring="2 0 80 0.3 1"/>
+</Node>"#;
+
+/// Called from the one test: tests of a binary run in parallel, and the counter is global.
+fn check_mapped_mechanics(solver: &str) -> usize {
+    let text = MAPPED_MECHANICS.replace(
+        r#"<CGLinearSolver iterations="30" tolerance="1e-12" threshold="1e-12"/>"#,
+        solver,
+    );
+    let mut sim = canape::load_scene_str(
+        &text,
+        "mapped.scn",
+        &std::env::temp_dir(),
+        &Default::default(),
+    )
+    .unwrap();
+    assert!(
+        !sim.diagnostics.has_errors(),
+        "{:?}",
+        sim.diagnostics.iter().collect::<Vec<_>>()
+    );
+    let n = allocations_in_warm_steps(&mut sim);
+    assert!(sim.time() > 0.0);
+    n
 }
 
 /// Heap allocations during 10 steps after 3 that size every buffer.
