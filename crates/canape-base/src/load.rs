@@ -1,6 +1,7 @@
 //! Mechanical loads: ConstantForceField (Sofa/Component/MechanicalLoad/.../ConstantForceField.inl):
 //! a constant force on a set of points — one force per index, one force for all, or a total
-//! force shared equally.
+//! force shared equally — on any DOF type (a force has the state's derivative size: 6 values,
+//! force and torque, on a Rigid3 state).
 
 use canape_core::component::ForceField;
 use canape_core::data::{DataKind, DataTable};
@@ -10,8 +11,9 @@ use canape_core::scene::InitContext;
 
 pub struct ConstantForceField {
     data: DataTable,
-    /// (point, force) pairs.
-    loads: Vec<(usize, [f64; 3])>,
+    /// (point, force) pairs, `ds` values per force.
+    loads: Vec<(usize, Vec<f64>)>,
+    ds: usize,
 }
 
 impl Default for ConstantForceField {
@@ -31,19 +33,19 @@ impl ConstantForceField {
             )
             .with(
                 "forces",
-                DataKind::Reals(3),
+                DataKind::Reals(0),
                 "",
                 "applied forces at each point",
             )
             .with(
                 "force",
-                DataKind::Reals(3),
+                DataKind::Reals(0),
                 "",
                 "applied force to all points if forces attribute is not specified",
             )
             .with(
                 "totalForce",
-                DataKind::Reals(3),
+                DataKind::Reals(0),
                 "",
                 "total force for all points, will be distributed uniformly over points",
             )
@@ -62,6 +64,7 @@ impl ConstantForceField {
         ConstantForceField {
             data,
             loads: Vec::new(),
+            ds: 3,
         }
     }
 
@@ -72,6 +75,8 @@ impl ConstantForceField {
             return;
         };
         let n = st.size();
+        let ds = st.dof.deriv_size();
+        self.ds = ds;
         let idx: Vec<usize> = if self.data.ints("indices").is_empty() {
             (0..n).collect()
         } else {
@@ -90,31 +95,41 @@ impl ConstantForceField {
         let forces = self.data.reals("forces").to_vec();
         let force = self.data.reals("force").to_vec();
         let total = self.data.reals("totalForce").to_vec();
-        let v3 = |s: &[f64], k: usize| [s[3 * k], s[3 * k + 1], s[3 * k + 2]];
-        if total.len() == 3 && !idx.is_empty() {
-            let f = [
-                total[0] / idx.len() as f64,
-                total[1] / idx.len() as f64,
-                total[2] / idx.len() as f64,
-            ];
-            self.loads = idx.iter().map(|&i| (i, f)).collect();
-        } else if forces.len() == 3 * idx.len() && !forces.is_empty() {
+        let one = |s: &[f64], k: usize| s[ds * k..ds * (k + 1)].to_vec();
+        for (name, v) in [
+            ("forces", &forces),
+            ("force", &force),
+            ("totalForce", &total),
+        ] {
+            if !v.len().is_multiple_of(ds) {
+                ctx.error(format!(
+                    "{name} has {} values: a force on this {} state has {ds}",
+                    v.len(),
+                    st.dof.name()
+                ));
+                return;
+            }
+        }
+        if total.len() == ds && !idx.is_empty() {
+            let f: Vec<f64> = total.iter().map(|t| t / idx.len() as f64).collect();
+            self.loads = idx.iter().map(|&i| (i, f.clone())).collect();
+        } else if forces.len() == ds * idx.len() && !forces.is_empty() {
             self.loads = idx
                 .iter()
                 .enumerate()
-                .map(|(k, &i)| (i, v3(&forces, k)))
+                .map(|(k, &i)| (i, one(&forces, k)))
                 .collect();
-        } else if forces.len() == 3 || force.len() == 3 {
-            let f = if forces.len() == 3 {
-                v3(&forces, 0)
+        } else if forces.len() == ds || force.len() == ds {
+            let f = if forces.len() == ds {
+                one(&forces, 0)
             } else {
-                v3(&force, 0)
+                one(&force, 0)
             };
-            self.loads = idx.iter().map(|&i| (i, f)).collect();
+            self.loads = idx.iter().map(|&i| (i, f.clone())).collect();
         } else if !forces.is_empty() {
             ctx.error(format!(
                 "forces has {} vectors for {} indices",
-                forces.len() / 3,
+                forces.len() / ds,
                 idx.len()
             ));
         } else {
@@ -127,9 +142,10 @@ impl_component!(ConstantForceField, "ConstantForceField", init);
 
 impl ForceField for ConstantForceField {
     fn add_force(&mut self, _x: &[f64], _v: &[f64], f: &mut [f64]) {
+        let ds = self.ds;
         for (i, g) in &self.loads {
-            for c in 0..3 {
-                f[3 * i + c] += g[c];
+            for (o, v) in f[ds * i..ds * (i + 1)].iter_mut().zip(g) {
+                *o += v;
             }
         }
     }

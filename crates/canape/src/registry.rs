@@ -217,7 +217,7 @@ pub fn registry() -> Registry {
         |_, _| Ok(AnyComponent::Ode(Box::new(EulerExplicitSolver::new()))),
     );
     r.register("ConstantForceField", "constant force on points", |_, t| {
-        vec3_only(t, "ConstantForceField")?;
+        known_template(t)?;
         Ok(AnyComponent::ForceField(Box::new(
             canape_base::load::ConstantForceField::new(),
         )))

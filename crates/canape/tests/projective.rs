@@ -124,3 +124,38 @@ fn rigid_uniform_mass_reads_sofa_rigid_mass_text() {
         "{text:?}"
     );
 }
+
+#[test]
+fn constant_force_on_a_rigid_body_pushes_and_turns_it() {
+    // a force and a torque (6 values on a Rigid3 state), no gravity: v = F t / m, ω = τ t / m
+    // (unit inertia), explicit symplectic Euler
+    let mut sim = load(
+        r#"<Node name="root" dt="0.01" gravity="0 0 0">
+  <EulerExplicitSolver symplectic="1"/>
+  <MechanicalObject template="Rigid3"/>
+  <UniformMass template="Rigid3" vertexMass="2"/>
+  <ConstantForceField template="Rigid3" forces="2 0 0 0 0 0.4"/>
+</Node>"#,
+    );
+    for _ in 0..100 {
+        sim.step();
+    }
+    let v = sim.scene.states[0].as_ref().unwrap().vec(VecId::VELOCITY);
+    assert!((v[0] - 1.0).abs() < 1e-12, "v = {v:?}");
+    assert!((v[5] - 0.2).abs() < 1e-12, "ω = {v:?}");
+    // a Vec3 force on a Rigid3 state is refused with the sizes
+    let bad = load_scene_str(
+        r#"<Node name="root"><MechanicalObject template="Rigid3"/>
+  <ConstantForceField forces="1 2 3"/></Node>"#,
+        "bad-force.scn",
+        &std::env::temp_dir(),
+        &LoadOptions::default(),
+    )
+    .unwrap();
+    let text: Vec<String> = bad.diagnostics.iter().map(|d| d.to_string()).collect();
+    assert!(
+        text.iter()
+            .any(|t| t.contains("bad-force.scn:2") && t.contains("has 6")),
+        "{text:?}"
+    );
+}
