@@ -129,6 +129,9 @@ pub struct Node {
     pub gravity: Vec3,
     pub dt: f64,
     pub loc: Option<SourceLoc>,
+    /// A mapping declared in this node could not be created (unknown class or refused): the
+    /// node's state, which SOFA would map, is not integrated as an independent state.
+    pub missing_mapping: bool,
 }
 
 /// The whole scene: graph plus component arenas. No global state: many scenes may coexist.
@@ -183,6 +186,7 @@ impl Scene {
             gravity,
             dt,
             loc: None,
+            missing_mapping: false,
         });
         if let Some(p) = parent {
             self.nodes[p.0 as usize].children.push(id);

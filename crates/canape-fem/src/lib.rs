@@ -1,10 +1,12 @@
 //! Finite-element force fields (SOFA's SolidMechanics/FEM/Elastic area):
 //! TetrahedronFEMForceField and TetrahedralCorotationalFEMForceField (methods small, large,
-//! polar; svd for the former) and HexahedronFEMForceField (large, polar, small).
+//! polar; svd for the former), HexahedronFEMForceField (large, polar, small) and
+//! BeamFEMForceField (Rigid3 beams).
 //!
 //! Element loops run once per component call; per-element data (rest frames, strain-displacement
 //! coefficients, rotations from the last `add_force`) live in flat vectors indexed by element.
 
+pub mod beam;
 pub mod common;
 pub mod element;
 pub mod fast_tetra;
@@ -13,6 +15,7 @@ pub mod pairs;
 pub mod spring;
 pub mod tetra;
 
+pub use beam::BeamFemForceField;
 pub use element::{ElementFemForceField, FemMass};
 pub use fast_tetra::FastTetrahedralCorotationalForceField;
 pub use hexa::HexahedronFemForceField;

@@ -171,6 +171,14 @@ impl<'a> Builder<'a> {
         }
     }
 
+    /// A mapping (SOFA's class names end in "Mapping"; topological mappings aside) that could
+    /// not be created: the node's state is not integrated as an independent state.
+    fn note_missing_mapping(&mut self, node: NodeId, class: &str) {
+        if class.ends_with("Mapping") && !class.ends_with("TopologicalMapping") {
+            self.scene.nodes[node.0 as usize].missing_mapping = true;
+        }
+    }
+
     fn object(&mut self, o: &ObjectDesc, node: NodeId, counters: &mut BTreeMap<String, usize>) {
         let path = self.scene.node_path(node);
         let loc = Some(o.loc.clone());
@@ -234,6 +242,7 @@ impl<'a> Builder<'a> {
                     ));
                 }
                 self.diags.push(d);
+                self.note_missing_mapping(node, &o.class);
                 return;
             }
         };
@@ -243,6 +252,7 @@ impl<'a> Builder<'a> {
             Err(e) => {
                 self.diags
                     .push(Diagnostic::error(format!("{class}: {e}")).at(loc).on(path));
+                self.note_missing_mapping(node, class);
                 return;
             }
         };

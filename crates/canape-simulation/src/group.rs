@@ -329,7 +329,8 @@ pub fn build_groups_checked(scene: &Scene, diags: &mut Diagnostics) -> Vec<Group
             return;
         }
         let own = scene.node_components(n, Role::State).next();
-        let has_mapping = scene.node_components(n, Role::Mapping).next().is_some();
+        let has_mapping =
+            node.missing_mapping || scene.node_components(n, Role::Mapping).next().is_some();
         if let Some(sid) = own {
             let s = state_index(scene, sid).expect("state slot");
             let known = |g: &Group, s: usize| g.states.contains(&s) || g.mapped.contains(&s);

@@ -354,7 +354,8 @@ impl DirectSolver {
             || t.starts_with("CompressedRowSparseMatrix")
             || t == "SReal"
             || t == "Mat3x3"
-            || t == "double")
+            || t == "double"
+            || (class == "BTDLinearSolver" && t.starts_with("BTDMatrix6")))
         {
             return Err(format!("template '{t}' is not available for {class} (use CompressedRowSparseMatrixd or CompressedRowSparseMatrixMat3x3d)"));
         }
@@ -403,6 +404,28 @@ impl DirectSolver {
                     DataKind::Bool,
                     "1",
                     "Dump system matrix in a file",
+                ),
+            // SOFA's block-tridiagonal solver (6×6 blocks: beams along a chain); solved here by
+            // the sparse Cholesky factorization, the same solution for a block-tridiagonal
+            // matrix (SOFA's reads only those blocks)
+            "BTDLinearSolver" => data
+                .with(
+                    "verbose",
+                    DataKind::Bool,
+                    "0",
+                    "Dump system state at each iteration",
+                )
+                .with(
+                    "showProblem",
+                    DataKind::Bool,
+                    "0",
+                    "display debug informations about subpartSolve computation",
+                )
+                .with(
+                    "subpartSolve",
+                    DataKind::Bool,
+                    "0",
+                    "Allows for the computation of a subpart of the system",
                 ),
             _ => data,
         };

@@ -13,6 +13,8 @@ use nalgebra::Vector3;
 
 pub mod dof;
 pub use dof::{DataTypes, Rigid2Types, Rigid3Types, Vec1Types, Vec2Types, Vec3Types};
+/// The small fixed-size linear algebra the types are built on, for component authors.
+pub use nalgebra;
 
 /// Short alias for the 3D vector type used throughout.
 pub type Vec3 = Vector3<f64>;

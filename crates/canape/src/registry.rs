@@ -216,6 +216,16 @@ pub fn registry() -> Registry {
         "forward Euler (symplectic by default)",
         |_, _| Ok(AnyComponent::Ode(Box::new(EulerExplicitSolver::new()))),
     );
+    r.register(
+        "BeamFEMForceField",
+        "corotational 3D beams between Rigid3 nodes",
+        |_, t| {
+            known_template(t)?;
+            Ok(AnyComponent::ForceField(Box::new(
+                canape_fem::BeamFemForceField::new(),
+            )))
+        },
+    );
     r.register("ConstantForceField", "constant force on points", |_, t| {
         known_template(t)?;
         Ok(AnyComponent::ForceField(Box::new(
@@ -238,6 +248,16 @@ pub fn registry() -> Registry {
         |_, t| {
             Ok(AnyComponent::Linear(Box::new(DirectSolver::new(
                 "SparseLDLSolver",
+                t,
+            )?)))
+        },
+    );
+    r.register(
+        "BTDLinearSolver",
+        "block-tridiagonal direct solver (sparse Cholesky: exact on the block-tridiagonal matrices of beam chains)",
+        |_, t| {
+            Ok(AnyComponent::Linear(Box::new(DirectSolver::new(
+                "BTDLinearSolver",
                 t,
             )?)))
         },
