@@ -231,12 +231,19 @@ impl Mapping for IdentityMapping {
 // SubsetMapping
 
 /// SubsetMapping: out[j] = in[indices[j]] (same type).
+/// SubsetMapping (one input) and SubsetMultiMapping (several inputs, SOFA's
+/// Sofa/Component/Mapping/Linear/.../SubsetMultiMapping.inl): each output point copies one point
+/// of one input, (input, index) per output point.
 pub struct SubsetMapping {
     data: DataTable,
     input: Vec<ComponentId>,
     output: Option<ComponentId>,
     dof: DofType,
-    indices: Vec<u32>,
+    /// The inputs' DOF type: the output's, or Rigid3 for a Vec3 output (the centers).
+    in_dof: DofType,
+    /// (input, point) of each output point.
+    pairs: Vec<(u32, u32)>,
+    multi: bool,
 }
 
 impl SubsetMapping {
@@ -284,11 +291,79 @@ impl SubsetMapping {
             input: Vec::new(),
             output: None,
             dof: DofType::Vec3,
-            indices: Vec::new(),
+            in_dof: DofType::Vec3,
+            pairs: Vec::new(),
+            multi: false,
         }
     }
 
+    /// SubsetMultiMapping: `indexPairs` gives (input, point) for each output point.
+    pub fn multi() -> Self {
+        let data = mapping_data(DataTable::new()).with(
+            "indexPairs",
+            DataKind::Ints(2),
+            "",
+            "list of couples (parent index + index in the parent)",
+        );
+        SubsetMapping {
+            multi: true,
+            data,
+            ..Self::new()
+        }
+    }
+
+    fn init_multi(&mut self, ctx: &mut InitContext<'_>) {
+        let Some(e) = resolve_ends(ctx, &self.data) else {
+            return;
+        };
+        // the same type, or Rigid3 centers to Vec3 points (SOFA's <Rigid3, Vec3> variant)
+        let in_dof = e.in_dofs[0];
+        let fits = in_dof == e.out_dof || (in_dof == DofType::Rigid3 && e.out_dof == DofType::Vec3);
+        if let Some(d) = e.in_dofs.iter().find(|d| **d != in_dof || !fits) {
+            ctx.error(format!(
+                "SubsetMultiMapping maps inputs of one type to an output of the same type, or Rigid3d centers to Vec3d ({} to {} given)",
+                d.name(),
+                e.out_dof.name()
+            ));
+            return;
+        }
+        self.in_dof = in_dof;
+        let counts: Vec<u32> = e
+            .inputs
+            .iter()
+            .map(|c| points_of(ctx.scene, *c) as u32)
+            .collect();
+        let raw = self.data.ints("indexPairs").to_vec();
+        let mut pairs = Vec::with_capacity(raw.len() / 2);
+        for p in raw.chunks_exact(2) {
+            let (k, i) = (p[0], p[1]);
+            match counts.get(k as usize) {
+                None => {
+                    ctx.error(format!(
+                        "SubsetMultiMapping: indexPairs names input {k}, but the mapping has {} inputs",
+                        counts.len()
+                    ));
+                    return;
+                }
+                Some(&n) if i >= n => {
+                    ctx.error(format!(
+                        "SubsetMultiMapping: point {i} is out of input {k}'s {n} points"
+                    ));
+                    return;
+                }
+                _ => pairs.push((k, i)),
+            }
+        }
+        self.pairs = pairs;
+        self.dof = e.out_dof;
+        self.input = e.inputs;
+        self.output = Some(e.output);
+    }
+
     fn init_impl(&mut self, ctx: &mut InitContext<'_>) {
+        if self.multi {
+            return self.init_multi(ctx);
+        }
         let Some(e) = resolve_ends(ctx, &self.data) else {
             return;
         };
@@ -342,8 +417,9 @@ impl SubsetMapping {
             ));
             return;
         }
-        self.indices = idx;
+        self.pairs = idx.into_iter().map(|i| (0, i)).collect();
         self.dof = e.out_dof;
+        self.in_dof = e.out_dof;
         self.input = e.inputs;
         self.output = Some(e.output);
     }
@@ -355,7 +431,15 @@ impl Default for SubsetMapping {
     }
 }
 
-impl_component!(SubsetMapping, "SubsetMapping", init);
+impl_component!(
+    SubsetMapping,
+    |s| if s.multi {
+        "SubsetMultiMapping"
+    } else {
+        "SubsetMapping"
+    },
+    init
+);
 
 impl Mapping for SubsetMapping {
     fn inputs(&self) -> &[ComponentId] {
@@ -365,7 +449,7 @@ impl Mapping for SubsetMapping {
         self.output
     }
     fn output_size(&self) -> Option<usize> {
-        Some(self.indices.len())
+        Some(self.pairs.len())
     }
     fn maps_forces(&self) -> bool {
         self.data.bool("mapForces")
@@ -373,39 +457,39 @@ impl Mapping for SubsetMapping {
     fn applies_rest_position(&self) -> bool {
         self.data.bool("applyRestPosition")
     }
+    // each output point copies the first values of its input point (all of them when the
+    // types are the same, a rigid's center for a Vec3 output)
     fn apply(&mut self, x_in: &MapInputs<'_>, x_out: &mut [f64]) {
-        let x = x_in.get(0);
-        let c = self.dof.coord_size();
-        for (o, &i) in x_out.chunks_exact_mut(c).zip(&self.indices) {
-            let i = i as usize;
-            o.copy_from_slice(&x[i * c..(i + 1) * c]);
+        let (c, ic) = (self.dof.coord_size(), self.in_dof.coord_size());
+        for (o, &(k, i)) in x_out.chunks_exact_mut(c).zip(&self.pairs) {
+            let (x, i) = (x_in.get(k as usize), i as usize);
+            o.copy_from_slice(&x[i * ic..i * ic + c]);
         }
     }
     fn apply_j(&self, v_in: &MapInputs<'_>, v_out: &mut [f64]) {
-        let v = v_in.get(0);
-        let d = self.dof.deriv_size();
-        for (j, &i) in self.indices.iter().enumerate() {
-            let i = i as usize;
-            v_out[j * d..(j + 1) * d].copy_from_slice(&v[i * d..(i + 1) * d]);
+        let (d, id) = (self.dof.deriv_size(), self.in_dof.deriv_size());
+        for (j, &(k, i)) in self.pairs.iter().enumerate() {
+            let (v, i) = (v_in.get(k as usize), i as usize);
+            v_out[j * d..(j + 1) * d].copy_from_slice(&v[i * id..i * id + d]);
         }
     }
     fn apply_jt(&self, f_out: &[f64], f_in: &mut [Vec<f64>]) {
-        let d = self.dof.deriv_size();
-        for (j, &i) in self.indices.iter().enumerate() {
-            let i = i as usize;
-            for k in 0..d {
-                f_in[0][i * d + k] += f_out[j * d + k];
+        let (d, id) = (self.dof.deriv_size(), self.in_dof.deriv_size());
+        for (j, &(k, i)) in self.pairs.iter().enumerate() {
+            let (f, i) = (&mut f_in[k as usize], i as usize);
+            for c in 0..d {
+                f[i * id + c] += f_out[j * d + c];
             }
         }
     }
     fn jacobian(&self, out: &mut Vec<JEntry>) {
-        let d = self.dof.deriv_size();
-        for (j, &i) in self.indices.iter().enumerate() {
-            for k in 0..d {
+        let (d, id) = (self.dof.deriv_size(), self.in_dof.deriv_size());
+        for (j, &(k, i)) in self.pairs.iter().enumerate() {
+            for c in 0..d {
                 out.push(JEntry {
-                    row: (j * d + k) as u32,
-                    input: 0,
-                    col: i * d as u32 + k as u32,
+                    row: (j * d + c) as u32,
+                    input: k,
+                    col: (i as usize * id + c) as u32,
                     val: 1.0,
                 });
             }

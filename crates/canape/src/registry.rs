@@ -17,7 +17,9 @@ use canape_fem::{
     ElementFemForceField, FemMass, HexahedronFemForceField, SpringForceField,
     TetrahedronFemForceField,
 };
-use canape_io::loaders::{MeshFormat, MeshLoaderComponent, SphereLoader, StringMeshCreator};
+use canape_io::loaders::{
+    GridMeshCreator, MeshFormat, MeshLoaderComponent, SphereLoader, StringMeshCreator,
+};
 use canape_solvers::{
     CgLinearSolver, DirectSolver, EulerExplicitSolver, EulerImplicitSolver, MinResLinearSolver,
     PcgLinearSolver, StaticSolver,
@@ -384,6 +386,11 @@ pub fn registry() -> Registry {
         "output = a subset of the input points",
         |_, _| Ok(AnyComponent::Mapping(Box::new(SubsetMapping::new()))),
     );
+    r.register(
+        "SubsetMultiMapping",
+        "output = points picked from several inputs (indexPairs)",
+        |_, _| Ok(AnyComponent::Mapping(Box::new(SubsetMapping::multi()))),
+    );
     r.register("RigidMapping", "points carried by Rigid3 frames", |_, _| {
         Ok(AnyComponent::Mapping(Box::new(RigidMapping::new())))
     });
@@ -433,6 +440,11 @@ pub fn registry() -> Registry {
         "StringMeshCreator",
         "points along a segment joined by edges",
         |_, _| Ok(AnyComponent::Loader(Box::new(StringMeshCreator::new()))),
+    );
+    r.register(
+        "GridMeshCreator",
+        "procedural 2D grid mesh (points, triangles or quads, edges)",
+        |_, _| Ok(AnyComponent::Loader(Box::new(GridMeshCreator::new()))),
     );
     r.register(
         "TransformEngine",

@@ -310,6 +310,19 @@ fn linear_mappings_derivatives() {
   <MechanicalObject name="in" position="0 0 0 1 2 3 4 5 6"/>
   <Node name="p"><MechanicalObject name="out"/><SubsetMapping indices="2 0" input="@../in" output="@out"/></Node></Node></Node>"#;
     check_mapping(subset, "out", false);
+    // SubsetMultiMapping: points picked from two inputs, and rigid centers from two inputs
+    let multi = r#"<Node name="root" gravity="0 0 0"><Node name="r">
+  <MechanicalObject name="a" position="0 0 0 1 2 3"/>
+  <Node name="b"><MechanicalObject name="b" position="4 5 6 7 8 9 1 1 1"/>
+  <Node name="p"><MechanicalObject name="out"/>
+  <SubsetMultiMapping input="@../../a @../b" output="@out" indexPairs="1 2 0 1 1 0"/></Node></Node></Node></Node>"#;
+    check_mapping(multi, "out", false);
+    let multi_rigid = r#"<Node name="root" gravity="0 0 0"><Node name="r">
+  <MechanicalObject name="a" template="Rigid3" position="0 0 0 0 0 0 1"/>
+  <Node name="b"><MechanicalObject name="b" template="Rigid3" position="1 2 3 0 0.6 0 0.8"/>
+  <Node name="p"><MechanicalObject name="out"/>
+  <SubsetMultiMapping template="Rigid3,Vec3" input="@../../a @../b" output="@out" indexPairs="1 0 0 0"/></Node></Node></Node></Node>"#;
+    check_mapping(multi_rigid, "out", false);
     let bary = r#"<Node name="root" gravity="0 0 0"><Node name="r">
   <MechanicalObject name="in" position="0 0 0 1 0 0 0 1 0 0 0 1"/>
   <TetrahedronSetTopologyContainer tetrahedra="0 1 2 3"/>
