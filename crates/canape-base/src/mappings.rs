@@ -12,7 +12,7 @@ use canape_core::impl_component;
 use canape_core::scene::{ComponentId, InitContext, Scene, Slot};
 use canape_core::state::VecId;
 use canape_types::dof::{quat_of, rigid3_inverse_rotate, rigid3_rotate, set_quat};
-use canape_types::{DataTypes, DofType, Rigid3Types, Vec3};
+use canape_types::{get3, DataTypes, DofType, Rigid3Types, Vec3};
 
 /// The Data every mapping has (SOFA's BaseMapping and Mapping).
 pub fn mapping_data(t: DataTable) -> DataTable {
@@ -899,6 +899,243 @@ impl Mapping for RigidMapping {
                         col: (6 * k + 3 + b) as u32,
                         val: kb[(a, b)],
                     });
+                }
+            }
+        }
+    }
+}
+
+// ---------------------------------------------------------------------------------------------
+// SkinningMapping
+
+/// SkinningMapping (Rigid3d → Vec3d), linear blend skinning
+/// (Sofa/Component/Mapping/Linear/.../SkinningMapping.inl): each point follows up to `nbRef`
+/// frames with weights w (given, or 1/d² to the nearest frames' rest centers, largest first),
+/// renormalised to sum 1: out = Σ w (c_k + R_k R_k0ᵀ (x0 − c_k0)). With r = w R_k R_k0ᵀ(x0 − c_k0):
+/// J = [w I | −[r]×] per frame, forces up f_k += w f, τ_k += r × f. No geometric stiffness, as in
+/// SOFA. A point's list of frames ends at its first weight ≤ 0, as SOFA reads it.
+pub struct SkinningMapping {
+    data: DataTable,
+    input: Vec<ComponentId>,
+    output: Option<ComponentId>,
+    /// Per point, (frame, weight, weighted local position).
+    refs: Vec<Vec<(u32, f64, Vec3)>>,
+    /// Per point and frame, r = R_k × (weighted local position) at the last apply.
+    rotated: Vec<Vec<Vec3>>,
+}
+
+impl Default for SkinningMapping {
+    fn default() -> Self {
+        Self::new()
+    }
+}
+
+impl SkinningMapping {
+    pub fn new() -> Self {
+        let data = mapping_data(DataTable::new())
+            .with(
+                "initPos",
+                DataKind::Reals(3),
+                "",
+                "initial child coordinates in the world reference frame",
+            )
+            .with(
+                "nbRef",
+                DataKind::Ints(0),
+                "4",
+                "Number of primitives influencing each point",
+            )
+            .with(
+                "indices",
+                DataKind::Ints(0),
+                "",
+                "parent indices for each child",
+            )
+            .with(
+                "weight",
+                DataKind::Reals(0),
+                "",
+                "influence weights of the Dofs",
+            )
+            .with("showFromIndex", DataKind::Int, "0", "Displayed From Index")
+            .with("showWeights", DataKind::Bool, "0", "Show influence");
+        SkinningMapping {
+            data,
+            input: Vec::new(),
+            output: None,
+            refs: Vec::new(),
+            rotated: Vec::new(),
+        }
+    }
+
+    fn init_impl(&mut self, ctx: &mut InitContext<'_>) {
+        self.refs.clear();
+        let Some(e) = resolve_ends(ctx, &self.data) else {
+            return;
+        };
+        if e.in_dofs != [DofType::Rigid3] || e.out_dof != DofType::Vec3 {
+            ctx.error(format!(
+                "SkinningMapping maps one Rigid3d input to a Vec3d output ({} to {} given)",
+                e.in_dofs
+                    .iter()
+                    .map(|d| d.name())
+                    .collect::<Vec<_>>()
+                    .join(" "),
+                e.out_dof.name()
+            ));
+            return;
+        }
+        let scene = ctx.scene;
+        let Some(si) = scene.state(e.inputs[0]) else {
+            return;
+        };
+        let frames: Vec<[f64; 7]> = Rigid3Types::coords(si.vec(VecId::REST_POSITION)).to_vec();
+        if frames.is_empty() {
+            ctx.error("SkinningMapping: the input has no frame");
+            return;
+        }
+        let out_x = crate::mapping::end_positions(scene, e.output).unwrap_or_default();
+        let given = self.data.reals("initPos");
+        let x0: Vec<f64> = if given.len() == out_x.len() && !given.is_empty() {
+            given.to_vec()
+        } else {
+            out_x
+        };
+        let n = x0.len() / 3;
+        let nb = self.data.ints("nbRef").first().copied().unwrap_or(4).max(1) as usize;
+        let (idx, w) = (
+            self.data.ints("indices").to_vec(),
+            self.data.reals("weight").to_vec(),
+        );
+        let center = |k: usize| Vec3::new(frames[k][0], frames[k][1], frames[k][2]);
+        let mut refs = Vec::with_capacity(n);
+        for i in 0..n {
+            let p = get3(&x0, i);
+            // given weights (nbRef per point, flat), else the nearest frames by 1/d²
+            let mut list: Vec<(u32, f64)> = if idx.len() == n * nb && w.len() == n * nb {
+                (0..nb).map(|j| (idx[i * nb + j], w[i * nb + j])).collect()
+            } else {
+                let mut best: Vec<(u32, f64)> = Vec::with_capacity(nb);
+                for k in 0..frames.len() {
+                    let d2 = (p - center(k)).norm_squared();
+                    let wk = if d2 > 0.0 { 1.0 / d2 } else { f64::MAX };
+                    // insertion in decreasing weight; a later frame goes first on a tie
+                    let at = best
+                        .iter()
+                        .position(|&(_, b)| b <= wk)
+                        .unwrap_or(best.len());
+                    if at < nb {
+                        best.insert(at, (k as u32, wk));
+                        best.truncate(nb);
+                    }
+                }
+                best
+            };
+            if let Some(&(k, _)) = list.iter().find(|(k, _)| *k as usize >= frames.len()) {
+                ctx.error(format!(
+                    "SkinningMapping: point {i} names frame {k}, the input has {}",
+                    frames.len()
+                ));
+                return;
+            }
+            // a point's frames end at its first weight ≤ 0 (SOFA's loops)
+            if let Some(end) = list.iter().position(|&(_, wk)| wk <= 0.0) {
+                list.truncate(end);
+            }
+            let sum: f64 = list.iter().map(|(_, wk)| wk).sum();
+            let mut r = Vec::with_capacity(list.len());
+            for (k, wk) in list {
+                let wk = if sum != 0.0 { wk / sum } else { wk };
+                let f = &frames[k as usize];
+                let local = rigid3_inverse_rotate(f, &(p - center(k as usize))) * wk;
+                r.push((k, wk, local));
+            }
+            refs.push(r);
+        }
+        self.rotated = refs.iter().map(|r| vec![Vec3::zeros(); r.len()]).collect();
+        self.refs = refs;
+        self.input = e.inputs;
+        self.output = Some(e.output);
+    }
+}
+
+impl_component!(SkinningMapping, "SkinningMapping", init);
+
+impl Mapping for SkinningMapping {
+    fn inputs(&self) -> &[ComponentId] {
+        &self.input
+    }
+    fn output(&self) -> Option<ComponentId> {
+        self.output
+    }
+    fn output_size(&self) -> Option<usize> {
+        Some(self.refs.len())
+    }
+    fn maps_forces(&self) -> bool {
+        self.data.bool("mapForces")
+    }
+    fn applies_rest_position(&self) -> bool {
+        self.data.bool("applyRestPosition")
+    }
+    fn apply(&mut self, x_in: &MapInputs<'_>, x_out: &mut [f64]) {
+        let xin = Rigid3Types::coords(x_in.get(0));
+        for (i, refs) in self.refs.iter().enumerate() {
+            let mut o = Vec3::zeros();
+            for (j, &(k, w, local)) in refs.iter().enumerate() {
+                let c = &xin[k as usize];
+                let r = rigid3_rotate(c, &local);
+                self.rotated[i][j] = r;
+                o += Vec3::new(c[0], c[1], c[2]) * w + r;
+            }
+            x_out[3 * i..3 * i + 3].copy_from_slice(o.as_slice());
+        }
+    }
+    fn apply_j(&self, v_in: &MapInputs<'_>, v_out: &mut [f64]) {
+        let vin = Rigid3Types::derivs(v_in.get(0));
+        for (i, refs) in self.refs.iter().enumerate() {
+            let mut o = Vec3::zeros();
+            for (j, &(k, w, _)) in refs.iter().enumerate() {
+                let d = &vin[k as usize];
+                let om = Vec3::new(d[3], d[4], d[5]);
+                o += Vec3::new(d[0], d[1], d[2]) * w + om.cross(&self.rotated[i][j]);
+            }
+            v_out[3 * i..3 * i + 3].copy_from_slice(o.as_slice());
+        }
+    }
+    fn apply_jt(&self, f_out: &[f64], f_in: &mut [Vec<f64>]) {
+        let fin = Rigid3Types::derivs_mut(&mut f_in[0]);
+        for (i, refs) in self.refs.iter().enumerate() {
+            let f = get3(f_out, i);
+            for (j, &(k, w, _)) in refs.iter().enumerate() {
+                let t = self.rotated[i][j].cross(&f);
+                let d = &mut fin[k as usize];
+                for c in 0..3 {
+                    d[c] += w * f[c];
+                    d[3 + c] += t[c];
+                }
+            }
+        }
+    }
+    fn jacobian(&self, out: &mut Vec<JEntry>) {
+        for (i, refs) in self.refs.iter().enumerate() {
+            for (j, &(k, w, _)) in refs.iter().enumerate() {
+                let m = -self.rotated[i][j].cross_matrix();
+                for a in 0..3 {
+                    let row = (3 * i + a) as u32;
+                    out.push(JEntry {
+                        row,
+                        input: 0,
+                        col: 6 * k + a as u32,
+                        val: w,
+                    });
+                    for b in 0..3 {
+                        out.push(JEntry {
+                            row,
+                            input: 0,
+                            col: 6 * k + 3 + b as u32,
+                            val: m[(a, b)],
+                        });
+                    }
                 }
             }
         }

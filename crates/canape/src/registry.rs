@@ -387,6 +387,24 @@ pub fn registry() -> Registry {
         |_, _| Ok(AnyComponent::Mapping(Box::new(SubsetMapping::new()))),
     );
     r.register(
+        "SkinningMapping",
+        "points skinned on Rigid3 frames (linear blend)",
+        |_, _| {
+            Ok(AnyComponent::Mapping(Box::new(
+                canape_base::mappings::SkinningMapping::new(),
+            )))
+        },
+    );
+    r.register(
+        "AreaMapping",
+        "triangle areas (Vec3 to Vec1), with geometric stiffness",
+        |_, _| {
+            Ok(AnyComponent::Mapping(Box::new(
+                canape_base::area::AreaMapping::new(),
+            )))
+        },
+    );
+    r.register(
         "SubsetMultiMapping",
         "output = points picked from several inputs (indexPairs)",
         |_, _| Ok(AnyComponent::Mapping(Box::new(SubsetMapping::multi()))),

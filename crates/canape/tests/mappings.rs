@@ -244,6 +244,17 @@ fn distance_mapping_derivatives() {
 }
 
 #[test]
+fn area_mapping_derivatives() {
+    // triangles of a bent surface; Exact geometric stiffness (every triangle)
+    let xml = r#"<Node name="root" gravity="0 0 0"><Node name="r">
+  <MechanicalObject name="in" position="0 0 0 1 0 0.2 0 1 -0.1 1.2 1.1 0.3"/>
+  <TriangleSetTopologyContainer triangles="0 1 2 1 3 2"/>
+  <Node name="p"><MechanicalObject name="out" template="Vec1"/>
+  <AreaMapping geometricStiffness="Exact" input="@../in" output="@out"/></Node></Node></Node>"#;
+    check_mapping(xml, "out", true);
+}
+
+#[test]
 fn square_distance_mapping_derivatives() {
     let xml = format!(
         r#"<Node name="root" gravity="0 0 0"><Node name="n">{STRING}
@@ -323,6 +334,22 @@ fn linear_mappings_derivatives() {
   <Node name="p"><MechanicalObject name="out"/>
   <SubsetMultiMapping template="Rigid3,Vec3" input="@../../a @../b" output="@out" indexPairs="1 0 0 0"/></Node></Node></Node></Node>"#;
     check_mapping(multi_rigid, "out", false);
+    // SkinningMapping: automatic weights over the 2 nearest of 3 frames
+    let skinning = r#"<Node name="root" gravity="0 0 0"><Node name="r">
+  <MechanicalObject name="in" template="Rigid3" position="0 0 0 0 0 0 1  1 0 0 0 0.6 0 0.8  2 0.5 0 0.6 0 0 0.8"/>
+  <Node name="p"><MechanicalObject name="out" position="0.2 0.1 0  1.4 -0.2 0.3  2.5 1 1"/>
+  <SkinningMapping nbRef="2" input="@../in" output="@out"/></Node></Node></Node>"#;
+    check_mapping(skinning, "out", false);
+    // at rest, the points stay where they were given
+    let sim = load(skinning);
+    let out = (0..sim.scene.components.len())
+        .map(|i| canape::core::scene::ComponentId(i as u32))
+        .find(|&c| sim.scene.info(c).name == "out")
+        .unwrap();
+    let x = sim.scene.state(out).unwrap().vec(VecId::POSITION);
+    for (a, b) in x.iter().zip([0.2, 0.1, 0., 1.4, -0.2, 0.3, 2.5, 1., 1.]) {
+        assert!((a - b).abs() < 1e-12, "{x:?}");
+    }
     let bary = r#"<Node name="root" gravity="0 0 0"><Node name="r">
   <MechanicalObject name="in" position="0 0 0 1 0 0 0 1 0 0 0 1"/>
   <TetrahedronSetTopologyContainer tetrahedra="0 1 2 3"/>
