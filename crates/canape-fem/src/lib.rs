@@ -11,6 +11,7 @@ pub mod common;
 pub mod element;
 pub mod fast_tetra;
 pub mod hexa;
+pub mod joint;
 pub mod pairs;
 pub mod spring;
 pub mod tetra;
@@ -19,6 +20,7 @@ pub use beam::BeamFemForceField;
 pub use element::{ElementFemForceField, FemMass};
 pub use fast_tetra::FastTetrahedralCorotationalForceField;
 pub use hexa::HexahedronFemForceField;
+pub use joint::JointSpringForceField;
 pub use spring::SpringForceField;
 pub use tetra::TetrahedronFemForceField;
 

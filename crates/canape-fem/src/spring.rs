@@ -72,55 +72,17 @@ impl SpringForceField {
         self.rayleigh = self.data.real("rayleighStiffness");
         self.pair = None;
         self.springs.clear();
-        let context = ctx.scene.context_state(ctx.node);
-        // object1 and object2 (SOFA's PairInteractionForceField links): a state, or a node
-        // whose state is meant; an empty link is the context state
-        let mut ends = [context; 2];
-        for (k, o) in ["object1", "object2"].into_iter().enumerate() {
-            let l = self.data.str(o).trim().to_string();
-            if l.is_empty() {
-                continue;
-            }
-            let target = ctx.linked(&l).and_then(|t| match t {
-                canape_core::scene::Target::Component(c) => {
-                    ctx.scene.state(c).is_some().then_some(c)
-                }
-                canape_core::scene::Target::Node(n) => ctx
-                    .scene
-                    .node_components(n, canape_core::component::Role::State)
-                    .next(),
-            });
-            match target {
-                Some(c) => ends[k] = Some(c),
-                None => {
-                    ctx.error(format!(
-                        "{o}='{l}' is not a MechanicalObject (nor a node with one)"
-                    ));
-                    return;
-                }
-            }
-        }
-        let [Some(a), Some(b)] = ends else {
-            ctx.error("no MechanicalObject in the context (and no object1/object2 link)");
+        let Some(ends) = PairEnds::resolve(
+            ctx,
+            &self.data,
+            canape_types::DofType::Vec3,
+            "SpringForceField<Vec3>",
+        ) else {
             return;
         };
-        let sa = ctx.scene.state(a).expect("state");
-        let sb = ctx.scene.state(b).expect("state");
-        for (s, id) in [(sa, a), (sb, b)] {
-            if s.dof != canape_types::DofType::Vec3 {
-                ctx.error(format!(
-                    "SpringForceField<Vec3> acts on Vec3 states; {} is {}",
-                    ctx.scene.component_label(id),
-                    s.dof.name()
-                ));
-                return;
-            }
-        }
-        let (na, nb) = (sa.size(), sb.size());
-        if a != b || Some(a) != context {
-            // (one state that is not the context's: an interaction of the state with itself,
-            // its vectors given twice)
-            self.pair = Some((a, b, na));
+        let (na, nb) = (ends.sizes[0], ends.sizes[1]);
+        if ends.pair {
+            self.pair = Some((ends.states[0], ends.states[1], na));
         }
         if let Err(e) = self.setup_pair(na, nb) {
             ctx.error(e);
@@ -225,6 +187,78 @@ impl SpringForceField {
         }
         self.d = vec![Mat3::zeros(); self.springs.len()];
         Ok(())
+    }
+}
+
+/// The two states of a pair interaction force field (SOFA's PairInteractionForceField:
+/// `object1`, `object2`, each a state or a node whose state is meant, the context state when
+/// empty), checked to be of `dof` type.
+pub struct PairEnds {
+    pub states: [canape_core::scene::ComponentId; 2],
+    /// Point counts of the two states.
+    pub sizes: [usize; 2],
+    /// Whether the force field acts on its vectors concatenated (two states, or one state that
+    /// is not its context's); otherwise it acts on its context state alone.
+    pub pair: bool,
+}
+
+impl PairEnds {
+    pub fn resolve(
+        ctx: &mut InitContext<'_>,
+        data: &DataTable,
+        dof: canape_types::DofType,
+        class: &str,
+    ) -> Option<PairEnds> {
+        let context = ctx.scene.context_state(ctx.node);
+        let mut ends = [context; 2];
+        for (k, o) in ["object1", "object2"].into_iter().enumerate() {
+            let l = data.str(o).trim().to_string();
+            if l.is_empty() {
+                continue;
+            }
+            let target = ctx.linked(&l).and_then(|t| match t {
+                canape_core::scene::Target::Component(c) => {
+                    ctx.scene.state(c).is_some().then_some(c)
+                }
+                canape_core::scene::Target::Node(n) => ctx
+                    .scene
+                    .node_components(n, canape_core::component::Role::State)
+                    .next(),
+            });
+            match target {
+                Some(c) => ends[k] = Some(c),
+                None => {
+                    ctx.error(format!(
+                        "{o}='{l}' is not a MechanicalObject (nor a node with one)"
+                    ));
+                    return None;
+                }
+            }
+        }
+        let [Some(a), Some(b)] = ends else {
+            ctx.error("no MechanicalObject in the context (and no object1/object2 link)");
+            return None;
+        };
+        let sa = ctx.scene.state(a).expect("state");
+        let sb = ctx.scene.state(b).expect("state");
+        for (s, id) in [(sa, a), (sb, b)] {
+            if s.dof != dof {
+                ctx.error(format!(
+                    "{class} acts on {} states; {} is {}",
+                    dof.name(),
+                    ctx.scene.component_label(id),
+                    s.dof.name()
+                ));
+                return None;
+            }
+        }
+        Some(PairEnds {
+            states: [a, b],
+            sizes: [sa.size(), sb.size()],
+            // one state that is not the context's: an interaction of the state with itself,
+            // its vectors given twice
+            pair: a != b || Some(a) != context,
+        })
     }
 }
 

@@ -228,6 +228,16 @@ pub fn registry() -> Registry {
             )))
         },
     );
+    r.register(
+        "JointSpringForceField",
+        "joints between Rigid3 frames (free axes, angle limits, damping)",
+        |_, t| {
+            known_template(t)?;
+            Ok(AnyComponent::ForceField(Box::new(
+                canape_fem::JointSpringForceField::new(),
+            )))
+        },
+    );
     r.register("ConstantForceField", "constant force on points", |_, t| {
         known_template(t)?;
         Ok(AnyComponent::ForceField(Box::new(
