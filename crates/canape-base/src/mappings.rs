@@ -1142,6 +1142,209 @@ impl Mapping for SkinningMapping {
     }
 }
 
+// ---------------------------------------------------------------------------------------------
+// BeamLinearMapping
+
+/// BeamLinearMapping (Rigid3d → Vec3d): points along a chain of beams between consecutive
+/// frames (Sofa/Component/Mapping/Linear/.../BeamLinearMapping.inl). A point has parametric
+/// coordinates (b + t, y, z): beam b, position t along it, y and z across, all in units of the
+/// beam's length L_b (given so with `localCoord`, the default; otherwise computed from the
+/// positions in frame 0's axes along the chain). With s = 3t² − 2t³ (SOFA's blend),
+/// r0 = L_b R_b (t, y, z) and r1 = L_b R_{b+1} (t − 1, y, z):
+/// out = (1 − s)(c_b + r0) + s(c_{b+1} + r1). The Jacobian is that of this map (SOFA's assembled
+/// J leaves the translation blocks unweighted; its applyJ, followed here, weighs them).
+pub struct BeamLinearMapping {
+    data: DataTable,
+    input: Vec<ComponentId>,
+    output: Option<ComponentId>,
+    /// Per point: (beam, t, y, z).
+    points: Vec<(u32, f64, f64, f64)>,
+    lengths: Vec<f64>,
+    /// Per point at the last apply: r0, r1.
+    rotated: Vec<(Vec3, Vec3)>,
+}
+
+impl Default for BeamLinearMapping {
+    fn default() -> Self {
+        Self::new()
+    }
+}
+
+impl BeamLinearMapping {
+    pub fn new() -> Self {
+        let data = mapping_data(DataTable::new()).with(
+            "localCoord",
+            DataKind::Bool,
+            "1",
+            "true if initial coordinates are in the beam local coordinate system (i.e. a point at (10,0,0) is on the DOF number 10, whereas if this is false it is at whatever position on the beam where the distance from the initial DOF is 10)",
+        );
+        BeamLinearMapping {
+            data,
+            input: Vec::new(),
+            output: None,
+            points: Vec::new(),
+            lengths: Vec::new(),
+            rotated: Vec::new(),
+        }
+    }
+
+    fn init_impl(&mut self, ctx: &mut InitContext<'_>) {
+        self.points.clear();
+        let Some(e) = resolve_ends(ctx, &self.data) else {
+            return;
+        };
+        if e.in_dofs != [DofType::Rigid3] || e.out_dof != DofType::Vec3 {
+            ctx.error(format!(
+                "BeamLinearMapping maps one Rigid3d input to a Vec3d output ({} to {} given)",
+                e.in_dofs
+                    .iter()
+                    .map(|d| d.name())
+                    .collect::<Vec<_>>()
+                    .join(" "),
+                e.out_dof.name()
+            ));
+            return;
+        }
+        let scene = ctx.scene;
+        let Some(si) = scene.state(e.inputs[0]) else {
+            return;
+        };
+        let frames = Rigid3Types::coords(si.vec(VecId::POSITION));
+        let n = frames.len();
+        if n < 2 {
+            ctx.error("BeamLinearMapping needs at least two frames (one beam)");
+            return;
+        }
+        let c = |k: usize| Vec3::new(frames[k][0], frames[k][1], frames[k][2]);
+        let mut lengths: Vec<f64> = (0..n - 1).map(|k| (c(k) - c(k + 1)).norm()).collect();
+        lengths.push(lengths[n - 2]);
+        if let Some(k) = lengths.iter().position(|l| *l <= 0.0) {
+            ctx.error(format!("beam {k} has zero length"));
+            return;
+        }
+        let x = crate::mapping::end_positions(scene, e.output).unwrap_or_default();
+        let local = self.data.bool("localCoord");
+        let mut points = Vec::with_capacity(x.len() / 3);
+        for p in x.chunks_exact(3) {
+            let mut q = Vec3::new(p[0], p[1], p[2]);
+            if !local {
+                // along the chain in frame 0's axes, then in units of the beam's length
+                q = rigid3_inverse_rotate(&frames[0], &(q - c(0)));
+                let mut j = 0;
+                while j < n && q.x >= lengths[j] {
+                    q.x -= lengths[j];
+                    j += 1;
+                }
+                let j = j.min(n - 1);
+                q /= lengths[j];
+                q.x += j as f64;
+            }
+            let b = (q.x.floor().max(0.0) as usize).min(n - 2);
+            points.push((b as u32, q.x - b as f64, q.y, q.z));
+        }
+        self.rotated = vec![(Vec3::zeros(), Vec3::zeros()); points.len()];
+        self.points = points;
+        self.lengths = lengths;
+        self.input = e.inputs;
+        self.output = Some(e.output);
+    }
+}
+
+/// SOFA's blend along a beam: s = 3t² − 2t³.
+fn beam_blend(t: f64) -> f64 {
+    t * t * (3.0 - 2.0 * t)
+}
+
+impl_component!(BeamLinearMapping, "BeamLinearMapping", init);
+
+impl Mapping for BeamLinearMapping {
+    fn inputs(&self) -> &[ComponentId] {
+        &self.input
+    }
+    fn output(&self) -> Option<ComponentId> {
+        self.output
+    }
+    fn output_size(&self) -> Option<usize> {
+        Some(self.points.len())
+    }
+    fn maps_forces(&self) -> bool {
+        self.data.bool("mapForces")
+    }
+    fn applies_rest_position(&self) -> bool {
+        self.data.bool("applyRestPosition")
+    }
+    fn apply(&mut self, x_in: &MapInputs<'_>, x_out: &mut [f64]) {
+        let xin = Rigid3Types::coords(x_in.get(0));
+        for (i, &(b, t, y, z)) in self.points.iter().enumerate() {
+            let b = b as usize;
+            let l = self.lengths[b];
+            let (f0, f1) = (&xin[b], &xin[b + 1]);
+            let r0 = rigid3_rotate(f0, &Vec3::new(t, y, z)) * l;
+            let r1 = rigid3_rotate(f1, &Vec3::new(t - 1.0, y, z)) * l;
+            self.rotated[i] = (r0, r1);
+            let s = beam_blend(t);
+            let o = (Vec3::new(f0[0], f0[1], f0[2]) + r0) * (1.0 - s)
+                + (Vec3::new(f1[0], f1[1], f1[2]) + r1) * s;
+            x_out[3 * i..3 * i + 3].copy_from_slice(o.as_slice());
+        }
+    }
+    fn apply_j(&self, v_in: &MapInputs<'_>, v_out: &mut [f64]) {
+        let vin = Rigid3Types::derivs(v_in.get(0));
+        for (i, &(b, t, _, _)) in self.points.iter().enumerate() {
+            let b = b as usize;
+            let (r0, r1) = self.rotated[i];
+            let s = beam_blend(t);
+            let vel = |d: &[f64; 6], r: &Vec3| {
+                Vec3::new(d[0], d[1], d[2]) + Vec3::new(d[3], d[4], d[5]).cross(r)
+            };
+            let o = vel(&vin[b], &r0) * (1.0 - s) + vel(&vin[b + 1], &r1) * s;
+            v_out[3 * i..3 * i + 3].copy_from_slice(o.as_slice());
+        }
+    }
+    fn apply_jt(&self, f_out: &[f64], f_in: &mut [Vec<f64>]) {
+        let fin = Rigid3Types::derivs_mut(&mut f_in[0]);
+        for (i, &(b, t, _, _)) in self.points.iter().enumerate() {
+            let b = b as usize;
+            let (r0, r1) = self.rotated[i];
+            let s = beam_blend(t);
+            let f = get3(f_out, i);
+            for (k, w, r) in [(b, 1.0 - s, r0), (b + 1, s, r1)] {
+                let tq = r.cross(&f) * w;
+                for c in 0..3 {
+                    fin[k][c] += w * f[c];
+                    fin[k][3 + c] += tq[c];
+                }
+            }
+        }
+    }
+    fn jacobian(&self, out: &mut Vec<JEntry>) {
+        for (i, &(b, t, _, _)) in self.points.iter().enumerate() {
+            let (r0, r1) = self.rotated[i];
+            let s = beam_blend(t);
+            for (k, w, r) in [(b, 1.0 - s, r0), (b + 1, s, r1)] {
+                let m = -r.cross_matrix() * w;
+                for a in 0..3 {
+                    let row = (3 * i + a) as u32;
+                    out.push(JEntry {
+                        row,
+                        input: 0,
+                        col: 6 * k + a as u32,
+                        val: w,
+                    });
+                    for c in 0..3 {
+                        out.push(JEntry {
+                            row,
+                            input: 0,
+                            col: 6 * k + 3 + c as u32,
+                            val: m[(a, c)],
+                        });
+                    }
+                }
+            }
+        }
+    }
+}
+
 /// Slot of a state component, for tests.
 pub fn state_slot(scene: &Scene, id: ComponentId) -> Option<usize> {
     match scene.info(id).slot {

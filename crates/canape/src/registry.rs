@@ -406,6 +406,15 @@ pub fn registry() -> Registry {
         },
     );
     r.register(
+        "BeamLinearMapping",
+        "points along a chain of beams between Rigid3 frames",
+        |_, _| {
+            Ok(AnyComponent::Mapping(Box::new(
+                canape_base::mappings::BeamLinearMapping::new(),
+            )))
+        },
+    );
+    r.register(
         "AreaMapping",
         "triangle areas (Vec3 to Vec1), with geometric stiffness",
         |_, _| {

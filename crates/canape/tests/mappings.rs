@@ -340,6 +340,18 @@ fn linear_mappings_derivatives() {
   <Node name="p"><MechanicalObject name="out" position="0.2 0.1 0  1.4 -0.2 0.3  2.5 1 1"/>
   <SkinningMapping nbRef="2" input="@../in" output="@out"/></Node></Node></Node>"#;
     check_mapping(skinning, "out", false);
+    // BeamLinearMapping: points along two beams, in local coordinates (default) and along the
+    // chain from positions
+    let beam = r#"<Node name="root" gravity="0 0 0"><Node name="r">
+  <MechanicalObject name="in" template="Rigid3" position="0 0 0 0 0 0 1  1 0 0 0 0 0.6 0.8  2.5 0.3 0 0.28 0 0 0.96"/>
+  <Node name="p"><MechanicalObject name="out" position="0.3 0.1 -0.05  1.5 0.02 0.1  2 0 0"/>
+  <BeamLinearMapping input="@../in" output="@out"/></Node></Node></Node>"#;
+    check_mapping(beam, "out", false);
+    check_mapping(
+        &beam.replace("<BeamLinearMapping", r#"<BeamLinearMapping localCoord="0""#),
+        "out",
+        false,
+    );
     // at rest, the points stay where they were given
     let sim = load(skinning);
     let out = (0..sim.scene.components.len())
