@@ -153,12 +153,6 @@ impl Mapping for AreaMapping {
     fn output_size(&self) -> Option<usize> {
         Some(self.triangles.len())
     }
-    fn maps_forces(&self) -> bool {
-        self.data.bool("mapForces")
-    }
-    fn applies_rest_position(&self) -> bool {
-        self.data.bool("applyRestPosition")
-    }
     fn apply(&mut self, x_in: &MapInputs<'_>, x_out: &mut [f64]) {
         let x = x_in.get(0);
         for (t, tri) in self.triangles.iter().enumerate() {

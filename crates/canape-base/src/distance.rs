@@ -235,12 +235,6 @@ impl Mapping for DistanceMapping {
     fn output_size(&self) -> Option<usize> {
         Some(self.ends.len())
     }
-    fn maps_forces(&self) -> bool {
-        self.data.bool("mapForces")
-    }
-    fn applies_rest_position(&self) -> bool {
-        self.data.bool("applyRestPosition")
-    }
     fn apply(&mut self, x_in: &MapInputs<'_>, x_out: &mut [f64]) {
         for (i, [(ma, a), (mb, b)]) in self.ends.iter().enumerate() {
             let pa = get3(x_in.get(*ma as usize), *a as usize);

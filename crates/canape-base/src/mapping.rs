@@ -9,7 +9,7 @@ use canape_core::data::{DataKind, DataTable};
 use canape_core::impl_component;
 use canape_core::scene::{ComponentId, InitContext, Scene, Slot, Target};
 use canape_core::state::VecId;
-use canape_types::{get3, Mat3, Vec3};
+use canape_types::{get3, DofType, Mat3, Vec3};
 
 /// Sparse constant J: for each output point, (input index, weight) pairs.
 #[derive(Clone, Debug, Default)]
@@ -304,29 +304,7 @@ pub fn end_positions(scene: &Scene, id: ComponentId) -> Option<Vec<f64>> {
 
 impl BarycentricMapping {
     pub fn new() -> Self {
-        let data = base_data(DataTable::new())
-            .with("input", DataKind::Str, "", "Input object to map")
-            .with("output", DataKind::Str, "", "Output object to map")
-            .with("mapForces", DataKind::Bool, "1", "Are forces mapped ?")
-            .with(
-                "mapConstraints",
-                DataKind::Bool,
-                "1",
-                "Are constraints mapped ?",
-            )
-            .with("mapMasses", DataKind::Bool, "1", "Are masses mapped ?")
-            .with(
-                "mapMatrices",
-                DataKind::Bool,
-                "0",
-                "Are matrix explicit mapped?",
-            )
-            .with(
-                "applyRestPosition",
-                DataKind::Bool,
-                "0",
-                "set to true to apply this mapping to restPosition at init",
-            )
+        let data = crate::mappings::mapping_data(DataTable::new())
             .with(
                 "useRestPosition",
                 DataKind::Bool,
@@ -352,26 +330,24 @@ impl BarycentricMapping {
     }
 
     fn init_impl(&mut self, ctx: &mut InitContext<'_>) {
-        let scene = ctx.scene;
-        let input = resolve_end(scene, ctx.node, ctx.id, self.data.str("input"), "..", true);
-        let output = resolve_end(scene, ctx.node, ctx.id, self.data.str("output"), ".", false);
-        let (Some(input), Some(output)) = (input, output) else {
+        let Some(e) = crate::mappings::resolve_ends(ctx, &self.data) else {
+            return;
+        };
+        if e.inputs.len() != 1 || e.in_dofs[0] != DofType::Vec3 || e.out_dof != DofType::Vec3 {
             ctx.error(format!(
-                "cannot find the mapping's {} (input='{}', output='{}')",
-                if input.is_none() {
-                    "input state"
-                } else {
-                    "output"
-                },
-                self.data.str("input"),
-                self.data.str("output")
+                "BarycentricMapping maps one Vec3d input to a Vec3d output or a visual model ({} to {} given)",
+                e.in_dofs
+                    .iter()
+                    .map(|d| d.name())
+                    .collect::<Vec<_>>()
+                    .join(" "),
+                e.out_dof.name()
             ));
             return;
-        };
-        let Some(ist) = scene.state(input) else {
-            ctx.error("the mapping's input is not a MechanicalObject");
-            return;
-        };
+        }
+        let (input, output) = (e.inputs[0], e.output);
+        let scene = ctx.scene;
+        let ist = scene.state(input).expect("a resolved input is a state");
         // positions at init: current ones, or rest ones with useRestPosition (SOFA's initMapper)
         let use_rest = self.data.bool("useRestPosition");
         let x = ist
@@ -424,12 +400,6 @@ impl Mapping for BarycentricMapping {
     }
     fn output_size(&self) -> Option<usize> {
         Some(self.weights.rows())
-    }
-    fn maps_forces(&self) -> bool {
-        self.data.bool("mapForces")
-    }
-    fn applies_rest_position(&self) -> bool {
-        self.data.bool("applyRestPosition")
     }
     fn apply(&mut self, x_in: &MapInputs<'_>, x_out: &mut [f64]) {
         self.weights.apply(x_in.get(0), x_out);

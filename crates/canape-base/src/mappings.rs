@@ -184,12 +184,6 @@ impl Mapping for IdentityMapping {
     fn output_size(&self) -> Option<usize> {
         Some(self.n)
     }
-    fn maps_forces(&self) -> bool {
-        self.data.bool("mapForces")
-    }
-    fn applies_rest_position(&self) -> bool {
-        self.data.bool("applyRestPosition")
-    }
     fn apply(&mut self, x_in: &MapInputs<'_>, x_out: &mut [f64]) {
         let x = x_in.get(0);
         let (ci, co) = (self.in_dof.coord_size(), self.out_dof.coord_size());
@@ -450,12 +444,6 @@ impl Mapping for SubsetMapping {
     }
     fn output_size(&self) -> Option<usize> {
         Some(self.pairs.len())
-    }
-    fn maps_forces(&self) -> bool {
-        self.data.bool("mapForces")
-    }
-    fn applies_rest_position(&self) -> bool {
-        self.data.bool("applyRestPosition")
     }
     // each output point copies the first values of its input point (all of them when the
     // types are the same, a rigid's center for a Vec3 output)
@@ -777,12 +765,6 @@ impl Mapping for RigidMapping {
     fn output_size(&self) -> Option<usize> {
         Some(self.points.len())
     }
-    fn maps_forces(&self) -> bool {
-        self.data.bool("mapForces")
-    }
-    fn applies_rest_position(&self) -> bool {
-        self.data.bool("applyRestPosition")
-    }
     fn apply(&mut self, x_in: &MapInputs<'_>, x_out: &mut [f64]) {
         let xin = Rigid3Types::coords(x_in.get(0));
         let cs = if self.orient.is_empty() { 3 } else { 7 };
@@ -1071,12 +1053,6 @@ impl Mapping for SkinningMapping {
     fn output_size(&self) -> Option<usize> {
         Some(self.refs.len())
     }
-    fn maps_forces(&self) -> bool {
-        self.data.bool("mapForces")
-    }
-    fn applies_rest_position(&self) -> bool {
-        self.data.bool("applyRestPosition")
-    }
     fn apply(&mut self, x_in: &MapInputs<'_>, x_out: &mut [f64]) {
         let xin = Rigid3Types::coords(x_in.get(0));
         for (i, refs) in self.refs.iter().enumerate() {
@@ -1266,12 +1242,6 @@ impl Mapping for BeamLinearMapping {
     }
     fn output_size(&self) -> Option<usize> {
         Some(self.points.len())
-    }
-    fn maps_forces(&self) -> bool {
-        self.data.bool("mapForces")
-    }
-    fn applies_rest_position(&self) -> bool {
-        self.data.bool("applyRestPosition")
     }
     fn apply(&mut self, x_in: &MapInputs<'_>, x_out: &mut [f64]) {
         let xin = Rigid3Types::coords(x_in.get(0));

@@ -314,14 +314,15 @@ pub trait Mapping: Component {
     fn output_size(&self) -> Option<usize> {
         None
     }
-    /// Whether forces of the output are mapped up to the inputs (SOFA's `mapForces`): a
-    /// mechanical mapping whose output joins its inputs' solver group.
+    /// Whether forces of the output are mapped up to the inputs (SOFA's `mapForces`, true when
+    /// the mapping has no such Data): a mechanical mapping whose output joins its inputs'
+    /// solver group. Read when solver groups are built, not during a step.
     fn maps_forces(&self) -> bool {
-        true
+        self.data().field("mapForces").is_none() || self.data().bool("mapForces")
     }
     /// Whether the rest positions are mapped at init too (`applyRestPosition`).
     fn applies_rest_position(&self) -> bool {
-        false
+        self.data().field("applyRestPosition").is_some() && self.data().bool("applyRestPosition")
     }
     /// x_out = J(x_in) for positions (may cache what the derivatives need: rotated points,
     /// directions).
