@@ -318,8 +318,12 @@ impl Mass for UniformMass {
 // ---------------------------------------------------------------- DiagonalMass
 
 /// Lumped per-vertex masses from element volumes (Sofa/Component/Mass/.../DiagonalMass.inl).
+/// On Vec1/Vec2/Rigid3 states the element measures use the points padded to 3D (the rigid
+/// centers), and every derivative component of a point gets its mass (a rigid's inertia is
+/// m·I, SOFA's RigidMass default).
 pub struct DiagonalMass {
     data: DataTable,
+    dof: DofType,
     masses: Vec<f64>,
     separate_gravity: bool,
     rayleigh_mass: f64,
@@ -413,6 +417,7 @@ impl DiagonalMass {
             .with("geometryState", DataKind::Str, "", "link to the MechanicalObject associated with the geometry");
         DiagonalMass {
             data,
+            dof: DofType::Vec3,
             masses: Vec::new(),
             separate_gravity: false,
             rayleigh_mass: 0.0,
@@ -431,11 +436,19 @@ impl DiagonalMass {
             return;
         };
         let n = st.size();
-        let rest = if self.data.bool("computeMassOnRest") {
+        self.dof = st.dof;
+        let coords = if self.data.bool("computeMassOnRest") {
             st.vec(VecId::REST_POSITION)
         } else {
             st.vec(VecId::POSITION)
         };
+        // the points in 3D: Vec1/Vec2 padded with zeros, rigid centers
+        let cs = st.dof.coord_size();
+        let rest_points: Vec<f64> = coords
+            .chunks_exact(cs)
+            .flat_map(|c| std::array::from_fn::<f64, 3, _>(|k| c.get(k).copied().unwrap_or(0.0)))
+            .collect();
+        let rest = &rest_points[..];
         let topo = linked_or_context_topology(ctx, self.data.str("topology"));
         let Some(mesh) = topo else {
             ctx.error(
@@ -520,27 +533,36 @@ impl Mass for DiagonalMass {
         if self.separate_gravity {
             return;
         }
-        for (i, m) in self.masses.iter().enumerate().take(f.len() / 3) {
-            f[3 * i] += g.x * m;
-            f[3 * i + 1] += g.y * m;
-            f[3 * i + 2] += g.z * m;
+        let ds = self.dof.deriv_size();
+        // the gravity's first components for Vec1/Vec2, the translation for rigids
+        let lin = match self.dof {
+            DofType::Rigid3 => 3,
+            DofType::Rigid2 => 2,
+            d => d.deriv_size(),
+        };
+        for (i, m) in self.masses.iter().enumerate().take(f.len() / ds) {
+            for c in 0..lin {
+                f[ds * i + c] += g[c] * m;
+            }
         }
     }
     fn add_mdx(&self, res: &mut [f64], dx: &[f64], factor: f64) {
-        for (i, m) in self.masses.iter().enumerate().take(res.len() / 3) {
-            for c in 0..3 {
+        let ds = self.dof.deriv_size();
+        for (i, m) in self.masses.iter().enumerate().take(res.len() / ds) {
+            for c in 0..ds {
                 if factor == 1.0 {
-                    res[3 * i + c] += dx[3 * i + c] * m;
+                    res[ds * i + c] += dx[ds * i + c] * m;
                 } else {
-                    res[3 * i + c] += (dx[3 * i + c] * m) * factor;
+                    res[ds * i + c] += (dx[ds * i + c] * m) * factor;
                 }
             }
         }
     }
     fn add_m_to_matrix(&self, mat: &mut dyn MatrixSink, factor: f64, offset: usize) {
+        let ds = self.dof.deriv_size();
         for (i, m) in self.masses.iter().enumerate() {
-            for c in 0..3 {
-                mat.add(offset + 3 * i + c, offset + 3 * i + c, m * factor);
+            for c in 0..ds {
+                mat.add(offset + ds * i + c, offset + ds * i + c, m * factor);
             }
         }
     }

@@ -77,7 +77,7 @@ pub fn registry() -> Registry {
         "DiagonalMass",
         "lumped vertex masses from element volumes",
         |_, t| {
-            vec3_only(t, "DiagonalMass")?;
+            known_template(t)?;
             Ok(AnyComponent::Mass(Box::new(DiagonalMass::new())))
         },
     );
