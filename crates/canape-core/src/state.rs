@@ -266,9 +266,18 @@ impl MechanicalObject {
         }
         let mut n = pos.len() / cs;
         let declared = self.data.int("size").max(0) as usize;
-        // no position, no size, no topology points: one point at the origin, SOFA's default
-        // size (StateVectorStorage resizes to 1 when built); a mapping resizes its output
-        let declared = if declared == 0 && topology_points.is_none_or(|p| p.is_empty()) {
+        // no position (neither given nor linked), no size, no topology points: one point at
+        // the origin, SOFA's default size (StateVectorStorage resizes to 1 when built); a
+        // mapping resizes its output. A broken position link leaves the state empty.
+        let linked = self
+            .data
+            .field("position")
+            .is_some_and(|f| f.link.is_some());
+        let declared = if declared == 0
+            && !linked
+            && !self.data.is_set("position")
+            && topology_points.is_none_or(|p| p.is_empty())
+        {
             1
         } else {
             declared

@@ -470,6 +470,15 @@ impl<'a> Builder<'a> {
                             .at(loc)
                             .on(label),
                     );
+                    // the position was meant to come from the link: a state stays empty
+                    // rather than take the default one point
+                    if let Some(f) = self
+                        .scene
+                        .component_mut(id)
+                        .and_then(|c| c.data_mut().field_mut("position"))
+                    {
+                        f.link = Some(src.clone());
+                    }
                     continue;
                 }
             };
