@@ -12,6 +12,7 @@ pub mod mappings;
 pub mod mass;
 pub mod passive;
 pub mod springs;
+pub mod square;
 pub mod topology;
 
 /// Data every SOFA component has (Base/BaseObject), declared on each table.

@@ -237,7 +237,16 @@ pub struct SubsetMapping {
     in_dof: DofType,
     /// (input, point) of each output point.
     pairs: Vec<(u32, u32)>,
-    multi: bool,
+    kind: SubsetKind,
+}
+
+/// Which of the subset mappings: one input and indices, several inputs and `indexPairs`, or
+/// several inputs concatenated whole (IdentityMultiMapping).
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+enum SubsetKind {
+    Subset,
+    SubsetMulti,
+    IdentityMulti,
 }
 
 impl SubsetMapping {
@@ -287,7 +296,7 @@ impl SubsetMapping {
             dof: DofType::Vec3,
             in_dof: DofType::Vec3,
             pairs: Vec::new(),
-            multi: false,
+            kind: SubsetKind::Subset,
         }
     }
 
@@ -300,8 +309,17 @@ impl SubsetMapping {
             "list of couples (parent index + index in the parent)",
         );
         SubsetMapping {
-            multi: true,
+            kind: SubsetKind::SubsetMulti,
             data,
+            ..Self::new()
+        }
+    }
+
+    /// IdentityMultiMapping: the output is every input's points, in input order.
+    pub fn identity_multi() -> Self {
+        SubsetMapping {
+            kind: SubsetKind::IdentityMulti,
+            data: mapping_data(DataTable::new()),
             ..Self::new()
         }
     }
@@ -315,7 +333,8 @@ impl SubsetMapping {
         let fits = in_dof == e.out_dof || (in_dof == DofType::Rigid3 && e.out_dof == DofType::Vec3);
         if let Some(d) = e.in_dofs.iter().find(|d| **d != in_dof || !fits) {
             ctx.error(format!(
-                "SubsetMultiMapping maps inputs of one type to an output of the same type, or Rigid3d centers to Vec3d ({} to {} given)",
+                "{} maps inputs of one type to an output of the same type, or Rigid3d centers to Vec3d ({} to {} given)",
+                canape_core::component::Component::class_name(self),
                 d.name(),
                 e.out_dof.name()
             ));
@@ -327,7 +346,15 @@ impl SubsetMapping {
             .iter()
             .map(|c| points_of(ctx.scene, *c) as u32)
             .collect();
-        let raw = self.data.ints("indexPairs").to_vec();
+        let raw: Vec<u32> = if self.kind == SubsetKind::IdentityMulti {
+            counts
+                .iter()
+                .enumerate()
+                .flat_map(|(k, &n)| (0..n).flat_map(move |i| [k as u32, i]))
+                .collect()
+        } else {
+            self.data.ints("indexPairs").to_vec()
+        };
         let mut pairs = Vec::with_capacity(raw.len() / 2);
         for p in raw.chunks_exact(2) {
             let (k, i) = (p[0], p[1]);
@@ -355,7 +382,7 @@ impl SubsetMapping {
     }
 
     fn init_impl(&mut self, ctx: &mut InitContext<'_>) {
-        if self.multi {
+        if self.kind != SubsetKind::Subset {
             return self.init_multi(ctx);
         }
         let Some(e) = resolve_ends(ctx, &self.data) else {
@@ -427,10 +454,10 @@ impl Default for SubsetMapping {
 
 impl_component!(
     SubsetMapping,
-    |s| if s.multi {
-        "SubsetMultiMapping"
-    } else {
-        "SubsetMapping"
+    |s| match s.kind {
+        SubsetKind::Subset => "SubsetMapping",
+        SubsetKind::SubsetMulti => "SubsetMultiMapping",
+        SubsetKind::IdentityMulti => "IdentityMultiMapping",
     },
     init
 );

@@ -390,7 +390,13 @@ fn init_topological_mapping(scene: &mut Scene, id: ComponentId, i: usize, diags:
     };
     if let Slot::Topology(j) = scene.info(dst).slot {
         if let Some(t) = scene.topologies[j].as_mut() {
+            // the mapping gives the elements; the output keeps its own points when the mapping
+            // gives none (SOFA's topological mappings add elements to the output container)
+            let points = std::mem::take(&mut t.mesh_mut().points);
             *t.mesh_mut() = mesh;
+            if t.mesh().points.is_empty() {
+                t.mesh_mut().points = points;
+            }
         }
     }
 }

@@ -415,6 +415,24 @@ pub fn registry() -> Registry {
         },
     );
     r.register(
+        "SquareMapping",
+        "squares of Vec1 values, with geometric stiffness",
+        |_, _| {
+            Ok(AnyComponent::Mapping(Box::new(
+                canape_base::square::SquareMapping::new(),
+            )))
+        },
+    );
+    r.register(
+        "IdentityMultiMapping",
+        "output = the inputs' points, concatenated",
+        |_, _| {
+            Ok(AnyComponent::Mapping(Box::new(
+                SubsetMapping::identity_multi(),
+            )))
+        },
+    );
+    r.register(
         "AreaMapping",
         "triangle areas (Vec3 to Vec1), with geometric stiffness",
         |_, _| {

@@ -255,6 +255,15 @@ fn area_mapping_derivatives() {
 }
 
 #[test]
+fn square_mapping_derivatives() {
+    let xml = r#"<Node name="root" gravity="0 0 0"><Node name="r">
+  <MechanicalObject name="in" template="Vec1" position="0.5 -1.2 2"/>
+  <Node name="p"><MechanicalObject name="out" template="Vec1"/>
+  <SquareMapping input="@../in" output="@out"/></Node></Node></Node>"#;
+    check_mapping(xml, "out", true);
+}
+
+#[test]
 fn square_distance_mapping_derivatives() {
     let xml = format!(
         r#"<Node name="root" gravity="0 0 0"><Node name="n">{STRING}
@@ -334,6 +343,12 @@ fn linear_mappings_derivatives() {
   <Node name="p"><MechanicalObject name="out"/>
   <SubsetMultiMapping template="Rigid3,Vec3" input="@../../a @../b" output="@out" indexPairs="1 0 0 0"/></Node></Node></Node></Node>"#;
     check_mapping(multi_rigid, "out", false);
+    let identity_multi = multi.replace(
+        r#"<SubsetMultiMapping input="@../../a @../b" output="@out" indexPairs="1 2 0 1 1 0"/>"#,
+        r#"<IdentityMultiMapping input="@../../a @../b" output="@out"/>"#,
+    );
+    assert!(identity_multi.contains("IdentityMultiMapping"));
+    check_mapping(&identity_multi, "out", false);
     // SkinningMapping: automatic weights over the 2 nearest of 3 frames
     let skinning = r#"<Node name="root" gravity="0 0 0"><Node name="r">
   <MechanicalObject name="in" template="Rigid3" position="0 0 0 0 0 0 1  1 0 0 0 0.6 0 0.8  2 0.5 0 0.6 0 0 0.8"/>
