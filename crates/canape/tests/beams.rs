@@ -1,6 +1,9 @@
-//! BeamFEMForceField (Rigid3 beams): its stiffness against finite differences of its force about
-//! the rest shape (where SOFA's corotational tangent is exact), and a clamped cantilever under a
-//! small tip load against Euler–Bernoulli's deflection PL³/(3EI) and rotation PL²/(2EI).
+//! Force fields on Rigid3 states. BeamFEMForceField: its stiffness against finite differences
+//! of its force about the rest shape (where SOFA's corotational tangent is exact), and a
+//! clamped cantilever under a small tip load against Euler–Bernoulli's deflection PL³/(3EI) and
+//! rotation PL²/(2EI). RestShapeSpringsForceField: stiffness against finite differences (Vec3
+//! anywhere, Rigid3 at its rest shape). JointSpringForceField: a hinge turns freely about its
+//! axis and holds the rest.
 
 use canape::core::scene::Slot;
 use canape::core::state::VecId;
@@ -181,4 +184,77 @@ fn a_hinge_joint_turns_freely_about_its_axis_and_holds_the_rest() {
     assert!((x[7] - 1.0).abs() < 1e-3, "x = {}", x[7]);
     // frame 0 stays
     assert_eq!(&x[..7], &[0.0, 0.0, 0.0, 0.0, 0.0, 0.0, 1.0]);
+}
+
+/// The first force field of `xml`'s scene: its add_dforce and assembled matrix against central
+/// finite differences of add_force along a fixed direction, at the scene's positions moved by
+/// `offset` times that direction.
+fn fd_check(xml: &str, offset: f64, tol: f64) {
+    let mut sim = load(xml);
+    let scene = &mut sim.scene;
+    let k = (0..scene.components.len())
+        .find_map(
+            |i| match scene.info(canape::core::scene::ComponentId(i as u32)).slot {
+                Slot::ForceField(k) => Some(k),
+                _ => None,
+            },
+        )
+        .unwrap();
+    let st = scene.states[0].as_ref().unwrap();
+    let dof = st.dof;
+    let n = st.deriv_len();
+    let mut x0 = st.vec(VecId::POSITION).to_vec();
+    let dx: Vec<f64> = (0..n).map(|i| ((i * 5 + 1) as f64 * 0.71).sin()).collect();
+    dof.coord_add_deriv(&mut x0, &dx, offset);
+    let v = vec![0.0; n];
+    let ff = scene.force_fields[k].as_mut().unwrap();
+    let force = |ff: &mut Box<dyn canape::core::component::ForceField>, h: f64| {
+        let mut x = x0.clone();
+        dof.coord_add_deriv(&mut x, &dx, h);
+        let mut f = vec![0.0; n];
+        ff.add_force(&x, &v, &mut f);
+        f
+    };
+    let h = 1e-6;
+    let (fp, fm) = (force(ff, h), force(ff, -h));
+    let _ = force(ff, 0.0);
+    let mut kdx = vec![0.0; n];
+    ff.add_dforce(&dx, &mut kdx, 1.0);
+    let scale = kdx.iter().fold(0.0f64, |m, v| m.max(v.abs()));
+    assert!(scale > 0.0);
+    let mut t = canape::core::matrix::Triplets::new(n);
+    ff.add_k_to_matrix(&mut t, 1.0, 0);
+    let mut kdx2 = vec![0.0; n];
+    for &(r, c, val) in &t.entries {
+        kdx2[r as usize] += val * dx[c as usize];
+    }
+    for r in 0..n {
+        let fd = (fp[r] - fm[r]) / (2.0 * h);
+        assert!(
+            (fd - kdx[r]).abs() <= tol * scale,
+            "{}: row {r}: K dx {} vs finite differences {fd}",
+            ff.class_name(),
+            kdx[r]
+        );
+        assert!(
+            (kdx2[r] - kdx[r]).abs() <= 1e-9 * scale,
+            "row {r}: matrix vs add_dforce"
+        );
+    }
+}
+
+#[test]
+fn rest_shape_springs_match_finite_differences() {
+    fd_check(
+        r#"<Node name="root" gravity="0 0 0"><MechanicalObject position="0 0 0 1 2 3 -1 0.5 2"/>
+  <RestShapeSpringsForceField stiffness="10 20 30" points="0 2"/></Node>"#,
+        0.3,
+        1e-6,
+    );
+    fd_check(
+        r#"<Node name="root" gravity="0 0 0"><MechanicalObject template="Rigid3" position="0 0 0 0 0 0 1  1 2 3 0 0.6 0 0.8"/>
+  <RestShapeSpringsForceField template="Rigid3" stiffness="10" angularStiffness="7"/></Node>"#,
+        0.0,
+        1e-6,
+    );
 }
