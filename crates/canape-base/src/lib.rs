@@ -1,6 +1,7 @@
 //! Masses, projective constraints, engines, topologies, topological mappings, and the components
 //! Canapé accepts without simulating yet (animation/visual loops, visual models, collision).
 
+pub mod animation;
 pub mod area;
 pub mod constraint;
 pub mod distance;

@@ -20,11 +20,6 @@ impl Inert {
     pub fn new(class: &'static str, role: Role) -> Self {
         let mut data = base_data(DataTable::new());
         match class {
-            "DefaultAnimationLoop" => {
-                data = data
-                    .with("parallelODESolving", DataKind::Bool, "0", "If true, solves all the ODEs in parallel")
-                    .with("computeBoundingBox", DataKind::Bool, "1", "If true, compute the global bounding box of the scene at each time step.")
-            }
             "RequiredPlugin" => {
                 data = data
                     .with("pluginName", DataKind::Words, "", "plugin name (or several names if you need to load different plugins or a plugin with several alternate names)")
@@ -97,11 +92,6 @@ impl Passive for Inert {
 
 /// Inert classes by role: (class, role, description).
 pub const INERT_CLASSES: &[(&str, Role, &str)] = &[
-    (
-        "DefaultAnimationLoop",
-        Role::AnimationLoop,
-        "the default animation loop (its step is run by the simulation)",
-    ),
     (
         "DefaultVisualManagerLoop",
         Role::Visual,

@@ -42,6 +42,7 @@ pub enum Role {
     Loader,
     Mapping,
     AnimationLoop,
+    Controller,
     Visual,
     Collision,
     Other,
@@ -340,7 +341,91 @@ pub trait Mapping: Component {
     fn geometric_stiffness(&self, _f_out: &[f64], _out: &mut Vec<KEntry>) {}
 }
 
-/// Any other component (animation loop, visual model, collision model, plugin marker…).
+/// An event sent through the scene (SOFA's Event classes: simulation/AnimateBeginEvent.h …),
+/// delivered to the controllers in graph order.
+#[derive(Clone, Debug, PartialEq)]
+pub enum Event {
+    /// After the scene is initialised (SOFA's SimulationInitDoneEvent).
+    SimulationInitDone,
+    /// At the start of an animation step, before anything moves.
+    AnimateBegin {
+        dt: f64,
+    },
+    /// After the step's integration, with the time advanced.
+    AnimateEnd {
+        dt: f64,
+    },
+    /// Around the collision stage of a step.
+    CollisionBegin,
+    CollisionEnd,
+    /// A key pressed or released in a viewer.
+    KeyPressed(char),
+    KeyReleased(char),
+    /// A named event sent by a script or an application.
+    Script(String),
+}
+
+/// The stages an animation loop is made of, provided by the running simulation: the loop
+/// decides their order and their time steps (SOFA's DefaultAnimationLoop::step and its
+/// visitors).
+pub trait LoopStages {
+    /// Current simulated time.
+    fn time(&self) -> f64;
+    fn set_time(&mut self, t: f64);
+    /// Deliver an event to every controller, in graph order.
+    fn send(&mut self, event: &Event);
+    /// Collision detection and response (CollisionBegin/End events around it).
+    fn collision(&mut self);
+    /// Every solver group integrates over `dt`, then positions and velocities are projected and
+    /// propagated down the mappings (SOFA's solve + project + propagate).
+    fn integrate(&mut self, dt: f64);
+    /// Mappings to visual models (SOFA's UpdateMappingVisitor).
+    fn update_mappings(&mut self);
+}
+
+/// The component that runs a step: the root's animation loop.
+pub trait AnimationLoop: Component {
+    fn step(&mut self, stages: &mut dyn LoopStages, dt: f64);
+}
+
+/// SOFA's DefaultAnimationLoop::step order of stages: AnimateBegin, collision, integration,
+/// time advanced, AnimateEnd, visual mappings.
+pub fn default_step(stages: &mut dyn LoopStages, dt: f64) {
+    stages.send(&Event::AnimateBegin { dt });
+    let start = stages.time();
+    stages.collision();
+    stages.integrate(dt);
+    stages.set_time(start + dt);
+    stages.send(&Event::AnimateEnd { dt });
+    stages.update_mappings();
+}
+
+/// What a controller may do to the running simulation while it handles an event.
+pub trait SceneControl {
+    fn scene(&self) -> &crate::scene::Scene;
+    /// Set a Data of a component from text and re-initialise the component, as an edit from a
+    /// viewer does (an error leaves the previous value).
+    fn set_data(
+        &mut self,
+        id: crate::scene::ComponentId,
+        name: &str,
+        text: &str,
+    ) -> Result<(), String>;
+    /// A state's vectors, to read or move points directly.
+    fn state_mut(
+        &mut self,
+        id: crate::scene::ComponentId,
+    ) -> Option<&mut crate::state::MechanicalObject>;
+}
+
+/// A component that reacts to events (SOFA's Controller: onAnimateBeginEvent, onKeyPressedEvent
+/// …). Its own slot is empty while it handles an event; an error is reported with its path and
+/// the simulation goes on.
+pub trait Controller: Component {
+    fn on_event(&mut self, event: &Event, scene: &mut dyn SceneControl) -> Result<(), String>;
+}
+
+/// Any other component (visual model, collision model, plugin marker…).
 pub trait Passive: Component {
     fn role(&self) -> Role;
     /// Mesh to display (visual models), if any.

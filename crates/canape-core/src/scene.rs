@@ -32,6 +32,8 @@ pub enum AnyComponent {
     Engine(Box<dyn Engine>),
     Loader(Box<dyn Loader>),
     Mapping(Box<dyn Mapping>),
+    AnimationLoop(Box<dyn AnimationLoop>),
+    Controller(Box<dyn Controller>),
     Passive(Box<dyn Passive>),
 }
 
@@ -49,6 +51,8 @@ impl AnyComponent {
             AnyComponent::Engine(_) => Role::Engine,
             AnyComponent::Loader(_) => Role::Loader,
             AnyComponent::Mapping(_) => Role::Mapping,
+            AnyComponent::AnimationLoop(_) => Role::AnimationLoop,
+            AnyComponent::Controller(_) => Role::Controller,
             AnyComponent::Passive(p) => p.role(),
         }
     }
@@ -65,6 +69,8 @@ impl AnyComponent {
             AnyComponent::Engine(c) => c.as_ref(),
             AnyComponent::Loader(c) => c.as_ref(),
             AnyComponent::Mapping(c) => c.as_ref(),
+            AnyComponent::AnimationLoop(c) => c.as_ref(),
+            AnyComponent::Controller(c) => c.as_ref(),
             AnyComponent::Passive(c) => c.as_ref(),
         }
     }
@@ -81,6 +87,8 @@ impl AnyComponent {
             AnyComponent::Engine(c) => c.as_mut(),
             AnyComponent::Loader(c) => c.as_mut(),
             AnyComponent::Mapping(c) => c.as_mut(),
+            AnyComponent::AnimationLoop(c) => c.as_mut(),
+            AnyComponent::Controller(c) => c.as_mut(),
             AnyComponent::Passive(c) => c.as_mut(),
         }
     }
@@ -100,6 +108,8 @@ pub enum Slot {
     Engine(usize),
     Loader(usize),
     Mapping(usize),
+    AnimationLoop(usize),
+    Controller(usize),
     Passive(usize),
 }
 
@@ -150,6 +160,8 @@ pub struct Scene {
     pub engines: Vec<Option<Box<dyn Engine>>>,
     pub loaders: Vec<Option<Box<dyn Loader>>>,
     pub mappings: Vec<Option<Box<dyn Mapping>>>,
+    pub animation_loops: Vec<Option<Box<dyn AnimationLoop>>>,
+    pub controllers: Vec<Option<Box<dyn Controller>>>,
     pub passives: Vec<Option<Box<dyn Passive>>>,
     /// Simulated time.
     pub time: f64,
@@ -228,6 +240,10 @@ impl Scene {
             AnyComponent::Engine(c) => push_slot!(self.engines, c, Engine),
             AnyComponent::Loader(c) => push_slot!(self.loaders, c, Loader),
             AnyComponent::Mapping(c) => push_slot!(self.mappings, c, Mapping),
+            AnyComponent::AnimationLoop(c) => {
+                push_slot!(self.animation_loops, c, AnimationLoop)
+            }
+            AnyComponent::Controller(c) => push_slot!(self.controllers, c, Controller),
             AnyComponent::Passive(c) => push_slot!(self.passives, c, Passive),
         };
         let id = ComponentId(self.components.len() as u32);
@@ -266,6 +282,10 @@ impl Scene {
             Slot::Engine(i) => self.engines[i].as_deref().map(|c| c as &dyn Component),
             Slot::Loader(i) => self.loaders[i].as_deref().map(|c| c as &dyn Component),
             Slot::Mapping(i) => self.mappings[i].as_deref().map(|c| c as &dyn Component),
+            Slot::AnimationLoop(i) => self.animation_loops[i]
+                .as_deref()
+                .map(|c| c as &dyn Component),
+            Slot::Controller(i) => self.controllers[i].as_deref().map(|c| c as &dyn Component),
             Slot::Passive(i) => self.passives[i].as_deref().map(|c| c as &dyn Component),
         }
     }
@@ -301,6 +321,12 @@ impl Scene {
                 .as_deref_mut()
                 .map(|c| c as &mut dyn Component),
             Slot::Mapping(i) => self.mappings[i]
+                .as_deref_mut()
+                .map(|c| c as &mut dyn Component),
+            Slot::AnimationLoop(i) => self.animation_loops[i]
+                .as_deref_mut()
+                .map(|c| c as &mut dyn Component),
+            Slot::Controller(i) => self.controllers[i]
                 .as_deref_mut()
                 .map(|c| c as &mut dyn Component),
             Slot::Passive(i) => self.passives[i]

@@ -335,6 +335,8 @@ fn generic_init(scene: &mut Scene, id: ComponentId, slot: Slot, diags: &mut Diag
         Slot::Engine(i) => take_init_put!(scene, engines, i, id, diags),
         Slot::Loader(i) => take_init_put!(scene, loaders, i, id, diags),
         Slot::Mapping(i) => take_init_put!(scene, mappings, i, id, diags),
+        Slot::AnimationLoop(i) => take_init_put!(scene, animation_loops, i, id, diags),
+        Slot::Controller(i) => take_init_put!(scene, controllers, i, id, diags),
         Slot::Passive(i) => take_init_put!(scene, passives, i, id, diags),
     }
 }

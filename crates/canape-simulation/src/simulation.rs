@@ -1,11 +1,14 @@
-//! A running simulation: an initialised scene, its solver groups, and the DefaultAnimationLoop
-//! step (solve each group, project, advance time), with time per phase.
+//! A running simulation: an initialised scene, its solver groups, and the step: the root's
+//! animation loop calls the stages it is made of ([`LoopStages`]: events to the controllers,
+//! collision, integration of every group, time, visual mappings), with time per phase.
 
 use crate::group::{build_groups, Group, GroupOps, GroupWork, PhaseClock};
 use crate::init::init_scene;
-use canape_core::component::{MapInputs, SolveStats};
+use canape_core::component::{
+    default_step, Event, LoopStages, MapInputs, Role, SceneControl, SolveStats,
+};
 use canape_core::diag::{Diagnostic, Diagnostics};
-use canape_core::scene::{Scene, Slot};
+use canape_core::scene::{ComponentId, Scene, Slot};
 use canape_core::state::VecId;
 use std::time::{Duration, Instant};
 
@@ -48,6 +51,13 @@ pub struct Simulation {
     /// This simulation's worker threads when more than one is asked for (steps then run inside
     /// the pool; with one thread they run on the caller's thread, with no hand-over cost).
     pool: Option<std::sync::Arc<rayon::ThreadPool>>,
+    /// The root's animation loop (its slot), which runs the steps.
+    animation_loop: Option<usize>,
+    /// The controllers, in graph order (events are delivered in this order).
+    controllers: Vec<ComponentId>,
+    /// Phase times of the step under way (the loop may integrate several times).
+    step_clock: PhaseClock,
+    step_mapping: Duration,
 }
 
 fn make_pool(threads: usize) -> Result<rayon::ThreadPool, String> {
@@ -74,7 +84,12 @@ impl Simulation {
             works: Vec::new(),
             map_ends: Vec::new(),
             pool: None,
+            animation_loop: None,
+            controllers: Vec::new(),
+            step_clock: PhaseClock::default(),
+            step_mapping: Duration::ZERO,
         };
+        sim.find_loop_and_controllers(true);
         sim.map_ends = Self::mapping_ends(&sim.scene);
         sim.works = vec![GroupWork::default(); sim.groups.len()];
         // components acting on a mapped state that no solver group simulates: say so rather
@@ -132,7 +147,95 @@ impl Simulation {
         }
         sim.project_and_check(true);
         sim.propagate_mappings();
+        sim.send(&Event::SimulationInitDone);
         sim
+    }
+
+    /// The root's animation loop and the controllers in graph order; an animation loop below the
+    /// root is reported (SOFA runs the root's).
+    fn find_loop_and_controllers(&mut self, report: bool) {
+        let scene = &self.scene;
+        self.animation_loop = None;
+        if !scene.nodes.is_empty() {
+            let root = scene.root();
+            let mut loops = scene.node_components(root, Role::AnimationLoop);
+            self.animation_loop = loops.find_map(|c| match scene.info(c).slot {
+                Slot::AnimationLoop(i) => Some(i),
+                _ => None,
+            });
+        }
+        let order = crate::init::document_order(scene);
+        for &c in &order {
+            let info = scene.info(c);
+            if let Slot::AnimationLoop(i) = info.slot {
+                if report && Some(i) != self.animation_loop {
+                    let d = Diagnostic::warning(
+                        "only the root node's first animation loop runs the steps: this one is not used",
+                    )
+                    .at(info.loc.clone())
+                    .on(scene.component_label(c));
+                    self.diagnostics.push(d);
+                }
+            }
+        }
+        self.controllers = order
+            .into_iter()
+            .filter(|c| matches!(scene.info(*c).slot, Slot::Controller(_)))
+            .collect();
+    }
+
+    /// Deliver an event to every controller in graph order. A controller's error is reported
+    /// with its path; the others still get the event.
+    pub fn send(&mut self, event: &Event) {
+        for k in 0..self.controllers.len() {
+            let id = self.controllers[k];
+            let Slot::Controller(i) = self.scene.info(id).slot else {
+                continue;
+            };
+            let Some(mut c) = self.scene.controllers[i].take() else {
+                continue;
+            };
+            let result = c.on_event(event, &mut Control { sim: self });
+            self.scene.controllers[i] = Some(c);
+            if let Err(e) = result {
+                let d = Diagnostic::error(format!("while handling {event:?}: {e}"))
+                    .at(self.scene.info(id).loc.clone())
+                    .on(self.scene.component_label(id));
+                self.diagnostics.push(d);
+            }
+        }
+    }
+
+    /// Every solver group integrates over `dt`, then positions and velocities are projected and
+    /// propagated down the mappings.
+    fn integrate(&mut self, dt: f64) {
+        let scene = &mut self.scene;
+        for (g, work) in self.groups.iter().zip(self.works.iter_mut()) {
+            let Some(mut ode) = scene.odes[g.ode].take() else {
+                continue;
+            };
+            let linear = g.linear.and_then(|l| scene.linears[l].as_mut());
+            let mut ops = GroupOps::new(
+                g,
+                &mut scene.states,
+                &scene.masses,
+                &mut scene.force_fields,
+                &scene.projective,
+                &mut scene.mappings,
+                linear,
+                &mut self.step_clock,
+                work,
+            );
+            ode.solve(&mut ops, dt);
+            self.last_solve.push(ops.last_stats);
+            scene.odes[g.ode] = Some(ode);
+        }
+        let tp = Instant::now();
+        self.project_and_check(false);
+        self.step_clock.projection += tp.elapsed();
+        let tm = Instant::now();
+        self.propagate_mappings();
+        self.step_mapping += tm.elapsed();
     }
 
     /// Propagate positions and velocities down every mapping, in document order
@@ -283,36 +386,22 @@ impl Simulation {
 
     fn step_in_pool(&mut self, dt: f64) {
         let t0 = Instant::now();
-        let mut clock = PhaseClock::default();
+        self.step_clock = PhaseClock::default();
+        self.step_mapping = Duration::ZERO;
         self.last_solve.clear();
-        let scene = &mut self.scene;
-        for (g, work) in self.groups.iter().zip(self.works.iter_mut()) {
-            let Some(mut ode) = scene.odes[g.ode].take() else {
-                continue;
-            };
-            let linear = g.linear.and_then(|l| scene.linears[l].as_mut());
-            let mut ops = GroupOps::new(
-                g,
-                &mut scene.states,
-                &scene.masses,
-                &mut scene.force_fields,
-                &scene.projective,
-                &mut scene.mappings,
-                linear,
-                &mut clock,
-                work,
-            );
-            ode.solve(&mut ops, dt);
-            self.last_solve.push(ops.last_stats);
-            scene.odes[g.ode] = Some(ode);
+        // the root's animation loop runs the stages (its slot is empty meanwhile)
+        let taken = self
+            .animation_loop
+            .and_then(|i| self.scene.animation_loops[i].take().map(|l| (i, l)));
+        match taken {
+            Some((i, mut l)) => {
+                l.step(&mut Stages { sim: self }, dt);
+                self.scene.animation_loops[i] = Some(l);
+            }
+            None => default_step(&mut Stages { sim: self }, dt),
         }
-        let tp = Instant::now();
-        self.project_and_check(false);
-        clock.projection += tp.elapsed();
-        let tm = Instant::now();
-        self.propagate_mappings();
-        let mapping = tm.elapsed();
-        self.scene.time += dt;
+        let clock = std::mem::take(&mut self.step_clock);
+        let mapping = self.step_mapping;
         let total = t0.elapsed();
         let t = &mut self.times;
         t.steps += 1;
@@ -350,6 +439,7 @@ pub fn is_editable_role(role: canape_core::component::Role) -> bool {
             | Role::ProjectiveConstraint
             | Role::OdeSolver
             | Role::LinearSolver
+            | Role::Controller
     )
 }
 
@@ -546,11 +636,57 @@ impl Simulation {
         let mut diags = Diagnostics::default();
         crate::init::init_component(&mut self.scene, id, &mut diags, &mut Vec::new());
         self.rebuild_groups();
+        self.find_loop_and_controllers(false);
         (id, diags.iter().cloned().collect())
     }
 
     /// Whether a state is integrated by some solver group (not mapped, not orphaned).
     pub fn is_simulated_state(&self, state_slot: usize) -> bool {
         self.groups.iter().any(|g| g.states.contains(&state_slot))
+    }
+}
+
+/// The stages a step is made of, as the animation loop sees them.
+struct Stages<'a> {
+    sim: &'a mut Simulation,
+}
+
+impl LoopStages for Stages<'_> {
+    fn time(&self) -> f64 {
+        self.sim.scene.time
+    }
+    fn set_time(&mut self, t: f64) {
+        self.sim.scene.time = t;
+    }
+    fn send(&mut self, event: &Event) {
+        self.sim.send(event);
+    }
+    fn collision(&mut self) {
+        // no collision pipeline yet: its events still frame the stage
+        self.sim.send(&Event::CollisionBegin);
+        self.sim.send(&Event::CollisionEnd);
+    }
+    fn integrate(&mut self, dt: f64) {
+        self.sim.integrate(dt);
+    }
+    fn update_mappings(&mut self) {
+        // positions already went down every mapping (visual ones too) after the integration
+    }
+}
+
+/// What a controller may change while it handles an event.
+struct Control<'a> {
+    sim: &'a mut Simulation,
+}
+
+impl SceneControl for Control<'_> {
+    fn scene(&self) -> &Scene {
+        &self.sim.scene
+    }
+    fn set_data(&mut self, id: ComponentId, name: &str, text: &str) -> Result<(), String> {
+        self.sim.set_data(id, name, text).map(|_| ())
+    }
+    fn state_mut(&mut self, id: ComponentId) -> Option<&mut canape_core::state::MechanicalObject> {
+        self.sim.scene.state_mut(id)
     }
 }

@@ -62,8 +62,28 @@ pub fn load_scene_str(
     load(Some(xml), &dir.join(name), opts)
 }
 
+/// [`load_scene_str`] with a registry of one's own: the built-in classes
+/// ([`registry::registry`]) plus an application's components (controllers, force fields…).
+pub fn load_scene_str_with(
+    xml: &str,
+    name: &str,
+    dir: &Path,
+    opts: &LoadOptions,
+    registry: &canape_core::registry::Registry,
+) -> Result<Simulation, LoadError> {
+    load_with(Some(xml), &dir.join(name), opts, registry)
+}
+
 fn load(text: Option<&str>, path: &Path, opts: &LoadOptions) -> Result<Simulation, LoadError> {
-    let registry = registry::registry();
+    load_with(text, path, opts, &registry::registry())
+}
+
+fn load_with(
+    text: Option<&str>,
+    path: &Path,
+    opts: &LoadOptions,
+    registry: &canape_core::registry::Registry,
+) -> Result<Simulation, LoadError> {
     let resolver = FileResolver::from_env(&opts.data_paths);
     let is_component = |t: &str| {
         registry.get(t).is_some() || canape_core::registry::RENAMED.iter().any(|(o, _)| *o == t)
@@ -82,7 +102,7 @@ fn load(text: Option<&str>, path: &Path, opts: &LoadOptions) -> Result<Simulatio
         }
     };
     let mut diags = reader.diags;
-    let (mut scene, bd) = Builder::new(&registry, &resolver).build(&desc);
+    let (mut scene, bd) = Builder::new(registry, &resolver).build(&desc);
     diags.extend(bd);
     if let Some(dt) = opts.dt {
         if let Some(root) = scene.nodes.first_mut() {

@@ -219,6 +219,24 @@ pub fn registry() -> Registry {
         |_, _| Ok(AnyComponent::Ode(Box::new(EulerExplicitSolver::new()))),
     );
     r.register(
+        "DefaultAnimationLoop",
+        "the default animation loop: events, collision, integration, mappings",
+        |_, _| {
+            Ok(AnyComponent::AnimationLoop(Box::new(
+                canape_base::animation::DefaultAnimationLoop::new(),
+            )))
+        },
+    );
+    r.register(
+        "MultiStepAnimationLoop",
+        "several collision and integration steps per animation step",
+        |_, _| {
+            Ok(AnyComponent::AnimationLoop(Box::new(
+                canape_base::animation::MultiStepAnimationLoop::new(),
+            )))
+        },
+    );
+    r.register(
         "BeamFEMForceField",
         "corotational 3D beams between Rigid3 nodes",
         |_, t| {

@@ -1,0 +1,126 @@
+//! Animation loops: the root's loop runs each step by calling the simulation's stages in its
+//! own order (`canape_core::component::LoopStages`).
+//! - DefaultAnimationLoop (Sofa/framework/Simulation/Core/.../DefaultAnimationLoop.cpp):
+//!   AnimateBegin, collision, integration over dt, time += dt, AnimateEnd, visual mappings.
+//! - MultiStepAnimationLoop (Sofa/Component/AnimationLoop/.../MultiStepAnimationLoop.cpp):
+//!   `collisionSteps` collision stages per step, each followed by `integrationSteps`
+//!   integrations of dt / (collisionSteps · integrationSteps). As in SOFA, the time is set after
+//!   each integration to start + (i + 1)·stepDt with i counting the integrations of the current
+//!   collision stage, so a step advances the time by dt / collisionSteps (while the states are
+//!   integrated over the whole dt).
+
+use crate::base_data;
+use canape_core::component::{default_step, AnimationLoop, Event, LoopStages};
+use canape_core::data::{DataKind, DataTable};
+use canape_core::impl_component;
+use canape_core::scene::InitContext;
+
+fn loop_data() -> DataTable {
+    base_data(DataTable::new())
+        .with(
+            "parallelODESolving",
+            DataKind::Bool,
+            "0",
+            "If true, solves all the ODEs in parallel",
+        )
+        .with(
+            "computeBoundingBox",
+            DataKind::Bool,
+            "1",
+            "If true, compute the global bounding box of the scene at each time step.",
+        )
+}
+
+pub struct DefaultAnimationLoop {
+    data: DataTable,
+}
+
+impl Default for DefaultAnimationLoop {
+    fn default() -> Self {
+        Self::new()
+    }
+}
+
+impl DefaultAnimationLoop {
+    pub fn new() -> Self {
+        DefaultAnimationLoop { data: loop_data() }
+    }
+}
+
+impl_component!(DefaultAnimationLoop, "DefaultAnimationLoop");
+
+impl AnimationLoop for DefaultAnimationLoop {
+    fn step(&mut self, stages: &mut dyn LoopStages, dt: f64) {
+        default_step(stages, dt);
+    }
+}
+
+pub struct MultiStepAnimationLoop {
+    data: DataTable,
+    collision_steps: u32,
+    integration_steps: u32,
+}
+
+impl Default for MultiStepAnimationLoop {
+    fn default() -> Self {
+        Self::new()
+    }
+}
+
+impl MultiStepAnimationLoop {
+    pub fn new() -> Self {
+        let data = loop_data()
+            .with(
+                "collisionSteps",
+                DataKind::Int,
+                "1",
+                "number of collision steps between each frame rendering",
+            )
+            .with(
+                "integrationSteps",
+                DataKind::Int,
+                "1",
+                "number of integration steps between each collision detection",
+            );
+        MultiStepAnimationLoop {
+            data,
+            collision_steps: 1,
+            integration_steps: 1,
+        }
+    }
+
+    fn init_impl(&mut self, ctx: &mut InitContext<'_>) {
+        let read = |ctx: &mut InitContext<'_>, name: &str, v: i64| -> u32 {
+            if (1..=1_000_000).contains(&v) {
+                v as u32
+            } else {
+                ctx.error(format!(
+                    "{name} {v}: a count from 1 to 1000000 is needed; 1 is used"
+                ));
+                1
+            }
+        };
+        self.collision_steps = read(ctx, "collisionSteps", self.data.int("collisionSteps"));
+        self.integration_steps = read(ctx, "integrationSteps", self.data.int("integrationSteps"));
+    }
+}
+
+impl_component!(MultiStepAnimationLoop, "MultiStepAnimationLoop", init);
+
+impl AnimationLoop for MultiStepAnimationLoop {
+    fn step(&mut self, stages: &mut dyn LoopStages, dt: f64) {
+        stages.send(&Event::AnimateBegin { dt });
+        let start = stages.time();
+        let (nc, ni) = (self.collision_steps, self.integration_steps);
+        let step_dt = dt / f64::from(nc * ni);
+        for _ in 0..nc {
+            stages.collision();
+            for i in 0..ni {
+                stages.integrate(step_dt);
+                stages.set_time(start + f64::from(i + 1) * step_dt);
+            }
+        }
+        stages.send(&Event::AnimateEnd { dt });
+        stages.update_mappings();
+    }
+}

@@ -1,0 +1,220 @@
+//! Animation loops and controllers: the root's loop runs the step's stages; events reach the
+//! controllers in SOFA's order and graph order; a controller's Data change takes effect in the
+//! step it is made in; a controller's error is reported and the simulation goes on;
+//! MultiStepAnimationLoop integrates collisionSteps × integrationSteps sub-steps (the same
+//! states as that many default steps of the sub-step) and keeps SOFA's time.
+
+use canape::core::component::{Controller, Event, SceneControl};
+use canape::core::data::{DataKind, DataTable};
+use canape::core::impl_component;
+use canape::core::scene::{AnyComponent, ComponentId};
+use canape::core::state::VecId;
+use canape::{load_scene_str, load_scene_str_with, LoadOptions, Simulation};
+
+/// Appends every event it gets to its `log` Data; at AnimateBegin, sets the `forces` of the
+/// component named `push` to its count of AnimateBegin events (along y); fails on a Script
+/// event named "fail".
+struct Recorder {
+    data: DataTable,
+    begins: u32,
+}
+
+impl Recorder {
+    fn new() -> Self {
+        Recorder {
+            data: canape::core::data::base_fields(DataTable::new())
+                .with("log", DataKind::Str, "", "events received")
+                .with(
+                    "tag",
+                    DataKind::Str,
+                    "",
+                    "prefix of this recorder's log lines",
+                ),
+            begins: 0,
+        }
+    }
+}
+
+impl_component!(Recorder, "Recorder");
+
+impl Controller for Recorder {
+    fn on_event(&mut self, event: &Event, scene: &mut dyn SceneControl) -> Result<(), String> {
+        let name = match event {
+            Event::SimulationInitDone => "init".to_string(),
+            Event::AnimateBegin { .. } => "begin".into(),
+            Event::AnimateEnd { .. } => "end".into(),
+            Event::CollisionBegin => "collision-begin".into(),
+            Event::CollisionEnd => "collision-end".into(),
+            Event::Script(s) if s == "fail" => return Err("asked to fail".into()),
+            other => format!("{other:?}"),
+        };
+        let line = format!("{}{} t={};", self.data.str("tag"), name, scene.scene().time);
+        let log = format!("{}{line}", self.data.str("log"));
+        self.data.set_str("log", &log).map_err(|e| e.to_string())?;
+        if matches!(event, Event::AnimateBegin { .. }) {
+            self.begins += 1;
+            let push = (0..scene.scene().components.len() as u32)
+                .map(ComponentId)
+                .find(|&c| scene.scene().info(c).name == "push");
+            if let Some(push) = push {
+                scene.set_data(push, "forces", &format!("0 {} 0", self.begins))?;
+            }
+        }
+        Ok(())
+    }
+}
+
+fn registry() -> canape::core::registry::Registry {
+    let mut r = canape::registry::registry();
+    r.register("Recorder", "records events (test)", |_, _| {
+        Ok(AnyComponent::Controller(Box::new(Recorder::new())))
+    });
+    r
+}
+
+fn load(xml: &str) -> Simulation {
+    let sim = load_scene_str_with(
+        xml,
+        "loop-test.scn",
+        &std::env::temp_dir(),
+        &LoadOptions::default(),
+        &registry(),
+    )
+    .unwrap();
+    assert!(
+        !sim.diagnostics.has_errors(),
+        "{:?}",
+        sim.diagnostics.iter().collect::<Vec<_>>()
+    );
+    sim
+}
+
+fn log_of(sim: &Simulation, name: &str) -> String {
+    let id = (0..sim.scene.components.len() as u32)
+        .map(ComponentId)
+        .find(|&c| sim.scene.info(c).name == name)
+        .unwrap();
+    sim.scene
+        .component(id)
+        .unwrap()
+        .data()
+        .str("log")
+        .to_string()
+}
+
+const FALL: &str = r#"<Node name="root" dt="0.5" gravity="0 0 0">
+  <DefaultAnimationLoop/>
+  <Recorder name="first" tag="a:"/>
+  <Node name="body">
+    <EulerExplicitSolver symplectic="1"/>
+    <MechanicalObject position="0 0 0"/>
+    <UniformMass vertexMass="2"/>
+    <ConstantForceField name="push" forces="0 0 0"/>
+    <Recorder name="second" tag="b:"/>
+  </Node>
+</Node>"#;
+
+#[test]
+fn events_reach_controllers_in_order_and_data_changes_act_in_the_step() {
+    let mut sim = load(FALL);
+    for _ in 0..3 {
+        sim.step();
+    }
+    // SOFA's order within a step, graph order between controllers
+    let a = log_of(&sim, "first");
+    assert_eq!(
+        a,
+        "a:init t=0;a:begin t=0;a:collision-begin t=0;a:collision-end t=0;a:end t=0.5;\
+         a:begin t=0.5;a:collision-begin t=0.5;a:collision-end t=0.5;a:end t=1;\
+         a:begin t=1;a:collision-begin t=1;a:collision-end t=1;a:end t=1.5;"
+    );
+    assert!(log_of(&sim, "second").starts_with("b:init t=0;b:begin t=0;"));
+    // both recorders set the force at each AnimateBegin (the second one last, with the same
+    // count): the force of step n is n, applied in step n: v = dt (1 + 2 + 3) / m
+    let v = sim.scene.states[0].as_ref().unwrap().vec(VecId::VELOCITY)[1];
+    assert!((v - 0.5 * 6.0 / 2.0).abs() < 1e-12, "v = {v}");
+}
+
+#[test]
+fn a_controller_error_is_reported_and_the_simulation_goes_on() {
+    let mut sim = load(FALL);
+    sim.send(&Event::Script("fail".into()));
+    let errors: Vec<String> = sim
+        .diagnostics
+        .iter()
+        .filter(|d| d.to_string().contains("asked to fail"))
+        .map(|d| d.to_string())
+        .collect();
+    assert_eq!(errors.len(), 2, "{errors:?}");
+    assert!(errors[0].contains("/root/first") && errors[0].contains("loop-test.scn:3"));
+    sim.step();
+    assert!(sim.time() > 0.0);
+}
+
+#[test]
+fn multi_step_loop_integrates_sub_steps_and_keeps_sofa_time() {
+    let scene = |lp: &str, dt: f64| {
+        format!(
+            r#"<Node name="root" dt="{dt}" gravity="0 -9.81 0">{lp}
+  <EulerImplicitSolver rayleighStiffness="0.1" rayleighMass="0.1"/><CGLinearSolver iterations="50" tolerance="1e-20" threshold="1e-20"/>
+  <MechanicalObject position="0 0 0 1 0 0 2 0 0"/><UniformMass vertexMass="1"/>
+  <FixedProjectiveConstraint indices="0"/>
+  <SpringForceField spring="0 1 100 0.5 1  1 2 100 0.5 1"/>
+</Node>"#
+        )
+    };
+    let mut multi = load_scene_str(
+        &scene(
+            r#"<MultiStepAnimationLoop collisionSteps="2" integrationSteps="3"/>"#,
+            0.06,
+        ),
+        "multi.scn",
+        &std::env::temp_dir(),
+        &LoadOptions::default(),
+    )
+    .unwrap();
+    let mut single = load_scene_str(
+        &scene("<DefaultAnimationLoop/>", 0.01),
+        "single.scn",
+        &std::env::temp_dir(),
+        &LoadOptions::default(),
+    )
+    .unwrap();
+    for _ in 0..5 {
+        multi.step();
+    }
+    for _ in 0..30 {
+        single.step();
+    }
+    let (a, b) = (
+        multi.scene.states[0].as_ref().unwrap().vec(VecId::POSITION),
+        single.scene.states[0]
+            .as_ref()
+            .unwrap()
+            .vec(VecId::POSITION),
+    );
+    assert_eq!(a, b, "6 sub-steps of dt/6 are 6 default steps of dt/6");
+    assert!(a[4] < -0.01, "it moved: {a:?}");
+    // SOFA's MultiStepAnimationLoop sets the time within each collision stage: a step
+    // advances it by dt / collisionSteps
+    assert!(
+        (multi.time() - 5.0 * 0.03).abs() < 1e-12,
+        "t = {}",
+        multi.time()
+    );
+}
+
+#[test]
+fn only_the_root_animation_loop_runs() {
+    let sim = load_scene_str(
+        r#"<Node name="root"><DefaultAnimationLoop/><Node name="n"><DefaultAnimationLoop/></Node></Node>"#,
+        "loops.scn",
+        &std::env::temp_dir(),
+        &LoadOptions::default(),
+    )
+    .unwrap();
+    assert!(sim
+        .diagnostics
+        .iter()
+        .any(|d| d.to_string().contains("/root/n/") && d.to_string().contains("is not used")));
+}
