@@ -179,6 +179,10 @@ pub trait LinearSystem {
 pub trait LinearSolver: Component {
     /// Solve A x = b. `x` holds the previous solution on entry (for warm starts).
     fn solve(&mut self, sys: &mut dyn LinearSystem, b: &[f64], x: &mut [f64]) -> SolveStats;
+    /// Forget what is carried from one solve to the next (a preconditioner's age), so that the
+    /// next solve starts as after a snapshot or restore: a restored simulation then continues
+    /// bit for bit. Factorizations meant to last (PrecomputedLinearSolver) stay.
+    fn restart(&mut self) {}
 }
 
 /// Operations an ODE solver performs over the states of its group, in SOFA's vector-id style.

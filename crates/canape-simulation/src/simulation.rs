@@ -424,7 +424,8 @@ impl Simulation {
 #[derive(Clone, Debug)]
 pub struct Snapshot {
     time: f64,
-    states: Vec<Option<(Vec<f64>, Vec<f64>)>>,
+    /// Every vector of every state (positions, velocities, forces, dx, the solvers' vectors).
+    states: Vec<Option<Vec<Vec<f64>>>>,
     visual: Vec<Option<Vec<[f64; 3]>>>,
 }
 
@@ -445,7 +446,11 @@ pub fn is_editable_role(role: canape_core::component::Role) -> bool {
 
 impl Simulation {
     /// Copy what `restore` needs to bring the simulation back to this point.
-    pub fn snapshot(&self) -> Snapshot {
+    pub fn snapshot(&mut self) -> Snapshot {
+        // a snapshot is a restart point: the linear solvers forget what they carry between
+        // solves (preconditioner ages), as they do at a restore, so that restoring continues
+        // exactly as the run went on from here
+        self.restart_solvers();
         Snapshot {
             time: self.scene.time,
             states: self
@@ -454,10 +459,9 @@ impl Simulation {
                 .iter()
                 .map(|s| {
                     s.as_ref().map(|s| {
-                        (
-                            s.vec(VecId::POSITION).to_vec(),
-                            s.vec(VecId::VELOCITY).to_vec(),
-                        )
+                        (0..s.nb_vecs() as u32)
+                            .map(|k| s.vec(VecId(k)).to_vec())
+                            .collect()
                     })
                 })
                 .collect(),
@@ -479,18 +483,18 @@ impl Simulation {
     pub fn restore(&mut self, snap: &Snapshot) {
         self.scene.time = snap.time;
         for (s, saved) in self.scene.states.iter_mut().zip(&snap.states) {
-            let (Some(s), Some((x, v))) = (s.as_mut(), saved) else {
+            let (Some(s), Some(vecs)) = (s.as_mut(), saved) else {
                 continue;
             };
+            // every vector as it was (the solvers' warm starts included); vectors created since
+            // are zeroed
             for k in 0..s.nb_vecs() as u32 {
-                let id = VecId(k);
-                if id == VecId::REST_POSITION {
-                    continue;
+                let dst = s.vec_mut(VecId(k));
+                match vecs.get(k as usize) {
+                    Some(v) if v.len() == dst.len() => dst.copy_from_slice(v),
+                    _ => dst.iter_mut().for_each(|e| *e = 0.0),
                 }
-                s.vec_mut(id).iter_mut().for_each(|e| *e = 0.0);
             }
-            s.vec_mut(VecId::POSITION).copy_from_slice(x);
-            s.vec_mut(VecId::VELOCITY).copy_from_slice(v);
         }
         for (p, saved) in self.scene.passives.iter_mut().zip(&snap.visual) {
             if let (Some(m), Some(pts)) = (p.as_mut().and_then(|p| p.visual_mesh_mut()), saved) {
@@ -498,6 +502,13 @@ impl Simulation {
             }
         }
         self.last_solve.clear();
+        self.restart_solvers();
+    }
+
+    fn restart_solvers(&mut self) {
+        for l in self.scene.linears.iter_mut().flatten() {
+            l.restart();
+        }
     }
 
     /// Set one Data of a component from text and re-initialise the component (SOFA's reinit),

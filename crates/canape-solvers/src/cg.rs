@@ -93,6 +93,11 @@ use canape_types::dot;
 solve_with_avx2!(CgLinearSolver);
 
 impl CgLinearSolver {
+    /// Nothing is carried from one solve to the next.
+    fn restart_impl(&mut self) {}
+}
+
+impl CgLinearSolver {
     #[inline(always)]
     fn solve_impl(&mut self, sys: &mut dyn LinearSystem, b: &[f64], x: &mut [f64]) -> SolveStats {
         let n = sys.size();

@@ -29,6 +29,9 @@ macro_rules! solve_with_avx2 {
                 }
                 self.solve_impl(sys, b, x)
             }
+            fn restart(&mut self) {
+                self.restart_impl()
+            }
         }
     };
 }

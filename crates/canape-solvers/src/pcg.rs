@@ -376,6 +376,11 @@ impl_component!(PcgLinearSolver, "PCGLinearSolver", init);
 solve_with_avx2!(PcgLinearSolver);
 
 impl PcgLinearSolver {
+    /// The next solve rebuilds the preconditioner from the matrix of that step.
+    fn restart_impl(&mut self) {
+        self.counter = self.rate;
+    }
+
     #[inline(always)]
     fn solve_impl(&mut self, sys: &mut dyn LinearSystem, b: &[f64], x: &mut [f64]) -> SolveStats {
         let n = sys.size();
@@ -485,6 +490,11 @@ impl MinResLinearSolver {
 impl_component!(MinResLinearSolver, "MinResLinearSolver", init);
 
 solve_with_avx2!(MinResLinearSolver);
+
+impl MinResLinearSolver {
+    /// Nothing is carried from one solve to the next.
+    fn restart_impl(&mut self) {}
+}
 
 impl MinResLinearSolver {
     #[inline(always)]
