@@ -2,7 +2,7 @@
 //! lists, benchmark scenes.
 
 use canape::core::diag::Severity;
-use canape::record::{run_recorded, Recorder};
+use canape::record::{run_recorded_until, Recorder};
 use canape::regression::{default_refs, matches, run_entry, Verdict};
 use canape::{load_scene, load_scene_str, LoadOptions, Simulation};
 use clap::{Parser, Subcommand};
@@ -26,24 +26,29 @@ struct Cli {
 #[derive(Subcommand)]
 enum Cmd {
     /// Run a scene headless (the bundled demo beam when no scene is given).
+    #[command(after_help = EXIT_CODES)]
     Run {
         scene: Option<PathBuf>,
         /// Number of steps.
         #[arg(short = 'n', long = "steps", default_value_t = 100)]
         steps: usize,
-        /// Override the root dt.
-        #[arg(long)]
+        /// Override the root dt (a positive, finite number of seconds).
+        #[arg(long, value_parser = positive_dt)]
         dt: Option<f64>,
         /// Worker threads for the stiffness products (results are bit-identical run to run for a given count).
-        #[arg(long, default_value_t = 1)]
-        threads: usize,
+        #[arg(long, default_value_t = 1, value_parser = clap::value_parser!(u16).range(1..=1024))]
+        threads: u16,
+        /// Do not run a scene that loaded with errors (parts of it dropped): exit with code 4.
+        #[arg(long)]
+        strict: bool,
         /// Write the states SOFA's regression test records, in SOFA's WriteState format.
         #[arg(long = "write-states")]
         write_states: Option<PathBuf>,
         /// Also record states under mappings.
         #[arg(long)]
         mapped: bool,
-        /// Record every step instead of T=0 and the start of the last step.
+        /// Record before every step instead of at T=0 and the start of the last step (the final
+        /// state is always recorded too).
         #[arg(long = "every-step")]
         every_step: bool,
         /// Extra folders where scene files are looked up.
@@ -329,6 +334,48 @@ fn bench(
     ExitCode::SUCCESS
 }
 
+/// Exit codes of `canape run`, shown in its --help.
+const EXIT_CODES: &str = "Exit codes:
+  0  the scene loaded cleanly and ran every step
+  1  the scene could not be loaded at all, or the states could not be written
+  2  bad arguments
+  3  the simulation diverged (stopped at that step; the states recorded so far are written)
+  4  parts of the scene were not loaded (errors above; the rest ran, as in SOFA), or --strict refused to run";
+
+fn positive_dt(s: &str) -> Result<f64, String> {
+    let v: f64 = s
+        .trim()
+        .parse()
+        .map_err(|_| format!("'{s}' is not a number"))?;
+    if v.is_finite() && v > 0.0 {
+        Ok(v)
+    } else {
+        Err(format!(
+            "dt must be a positive, finite number of seconds ({s} given)"
+        ))
+    }
+}
+
+/// The parts of the scene a load dropped (error diagnostics), each named once: an unknown
+/// class by its name, a refused component by its path.
+fn load_errors(sim: &Simulation) -> Vec<String> {
+    let mut out: Vec<String> = Vec::new();
+    for d in sim
+        .diagnostics
+        .iter()
+        .filter(|d| d.severity == Severity::Error)
+    {
+        let name = match d.message.strip_prefix("unknown component '") {
+            Some(rest) => format!("{} (unknown)", rest.split('\'').next().unwrap_or(rest)),
+            None => d.component.clone().unwrap_or_else(|| d.message.clone()),
+        };
+        if !out.contains(&name) {
+            out.push(name);
+        }
+    }
+    out
+}
+
 fn print_diagnostics(sim: &Simulation) {
     for d in sim.diagnostics.iter() {
         eprintln!("{d}");
@@ -347,11 +394,13 @@ fn ms(d: std::time::Duration, steps: u64) -> f64 {
     d.as_secs_f64() * 1000.0 / steps.max(1) as f64
 }
 
+#[allow(clippy::too_many_arguments)]
 fn run(
     scene: Option<PathBuf>,
     steps: usize,
     dt: Option<f64>,
     threads: usize,
+    strict: bool,
     write_states: Option<PathBuf>,
     mapped: bool,
     every_step: bool,
@@ -362,9 +411,20 @@ fn run(
         dt,
         threads,
     };
+    if let Some(code) = refuse_python(scene.as_deref()) {
+        return code;
+    }
     let Some((label, mut sim)) = load_or_demo(scene.as_deref(), &opts) else {
-        return ExitCode::from(2);
+        return ExitCode::from(1);
     };
+    let dropped = load_errors(&sim);
+    if strict && !dropped.is_empty() {
+        eprintln!(
+            "error: --strict: parts of the scene were not loaded ({}); not running",
+            dropped.join(", ")
+        );
+        return ExitCode::from(4);
+    }
     let n_states = sim.scene.states.len();
     let dofs: usize = sim.scene.states.iter().flatten().map(|s| s.size()).sum();
     println!("scene: {label}");
@@ -384,20 +444,27 @@ fn run(
     let mut rec = Recorder::new(&sim, mapped, true);
     let t0 = Instant::now();
     let mut diverged = None;
-    run_recorded(&mut sim, steps, &mut rec, every_step, |s, i| {
+    let ran = run_recorded_until(&mut sim, steps, &mut rec, every_step, |s, i| {
         pb.set_position(i as u64);
-        if diverged.is_none() {
-            if let Some(bad) = s.find_non_finite() {
+        // stop at the step that diverges: the states recorded so far are the last good ones
+        match s.find_non_finite() {
+            Some(bad) => {
                 diverged = Some((i, bad));
+                false
             }
+            None => true,
         }
     });
+    if diverged.is_none() && ran > 0 {
+        // the final state as well (SOFA's WriteState records at the start of steps)
+        rec.capture(&sim);
+    }
     pb.finish_and_clear();
     let wall = t0.elapsed();
     let t = &sim.times;
     println!(
         "{} steps in {:.3} s: {:.1} steps/s, {:.3} ms/step, simulated time {}",
-        steps,
+        ran,
         wall.as_secs_f64(),
         steps as f64 / wall.as_secs_f64().max(1e-12),
         ms(t.total, t.steps),
@@ -438,11 +505,51 @@ fn run(
             }
         }
     }
+    // what was simulated, in one line
+    let simulated: Vec<usize> = sim
+        .groups
+        .iter()
+        .flat_map(|g| g.states.iter().chain(&g.mapped).copied())
+        .collect();
+    let points: usize = simulated
+        .iter()
+        .filter_map(|&k| sim.scene.states[k].as_ref())
+        .map(|s| s.size())
+        .sum();
+    if points == 0 {
+        eprintln!("warning: nothing was simulated: no solver integrates any state with points");
+    }
+    if !dropped.is_empty() {
+        let shown: Vec<&str> = dropped.iter().take(5).map(String::as_str).collect();
+        eprintln!(
+            "summary: {} part(s) of the scene not loaded or refused: {}{}; simulated: {} state(s), {points} point(s)",
+            dropped.len(),
+            shown.join(", "),
+            if dropped.len() > shown.len() { ", …" } else { "" },
+            simulated.len()
+        );
+    }
     if let Some((i, bad)) = diverged {
-        eprintln!("error: the simulation diverged: non-finite positions in {bad} after step {i}");
+        eprintln!("error: the simulation diverged: non-finite positions in {bad} at step {i}; stopped there");
         return ExitCode::from(3);
     }
+    if !dropped.is_empty() {
+        return ExitCode::from(4);
+    }
     ExitCode::SUCCESS
+}
+
+/// `.py` scenes are for the Python package (not built yet): a clear refusal.
+fn refuse_python(scene: Option<&std::path::Path>) -> Option<ExitCode> {
+    let p = scene?;
+    if p.extension().is_some_and(|e| e.eq_ignore_ascii_case("py")) {
+        eprintln!(
+            "error: {} is a Python scene: Python scenes need Canapé's Python package, which does not exist yet; run a .scn scene",
+            p.display()
+        );
+        return Some(ExitCode::from(2));
+    }
+    None
 }
 
 fn regress(
@@ -594,12 +701,13 @@ fn view(
 fn main() -> ExitCode {
     let cli = Cli::parse();
     match cli.cmd {
-        None => run(None, 100, None, 1, None, false, false, Vec::new()),
+        None => run(None, 100, None, 1, false, None, false, false, Vec::new()),
         Some(Cmd::Run {
             scene,
             steps,
             dt,
             threads,
+            strict,
             write_states,
             mapped,
             every_step,
@@ -608,7 +716,8 @@ fn main() -> ExitCode {
             scene,
             steps,
             dt,
-            threads,
+            threads as usize,
+            strict,
             write_states,
             mapped,
             every_step,

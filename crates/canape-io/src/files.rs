@@ -23,6 +23,12 @@ impl FileResolver {
 
     /// Candidate folders for a file referenced from `base_dir`, in lookup order.
     pub fn search_dirs(&self, base_dir: &Path) -> Vec<PathBuf> {
+        // an empty base (a scene named without folder) is the working directory
+        let base_dir = if base_dir.as_os_str().is_empty() {
+            Path::new(".")
+        } else {
+            base_dir
+        };
         let mut dirs = vec![base_dir.to_path_buf()];
         dirs.extend(self.data_paths.iter().cloned());
         let mut cur = Some(base_dir);

@@ -48,7 +48,10 @@ impl std::error::Error for LoadError {}
 /// Load, build and initialise a scene file. Diagnostics that do not prevent loading are kept in
 /// `Simulation::diagnostics`.
 pub fn load_scene(path: &Path, opts: &LoadOptions) -> Result<Simulation, LoadError> {
-    load(None, path, opts)
+    // a relative scene path is resolved from the working directory, so that the files the
+    // scene names are found relative to its folder whatever that directory is
+    let path = std::path::absolute(path).unwrap_or_else(|_| path.to_path_buf());
+    load(None, &path, opts)
 }
 
 /// Load a scene from XML text (tests, embedded demos) as if it were the file `dir/name`:

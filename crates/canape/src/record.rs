@@ -78,14 +78,32 @@ pub fn run_recorded(
     every_step: bool,
     mut on_step: impl FnMut(&Simulation, usize),
 ) {
+    run_recorded_until(sim, steps, rec, every_step, |s, i| {
+        on_step(s, i);
+        true
+    });
+}
+
+/// [`run_recorded`], stopping after the step for which `on_step` returns false; returns the
+/// number of steps run.
+pub fn run_recorded_until(
+    sim: &mut Simulation,
+    steps: usize,
+    rec: &mut Recorder,
+    every_step: bool,
+    mut on_step: impl FnMut(&Simulation, usize) -> bool,
+) -> usize {
     for i in 0..steps {
         if i == 0 || every_step || i + 1 == steps {
             rec.capture(sim);
         }
         sim.step();
-        on_step(sim, i + 1);
+        if !on_step(sim, i + 1) {
+            return i + 1;
+        }
     }
     if steps == 0 {
         rec.capture(sim);
     }
+    steps
 }

@@ -1,0 +1,144 @@
+//! `canape run` as a script sees it: exit codes that tell a clean run from a partial load, a
+//! divergence and bad arguments; relative scene paths whose files are found from any working
+//! directory; the final state recorded.
+
+use std::path::{Path, PathBuf};
+use std::process::Command;
+
+fn canape() -> Command {
+    Command::new(env!("CARGO_BIN_EXE_canape"))
+}
+
+fn tmp(name: &str) -> PathBuf {
+    let d = std::env::temp_dir().join(format!("canape-run-{}-{name}", std::process::id()));
+    let _ = std::fs::remove_dir_all(&d);
+    std::fs::create_dir_all(&d).unwrap();
+    d
+}
+
+fn write(dir: &Path, name: &str, text: &str) -> PathBuf {
+    let p = dir.join(name);
+    std::fs::write(&p, text).unwrap();
+    p
+}
+
+fn code(cmd: &mut Command) -> (i32, String) {
+    let out = cmd.output().unwrap();
+    let text =
+        String::from_utf8_lossy(&out.stdout).to_string() + &String::from_utf8_lossy(&out.stderr);
+    (out.status.code().unwrap_or(-1), text)
+}
+
+const FALLING: &str = r#"<Node name="root" dt="0.01"><DefaultAnimationLoop/>
+  <EulerImplicitSolver/><CGLinearSolver iterations="25" tolerance="1e-9" threshold="1e-9"/>
+  <MechanicalObject position="0 0 0 1 0 0"/><UniformMass vertexMass="1"/>
+  <SpringForceField spring="0 1 10 0 1"/>
+</Node>"#;
+
+#[test]
+fn exit_codes_tell_what_happened() {
+    let d = tmp("codes");
+    // clean
+    let clean = write(&d, "clean.scn", FALLING);
+    let (c, out) = code(canape().args(["run", "-n", "3"]).arg(&clean));
+    assert_eq!(c, 0, "{out}");
+    // parts dropped: the rest runs, code 4, a summary naming what was dropped
+    let partial = write(
+        &d,
+        "partial.scn",
+        &FALLING.replace("<UniformMass", "<NoSuchThing/><UniformMass"),
+    );
+    let (c, out) = code(canape().args(["run", "-n", "3"]).arg(&partial));
+    assert_eq!(c, 4, "{out}");
+    assert!(
+        out.contains("NoSuchThing (unknown)") && out.contains("3 steps in"),
+        "{out}"
+    );
+    // --strict refuses to run it
+    let (c, out) = code(canape().args(["run", "--strict", "-n", "3"]).arg(&partial));
+    assert_eq!(c, 4, "{out}");
+    assert!(!out.contains("steps in"), "{out}");
+    // divergence (explicit Euler far beyond its stability limit): stopped at the step it happens
+    let nan = write(
+        &d,
+        "nan.scn",
+        r#"<Node name="root" dt="0.01"><DefaultAnimationLoop/><EulerExplicitSolver/>
+  <MechanicalObject position="0 0 0 1.5 0 0"/><UniformMass vertexMass="1"/>
+  <SpringForceField spring="0 1 1e12 0 1"/></Node>"#,
+    );
+    let (c, out) = code(canape().args(["run", "-n", "500"]).arg(&nan));
+    assert_eq!(c, 3, "{out}");
+    assert!(
+        out.contains("diverged") && out.contains("stopped there"),
+        "{out}"
+    );
+    assert!(
+        !out.contains("500 steps in"),
+        "the run went on after the divergence: {out}"
+    );
+    // bad arguments
+    for args in [
+        vec!["run", "--dt", "-0.01"],
+        vec!["run", "--dt", "0"],
+        vec!["run", "--dt", "nan"],
+        vec!["run", "--threads", "0"],
+    ] {
+        let (c, out) = code(canape().args(&args));
+        assert_eq!(c, 2, "{args:?}: {out}");
+    }
+    let (c, out) = code(canape().args(["run"]).arg(write(
+        &d,
+        "scene.py",
+        "def createScene(root): pass\n",
+    )));
+    assert_eq!(c, 2, "{out}");
+    assert!(out.contains("Python scene"), "{out}");
+    // nothing to load
+    let (c, out) = code(canape().args(["run"]).arg(d.join("missing.scn")));
+    assert_eq!(c, 1, "{out}");
+}
+
+#[test]
+fn relative_scene_paths_find_their_files_and_the_final_state_is_written() {
+    let d = tmp("relative");
+    std::fs::create_dir_all(d.join("mesh")).unwrap();
+    write(
+        &d.join("mesh"),
+        "two.obj",
+        "v 0 0 0\nv 1 0 0\nv 0 1 0\nf 1 2 3\n",
+    );
+    write(
+        &d,
+        "scene.scn",
+        r#"<Node name="root" dt="0.01"><DefaultAnimationLoop/>
+  <EulerImplicitSolver/><CGLinearSolver iterations="25" tolerance="1e-9" threshold="1e-9"/>
+  <MeshOBJLoader name="loader" filename="mesh/two.obj"/>
+  <MechanicalObject name="dofs" src="@loader"/><UniformMass vertexMass="1"/>
+</Node>"#,
+    );
+    let out_dir = d.join("states");
+    let (c, out) = code(
+        canape()
+            .current_dir(&d)
+            .args(["run", "scene.scn", "-n", "4", "--write-states"])
+            .arg(&out_dir),
+    );
+    assert_eq!(c, 0, "{out}");
+    // T = 0, the start of the last step (SOFA's records), and the final state
+    let file = std::fs::read_dir(&out_dir)
+        .unwrap()
+        .next()
+        .unwrap()
+        .unwrap()
+        .path();
+    let text = {
+        use std::io::Read;
+        let mut s = String::new();
+        flate2::read::GzDecoder::new(std::fs::File::open(&file).unwrap())
+            .read_to_string(&mut s)
+            .unwrap();
+        s
+    };
+    let times: Vec<&str> = text.lines().filter(|l| l.starts_with("T=")).collect();
+    assert_eq!(times, ["T= 0", "T= 0.03", "T= 0.04"], "{text}");
+}
