@@ -273,9 +273,10 @@ impl RegularGridTopology {
             ctx.warn(format!("grid resolution {n:?} is invalid; reset to 2 2 2"));
             n = [2, 2, 2];
         }
-        if n.iter().map(|&v| v as f64).product::<f64>() > 5e8 {
+        let cap = canape_core::state::MAX_POINTS;
+        if n.iter().map(|&v| v as f64).product::<f64>() > cap as f64 {
             ctx.error(format!(
-                "grid resolution {n:?} asks for more than 5e8 points; the grid is left empty"
+                "grid resolution {n:?} asks for more than {cap} points; the grid is left empty"
             ));
             self.mesh = Mesh::default();
             return;

@@ -441,7 +441,11 @@ fn run(
     } else {
         pb.set_draw_target(ProgressDrawTarget::hidden());
     }
+    // states are kept in memory only when they are to be written
     let mut rec = Recorder::new(&sim, mapped, true);
+    if write_states.is_none() {
+        rec.recordings.clear();
+    }
     let t0 = Instant::now();
     let mut diverged = None;
     let ran = run_recorded_until(&mut sim, steps, &mut rec, every_step, |s, i| {

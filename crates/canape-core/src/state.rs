@@ -8,6 +8,10 @@ use crate::component::Component;
 use crate::data::{DataKind, DataTable, Value};
 use canape_types::DofType;
 
+/// The most points a MechanicalObject may be given by its `size` (50 million: each vector of a
+/// Rigid3 state then takes 2.8 GB): a larger size is refused, never an allocation failure.
+pub const MAX_POINTS: usize = 50_000_000;
+
 /// Identifies a state vector. The first ids are SOFA's standard vectors; solvers allocate more.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, PartialOrd, Ord)]
 pub struct VecId(pub u32);
@@ -282,7 +286,11 @@ impl MechanicalObject {
         } else {
             declared
         };
-        if n == 0 && declared > 0 {
+        if n == 0 && declared > MAX_POINTS {
+            warnings.push(format!(
+                "size {declared} is more points than a state may hold here ({MAX_POINTS}): the state is left empty"
+            ));
+        } else if n == 0 && declared > 0 {
             n = declared;
             pos = vec![0.0; n * cs];
             if self.dof == DofType::Rigid3 {

@@ -120,13 +120,13 @@ impl<'a> Builder<'a> {
             match a.name.as_str() {
                 "gravity" => {
                     let v: Vec<f64> = a.value.split_whitespace().filter_map(parse_real).collect();
-                    if v.len() == 3 {
+                    if v.len() == 3 && v.iter().all(|x| x.is_finite()) {
                         n.gravity = Vec3::new(v[0], v[1], v[2]);
                     } else {
                         let path = self.scene.node_path(id);
                         self.diags.push(
                             Diagnostic::warning(format!(
-                                "gravity '{}' is not 3 numbers; kept {:?}",
+                                "gravity '{}' is not 3 finite numbers; kept {:?}",
                                 a.value,
                                 self.scene.node(id).gravity.as_slice()
                             ))
@@ -136,12 +136,12 @@ impl<'a> Builder<'a> {
                     }
                 }
                 "dt" => match parse_real(&a.value) {
-                    Some(v) if v > 0.0 => n.dt = v,
+                    Some(v) if v > 0.0 && v.is_finite() => n.dt = v,
                     _ => {
                         let path = self.scene.node_path(id);
                         self.diags.push(
                             Diagnostic::warning(format!(
-                                "dt '{}' is not a positive number; kept {}",
+                                "dt '{}' is not a positive, finite number; kept {}",
                                 a.value,
                                 self.scene.node(id).dt
                             ))

@@ -67,7 +67,18 @@ pub struct DescReader<'a> {
     pub is_component: &'a dyn Fn(&str) -> bool,
     pub diags: Diagnostics,
     depth: usize,
+    /// Included files read so far (a budget bounds the total work of nested includes).
+    includes: usize,
+    /// Nodes nested so far, across included files.
+    node_depth: usize,
+    /// Whether the include budget or depth error was reported (once each: a runaway include
+    /// would otherwise report thousands).
+    budget_reported: bool,
+    depth_reported: bool,
 }
+
+/// The most included files one scene may read (all includes together).
+pub const MAX_INCLUDES: usize = 1000;
 
 impl<'a> DescReader<'a> {
     pub fn new(resolver: &'a FileResolver, is_component: &'a dyn Fn(&str) -> bool) -> Self {
@@ -76,6 +87,10 @@ impl<'a> DescReader<'a> {
             is_component,
             diags: Diagnostics::default(),
             depth: 0,
+            includes: 0,
+            node_depth: 0,
+            budget_reported: false,
+            depth_reported: false,
         }
     }
 
@@ -134,9 +149,22 @@ impl<'a> DescReader<'a> {
             loc: Self::loc(file, el.line),
             items: Vec::new(),
         };
+        // includes can nest nodes beyond one file's depth: the same bound across files
+        if self.node_depth >= xml::MAX_DEPTH {
+            self.diags.push(
+                Diagnostic::error(format!(
+                    "nodes nested more than {} deep (through includes): the deeper ones are dropped",
+                    xml::MAX_DEPTH
+                ))
+                .at(Some(Self::loc(file, el.line))),
+            );
+            return n;
+        }
+        self.node_depth += 1;
         for c in &el.children {
             self.child(c, file, dir, &mut n.items);
         }
+        self.node_depth -= 1;
         n
     }
 
@@ -205,13 +233,28 @@ impl<'a> DescReader<'a> {
         items: &mut Vec<Item>,
     ) {
         let here = Some(Self::loc(file, c.line));
+        if self.includes >= MAX_INCLUDES {
+            if !self.budget_reported {
+                self.budget_reported = true;
+                self.diags.push(
+                    Diagnostic::error(format!(
+                        "include '{href}' not read: the scene already included {MAX_INCLUDES} files (an include repeated many times?); further includes are skipped"
+                    ))
+                    .at(here),
+                );
+            }
+            return;
+        }
         if self.depth > 16 {
-            self.diags.push(
-                Diagnostic::error(format!(
-                    "include '{href}' nested too deeply (recursive include?)"
-                ))
-                .at(here),
-            );
+            if !self.depth_reported {
+                self.depth_reported = true;
+                self.diags.push(
+                    Diagnostic::error(format!(
+                        "include '{href}' nested too deeply (recursive include?); further ones are skipped"
+                    ))
+                    .at(here),
+                );
+            }
             return;
         }
         let Some(path) = self.resolver.resolve(href, dir) else {
@@ -231,6 +274,7 @@ impl<'a> DescReader<'a> {
             );
             return;
         };
+        self.includes += 1;
         let text = match std::fs::read(&path) {
             Ok(t) => String::from_utf8_lossy(&t).into_owned(),
             Err(e) => {

@@ -138,6 +138,9 @@ impl Cursor<'_> {
     }
 }
 
+/// The deepest nesting of elements a document may have.
+pub const MAX_DEPTH: usize = 1000;
+
 /// Parse a document and return its root element.
 pub fn parse(text: &str) -> Result<XmlElement, XmlError> {
     let text = text.strip_prefix('\u{feff}').unwrap_or(text);
@@ -249,6 +252,16 @@ pub fn parse(text: &str) -> Result<XmlElement, XmlError> {
                 }
                 Some(b'>') => {
                     c.bump();
+                    if stack.len() >= MAX_DEPTH {
+                        // bounded, so that nothing that walks the tree later (building the
+                        // scene, dropping it) can run out of stack
+                        return Err(XmlError {
+                            line,
+                            message: format!(
+                                "elements nested more than {MAX_DEPTH} deep: a scene this deep is refused"
+                            ),
+                        });
+                    }
                     stack.push(el);
                     break;
                 }

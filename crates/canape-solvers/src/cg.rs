@@ -146,6 +146,13 @@ impl CgLinearSolver {
                 let rho = dot(r, r);
                 let err = rho.sqrt() / normb;
                 stats.residual = err;
+                if !err.is_finite() {
+                    // a NaN or infinite residual never converges: stop, and say so in the
+                    // solution (a non-finite state stops the run) rather than return a
+                    // finite, wrong one
+                    x.iter_mut().for_each(|v| *v = f64::NAN);
+                    break;
+                }
                 if err <= self.tolerance && !(it == 1 && first_solve) {
                     break;
                 }
@@ -159,6 +166,10 @@ impl CgLinearSolver {
                 }
                 apply(sys, p, q);
                 let den = dot(p, q);
+                if !den.is_finite() {
+                    x.iter_mut().for_each(|v| *v = f64::NAN);
+                    break;
+                }
                 if den == 0.0 {
                     break;
                 }

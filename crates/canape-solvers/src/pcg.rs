@@ -440,6 +440,10 @@ impl PcgLinearSolver {
             stats.iterations = it;
             it += 1;
         }
+        if !rz.is_finite() {
+            // NaN or infinite values: no solution (a non-finite state stops the run)
+            x.iter_mut().for_each(|v| *v = f64::NAN);
+        }
         stats.residual = if bb > 0.0 {
             (rz.abs() / bb).sqrt()
         } else {
@@ -542,6 +546,11 @@ impl MinResLinearSolver {
             std::mem::swap(&mut r1, &mut r2);
             oldb = beta;
             beta = dot(&y, &y);
+            // (a NaN or infinite value never converges: stop)
+            if !beta.is_finite() {
+                x.iter_mut().for_each(|v| *v = f64::NAN);
+                break;
+            }
             if beta < 0.0 {
                 break;
             }

@@ -361,3 +361,88 @@ fn mutated_scenes_never_panic() {
         assert!(r.is_ok(), "panic on mutated scene {i}:\n{text}");
     }
 }
+
+/// Hostile sizes, depths and repetitions are refused with a diagnostic, quickly, never a panic,
+/// an allocation failure or a stack overflow.
+#[test]
+fn hostile_sizes_depths_and_repetitions_are_refused() {
+    // sizes beyond what a state may hold (one of them wraps when multiplied by 3)
+    for size in ["9223372036854775807", "6148914691236517206", "1000000000"] {
+        let sim = load(
+            "size.scn",
+            &format!(r#"<Node name="root"><MechanicalObject size="{size}"/></Node>"#),
+        );
+        let w = messages(&sim, Severity::Warning);
+        assert!(
+            w.iter()
+                .any(|m| m.contains(&format!("size {size}")) && m.contains("left empty")),
+            "{w:?}"
+        );
+        assert_eq!(sim.scene.states[0].as_ref().unwrap().size(), 0);
+    }
+    let sim = load(
+        "grid.scn",
+        r#"<Node name="root"><RegularGridTopology n="790 790 790"/><MechanicalObject/></Node>"#,
+    );
+    assert!(messages(&sim, Severity::Error)
+        .iter()
+        .any(|m| m.contains("[790, 790, 790]")));
+    // 15 000 nested nodes: refused by the reader
+    let deep = format!(
+        "<Node name=\"root\">{}{}</Node>",
+        "<Node name=\"n\">".repeat(15_000),
+        "</Node>".repeat(15_000)
+    );
+    let p = write("deep.scn", &deep);
+    let e = load_scene(&p, &LoadOptions::default())
+        .err()
+        .expect("refused");
+    assert!(e.to_string().contains("nested more than 1000 deep"), "{e}");
+    // a file that includes itself twice: bounded work, one diagnostic per kind
+    let dir = write("self.xml", "").parent().unwrap().to_path_buf();
+    std::fs::write(
+        dir.join("self.xml"),
+        r#"<Node name="root"><include href="self.xml"/><include href="self.xml"/></Node>"#,
+    )
+    .unwrap();
+    let t0 = std::time::Instant::now();
+    let sim = load(
+        "inc.scn",
+        r#"<Node name="root"><include href="self.xml"/></Node>"#,
+    );
+    assert!(t0.elapsed().as_secs_f64() < 10.0, "{:?}", t0.elapsed());
+    let e = messages(&sim, Severity::Error);
+    assert!(
+        e.len() <= 3,
+        "{} errors: {:?}",
+        e.len(),
+        &e[..3.min(e.len())]
+    );
+    assert!(
+        e.iter().any(|m| m.contains("already included 1000 files")),
+        "{e:?}"
+    );
+    // non-finite context Data keep their defaults
+    let sim = load(
+        "nan.scn",
+        r#"<Node name="root" gravity="nan 0 0" dt="inf"><MechanicalObject/></Node>"#,
+    );
+    assert!(sim.scene.nodes[0].gravity.iter().all(|g| g.is_finite()));
+    assert_eq!(sim.dt, 0.01);
+}
+
+#[test]
+fn solvers_stop_on_non_finite_residuals() {
+    // an infinite mass makes NaN: CG with a billion iterations stops at once
+    let mut sim = load(
+        "infmass.scn",
+        r#"<Node name="root" dt="0.01"><DefaultAnimationLoop/><EulerImplicitSolver/>
+  <CGLinearSolver iterations="1000000000" tolerance="1e-30" threshold="1e-30"/>
+  <MechanicalObject position="0 0 0 1 0 0"/><UniformMass totalMass="inf"/>
+  <SpringForceField spring="0 1 10 0 1.5"/></Node>"#,
+    );
+    let t0 = std::time::Instant::now();
+    sim.step();
+    assert!(t0.elapsed().as_secs_f64() < 5.0);
+    assert!(sim.last_solve[0].iterations < 10, "{:?}", sim.last_solve);
+}
