@@ -98,6 +98,9 @@ fn viewer_in_headless_chromium() {
     let scene = shared_sofa()
         .map(|s| s.join("examples/Component/SolidMechanics/FEM/TetrahedronFEMForceField.scn"));
     if scene.is_none() {
+        if std::env::var_os("CANAPE_REQUIRE_SOFA").is_some() {
+            panic!("CANAPE_REQUIRE_SOFA is set but ../shared/sofa is absent");
+        }
         eprintln!("notice: ../shared/sofa absent: the browser test uses the bundled demo");
     }
     let server = start_server(scene.as_deref());

@@ -11,13 +11,22 @@ pub fn sofa_dir() -> Option<PathBuf> {
         .then(|| p.canonicalize().unwrap_or(p))
 }
 
-/// Print a visible notice when the SOFA data is absent (the test then checks nothing more).
+/// Print a visible notice when the SOFA data is absent (the test then checks nothing more);
+/// fail instead when CANAPE_REQUIRE_SOFA is set (CI sets it: the checks must run there).
 pub fn require_sofa(test: &str) -> Option<PathBuf> {
     let d = sofa_dir();
     if d.is_none() {
-        eprintln!("NOTICE: {test}: ../shared/sofa is absent; SOFA reference checks skipped");
+        no_sofa(test);
     }
     d
+}
+
+/// Say loudly that ../shared/sofa is absent, or fail when CANAPE_REQUIRE_SOFA is set.
+pub fn no_sofa(test: &str) {
+    if std::env::var_os("CANAPE_REQUIRE_SOFA").is_some() {
+        panic!("{test}: CANAPE_REQUIRE_SOFA is set but ../shared/sofa is absent");
+    }
+    eprintln!("NOTICE: {test}: ../shared/sofa is absent; SOFA reference checks skipped");
 }
 
 /// The 14 tier-1 scenes of the foundation issue.

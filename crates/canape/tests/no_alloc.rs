@@ -43,6 +43,9 @@ fn warm_steps_do_not_allocate() {
     let mut sim = if scene.is_file() {
         canape::load_scene(&scene, &canape::LoadOptions::default()).unwrap()
     } else {
+        if std::env::var_os("CANAPE_REQUIRE_SOFA").is_some() {
+            panic!("CANAPE_REQUIRE_SOFA is set but ../shared/sofa is absent");
+        }
         eprintln!(
             "notice: ../shared/sofa absent: checking the bundled demo's matrix-free twin instead"
         );
