@@ -142,3 +142,42 @@ fn relative_scene_paths_find_their_files_and_the_final_state_is_written() {
     let times: Vec<&str> = text.lines().filter(|l| l.starts_with("T=")).collect();
     assert_eq!(times, ["T= 0", "T= 0.03", "T= 0.04"], "{text}");
 }
+
+#[test]
+fn written_states_stay_in_their_folder_and_replace_planted_links() {
+    let d = tmp("names");
+    let scene = write(
+        &d,
+        "names.scn",
+        r#"<Node name="root" dt="0.01"><DefaultAnimationLoop/>
+  <EulerImplicitSolver/><CGLinearSolver iterations="25" tolerance="1e-9" threshold="1e-9"/>
+  <MechanicalObject name="/../../escaped&#10;x" position="0 0 0"/><UniformMass vertexMass="1"/>
+</Node>"#,
+    );
+    let out_dir = d.join("out");
+    std::fs::create_dir_all(&out_dir).unwrap();
+    // a link planted where the file will be written, pointing outside
+    let victim = d.join("victim.txt");
+    std::fs::write(&victim, "keep me").unwrap();
+    #[cfg(unix)]
+    std::os::unix::fs::symlink(&victim, out_dir.join("0__.._.._escaped_x_mstate.txt.gz")).unwrap();
+    let (c, out) = code(
+        canape()
+            .args(["run", "-n", "2", "--write-states"])
+            .arg(&out_dir)
+            .arg(&scene),
+    );
+    assert_eq!(c, 0, "{out}");
+    let names: Vec<String> = std::fs::read_dir(&out_dir)
+        .unwrap()
+        .map(|e| e.unwrap().file_name().to_string_lossy().to_string())
+        .collect();
+    assert_eq!(names, ["0__.._.._escaped_x_mstate.txt.gz"], "{out}");
+    assert!(!d.parent().unwrap().join("escaped").exists());
+    assert_eq!(std::fs::read_to_string(&victim).unwrap(), "keep me");
+    let f = out_dir.join(&names[0]);
+    assert!(!std::fs::symlink_metadata(&f)
+        .unwrap()
+        .file_type()
+        .is_symlink());
+}

@@ -72,13 +72,52 @@ pub fn format_frame(time: f64, x: &[f64], v: Option<&[f64]>) -> String {
 
 /// Write frames to a gzip file.
 pub fn write_state_file(path: &Path, frames: &[Frame]) -> std::io::Result<()> {
-    let f = std::fs::File::create(path)?;
+    // a file (or a link planted there) is replaced, never written through: the old entry is
+    // removed and the new file created exclusively
+    match std::fs::symlink_metadata(path) {
+        Ok(m) if m.is_dir() => {
+            return Err(std::io::Error::other(format!(
+                "{} is a directory",
+                path.display()
+            )))
+        }
+        Ok(_) => std::fs::remove_file(path)?,
+        Err(_) => {}
+    }
+    let f = std::fs::OpenOptions::new()
+        .write(true)
+        .create_new(true)
+        .open(path)?;
     let mut gz = GzEncoder::new(f, Compression::default());
     for fr in frames {
         gz.write_all(format_frame(fr.time, &fr.x, fr.v.as_deref()).as_bytes())?;
     }
     gz.finish()?;
     Ok(())
+}
+
+/// A state's name made safe as a file-name part: letters, digits, '-', '_' and '.' kept, anything
+/// else (path separators, control characters) replaced by '_', no leading '.', at most 100
+/// characters.
+pub fn file_name_part(name: &str) -> String {
+    let mut out: String = name
+        .chars()
+        .map(|c| {
+            if c.is_ascii_alphanumeric() || matches!(c, '-' | '_' | '.') {
+                c
+            } else {
+                '_'
+            }
+        })
+        .take(100)
+        .collect();
+    while out.starts_with('.') {
+        out.replace_range(0..1, "_");
+    }
+    if out.is_empty() {
+        out.push('_');
+    }
+    out
 }
 
 /// Read a (possibly truncated) gzip file to text.

@@ -6,7 +6,7 @@ use crate::Simulation;
 use canape_core::scene::ComponentId;
 use canape_core::state::VecId;
 use canape_io::regress::compared_states;
-use canape_io::state_io::{write_state_file, Frame};
+use canape_io::state_io::{file_name_part, write_state_file, Frame};
 use std::path::Path;
 
 /// Frames recorded for one state.
@@ -61,7 +61,7 @@ impl Recorder {
         std::fs::create_dir_all(dir)?;
         let mut out = Vec::new();
         for r in &self.recordings {
-            let p = dir.join(format!("{}_{}_mstate.txt.gz", r.k, r.name));
+            let p = dir.join(format!("{}_{}_mstate.txt.gz", r.k, file_name_part(&r.name)));
             write_state_file(&p, &r.frames)?;
             out.push(p);
         }
