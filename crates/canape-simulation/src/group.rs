@@ -864,7 +864,13 @@ impl GroupSystem<'_, '_> {
         let states = &*self.ops.states;
         let mappings = &*self.ops.mappings;
         let fid = self.ops.work.force_id.unwrap_or(VecId::FORCE);
+        let fixed = &self.fixed;
         let fill = |t: &mut dyn MatrixSink| {
+            // every fixed DOF has its diagonal entry (set to 1 below, as SOFA's projected matrix
+            // has), even one that no mass or force field touches
+            for (i, _) in fixed.iter().enumerate().filter(|(_, f)| **f) {
+                t.add(i, i, 0.0);
+            }
             if !g.mappings.is_empty() {
                 fill_mapped(
                     g,

@@ -210,3 +210,25 @@ fn diagonal_mass_on_rigid_and_vec1_states() {
     );
     assert_eq!(mass(&sim), [0.5, 2.0, 1.5]);
 }
+
+#[test]
+fn a_fixed_point_with_no_mass_stays_under_a_direct_solver() {
+    // no mass, no force field on the fixed point: its row of the system is the projection's
+    // unit diagonal, as in SOFA (it used to be an empty row: NaN)
+    for solver in ["<SparseLDLSolver/>", "<EigenSparseLU/>"] {
+        let mut sim = load(&format!(
+            r#"<Node name="root" dt="0.01"><EulerImplicitSolver/>{solver}
+  <Node name="fix"><MechanicalObject position="0 0 0"/><FixedProjectiveConstraint indices="0"/></Node>
+  <Node name="ball"><MechanicalObject position="1 0 0"/><UniformMass vertexMass="1"/></Node>
+</Node>"#
+        ));
+        for _ in 0..5 {
+            sim.step();
+        }
+        assert!(sim.find_non_finite().is_none(), "{solver}");
+        let fix = sim.scene.states[0].as_ref().unwrap().vec(VecId::POSITION);
+        assert_eq!(fix, &[0.0, 0.0, 0.0]);
+        let ball = sim.scene.states[1].as_ref().unwrap().vec(VecId::POSITION);
+        assert!(ball[1] < -0.01, "{solver}: {ball:?}");
+    }
+}
