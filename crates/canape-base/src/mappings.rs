@@ -541,7 +541,7 @@ impl RigidMapping {
         let data = mapping_data(DataTable::new())
             .with(
                 "initialPoints",
-                DataKind::Reals(3),
+                DataKind::Reals(0),
                 "",
                 "Local Coordinates of the points",
             )
@@ -645,11 +645,15 @@ impl RigidMapping {
             ctx.error("RigidMapping: the input state has no rigid frame");
             return;
         }
+        let cs = if rigid_out { 7 } else { 3 };
         let given = self.data.reals("initialPoints");
-        if rigid_out && !given.is_empty() {
-            ctx.warn("initialPoints is read for a Vec3d output only: the output frames' positions are used");
+        if !given.len().is_multiple_of(cs) {
+            ctx.error(format!(
+                "initialPoints has {} numbers: the output's coordinates have {cs} each",
+                given.len()
+            ));
+            return;
         }
-        let given = if rigid_out { &[][..] } else { given };
         let use_x0 = self.data.bool("useX0");
         let src: Vec<f64> = if !given.is_empty() {
             given.to_vec()
@@ -658,7 +662,6 @@ impl RigidMapping {
         } else {
             out_x
         };
-        let cs = if rigid_out { 7 } else { 3 };
         let n = src.len() / cs;
         let per_point = self.data.ints("rigidIndexPerPoint");
         let index = self.data.int("index").max(0) as usize;
@@ -1337,6 +1340,137 @@ impl Mapping for BeamLinearMapping {
                         });
                     }
                 }
+            }
+        }
+    }
+}
+
+// ---------------------------------------------------------------------------------------------
+// CenterOfMassMapping
+
+/// CenterOfMassMapping (Rigid3d or Vec3d → Vec3d): one output point, the input's center of mass
+/// Σ m_i c_i / Σ m_i, with each point's mass from the mass component of the input's node (SOFA's
+/// getElementMass; here the diagonal of M): J = (m_i / M) I on each point's translation
+/// (Sofa/Component/Mapping/Linear/.../CenterOfMassMapping.inl).
+pub struct CenterOfMassMapping {
+    data: DataTable,
+    input: Vec<ComponentId>,
+    output: Option<ComponentId>,
+    in_dof: DofType,
+    /// m_i / M per input point.
+    weights: Vec<f64>,
+}
+
+impl Default for CenterOfMassMapping {
+    fn default() -> Self {
+        Self::new()
+    }
+}
+
+impl CenterOfMassMapping {
+    pub fn new() -> Self {
+        CenterOfMassMapping {
+            data: mapping_data(DataTable::new()),
+            input: Vec::new(),
+            output: None,
+            in_dof: DofType::Rigid3,
+            weights: Vec::new(),
+        }
+    }
+
+    fn init_impl(&mut self, ctx: &mut InitContext<'_>) {
+        self.weights.clear();
+        let Some(e) = resolve_ends(ctx, &self.data) else {
+            return;
+        };
+        let in_dof = e.in_dofs[0];
+        if e.inputs.len() != 1
+            || !matches!(in_dof, DofType::Rigid3 | DofType::Vec3)
+            || e.out_dof != DofType::Vec3
+        {
+            ctx.error(format!(
+                "CenterOfMassMapping maps one Rigid3d or Vec3d input to a Vec3d output ({} to {} given)",
+                in_dof.name(),
+                e.out_dof.name()
+            ));
+            return;
+        }
+        let scene = ctx.scene;
+        let n = points_of(scene, e.inputs[0]);
+        let ds = in_dof.deriv_size();
+        // the point masses: the diagonal of the mass of the input's node
+        let node = scene.info(e.inputs[0]).node;
+        let mass = scene
+            .node_components(node, canape_core::component::Role::Mass)
+            .find_map(|c| match scene.info(c).slot {
+                Slot::Mass(i) => scene.masses[i].as_deref(),
+                _ => None,
+            });
+        let Some(mass) = mass else {
+            ctx.error("CenterOfMassMapping: the input's node has no mass to weigh its points");
+            return;
+        };
+        let mut diag = vec![0.0; n * ds];
+        mass.add_mdx(&mut diag, &vec![1.0; n * ds], 1.0);
+        let m: Vec<f64> = (0..n).map(|i| diag[i * ds]).collect();
+        let total: f64 = m.iter().sum();
+        if !(total > 0.0 && total.is_finite()) {
+            ctx.error(format!("CenterOfMassMapping: the total mass is {total}"));
+            return;
+        }
+        self.weights = m.iter().map(|mi| mi / total).collect();
+        self.in_dof = in_dof;
+        self.input = e.inputs;
+        self.output = Some(e.output);
+    }
+}
+
+impl_component!(CenterOfMassMapping, "CenterOfMassMapping", init);
+
+impl Mapping for CenterOfMassMapping {
+    fn inputs(&self) -> &[ComponentId] {
+        &self.input
+    }
+    fn output(&self) -> Option<ComponentId> {
+        self.output
+    }
+    fn output_size(&self) -> Option<usize> {
+        Some(usize::from(!self.weights.is_empty()))
+    }
+    fn apply(&mut self, x_in: &MapInputs<'_>, x_out: &mut [f64]) {
+        let (x, cs) = (x_in.get(0), self.in_dof.coord_size());
+        let mut c = Vec3::zeros();
+        for (i, w) in self.weights.iter().enumerate() {
+            c += Vec3::new(x[cs * i], x[cs * i + 1], x[cs * i + 2]) * *w;
+        }
+        x_out[..3].copy_from_slice(c.as_slice());
+    }
+    fn apply_j(&self, v_in: &MapInputs<'_>, v_out: &mut [f64]) {
+        let (v, ds) = (v_in.get(0), self.in_dof.deriv_size());
+        let mut c = Vec3::zeros();
+        for (i, w) in self.weights.iter().enumerate() {
+            c += Vec3::new(v[ds * i], v[ds * i + 1], v[ds * i + 2]) * *w;
+        }
+        v_out[..3].copy_from_slice(c.as_slice());
+    }
+    fn apply_jt(&self, f_out: &[f64], f_in: &mut [Vec<f64>]) {
+        let ds = self.in_dof.deriv_size();
+        for (i, w) in self.weights.iter().enumerate() {
+            for c in 0..3 {
+                f_in[0][ds * i + c] += w * f_out[c];
+            }
+        }
+    }
+    fn jacobian(&self, out: &mut Vec<JEntry>) {
+        let ds = self.in_dof.deriv_size();
+        for c in 0..3 {
+            for (i, w) in self.weights.iter().enumerate() {
+                out.push(JEntry {
+                    row: c as u32,
+                    input: 0,
+                    col: (ds * i + c) as u32,
+                    val: *w,
+                });
             }
         }
     }

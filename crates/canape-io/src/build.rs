@@ -299,16 +299,38 @@ impl<'a> Builder<'a> {
                     _ => None,
                 };
                 if let Some(k) = axis(&a.name) {
-                    let Some(v) = parse_real(&a.value) else {
-                        self.diags.push(
-                            Diagnostic::warning(format!(
-                                "could not read '{}' as a number for '{}'",
-                                a.value, a.name
-                            ))
-                            .at(Some(a.loc.clone()))
-                            .on(label.clone()),
-                        );
-                        continue;
+                    // SOFA reads these with atof: the leading number of the text (old scenes
+                    // write a whole derivative vector in `dx`; only its first number counts)
+                    let first = a.value.split_whitespace().next().unwrap_or("");
+                    let v = match (parse_real(&a.value), parse_real(first)) {
+                        (Some(v), _) => v,
+                        (None, Some(v)) => {
+                            self.diags.push(
+                                Diagnostic::warning(format!(
+                                    "'{}' has several numbers; as SOFA, only the first ({v}) is the {} transform",
+                                    a.name,
+                                    match a.name.as_bytes()[0] {
+                                        b'd' => "translation",
+                                        b'r' => "rotation",
+                                        _ => "scale",
+                                    }
+                                ))
+                                .at(Some(a.loc.clone()))
+                                .on(label.clone()),
+                            );
+                            v
+                        }
+                        (None, None) => {
+                            self.diags.push(
+                                Diagnostic::warning(format!(
+                                    "could not read '{}' as a number for '{}'",
+                                    a.value, a.name
+                                ))
+                                .at(Some(a.loc.clone()))
+                                .on(label.clone()),
+                            );
+                            continue;
+                        }
                     };
                     let slot = match a.name.as_bytes()[0] {
                         b'd' => translation.get_or_insert([0.0; 3]),

@@ -451,6 +451,15 @@ pub fn registry() -> Registry {
         },
     );
     r.register(
+        "CenterOfMassMapping",
+        "the input's center of mass (its node's mass weighs the points)",
+        |_, _| {
+            Ok(AnyComponent::Mapping(Box::new(
+                canape_base::mappings::CenterOfMassMapping::new(),
+            )))
+        },
+    );
+    r.register(
         "AreaMapping",
         "triangle areas (Vec3 to Vec1), with geometric stiffness",
         |_, _| {

@@ -367,6 +367,22 @@ fn linear_mappings_derivatives() {
         "out",
         false,
     );
+    // CenterOfMassMapping: masses of the input's node weigh its points
+    let com = r#"<Node name="root" gravity="0 0 0"><Node name="r">
+  <MechanicalObject name="in" template="Rigid3" position="0 0 0 0 0 0 1  1 2 3 0 0.6 0 0.8  4 0 1 0 0 0 1"/>
+  <UniformMass template="Rigid3" vertexMass="2"/>
+  <Node name="p"><MechanicalObject name="out"/>
+  <CenterOfMassMapping input="@../in" output="@out"/></Node></Node></Node>"#;
+    check_mapping(com, "out", false);
+    let sim = load(com);
+    let out = (0..sim.scene.components.len())
+        .map(|i| canape::core::scene::ComponentId(i as u32))
+        .find(|&c| sim.scene.info(c).name == "out")
+        .unwrap();
+    let x = sim.scene.state(out).unwrap().vec(VecId::POSITION);
+    for (a, b) in x.iter().zip([5.0 / 3.0, 2.0 / 3.0, 4.0 / 3.0]) {
+        assert!((a - b).abs() < 1e-12, "{x:?}");
+    }
     // at rest, the points stay where they were given
     let sim = load(skinning);
     let out = (0..sim.scene.components.len())
