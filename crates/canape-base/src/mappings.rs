@@ -532,6 +532,9 @@ pub struct RigidMapping {
     /// Rigid3 output (SOFA's RigidMapping<Rigid3, Rigid3>): each output frame's orientation in
     /// its rigid's frame; empty for points.
     orient: Vec<nalgebra::Quaternion<f64>>,
+    /// Rigid2d → Vec2d (SOFA's RigidMapping<Rigid2, Vec2>): frames (x, y, θ), points (x, y);
+    /// `points` and `rotated` hold them with z = 0.
+    planar: bool,
     gs: u32,
     n_in: usize,
 }
@@ -597,6 +600,7 @@ impl RigidMapping {
             frame: Vec::new(),
             rotated: Vec::new(),
             orient: Vec::new(),
+            planar: false,
             gs: 0,
             n_in: 0,
         }
@@ -607,12 +611,14 @@ impl RigidMapping {
             return;
         };
         let rigid_out = e.out_dof == DofType::Rigid3;
-        if e.in_dofs[0] != DofType::Rigid3
-            || !(e.out_dof == DofType::Vec3 || rigid_out)
-            || e.inputs.len() != 1
+        self.planar = e.in_dofs[0] == DofType::Rigid2 && e.out_dof == DofType::Vec2;
+        if !self.planar
+            && (e.in_dofs[0] != DofType::Rigid3
+                || !(e.out_dof == DofType::Vec3 || rigid_out)
+                || e.inputs.len() != 1)
         {
             ctx.error(format!(
-                "RigidMapping maps a Rigid3d state to a Vec3d or Rigid3d state ({} to {} given)",
+                "RigidMapping maps a Rigid3d state to a Vec3d or Rigid3d state, or Rigid2d to Vec2d ({} to {} given)",
                 e.in_dofs[0].name(),
                 e.out_dof.name()
             ));
@@ -635,17 +641,43 @@ impl RigidMapping {
         let Some(si) = scene.state(e.inputs[0]) else {
             return;
         };
+        if self.planar && self.gs != 0 {
+            ctx.warn("geometricStiffness is not computed for Rigid2d → Vec2d (SOFA neither)");
+            self.gs = 0;
+        }
         let out_x = crate::mapping::end_positions(scene, e.output).unwrap_or_default();
         let out_x0 = scene
             .state(e.output)
             .map_or_else(|| out_x.clone(), |s| s.vec(VecId::REST_POSITION).to_vec());
-        let xin = Rigid3Types::coords(si.vec(VecId::POSITION));
+        // planar frames as 3D ones (rotation θ about z), planar points with z = 0
+        let planar_frames: Vec<[f64; 7]> = if self.planar {
+            si.vec(VecId::POSITION)
+                .chunks_exact(3)
+                .map(|f| {
+                    let (s, c) = (f[2] / 2.0).sin_cos();
+                    [f[0], f[1], 0.0, 0.0, 0.0, s, c]
+                })
+                .collect()
+        } else {
+            Vec::new()
+        };
+        let xin: &[[f64; 7]] = if self.planar {
+            &planar_frames
+        } else {
+            Rigid3Types::coords(si.vec(VecId::POSITION))
+        };
         self.n_in = xin.len();
         if self.n_in == 0 {
             ctx.error("RigidMapping: the input state has no rigid frame");
             return;
         }
-        let cs = if rigid_out { 7 } else { 3 };
+        let cs = if rigid_out {
+            7
+        } else if self.planar {
+            2
+        } else {
+            3
+        };
         let given = self.data.reals("initialPoints");
         if !given.len().is_multiple_of(cs) {
             ctx.error(format!(
@@ -699,7 +731,7 @@ impl RigidMapping {
             .chunks_exact(cs)
             .zip(&self.frame)
             .map(|(p, &k)| {
-                let p = Vec3::new(p[0], p[1], p[2]);
+                let p = Vec3::new(p[0], p[1], p.get(2).copied().unwrap_or(0.0));
                 if g2l {
                     let c = &xin[k as usize];
                     rigid3_inverse_rotate(c, &(p - Vec3::new(c[0], c[1], c[2])))
@@ -796,6 +828,18 @@ impl Mapping for RigidMapping {
         Some(self.points.len())
     }
     fn apply(&mut self, x_in: &MapInputs<'_>, x_out: &mut [f64]) {
+        if self.planar {
+            let f = x_in.get(0);
+            for (i, (p, &k)) in self.points.iter().zip(&self.frame).enumerate() {
+                let k = k as usize;
+                let (s, c) = f[3 * k + 2].sin_cos();
+                let r = Vec3::new(c * p.x - s * p.y, s * p.x + c * p.y, 0.0);
+                self.rotated[i] = r;
+                x_out[2 * i] = f[3 * k] + r.x;
+                x_out[2 * i + 1] = f[3 * k + 1] + r.y;
+            }
+            return;
+        }
         let xin = Rigid3Types::coords(x_in.get(0));
         let cs = if self.orient.is_empty() { 3 } else { 7 };
         for (i, (p, &k)) in self.points.iter().zip(&self.frame).enumerate() {
@@ -814,6 +858,16 @@ impl Mapping for RigidMapping {
         }
     }
     fn apply_j(&self, v_in: &MapInputs<'_>, v_out: &mut [f64]) {
+        if self.planar {
+            let v = v_in.get(0);
+            for (i, (r, &k)) in self.rotated.iter().zip(&self.frame).enumerate() {
+                let k = k as usize;
+                let w = v[3 * k + 2];
+                v_out[2 * i] = v[3 * k] - w * r.y;
+                v_out[2 * i + 1] = v[3 * k + 1] + w * r.x;
+            }
+            return;
+        }
         let vin = Rigid3Types::derivs(v_in.get(0));
         let ds = self.out_ds();
         for (i, (r, &k)) in self.rotated.iter().zip(&self.frame).enumerate() {
@@ -829,6 +883,17 @@ impl Mapping for RigidMapping {
         }
     }
     fn apply_jt(&self, f_out: &[f64], f_in: &mut [Vec<f64>]) {
+        if self.planar {
+            let fin = &mut f_in[0];
+            for (i, (r, &k)) in self.rotated.iter().zip(&self.frame).enumerate() {
+                let k = k as usize;
+                let (fx, fy) = (f_out[2 * i], f_out[2 * i + 1]);
+                fin[3 * k] += fx;
+                fin[3 * k + 1] += fy;
+                fin[3 * k + 2] += r.x * fy - r.y * fx;
+            }
+            return;
+        }
         let fin = Rigid3Types::derivs_mut(&mut f_in[0]);
         let ds = self.out_ds();
         for (i, (r, &k)) in self.rotated.iter().zip(&self.frame).enumerate() {
@@ -863,6 +928,27 @@ impl Mapping for RigidMapping {
         }
     }
     fn jacobian(&self, out: &mut Vec<JEntry>) {
+        if self.planar {
+            for (i, (r, &k)) in self.rotated.iter().zip(&self.frame).enumerate() {
+                // [I | (−r_y, r_x)ᵀ]
+                for (a, w) in [(0u32, -r.y), (1, r.x)] {
+                    let row = 2 * i as u32 + a;
+                    out.push(JEntry {
+                        row,
+                        input: 0,
+                        col: 3 * k + a,
+                        val: 1.0,
+                    });
+                    out.push(JEntry {
+                        row,
+                        input: 0,
+                        col: 3 * k + 2,
+                        val: w,
+                    });
+                }
+            }
+            return;
+        }
         let ds = self.out_ds();
         for (i, (r, &k)) in self.rotated.iter().zip(&self.frame).enumerate() {
             // [I | -[r]×], and [0 | I] for a frame's rotation

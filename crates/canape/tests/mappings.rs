@@ -367,6 +367,21 @@ fn linear_mappings_derivatives() {
         "out",
         false,
     );
+    // RigidMapping<Rigid2, Vec2>: planar frames (x, y, θ)
+    let planar = r#"<Node name="root" gravity="0 0 0"><Node name="r">
+  <MechanicalObject name="in" template="Rigid2" position="0 0 0.3  1 2 -1.1"/>
+  <Node name="p"><MechanicalObject name="out" template="Vec2" position="1 0  0.5 0.5  2 1"/>
+  <RigidMapping template="Rigid2,Vec2" rigidIndexPerPoint="0 1 1" globalToLocalCoords="1" input="@../in" output="@out"/></Node></Node></Node>"#;
+    check_mapping(planar, "out", false);
+    let sim = load(planar);
+    let out = (0..sim.scene.components.len())
+        .map(|i| canape::core::scene::ComponentId(i as u32))
+        .find(|&c| sim.scene.info(c).name == "out")
+        .unwrap();
+    let x = sim.scene.state(out).unwrap().vec(VecId::POSITION);
+    for (a, b) in x.iter().zip([1.0, 0.0, 0.5, 0.5, 2.0, 1.0]) {
+        assert!((a - b).abs() < 1e-12, "{x:?}");
+    }
     // CenterOfMassMapping: masses of the input's node weigh its points
     let com = r#"<Node name="root" gravity="0 0 0"><Node name="r">
   <MechanicalObject name="in" template="Rigid3" position="0 0 0 0 0 0 1  1 2 3 0 0.6 0 0.8  4 0 1 0 0 0 1"/>
