@@ -28,6 +28,8 @@ pub struct SpringForceField {
     /// Tangent block of each spring from the last add_force.
     d: Vec<Mat3>,
     rayleigh: f64,
+    /// MeshSpringForceField: springs built from the topology's elements.
+    mesh: bool,
     /// Between two different states: (object1, object2, object1's point count).
     pair: Option<(
         canape_core::scene::ComponentId,
@@ -64,14 +66,289 @@ impl SpringForceField {
             springs: Vec::new(),
             d: Vec::new(),
             rayleigh: 0.0,
+            mesh: false,
             pair: None,
         }
+    }
+
+    /// MeshSpringForceField (Sofa/Component/SolidMechanics/Spring/.../MeshSpringForceField.inl):
+    /// a spring along every pair of points of each element of the context topology — lines,
+    /// triangle edges, quad edges and diagonals, tetrahedron edges, all 28 pairs of a hexahedron —
+    /// each pair once (the first element kind that meets it sets it), with stiffness and
+    /// damping of its element kind divided by the rest length, rest length from the rest
+    /// positions.
+    pub fn mesh() -> Self {
+        let mut f = Self::new();
+        let mut data = std::mem::take(&mut f.data);
+        for (stiffness, damping, help_k, help_d) in [
+            (
+                "linesStiffness",
+                "linesDamping",
+                "Stiffness for the Lines",
+                "Damping for the Lines",
+            ),
+            (
+                "trianglesStiffness",
+                "trianglesDamping",
+                "Stiffness for the Triangles",
+                "Damping for the Triangles",
+            ),
+            (
+                "quadsStiffness",
+                "quadsDamping",
+                "Stiffness for the Quads",
+                "Damping for the Quads",
+            ),
+            (
+                "tetrahedraStiffness",
+                "tetrahedraDamping",
+                "Stiffness for the Tetrahedra",
+                "Damping for the Tetrahedra",
+            ),
+            (
+                "cubesStiffness",
+                "cubesDamping",
+                "Stiffness for the Cubes",
+                "Damping for the Cubes",
+            ),
+        ] {
+            data = data.with(stiffness, DataKind::Real, "0", help_k).with(
+                damping,
+                DataKind::Real,
+                "0",
+                help_d,
+            );
+        }
+        data = data
+            .with(
+                "tetrasStiffness",
+                DataKind::Real,
+                "0",
+                "old name of tetrahedraStiffness",
+            )
+            .with(
+                "tetrasDamping",
+                DataKind::Real,
+                "0",
+                "old name of tetrahedraDamping",
+            );
+        f.data = data
+            .with(
+                "noCompression",
+                DataKind::Bool,
+                "0",
+                "Only consider elongation",
+            )
+            .with(
+                "drawMinElongationRange",
+                DataKind::Real,
+                "8",
+                "Min range of elongation (red eongation - blue neutral - green compression)",
+            )
+            .with(
+                "drawMaxElongationRange",
+                DataKind::Real,
+                "15",
+                "Max range of elongation (red eongation - blue neutral - green compression)",
+            )
+            .with(
+                "drawSpringSize",
+                DataKind::Real,
+                "8",
+                "Size of drawed lines",
+            )
+            .with(
+                "localRange",
+                DataKind::Ints(0),
+                "",
+                "optional range of local DOF indices",
+            )
+            .with(
+                "topology",
+                DataKind::Str,
+                "",
+                "link to the topology container",
+            );
+        f.mesh = true;
+        f
+    }
+
+    /// The springs of a MeshSpringForceField from its context topology and rest positions.
+    fn springs_from_mesh(&mut self, ctx: &mut InitContext<'_>) -> Result<(), String> {
+        let d = &self.data;
+        // `stiffness`/`damping` (and the old `tetrasStiffness`) set every element kind, as
+        // SOFA's aliases do; a kind's own Data wins
+        let alias = |name: &str| -> Option<f64> {
+            d.is_set(name)
+                .then(|| d.reals(name).first().copied())
+                .flatten()
+        };
+        let pick = |kind: &str, what: &str, old: Option<&str>| -> f64 {
+            let own = format!("{kind}{what}");
+            if d.is_set(&own) {
+                return d.real(&own);
+            }
+            if let Some(v) = old.and_then(|o| d.is_set(o).then(|| d.real(o))) {
+                return v;
+            }
+            alias(&what.to_lowercase()).unwrap_or(0.0)
+        };
+        let kinds = ["lines", "triangles", "quads", "tetrahedra", "cubes"];
+        let sd: Vec<(f64, f64)> = kinds
+            .iter()
+            .map(|k| {
+                let old = (*k == "tetrahedra").then_some(("tetrasStiffness", "tetrasDamping"));
+                (
+                    pick(k, "Stiffness", old.map(|o| o.0)),
+                    pick(k, "Damping", old.map(|o| o.1)),
+                )
+            })
+            .collect();
+        let no_compression = d.bool("noCompression");
+        if !d.ints("localRange").is_empty() {
+            ctx.warn("localRange is not supported: springs are built on the whole topology");
+        }
+        let Some(st) = ctx.state() else {
+            return Err("no MechanicalObject in the context".into());
+        };
+        let rest = st.vec(canape_core::state::VecId::REST_POSITION).to_vec();
+        let n = st.size();
+        let Some(topo) = ctx.topology_where(|m| {
+            !m.edges.is_empty()
+                || !m.triangles.is_empty()
+                || !m.quads.is_empty()
+                || !m.tetrahedra.is_empty()
+                || !m.hexahedra.is_empty()
+        }) else {
+            return Err(
+                "no topology in the context: the springs are built from its elements".into(),
+            );
+        };
+        let m = topo.mesh();
+        if let Some(max) = m.max_index() {
+            if max as usize >= n {
+                return Err(format!(
+                    "the topology uses point {max}, but the state has {n} points"
+                ));
+            }
+        }
+        // the edges SOFA's MeshTopology gives when none are listed: those of its elements
+        let mut edges = m.edges.clone();
+        if edges.is_empty() && sd[0] != (0.0, 0.0) {
+            let mut seen = std::collections::BTreeSet::new();
+            let mut add = |a: u32, b: u32, edges: &mut Vec<[u32; 2]>| {
+                if seen.insert((a.min(b), a.max(b))) {
+                    edges.push([a, b]);
+                }
+            };
+            for t in &m.tetrahedra {
+                for (i, j) in [(0, 1), (0, 2), (0, 3), (1, 2), (1, 3), (2, 3)] {
+                    add(t[i], t[j], &mut edges);
+                }
+            }
+            for h in &m.hexahedra {
+                for (i, j) in [
+                    (0, 1),
+                    (1, 2),
+                    (2, 3),
+                    (3, 0),
+                    (4, 5),
+                    (5, 6),
+                    (6, 7),
+                    (7, 4),
+                    (0, 4),
+                    (1, 5),
+                    (2, 6),
+                    (3, 7),
+                ] {
+                    add(h[i], h[j], &mut edges);
+                }
+            }
+            for t in &m.triangles {
+                for (i, j) in [(0, 1), (1, 2), (2, 0)] {
+                    add(t[i], t[j], &mut edges);
+                }
+            }
+            for q in &m.quads {
+                for (i, j) in [(0, 1), (1, 2), (2, 3), (3, 0)] {
+                    add(q[i], q[j], &mut edges);
+                }
+            }
+        }
+        let mut set = std::collections::BTreeSet::new();
+        let mut springs = Vec::new();
+        let mut add = |a: u32, b: u32, (ks, kd): (f64, f64)| {
+            if !set.insert((a.min(b), a.max(b))) {
+                return;
+            }
+            let (a, b) = (a as usize, b as usize);
+            let l = (canape_types::get3(&rest, b) - canape_types::get3(&rest, a)).norm();
+            let (ks, kd) = if l > f64::EPSILON {
+                (ks / l, kd / l)
+            } else {
+                (ks, kd)
+            };
+            springs.push(Spring {
+                a,
+                b,
+                ks,
+                kd,
+                l0: l,
+                elongation_only: no_compression,
+                enabled: true,
+            });
+        };
+        let on = |k: usize| sd[k] != (0.0, 0.0);
+        if on(0) {
+            for e in &edges {
+                add(e[0], e[1], sd[0]);
+            }
+        }
+        if on(1) {
+            for t in &m.triangles {
+                for (i, j) in [(0, 1), (0, 2), (1, 2)] {
+                    add(t[i], t[j], sd[1]);
+                }
+            }
+        }
+        if on(2) {
+            for q in &m.quads {
+                for (i, j) in [(0, 1), (0, 2), (0, 3), (1, 2), (1, 3), (2, 3)] {
+                    add(q[i], q[j], sd[2]);
+                }
+            }
+        }
+        if on(3) {
+            for t in &m.tetrahedra {
+                for (i, j) in [(0, 1), (0, 2), (0, 3), (1, 2), (1, 3), (2, 3)] {
+                    add(t[i], t[j], sd[3]);
+                }
+            }
+        }
+        if on(4) {
+            for h in &m.hexahedra {
+                for i in 0..8 {
+                    for j in i + 1..8 {
+                        add(h[i], h[j], sd[4]);
+                    }
+                }
+            }
+        }
+        self.d = vec![Mat3::zeros(); springs.len()];
+        self.springs = springs;
+        Ok(())
     }
 
     fn init_impl(&mut self, ctx: &mut InitContext<'_>) {
         self.rayleigh = self.data.real("rayleighStiffness");
         self.pair = None;
         self.springs.clear();
+        if self.mesh {
+            if let Err(e) = self.springs_from_mesh(ctx) {
+                ctx.error(e);
+            }
+            return;
+        }
         let Some(ends) = PairEnds::resolve(
             ctx,
             &self.data,
@@ -262,7 +539,15 @@ impl PairEnds {
     }
 }
 
-impl_component!(SpringForceField, "SpringForceField", init);
+impl_component!(
+    SpringForceField,
+    |s| if s.mesh {
+        "MeshSpringForceField"
+    } else {
+        "SpringForceField"
+    },
+    init
+);
 
 impl ForceField for SpringForceField {
     fn interaction(&self) -> Option<canape_core::component::Interaction> {

@@ -351,6 +351,14 @@ pub fn registry() -> Registry {
         },
     );
     r.register(
+        "MeshSpringForceField",
+        "springs along the topology's edges and element diagonals",
+        |_, t| {
+            vec3_only(t, "MeshSpringForceField")?;
+            Ok(AnyComponent::ForceField(Box::new(SpringForceField::mesh())))
+        },
+    );
+    r.register(
         "HexahedronFEMForceFieldAndMass",
         "hexahedral FEM carrying SOFA's element masses",
         |_, t| {

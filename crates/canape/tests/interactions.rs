@@ -232,3 +232,69 @@ fn an_external_rest_shape_is_followed_as_it_moves_and_feels_no_force() {
         anchor[4]
     );
 }
+
+#[test]
+fn mesh_springs_follow_the_topology_elements() {
+    use canape::core::scene::Slot;
+    let count = |xml: &str| -> usize {
+        let sim = load(xml);
+        let k = (0..sim.scene.components.len())
+            .find_map(|i| {
+                match sim
+                    .scene
+                    .info(canape::core::scene::ComponentId(i as u32))
+                    .slot
+                {
+                    Slot::ForceField(k) => Some(k),
+                    _ => None,
+                }
+            })
+            .unwrap();
+        sim.scene.force_fields[k]
+            .as_ref()
+            .unwrap()
+            .draw_edges()
+            .len()
+    };
+    let cube = "0 0 0 1 0 0 1 1 0 0 1 0 0 0 1 1 0 1 1 1 1 0 1 1";
+    // a tetrahedron: its 6 edges
+    assert_eq!(
+        count(&format!(
+            r#"<Node name="root"><MechanicalObject position="{cube}"/><MeshTopology tetrahedra="0 1 3 4"/>
+  <MeshSpringForceField tetrasStiffness="10"/></Node>"#
+        )),
+        6
+    );
+    // a hexahedron: all 28 pairs of its corners
+    assert_eq!(
+        count(&format!(
+            r#"<Node name="root"><MechanicalObject position="{cube}"/><MeshTopology hexahedra="0 1 2 3 4 5 6 7"/>
+  <MeshSpringForceField cubesStiffness="10"/></Node>"#
+        )),
+        28
+    );
+    // `stiffness` sets every kind: a quad's 4 edges and 2 diagonals, its triangle's edges
+    // already there
+    assert_eq!(
+        count(&format!(
+            r#"<Node name="root"><MechanicalObject position="{cube}"/><MeshTopology quads="0 1 2 3" triangles="0 1 2"/>
+  <MeshSpringForceField stiffness="10"/></Node>"#
+        )),
+        6
+    );
+    // a spring's stiffness is the kind's divided by its rest length: two points 2 apart, one
+    // fixed, static equilibrium under a force F: stretch F l / k
+    let mut sim = load(
+        r#"<Node name="root" gravity="0 0 0"><StaticSolver/><SparseLDLSolver/>
+  <MechanicalObject position="0 0 0 2 0 0"/><MeshTopology lines="0 1"/>
+  <FixedProjectiveConstraint indices="0"/>
+  <PartialFixedProjectiveConstraint indices="1" fixedDirections="0 1 1"/>
+  <MeshSpringForceField linesStiffness="10"/>
+  <ConstantForceField indices="1" forces="1 0 0"/></Node>"#,
+    );
+    for _ in 0..3 {
+        sim.step();
+    }
+    let x = sim.scene.states[0].as_ref().unwrap().vec(VecId::POSITION)[3];
+    assert!((x - 2.2).abs() < 1e-9, "x = {x}");
+}
