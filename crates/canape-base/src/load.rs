@@ -1,4 +1,5 @@
-//! Mechanical loads: ConstantForceField (Sofa/Component/MechanicalLoad/.../ConstantForceField.inl):
+//! Mechanical loads: PlaneForceField (below) and ConstantForceField
+//! (Sofa/Component/MechanicalLoad/.../ConstantForceField.inl):
 //! a constant force on a set of points — one force per index, one force for all, or a total
 //! force shared equally — on any DOF type (a force has the state's derivative size: 6 values,
 //! force and torque, on a Rigid3 state).
@@ -151,4 +152,185 @@ impl ForceField for ConstantForceField {
     }
     fn add_dforce(&mut self, _dx: &[f64], _df: &mut [f64], _k_factor: f64) {}
     fn add_k_to_matrix(&self, _m: &mut dyn MatrixSink, _k_factor: f64, _offset: usize) {}
+}
+
+/// PlaneForceField (Sofa/Component/MechanicalLoad/.../PlaneForceField.inl): points below the
+/// plane x·n = d (or on both sides with `bilateral`) are pushed back with
+/// f = −k·δ·n + damping·δ·v (δ = x·n − d < 0: the damping grows with the penetration), capped at
+/// `maxForce`; stiffness −k n nᵀ on those points (the contacts of the last `add_force`). On any
+/// DOF type: the plane lives in the positions' space (Vec1/Vec2/Vec3, rigid centers).
+pub struct PlaneForceField {
+    data: DataTable,
+    /// Spatial dimension (the normal's size) and the state's coordinate/derivative sizes.
+    dims: usize,
+    cs: usize,
+    ds: usize,
+    normal: [f64; 3],
+    d: f64,
+    stiffness: f64,
+    damping: f64,
+    max_force: f64,
+    bilateral: bool,
+    range: (usize, usize),
+    rayleigh: f64,
+    /// Points in contact at the last `add_force`.
+    contacts: Vec<u32>,
+}
+
+impl Default for PlaneForceField {
+    fn default() -> Self {
+        Self::new()
+    }
+}
+
+impl PlaneForceField {
+    pub fn new() -> Self {
+        let data = canape_core::data::force_field_fields(DataTable::new())
+            .with("normal", DataKind::Reals(0), "0 1 0", "plane normal. (default=[0,1,0])")
+            .with("d", DataKind::Real, "0", "plane d coef. (default=0)")
+            .with("stiffness", DataKind::Real, "500", "force stiffness. (default=500)")
+            .with("damping", DataKind::Real, "5", "force damping. (default=5)")
+            .with("maxForce", DataKind::Real, "0", "if non-null , the max force that can be applied to the object. (default=0)")
+            .with("bilateral", DataKind::Bool, "0", "if true the plane force field is applied on both sides. (default=false)")
+            .with("localRange", DataKind::Reals(0), "-1 -1", "optional range of local DOF indices. Any computation involving indices outside of this range are discarded")
+            .with("showPlane", DataKind::Bool, "0", "enable/disable drawing of plane. (default=false)")
+            .with("planeColor", DataKind::Reals(4), "0 0.5 0.2 1", "plane color. (default=[0.0,0.5,0.2,1.0])")
+            .with("showPlaneSize", DataKind::Real, "10", "plane display size if draw is enabled. (default=10)");
+        PlaneForceField {
+            data,
+            dims: 3,
+            cs: 3,
+            ds: 3,
+            normal: [0.0, 1.0, 0.0],
+            d: 0.0,
+            stiffness: 500.0,
+            damping: 5.0,
+            max_force: 0.0,
+            bilateral: false,
+            range: (0, usize::MAX),
+            rayleigh: 0.0,
+            contacts: Vec::new(),
+        }
+    }
+
+    fn init_impl(&mut self, ctx: &mut InitContext<'_>) {
+        let Some(st) = ctx.state() else {
+            ctx.error("no MechanicalObject in the context");
+            return;
+        };
+        use canape_types::DofType;
+        self.dims = match st.dof {
+            DofType::Vec1 => 1,
+            DofType::Vec2 | DofType::Rigid2 => 2,
+            DofType::Vec3 | DofType::Rigid3 => 3,
+        };
+        self.cs = st.dof.coord_size();
+        self.ds = st.dof.deriv_size();
+        let n = self.data.reals("normal");
+        if n.len() < self.dims || n.iter().any(|v| !v.is_finite()) {
+            ctx.error(format!(
+                "normal '{}' needs {} finite numbers for this {} state",
+                self.data.str("normal"),
+                self.dims,
+                st.dof.name()
+            ));
+            self.contacts.clear();
+            self.stiffness = 0.0;
+            self.damping = 0.0;
+            return;
+        }
+        self.normal = [0.0; 3];
+        self.normal[..self.dims].copy_from_slice(&n[..self.dims]);
+        self.d = self.data.real("d");
+        // SOFA's checks: negative values fall back to the defaults
+        let mut read = |name: &str, default: f64| {
+            let v = self.data.real(name);
+            if v >= 0.0 && v.is_finite() {
+                v
+            } else {
+                ctx.warn(format!(
+                    "{name} {v} is outside [0, +∞[: {default} is used, as in SOFA"
+                ));
+                default
+            }
+        };
+        self.stiffness = read("stiffness", 500.0);
+        self.damping = read("damping", 5.0);
+        self.max_force = read("maxForce", 0.0);
+        self.bilateral = self.data.bool("bilateral");
+        self.rayleigh = self.data.real("rayleighStiffness");
+        let r = self.data.reals("localRange").to_vec();
+        self.range = (0, usize::MAX);
+        if r.len() == 2 {
+            if r[0] >= 0.0 {
+                self.range.0 = r[0] as usize;
+            }
+            if r[1] >= 0.0 {
+                self.range.1 = r[1] as usize + 1;
+            }
+        }
+    }
+
+    fn depth(&self, x: &[f64], i: usize) -> f64 {
+        (0..self.dims)
+            .map(|c| x[self.cs * i + c] * self.normal[c])
+            .sum::<f64>()
+            - self.d
+    }
+}
+
+impl_component!(PlaneForceField, "PlaneForceField", init);
+
+impl ForceField for PlaneForceField {
+    fn add_force(&mut self, x: &[f64], v: &[f64], f: &mut [f64]) {
+        self.contacts.clear();
+        let n = x.len() / self.cs.max(1);
+        let limit = self.max_force * self.max_force;
+        for i in self.range.0..n.min(self.range.1) {
+            let d = self.depth(x, i);
+            if !(self.bilateral || d < 0.0) {
+                continue;
+            }
+            let (fi, di) = (-self.stiffness * d, -self.damping * d);
+            let mut force = [0.0; 3];
+            for c in 0..self.dims {
+                force[c] = self.normal[c] * fi - v[self.ds * i + c] * di;
+            }
+            let amp: f64 = force.iter().map(|c| c * c).sum();
+            if limit > 0.0 && amp > limit {
+                let s = (limit / amp).sqrt();
+                force.iter_mut().for_each(|c| *c *= s);
+            }
+            for c in 0..self.dims {
+                f[self.ds * i + c] += force[c];
+            }
+            self.contacts.push(i as u32);
+        }
+    }
+    fn add_dforce(&mut self, dx: &[f64], df: &mut [f64], k_factor: f64) {
+        let fact = -self.stiffness * k_factor;
+        for &p in &self.contacts {
+            let p = p as usize;
+            let dn: f64 = (0..self.dims)
+                .map(|c| dx[self.ds * p + c] * self.normal[c])
+                .sum();
+            for c in 0..self.dims {
+                df[self.ds * p + c] += self.normal[c] * (fact * dn);
+            }
+        }
+    }
+    fn add_k_to_matrix(&self, m: &mut dyn MatrixSink, k_factor: f64, offset: usize) {
+        let fact = -self.stiffness * k_factor;
+        for &p in &self.contacts {
+            let o = offset + self.ds * p as usize;
+            for l in 0..self.dims {
+                for c in 0..self.dims {
+                    m.add(o + l, o + c, self.normal[l] * fact * self.normal[c]);
+                }
+            }
+        }
+    }
+    fn rayleigh_stiffness(&self) -> f64 {
+        self.rayleigh
+    }
 }

@@ -256,6 +256,16 @@ pub fn registry() -> Registry {
             )))
         },
     );
+    r.register(
+        "PlaneForceField",
+        "a plane pushing back the points below it (penalty)",
+        |_, t| {
+            known_template(t)?;
+            Ok(AnyComponent::ForceField(Box::new(
+                canape_base::load::PlaneForceField::new(),
+            )))
+        },
+    );
     r.register("ConstantForceField", "constant force on points", |_, t| {
         known_template(t)?;
         Ok(AnyComponent::ForceField(Box::new(

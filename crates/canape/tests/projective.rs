@@ -232,3 +232,30 @@ fn a_fixed_point_with_no_mass_stays_under_a_direct_solver() {
         assert!(ball[1] < -0.01, "{solver}: {ball:?}");
     }
 }
+
+#[test]
+fn a_point_on_a_plane_force_field_rests_at_the_penalty_depth() {
+    // m g = k δ: δ = 1 · 9.81 / 1000 below the plane y = 0.5, the point held in x and z (the
+    // penalty acts along the normal only)
+    for solver in [
+        r#"<CGLinearSolver iterations="50" tolerance="1e-20" threshold="1e-20"/>"#,
+        "<SparseLDLSolver/>",
+    ] {
+        let mut sim = load(&format!(
+            r#"<Node name="root" dt="0.01" gravity="0 -9.81 0"><EulerImplicitSolver rayleighMass="1"/>{solver}
+  <MechanicalObject position="0.3 0.6 -0.2"/><UniformMass vertexMass="1"/>
+  <PlaneForceField normal="0 1 0" d="0.5" stiffness="1000" damping="5"/>
+</Node>"#
+        ));
+        for _ in 0..3000 {
+            sim.step();
+        }
+        let x = sim.scene.states[0].as_ref().unwrap().vec(VecId::POSITION);
+        assert!(
+            (x[1] - (0.5 - 9.81 / 1000.0)).abs() < 1e-6,
+            "{solver}: y = {}",
+            x[1]
+        );
+        assert!((x[0] - 0.3).abs() < 1e-9 && (x[2] + 0.2).abs() < 1e-9);
+    }
+}
