@@ -1,4 +1,5 @@
-//! Projective constraints: FixedProjectiveConstraint and PartialFixedProjectiveConstraint
+//! Projective constraints: FixedProjectiveConstraint, PartialFixedProjectiveConstraint and
+//! FixedPlaneProjectiveConstraint (at the end)
 //! (Sofa/Component/Constraint/Projective/.../FixedProjectiveConstraint.inl,
 //! PartialFixedProjectiveConstraint.inl: only the derivative components `fixedDirections`
 //! marks are fixed; velocities are projected only with `projectVelocity`).
@@ -185,6 +186,148 @@ impl ProjectiveConstraint for FixedProjectiveConstraint {
                     .map(|c| deriv_size * i + c),
             )
         });
+        out
+    }
+}
+
+/// FixedPlaneProjectiveConstraint
+/// (Sofa/Component/Constraint/Projective/.../FixedPlaneProjectiveConstraint.inl): the chosen
+/// points (`indices`, plus at init those with dmin < x·direction < dmax when dmin ≠ dmax) keep no
+/// displacement along `direction` (dx −= direction (dx·direction), the direction used as given);
+/// in assembled systems, as SOFA, every coordinate in which the direction is non-zero is fixed.
+/// Vec3 states and rigid centers.
+pub struct FixedPlaneProjectiveConstraint {
+    data: DataTable,
+    dir: [f64; 3],
+    indices: Vec<u32>,
+    ds: usize,
+}
+
+impl Default for FixedPlaneProjectiveConstraint {
+    fn default() -> Self {
+        Self::new()
+    }
+}
+
+impl FixedPlaneProjectiveConstraint {
+    pub fn new() -> Self {
+        let data = base_data(DataTable::new())
+            .with(
+                "direction",
+                DataKind::Reals(0),
+                "0 0 0",
+                "normal direction of the plane",
+            )
+            .with(
+                "dmin",
+                DataKind::Real,
+                "0",
+                "Minimum plane distance from the origin",
+            )
+            .with(
+                "dmax",
+                DataKind::Real,
+                "0",
+                "Maximum plane distance from the origin",
+            )
+            .with(
+                "indices",
+                DataKind::Ints(0),
+                "",
+                "Indices of the fixed points",
+            )
+            .with(
+                "topology",
+                DataKind::Str,
+                "",
+                "link to the topology container",
+            );
+        FixedPlaneProjectiveConstraint {
+            data,
+            dir: [0.0; 3],
+            indices: Vec::new(),
+            ds: 3,
+        }
+    }
+
+    fn init_impl(&mut self, ctx: &mut InitContext<'_>) {
+        self.indices.clear();
+        let Some(st) = ctx.state() else {
+            ctx.error("no MechanicalObject in the context to constrain");
+            return;
+        };
+        if !matches!(
+            st.dof,
+            canape_types::DofType::Vec3 | canape_types::DofType::Rigid3
+        ) {
+            ctx.error(format!(
+                "FixedPlaneProjectiveConstraint acts on Vec3d and Rigid3d states ({} given)",
+                st.dof.name()
+            ));
+            return;
+        }
+        let d = self.data.reals("direction");
+        if d.len() < 3 || d.iter().any(|v| !v.is_finite()) {
+            ctx.error("direction needs 3 finite numbers");
+            return;
+        }
+        self.dir = [d[0], d[1], d[2]];
+        self.ds = st.dof.deriv_size();
+        let n = st.size();
+        let mut idx: Vec<u32> = Vec::new();
+        for &i in self.data.ints("indices") {
+            if (i as usize) < n {
+                idx.push(i);
+            } else {
+                ctx.warn(format!(
+                    "index {i} is out of range (the state has {n} points) and is ignored"
+                ));
+            }
+        }
+        let (dmin, dmax) = (self.data.real("dmin"), self.data.real("dmax"));
+        if dmin != dmax {
+            let cs = st.dof.coord_size();
+            let x = st.vec(canape_core::state::VecId::POSITION);
+            for i in 0..n {
+                let d: f64 = (0..3).map(|c| x[cs * i + c] * self.dir[c]).sum();
+                if d > dmin && d < dmax {
+                    idx.push(i as u32);
+                }
+            }
+        }
+        self.indices = idx;
+    }
+}
+
+impl_component!(
+    FixedPlaneProjectiveConstraint,
+    "FixedPlaneProjectiveConstraint",
+    init
+);
+
+impl ProjectiveConstraint for FixedPlaneProjectiveConstraint {
+    fn project_response(&self, dx: &mut [f64]) {
+        let (ds, d) = (self.ds, self.dir);
+        for &i in &self.indices {
+            let o = ds * i as usize;
+            if o + 3 > dx.len() {
+                continue;
+            }
+            let dot: f64 = (0..3).map(|c| dx[o + c] * d[c]).sum();
+            for c in 0..3 {
+                dx[o + c] -= d[c] * dot;
+            }
+        }
+    }
+    fn fixed_scalar_dofs(&self, deriv_size: usize) -> Vec<usize> {
+        let mut out = Vec::new();
+        for &i in &self.indices {
+            for c in 0..3 {
+                if self.dir[c] != 0.0 {
+                    out.push(deriv_size * i as usize + c);
+                }
+            }
+        }
         out
     }
 }

@@ -109,6 +109,16 @@ pub fn registry() -> Registry {
             )))
         },
     );
+    r.register(
+        "FixedPlaneProjectiveConstraint",
+        "no displacement along a direction for the points between two planes",
+        |_, t| {
+            known_template(t)?;
+            Ok(AnyComponent::Projective(Box::new(
+                canape_base::constraint::FixedPlaneProjectiveConstraint::new(),
+            )))
+        },
+    );
     r.register("BoxROI", "selects points inside boxes", |_, t| {
         vec3_only(t, "BoxROI")?;
         Ok(AnyComponent::Engine(Box::new(BoxRoi::new())))

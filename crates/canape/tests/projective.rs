@@ -259,3 +259,27 @@ fn a_point_on_a_plane_force_field_rests_at_the_penalty_depth() {
         assert!((x[0] - 0.3).abs() < 1e-9 && (x[2] + 0.2).abs() < 1e-9);
     }
 }
+
+#[test]
+fn fixed_plane_holds_the_band_points_along_its_direction() {
+    for solver in [
+        r#"<CGLinearSolver iterations="50" tolerance="1e-20" threshold="1e-20"/>"#,
+        "<SparseLDLSolver/>",
+    ] {
+        let mut sim = load(&format!(
+            r#"<Node name="root" dt="0.01" gravity="0 -9.81 0"><EulerImplicitSolver/>{solver}
+  <MechanicalObject position="0 0 0  5 0 0"/><UniformMass vertexMass="1"/>
+  <ConstantForceField forces="1 0 0"/>
+  <FixedPlaneProjectiveConstraint direction="1 0 0" dmin="-1" dmax="1"/>
+</Node>"#
+        ));
+        for _ in 0..20 {
+            sim.step();
+        }
+        let x = sim.scene.states[0].as_ref().unwrap().vec(VecId::POSITION);
+        // point 0 (x = 0, in the band) keeps x but falls; point 1 moves along x too
+        assert_eq!(x[0], 0.0, "{solver}");
+        assert!(x[1] < -0.01 && x[4] < -0.01, "{solver}: {x:?}");
+        assert!(x[3] > 5.01, "{solver}: {x:?}");
+    }
+}
