@@ -371,6 +371,14 @@ pub fn registry() -> Registry {
         },
     );
     r.register(
+        "RegularGridSpringForceField",
+        "springs along a regular grid's lines, face and cube diagonals",
+        |_, t| {
+            vec3_only(t, "RegularGridSpringForceField")?;
+            Ok(AnyComponent::ForceField(Box::new(SpringForceField::grid())))
+        },
+    );
+    r.register(
         "MeshSpringForceField",
         "springs along the topology's edges and element diagonals",
         |_, t| {

@@ -298,3 +298,35 @@ fn mesh_springs_follow_the_topology_elements() {
     let x = sim.scene.states[0].as_ref().unwrap().vec(VecId::POSITION)[3];
     assert!((x - 2.2).abs() < 1e-9, "x = {x}");
 }
+
+#[test]
+fn regular_grid_springs_cover_lines_faces_and_cubes() {
+    use canape::core::scene::Slot;
+    let mut sim = load(
+        r#"<Node name="root" gravity="0 0 0"><RegularGridTopology n="3 2 2" min="0 0 0" max="2 1 1"/>
+  <MechanicalObject/><RegularGridSpringForceField stiffness="50" damping="1"/></Node>"#,
+    );
+    let k = (0..sim.scene.components.len())
+        .find_map(|i| {
+            match sim
+                .scene
+                .info(canape::core::scene::ComponentId(i as u32))
+                .slot
+            {
+                Slot::ForceField(k) => Some(k),
+                _ => None,
+            }
+        })
+        .unwrap();
+    let ff = sim.scene.force_fields[k].as_ref().unwrap();
+    // 3×2×2 points: lines 2·2·2 + 3·1·2 + 3·2·1 = 20, face diagonals (2·1·2 + 2·2·1 + 3·1·1)·2
+    // = 22, cube diagonals 2·4 = 8
+    assert_eq!(ff.draw_edges().len(), 20 + 22 + 8);
+    // at rest no force
+    let st = sim.scene.states[0].as_ref().unwrap();
+    let x = st.vec(VecId::POSITION).to_vec();
+    let mut f = vec![0.0; x.len()];
+    let mut ff = sim.scene.force_fields[k].take().unwrap();
+    ff.add_force(&x, &vec![0.0; x.len()], &mut f);
+    assert!(f.iter().all(|v| v.abs() < 1e-12), "{f:?}");
+}
