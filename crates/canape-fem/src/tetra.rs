@@ -399,6 +399,40 @@ pub struct TetrahedronFemForceField {
     node_op: NodeOperator,
     /// The polar method's rotations of the current `add_force` (kept: no allocation per step).
     polar: Vec<Mat3>,
+    /// SOFA's plasticity (`plasticMaxThreshold` > 0), with each element's plastic strain.
+    plastic: Option<Plasticity>,
+}
+
+/// SOFA's strain plasticity (TetrahedronFEMForceField.inl `computeForce`): at each force
+/// evaluation, when the elastic strain (total JᵀD minus the plastic one) exceeds the yield
+/// threshold, `creep` times it moves into the plastic strain, which is then capped at the max
+/// threshold; the force comes from the remaining elastic strain. The strains are SOFA's JᵀD
+/// (unscaled strain-displacement coefficients), so the thresholds mean what they mean in SOFA.
+#[derive(Clone, Debug)]
+struct Plasticity {
+    yield_threshold: f64,
+    max_threshold: f64,
+    creep: f64,
+    strains: Vec<[f64; 6]>,
+}
+
+impl Plasticity {
+    /// Update element `e`'s plastic strain from the total strain `s`; returns the elastic strain.
+    fn elastic(&mut self, e: usize, s: [f64; 6]) -> [f64; 6] {
+        let p = &mut self.strains[e];
+        let el: [f64; 6] = std::array::from_fn(|k| s[k] - p[k]);
+        if el.iter().map(|v| v * v).sum::<f64>() > self.yield_threshold * self.yield_threshold {
+            for k in 0..6 {
+                p[k] += self.creep * el[k];
+            }
+        }
+        let n2: f64 = p.iter().map(|v| v * v).sum();
+        if n2 > self.max_threshold * self.max_threshold {
+            let f = self.max_threshold / n2.sqrt();
+            p.iter_mut().for_each(|v| *v *= f);
+        }
+        std::array::from_fn(|k| s[k] - p[k])
+    }
 }
 
 /// Products per `add_force` from which the stiffness products of a step go through the
@@ -475,6 +509,17 @@ pub fn gradients(a: &Vec3, b: &Vec3, c: &Vec3, d: &Vec3) -> [[f64; 3]; 4] {
 /// F = J · M · Jᵀ · D for one element (12-vectors).
 #[inline(always)]
 fn kernel(g: &[[f64; 3]; 4], m: &Material, d: &[f64; 12]) -> [f64; 12] {
+    kernel_with(g, m, d, |s| s)
+}
+
+/// [`kernel`] with the strain passed through `strain` (plasticity) before the material.
+#[inline(always)]
+fn kernel_with(
+    g: &[[f64; 3]; 4],
+    m: &Material,
+    d: &[f64; 12],
+    strain: impl FnOnce([f64; 6]) -> [f64; 6],
+) -> [f64; 12] {
     let mut s = [0.0; 6];
     for k in 0..4 {
         let [gx, gy, gz] = g[k];
@@ -486,6 +531,7 @@ fn kernel(g: &[[f64; 3]; 4], m: &Material, d: &[f64; 12]) -> [f64; 12] {
         s[4] += gz * dy + gy * dz;
         s[5] += gz * dx + gx * dz;
     }
+    let s = strain(s);
     let t = m.apply(&s);
     let mut f = [0.0; 12];
     for k in 0..4 {
@@ -586,6 +632,7 @@ impl TetrahedronFemForceField {
             pairs: std::sync::OnceLock::new(),
             node_op: NodeOperator::default(),
             polar: Vec::new(),
+            plastic: None,
         }
     }
 
@@ -751,8 +798,17 @@ impl Component for TetrahedronFemForceField {
         if !self.data.reals("localStiffnessFactor").is_empty() {
             ctx.warn("localStiffnessFactor is not supported yet and is ignored");
         }
-        if self.data.real("plasticMaxThreshold") > 0.0 {
-            ctx.warn("plasticity is not supported yet and is ignored");
+        self.plastic = None;
+        if self.data.field("plasticMaxThreshold").is_some() {
+            let max = self.data.real("plasticMaxThreshold");
+            if max > 0.0 {
+                self.plastic = Some(Plasticity {
+                    yield_threshold: self.data.real("plasticYieldThreshold"),
+                    max_threshold: max,
+                    creep: self.data.real("plasticCreep"),
+                    strains: Vec::new(),
+                });
+            }
         }
         if self.data.bool("updateStiffnessMatrix") {
             ctx.warn("updateStiffnessMatrix is not supported yet and is ignored");
@@ -798,6 +854,10 @@ impl ForceField for TetrahedronFemForceField {
             );
         }
         let polar = &self.polar;
+        let plastic = &mut self.plastic;
+        if let Some(p) = plastic.as_mut() {
+            p.strains.resize(self.elems.len(), [0.0; 6]);
+        }
         for (e, (el, sh)) in self.elems.iter_mut().zip(&self.shapes).enumerate() {
             let [a, b, c, d] = el.idx.map(|i| i as usize);
             let p = [get3(x, a), get3(x, b), get3(x, c), get3(x, d)];
@@ -812,7 +872,10 @@ impl ForceField for TetrahedronFemForceField {
                         }
                         let _ = n;
                     }
-                    let fe = kernel(&el.g, &el.mat, &dd);
+                    let fe = match plastic.as_mut() {
+                        Some(p) => kernel_with(&el.g, &el.mat, &dd, |s| p.elastic(e, s)),
+                        None => kernel(&el.g, &el.mat, &dd),
+                    };
                     for (k, &n) in [a, b, c, d].iter().enumerate() {
                         for i in 0..3 {
                             f[3 * n + i] += fe[3 * k + i];
@@ -871,7 +934,10 @@ impl ForceField for TetrahedronFemForceField {
             };
             el.rot = rot;
             self.world.set_gradients(e, &WorldElem::new(el, false).gw);
-            let fe = kernel(&el.g, &el.mat, &dd);
+            let fe = match plastic.as_mut() {
+                Some(p) => kernel_with(&el.g, &el.mat, &dd, |s| p.elastic(e, s)),
+                None => kernel(&el.g, &el.mat, &dd),
+            };
             let rt = rot.transpose();
             for (k, &n) in [a, b, c, d].iter().enumerate() {
                 let fk = rt * Vec3::new(fe[3 * k], fe[3 * k + 1], fe[3 * k + 2]);

@@ -1,0 +1,44 @@
+//! Scenes beyond tiers 1–3 that pass SOFA's metric with the motion check since the components
+//! they need exist: RegularGridTopology.scn (RegularGridSpringForceField and a BarycentricMapping
+//! on the grid, 10 000 steps) and TetrahedronFEMForceField_plasticity.scn (SOFA's strain
+//! plasticity and PlaneForceField; its collision components are inert and its tori never touch).
+
+mod common;
+
+use canape::io::regress::parse_list;
+use canape::regression::{run_entry, Verdict};
+use canape::LoadOptions;
+
+const SCENES: &[&str] = &[
+    "Component/Topology/Container/Grid/RegularGridTopology.scn",
+    "Component/SolidMechanics/FEM/TetrahedronFEMForceField_plasticity.scn",
+];
+
+#[test]
+fn further_scenes_pass_sofas_metric() {
+    let Some(sofa) = common::require_sofa("tier4") else {
+        return;
+    };
+    let l = parse_list(
+        &sofa.join("examples/RegressionStateScenes.regression-tests"),
+        Some(&sofa),
+    )
+    .expect("list parses");
+    for scene in SCENES {
+        let e = l
+            .entries
+            .iter()
+            .find(|e| e.scene == *scene)
+            .unwrap_or_else(|| panic!("{scene} not in the list"));
+        let r = run_entry(&l, e, &LoadOptions::default());
+        match r.verdict {
+            Verdict::Pass => eprintln!(
+                "{scene}: pass (errorByDof {:.3e}, motion {:.3}%)",
+                r.error_by_dof.unwrap(),
+                r.motion_ratio.unwrap() * 100.0
+            ),
+            Verdict::NoReference => panic!("{scene}: its reference is missing"),
+            Verdict::Fail(m) | Verdict::Error(m) => panic!("{scene}: {m}"),
+        }
+    }
+}
