@@ -1,12 +1,14 @@
 //! Finite-element force fields (SOFA's SolidMechanics/FEM/Elastic area):
 //! TetrahedronFEMForceField and TetrahedralCorotationalFEMForceField (methods small, large,
-//! polar; svd for the former), HexahedronFEMForceField (large, polar, small) and
-//! BeamFEMForceField (Rigid3 beams).
+//! polar; svd for the former), HexahedronFEMForceField (large, polar, small),
+//! BeamFEMForceField (Rigid3 beams), TriangularFEMForceFieldOptim (membrane triangles) and
+//! FastTriangularBendingSprings.
 //!
 //! Element loops run once per component call; per-element data (rest frames, strain-displacement
 //! coefficients, rotations from the last `add_force`) live in flat vectors indexed by element.
 
 pub mod beam;
+pub mod bending;
 pub mod common;
 pub mod element;
 pub mod fast_tetra;
@@ -15,14 +17,17 @@ pub mod joint;
 pub mod pairs;
 pub mod spring;
 pub mod tetra;
+pub mod triangle;
 
 pub use beam::BeamFemForceField;
+pub use bending::FastTriangularBendingSprings;
 pub use element::{ElementFemForceField, FemMass};
 pub use fast_tetra::FastTetrahedralCorotationalForceField;
 pub use hexa::HexahedronFemForceField;
 pub use joint::JointSpringForceField;
 pub use spring::SpringForceField;
 pub use tetra::TetrahedronFemForceField;
+pub use triangle::TriangularFemForceFieldOptim;
 
 #[cfg(test)]
 mod fd_tests;

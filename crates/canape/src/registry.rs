@@ -379,6 +379,26 @@ pub fn registry() -> Registry {
         },
     );
     r.register(
+        "TriangularFEMForceFieldOptim",
+        "corotational plane-stress membrane triangles",
+        |_, t| {
+            vec3_only(t, "TriangularFEMForceFieldOptim")?;
+            Ok(AnyComponent::ForceField(Box::new(
+                canape_fem::TriangularFemForceFieldOptim::new(),
+            )))
+        },
+    );
+    r.register(
+        "FastTriangularBendingSprings",
+        "linear bending springs across the edges shared by two triangles",
+        |_, t| {
+            vec3_only(t, "FastTriangularBendingSprings")?;
+            Ok(AnyComponent::ForceField(Box::new(
+                canape_fem::FastTriangularBendingSprings::new(),
+            )))
+        },
+    );
+    r.register(
         "MeshSpringForceField",
         "springs along the topology's edges and element diagonals",
         |_, t| {

@@ -1,7 +1,9 @@
 //! Scenes beyond tiers 1–3 that pass SOFA's metric with the motion check since the components
 //! they need exist: RegularGridTopology.scn (RegularGridSpringForceField and a BarycentricMapping
 //! on the grid, 10 000 steps) and TetrahedronFEMForceField_plasticity.scn (SOFA's strain
-//! plasticity and PlaneForceField; its collision components are inert and its tori never touch).
+//! plasticity and PlaneForceField; its collision components are inert and its tori never touch),
+//! FastTriangularBendingSprings.scn (membrane triangles of TriangularFEMForceFieldOptim and
+//! bending springs).
 
 mod common;
 
@@ -12,6 +14,7 @@ use canape::LoadOptions;
 const SCENES: &[&str] = &[
     "Component/Topology/Container/Grid/RegularGridTopology.scn",
     "Component/SolidMechanics/FEM/TetrahedronFEMForceField_plasticity.scn",
+    "Component/SolidMechanics/Spring/FastTriangularBendingSprings.scn",
 ];
 
 #[test]
