@@ -189,6 +189,9 @@ pub trait LinearSolver: Component {
 pub trait MechanicalOps {
     /// Allocate a temporary derivative vector over the group (zeroed).
     fn alloc(&mut self) -> VecId;
+    /// Allocate a temporary coordinate (position-like) vector over the group (zeroed); `free`
+    /// releases it.
+    fn alloc_coord(&mut self) -> VecId;
     fn free(&mut self, v: VecId);
     /// A vector kept across steps (zero when first created), e.g. the solver's solution vector
     /// that warm-started iterative solvers start from. `key` distinguishes several.
@@ -201,6 +204,12 @@ pub trait MechanicalOps {
     fn project_response(&mut self, v: VecId);
     /// a = M⁻¹ f (diagonal masses directly; otherwise with the group's linear solver), projected.
     fn accel_from_force(&mut self, a: VecId, f: VecId);
+    /// SOFA's computeAcc: the projective constraints project coordinate vector `x` and
+    /// derivative vector `v` in place, then a = M⁻¹ f(x, v) (forces computed with `x`, `v` in
+    /// place of the state's position and velocity, through the mappings, into `f`),
+    /// projected. The state's own position and velocity are unchanged (unless `x`/`v` are
+    /// them).
+    fn compute_acc(&mut self, a: VecId, f: VecId, x: VecId, v: VecId);
     /// v += dt·g on the states of masses with `separateGravity` (SOFA's addSeparateGravity).
     fn add_separate_gravity(&mut self, dt: f64);
     /// a = b

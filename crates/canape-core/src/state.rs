@@ -24,6 +24,9 @@ impl VecId {
     pub const REST_POSITION: VecId = VecId(4);
     /// First id available for temporaries.
     pub const FIRST_TEMP: u32 = 5;
+    /// First id of temporary coordinate (position-like) vectors: ids from here to
+    /// `SYSTEM_DX` have the coordinate layout (7 numbers per Rigid3 point, not 6).
+    pub const FIRST_COORD_TEMP: u32 = 40;
     /// The displacement a matrix-free product through mappings scatters into the states.
     pub const SYSTEM_DX: VecId = VecId(60);
     /// The product's result, gathered back from the states.
@@ -33,7 +36,9 @@ impl VecId {
 
     /// Whether this id is a coordinate (position-like) vector.
     pub fn is_coord(self) -> bool {
-        self == VecId::POSITION || self == VecId::REST_POSITION
+        self == VecId::POSITION
+            || self == VecId::REST_POSITION
+            || (VecId::FIRST_COORD_TEMP..VecId::SYSTEM_DX.0).contains(&self.0)
     }
 }
 
@@ -233,6 +238,22 @@ impl MechanicalObject {
     }
 
     /// Two distinct vectors, one read-only and one writable.
+    /// Exchange the contents of two vectors of the same layout (both coordinates or both
+    /// derivatives), without copying.
+    pub fn swap_vecs(&mut self, a: VecId, b: VecId) {
+        assert_eq!(
+            a.is_coord(),
+            b.is_coord(),
+            "swapping vectors of different layouts"
+        );
+        if a == b {
+            return;
+        }
+        self.ensure(a);
+        self.ensure(b);
+        self.vecs.swap(a.0 as usize, b.0 as usize);
+    }
+
     pub fn pair_mut(&mut self, read: VecId, write: VecId) -> (&[f64], &mut [f64]) {
         assert_ne!(read, write);
         self.ensure(read);

@@ -446,6 +446,7 @@ pub struct GroupWork {
     sol: Vec<f64>,
     fixed: Vec<bool>,
     free_ids: Vec<VecId>,
+    free_coord_ids: Vec<VecId>,
     /// Input buffers of a mapping while forces go up (kept to allocate nothing per step).
     scratch: Vec<Vec<f64>>,
     /// The force vector of the last `compute_force`: the output forces the mappings' geometric
@@ -468,6 +469,7 @@ pub struct GroupOps<'a> {
     pub work: &'a mut GroupWork,
     pub last_stats: SolveStats,
     next_id: u32,
+    next_coord_id: u32,
 }
 
 impl<'a> GroupOps<'a> {
@@ -484,6 +486,7 @@ impl<'a> GroupOps<'a> {
     ) -> Self {
         // temporary ids restart at FIRST_TEMP every step: the same vectors are reused
         work.free_ids.clear();
+        work.free_coord_ids.clear();
         GroupOps {
             group,
             states: scene_states,
@@ -496,6 +499,7 @@ impl<'a> GroupOps<'a> {
             work,
             last_stats: SolveStats::default(),
             next_id: VecId::FIRST_TEMP,
+            next_coord_id: VecId::FIRST_COORD_TEMP,
         }
     }
 
@@ -1080,7 +1084,24 @@ impl MechanicalOps for GroupOps<'_> {
             self.next_id += 1;
             id
         });
-        debug_assert!(id.0 < VecId::SYSTEM_DX.0, "too many temporary vectors");
+        assert!(id.0 < VecId::FIRST_COORD_TEMP, "too many temporary vectors");
+        self.for_all_states(|s| {
+            s.ensure(id);
+            s.vec_mut(id).iter_mut().for_each(|v| *v = 0.0);
+        });
+        id
+    }
+
+    fn alloc_coord(&mut self) -> VecId {
+        let id = self.work.free_coord_ids.pop().unwrap_or_else(|| {
+            let id = VecId(self.next_coord_id);
+            self.next_coord_id += 1;
+            id
+        });
+        assert!(
+            id.0 < VecId::SYSTEM_DX.0,
+            "too many temporary coordinate vectors"
+        );
         self.for_all_states(|s| {
             s.ensure(id);
             s.vec_mut(id).iter_mut().for_each(|v| *v = 0.0);
@@ -1095,7 +1116,9 @@ impl MechanicalOps for GroupOps<'_> {
     }
 
     fn free(&mut self, v: VecId) {
-        if v.0 >= VecId::FIRST_TEMP && v.0 < VecId::FIRST_PERSISTENT {
+        if (VecId::FIRST_COORD_TEMP..VecId::SYSTEM_DX.0).contains(&v.0) {
+            self.work.free_coord_ids.push(v);
+        } else if v.0 >= VecId::FIRST_TEMP && v.0 < VecId::FIRST_COORD_TEMP {
             self.work.free_ids.push(v);
         }
     }
@@ -1196,6 +1219,38 @@ impl MechanicalOps for GroupOps<'_> {
             }
         }
         self.clock.projection += t0.elapsed();
+    }
+
+    fn compute_acc(&mut self, a: VecId, f: VecId, x: VecId, v: VecId) {
+        assert!(
+            x.is_coord() && !v.is_coord(),
+            "compute_acc takes (coordinates, derivatives)"
+        );
+        // the vectors take the place of the independent states' position and velocity (an
+        // exchange of buffers, whatever the DOF type), mapped states follow in compute_force
+        let swap = |ops: &mut Self| {
+            ops.for_each_state(|s| {
+                s.swap_vecs(VecId::POSITION, x);
+                s.swap_vecs(VecId::VELOCITY, v);
+            })
+        };
+        swap(self);
+        let t0 = Instant::now();
+        let g = self.group;
+        for &(p, sp) in &g.projective {
+            if !g.is_independent(sp) {
+                continue;
+            }
+            let st = self.states[g.states[sp]].as_mut().unwrap();
+            if let Some(c) = self.projective[p].as_ref() {
+                c.project_position(st.vec_mut(VecId::POSITION));
+                c.project_velocity(st.vec_mut(VecId::VELOCITY));
+            }
+        }
+        self.clock.projection += t0.elapsed();
+        self.compute_force(f);
+        self.accel_from_force(a, f);
+        swap(self);
     }
 
     fn accel_from_force(&mut self, a: VecId, f: VecId) {

@@ -44,6 +44,7 @@ pub mod euler_implicit;
 pub mod gband;
 pub mod pcg;
 pub mod rcm;
+pub mod runge_kutta;
 pub mod static_solver;
 #[cfg(test)]
 mod test_util;
@@ -53,4 +54,5 @@ pub use direct::DirectSolver;
 pub use euler_explicit::EulerExplicitSolver;
 pub use euler_implicit::EulerImplicitSolver;
 pub use pcg::{MinResLinearSolver, PcgLinearSolver};
+pub use runge_kutta::{CentralDifferenceSolver, RungeKutta2Solver, RungeKutta4Solver};
 pub use static_solver::StaticSolver;

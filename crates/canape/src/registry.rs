@@ -21,8 +21,9 @@ use canape_io::loaders::{
     GridMeshCreator, MeshFormat, MeshLoaderComponent, SphereLoader, StringMeshCreator,
 };
 use canape_solvers::{
-    CgLinearSolver, DirectSolver, EulerExplicitSolver, EulerImplicitSolver, MinResLinearSolver,
-    PcgLinearSolver, StaticSolver,
+    CentralDifferenceSolver, CgLinearSolver, DirectSolver, EulerExplicitSolver,
+    EulerImplicitSolver, MinResLinearSolver, PcgLinearSolver, RungeKutta2Solver, RungeKutta4Solver,
+    StaticSolver,
 };
 use canape_types::DofType;
 
@@ -227,6 +228,21 @@ pub fn registry() -> Registry {
         "EulerExplicitSolver",
         "forward Euler (symplectic by default)",
         |_, _| Ok(AnyComponent::Ode(Box::new(EulerExplicitSolver::new()))),
+    );
+    r.register(
+        "RungeKutta4Solver",
+        "explicit classical Runge-Kutta, fourth order",
+        |_, _| Ok(AnyComponent::Ode(Box::new(RungeKutta4Solver::new()))),
+    );
+    r.register(
+        "RungeKutta2Solver",
+        "explicit midpoint Runge-Kutta, second order",
+        |_, _| Ok(AnyComponent::Ode(Box::new(RungeKutta2Solver::new()))),
+    );
+    r.register(
+        "CentralDifferenceSolver",
+        "explicit central differences (optional Rayleigh mass damping)",
+        |_, _| Ok(AnyComponent::Ode(Box::new(CentralDifferenceSolver::new()))),
     );
     r.register(
         "DefaultAnimationLoop",
