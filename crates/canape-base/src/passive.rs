@@ -199,6 +199,26 @@ pub const INERT_CLASSES: &[(&str, Role, &str)] = &[
         "geometry algorithms (no effect on mechanics)",
     ),
     (
+        "QuadSetTopologyModifier",
+        Role::Other,
+        "topology modifier (topology changes not supported yet)",
+    ),
+    (
+        "QuadSetGeometryAlgorithms",
+        Role::Other,
+        "geometry algorithms (no effect on mechanics)",
+    ),
+    (
+        "PointSetTopologyModifier",
+        Role::Other,
+        "topology modifier (topology changes not supported yet)",
+    ),
+    (
+        "PointSetGeometryAlgorithms",
+        Role::Other,
+        "geometry algorithms (no effect on mechanics)",
+    ),
+    (
         "EdgeSetTopologyModifier",
         Role::Other,
         "topology modifier (topology changes not supported yet)",

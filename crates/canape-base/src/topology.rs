@@ -1,5 +1,6 @@
 //! Topologies and topological mappings: RegularGridTopology, MeshTopology, the *SetTopology
-//! containers (static here: topology changes come later), Hexa2TetraTopologicalMapping.
+//! containers (static here: topology changes come later), Hexa2TetraTopologicalMapping and the
+//! boundary extractions Hexa2QuadTopologicalMapping and Tetra2TriangleTopologicalMapping.
 
 use crate::base_data;
 use canape_core::component::{TopologicalMapping, Topology};
@@ -437,6 +438,235 @@ impl TopologicalMapping for Hexa2TetraTopologicalMapping {
     }
 }
 
+/// SOFA's GridTopology quad list (GridTopology.cpp updateQuads): the quads of the XY planes
+/// (z, then y, then x), then of the XZ planes, then of the YZ planes, all of them (not only the
+/// boundary).
+pub fn grid_quads(n: [usize; 3]) -> Vec<[u32; 4]> {
+    let [nx, ny, nz] = n;
+    let p = |x: usize, y: usize, z: usize| (nx * (ny * z + y) + x) as u32;
+    let mut q = Vec::new();
+    for z in 0..nz {
+        for y in 0..ny.saturating_sub(1) {
+            for x in 0..nx.saturating_sub(1) {
+                q.push([
+                    p(x, y, z),
+                    p(x + 1, y, z),
+                    p(x + 1, y + 1, z),
+                    p(x, y + 1, z),
+                ]);
+            }
+        }
+    }
+    for z in 0..nz.saturating_sub(1) {
+        for y in 0..ny {
+            for x in 0..nx.saturating_sub(1) {
+                q.push([
+                    p(x, y, z),
+                    p(x + 1, y, z),
+                    p(x + 1, y, z + 1),
+                    p(x, y, z + 1),
+                ]);
+            }
+        }
+    }
+    for z in 0..nz.saturating_sub(1) {
+        for y in 0..ny.saturating_sub(1) {
+            for x in 0..nx {
+                q.push([
+                    p(x, y, z),
+                    p(x, y + 1, z),
+                    p(x, y + 1, z + 1),
+                    p(x, y, z + 1),
+                ]);
+            }
+        }
+    }
+    q
+}
+
+fn sorted_key<const N: usize>(mut a: [u32; N]) -> [u32; N] {
+    a.sort_unstable();
+    a
+}
+
+/// Rotate a face so that its smallest index comes first (orientation kept), as SOFA's
+/// containers store the faces they create.
+fn min_first<const N: usize>(f: [u32; N]) -> [u32; N] {
+    let k = (0..N).min_by_key(|&i| f[i]).unwrap_or(0);
+    std::array::from_fn(|i| f[(i + k) % N])
+}
+
+/// The faces of `faces` (a face list in the input's order) that belong to exactly one element,
+/// where `element_faces` gives every element's faces.
+fn boundary<const N: usize>(
+    faces: &[[u32; N]],
+    element_faces: impl Iterator<Item = [u32; N]>,
+) -> Vec<[u32; N]> {
+    let mut count: std::collections::BTreeMap<[u32; N], u32> = std::collections::BTreeMap::new();
+    for f in element_faces {
+        *count.entry(sorted_key(f)).or_default() += 1;
+    }
+    faces
+        .iter()
+        .filter(|f| count.get(&sorted_key(**f)) == Some(&1))
+        .copied()
+        .collect()
+}
+
+/// The faces SOFA's containers create from the elements when no face list is given: by first
+/// appearance, each rotated to start at its smallest index.
+fn faces_by_container<const N: usize>(
+    element_faces: impl Iterator<Item = [u32; N]>,
+) -> Vec<[u32; N]> {
+    let mut seen = std::collections::BTreeSet::new();
+    element_faces
+        .map(min_first)
+        .filter(|f| seen.insert(sorted_key(*f)))
+        .collect()
+}
+
+fn mapping_data(t: DataTable) -> DataTable {
+    base_data(t)
+        .with("input", DataKind::Str, "", "Input topology to map")
+        .with("output", DataKind::Str, "", "Output topology to map")
+        .with(
+            "flipNormals",
+            DataKind::Bool,
+            "0",
+            "Flip Normal ? (Inverse point order when creating quad/triangle)",
+        )
+}
+
+/// The boundary quads of a hexahedral topology (Sofa/Component/Topology/Mapping/.../
+/// Hexa2QuadTopologicalMapping.cpp): the input's quads that belong to one hexahedron, in the
+/// input's quad order (a grid's quads, SOFA's container faces, or the quads a loader gave),
+/// reversed with `flipNormals`.
+pub struct Hexa2QuadTopologicalMapping {
+    data: DataTable,
+}
+
+impl Default for Hexa2QuadTopologicalMapping {
+    fn default() -> Self {
+        Self::new()
+    }
+}
+
+impl Hexa2QuadTopologicalMapping {
+    pub fn new() -> Self {
+        Hexa2QuadTopologicalMapping {
+            data: mapping_data(DataTable::new()),
+        }
+    }
+}
+
+impl_component!(Hexa2QuadTopologicalMapping, "Hexa2QuadTopologicalMapping");
+
+impl TopologicalMapping for Hexa2QuadTopologicalMapping {
+    fn map(&self, input: &Mesh, grid: Option<[usize; 3]>) -> Mesh {
+        use canape_core::mesh::HEXA_FACES;
+        let hexa_faces = || {
+            input
+                .hexahedra
+                .iter()
+                .flat_map(|h| HEXA_FACES.iter().map(move |f| f.map(|k| h[k])))
+        };
+        // SOFA's hexahedron container face table (Topology.cpp), for quads it creates itself
+        const CONTAINER_FACES: [[usize; 4]; 6] = [
+            [0, 3, 2, 1],
+            [4, 5, 6, 7],
+            [0, 1, 5, 4],
+            [1, 2, 6, 5],
+            [2, 3, 7, 6],
+            [3, 0, 4, 7],
+        ];
+        let quads = if !input.quads.is_empty() {
+            input.quads.clone()
+        } else if let Some(n) = grid {
+            grid_quads(n)
+        } else {
+            faces_by_container(
+                input
+                    .hexahedra
+                    .iter()
+                    .flat_map(|h| CONTAINER_FACES.iter().map(move |f| f.map(|k| h[k]))),
+            )
+        };
+        let flip = self.data.bool("flipNormals");
+        let quads = boundary(&quads, hexa_faces())
+            .into_iter()
+            .map(|q| if flip { [q[3], q[2], q[1], q[0]] } else { q })
+            .collect();
+        Mesh {
+            quads,
+            ..Mesh::default()
+        }
+    }
+}
+
+/// The boundary triangles of a tetrahedral topology (Sofa/Component/Topology/Mapping/.../
+/// Tetra2TriangleTopologicalMapping.cpp): the input's triangles that belong to one tetrahedron,
+/// in the input's order, (t0, t2, t1) with `flipNormals`; none with `noInitialTriangles`.
+pub struct Tetra2TriangleTopologicalMapping {
+    data: DataTable,
+}
+
+impl Default for Tetra2TriangleTopologicalMapping {
+    fn default() -> Self {
+        Self::new()
+    }
+}
+
+impl Tetra2TriangleTopologicalMapping {
+    pub fn new() -> Self {
+        Tetra2TriangleTopologicalMapping {
+            data: mapping_data(DataTable::new())
+                .with("noNewTriangles", DataKind::Bool, "0", "If true, no new triangles are being created")
+                .with("noInitialTriangles", DataKind::Bool, "0", "If true, the list of initial triangles is initially empty. Only additional triangles will be added in the list"),
+        }
+    }
+}
+
+impl_component!(
+    Tetra2TriangleTopologicalMapping,
+    "Tetra2TriangleTopologicalMapping"
+);
+
+impl TopologicalMapping for Tetra2TriangleTopologicalMapping {
+    fn map(&self, input: &Mesh, _grid: Option<[usize; 3]>) -> Mesh {
+        use canape_core::mesh::TETRA_FACES;
+        if self.data.bool("noInitialTriangles") {
+            return Mesh::default();
+        }
+        let tetra_faces = || {
+            input
+                .tetrahedra
+                .iter()
+                .flat_map(|t| TETRA_FACES.iter().map(move |f| f.map(|k| t[k])))
+        };
+        // SOFA's tetrahedron container face table (face j opposite vertex j)
+        const CONTAINER_FACES: [[usize; 3]; 4] = [[1, 2, 3], [0, 3, 2], [1, 3, 0], [0, 2, 1]];
+        let triangles = if !input.triangles.is_empty() {
+            input.triangles.clone()
+        } else {
+            faces_by_container(
+                input
+                    .tetrahedra
+                    .iter()
+                    .flat_map(|t| CONTAINER_FACES.iter().map(move |f| f.map(|k| t[k]))),
+            )
+        };
+        let flip = self.data.bool("flipNormals");
+        let triangles = boundary(&triangles, tetra_faces())
+            .into_iter()
+            .map(|t| if flip { [t[0], t[2], t[1]] } else { t })
+            .collect();
+        Mesh {
+            triangles,
+            ..Mesh::default()
+        }
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -469,5 +699,102 @@ mod tests {
             }
             assert!((sum - 1.0).abs() < 1e-12);
         }
+    }
+
+    fn cube_points(n: [usize; 3]) -> Vec<[f64; 3]> {
+        let mut p = Vec::new();
+        for z in 0..n[2] {
+            for y in 0..n[1] {
+                for x in 0..n[0] {
+                    p.push([x as f64, y as f64, z as f64]);
+                }
+            }
+        }
+        p
+    }
+
+    /// Σ over faces of (area vector) must vanish for a closed surface, and with outward faces
+    /// Σ centroid·n·area/3 is the enclosed volume (divergence theorem).
+    fn enclosed_volume(points: &[[f64; 3]], faces: &[Vec<u32>]) -> (f64, Vec3) {
+        let mut vol = 0.0;
+        let mut total = Vec3::zeros();
+        for f in faces {
+            let p: Vec<Vec3> = f.iter().map(|&i| Vec3::from(points[i as usize])).collect();
+            // fan triangulation
+            for k in 1..p.len() - 1 {
+                let a = (p[k] - p[0]).cross(&(p[k + 1] - p[0])) / 2.0;
+                total += a;
+                vol += (p[0] + p[k] + p[k + 1]).dot(&a) / 9.0;
+            }
+        }
+        (vol, total)
+    }
+
+    #[test]
+    fn boundary_of_hexahedra_and_tetrahedra_closes_the_volume_outward() {
+        let n = [3, 4, 2];
+        let pts = cube_points(n);
+        let p = |x: usize, y: usize, z: usize| (n[0] * (n[1] * z + y) + x) as u32;
+        let mut hexahedra = Vec::new();
+        for z in 0..n[2] - 1 {
+            for y in 0..n[1] - 1 {
+                for x in 0..n[0] - 1 {
+                    hexahedra.push([
+                        p(x, y, z),
+                        p(x + 1, y, z),
+                        p(x + 1, y + 1, z),
+                        p(x, y + 1, z),
+                        p(x, y, z + 1),
+                        p(x + 1, y, z + 1),
+                        p(x + 1, y + 1, z + 1),
+                        p(x, y + 1, z + 1),
+                    ]);
+                }
+            }
+        }
+        let grid = Mesh {
+            hexahedra,
+            ..Mesh::default()
+        };
+        // hexahedra as a grid (SOFA's grid quads) and as a plain mesh (container faces)
+        for g in [Some(n), None] {
+            let m = Hexa2QuadTopologicalMapping::new().map(&grid, g);
+            let want = 22; // faces of the 2×3×1 box: 2·(2·3 + 2·1 + 3·1)
+            assert_eq!(m.quads.len(), want, "{g:?}");
+            let faces: Vec<Vec<u32>> = m.quads.iter().map(|q| q.to_vec()).collect();
+            let (vol, total) = enclosed_volume(&pts, &faces);
+            if g.is_none() {
+                // the container's faces point outward: a closed surface around the volume
+                assert!(total.norm() < 1e-12, "open surface");
+                assert!((vol - 6.0).abs() < 1e-12, "volume {vol}");
+            } else {
+                // SOFA's grid quads keep the grid's orientation (some point inward): the same
+                // surface, checked by its area
+                let area: f64 = faces
+                    .iter()
+                    .map(|f| {
+                        let q: Vec<Vec3> = f.iter().map(|&i| Vec3::from(pts[i as usize])).collect();
+                        (q[1] - q[0]).cross(&(q[2] - q[0])).norm()
+                    })
+                    .sum();
+                assert!((area - 22.0).abs() < 1e-12, "area {area}");
+            }
+        }
+        let mut flip = Hexa2QuadTopologicalMapping::new();
+        flip.data.set_str("flipNormals", "1").unwrap();
+        let m = flip.map(&grid, None);
+        let faces: Vec<Vec<u32>> = m.quads.iter().map(|q| q.to_vec()).collect();
+        assert!((enclosed_volume(&pts, &faces).0 + 6.0).abs() < 1e-12);
+        // tetrahedra: the grid split in tetrahedra; boundary triangles enclose the volume
+        let tets = Hexa2TetraTopologicalMapping::new().map(&grid, Some(n));
+        let m = Tetra2TriangleTopologicalMapping::new().map(&tets, None);
+        assert_eq!(m.triangles.len(), 2 * 22);
+        let faces: Vec<Vec<u32>> = m.triangles.iter().map(|t| t.to_vec()).collect();
+        let (vol, total) = enclosed_volume(&pts, &faces);
+        assert!(total.norm() < 1e-12);
+        assert!((vol - 6.0).abs() < 1e-12, "volume {vol}");
+        let mut none = Tetra2TriangleTopologicalMapping::new();
+        none.data.set_str("noInitialTriangles", "1").unwrap();
+        assert!(none.map(&tets, None).triangles.is_empty());
     }
 }

@@ -8,7 +8,10 @@ use canape_base::mappings::{IdentityMapping, RigidMapping, SubsetMapping};
 use canape_base::mass::{DiagonalMass, MeshMatrixMass, UniformMass};
 use canape_base::passive::{Inert, INERT_CLASSES};
 use canape_base::springs::{RestShapeSpringsForceField, UniformVelocityDampingForceField};
-use canape_base::topology::{Hexa2TetraTopologicalMapping, MeshContainer, RegularGridTopology};
+use canape_base::topology::{
+    Hexa2QuadTopologicalMapping, Hexa2TetraTopologicalMapping, MeshContainer, RegularGridTopology,
+    Tetra2TriangleTopologicalMapping,
+};
 use canape_core::registry::Registry;
 use canape_core::scene::AnyComponent;
 use canape_core::state::MechanicalObject;
@@ -186,6 +189,24 @@ pub fn registry() -> Registry {
         |_, _| {
             Ok(AnyComponent::TopoMapping(Box::new(
                 Hexa2TetraTopologicalMapping::new(),
+            )))
+        },
+    );
+    r.register(
+        "Hexa2QuadTopologicalMapping",
+        "the boundary quads of a hexahedral topology",
+        |_, _| {
+            Ok(AnyComponent::TopoMapping(Box::new(
+                Hexa2QuadTopologicalMapping::new(),
+            )))
+        },
+    );
+    r.register(
+        "Tetra2TriangleTopologicalMapping",
+        "the boundary triangles of a tetrahedral topology",
+        |_, _| {
+            Ok(AnyComponent::TopoMapping(Box::new(
+                Tetra2TriangleTopologicalMapping::new(),
             )))
         },
     );
