@@ -2,7 +2,7 @@
 //! lists, benchmark scenes.
 
 use canape::core::diag::Severity;
-use canape::record::{run_recorded_until, Recorder};
+use canape::record::{run_recorded_until, Recorder, VtkSeries};
 use canape::regression::{default_refs, matches, run_entry, Verdict};
 use canape::{load_scene, load_scene_str, LoadOptions, Simulation};
 use clap::{Parser, Subcommand};
@@ -49,8 +49,17 @@ enum Cmd {
         mapped: bool,
         /// Record before every step instead of at T=0 and the start of the last step (the final
         /// state is always recorded too).
-        #[arg(long = "every-step")]
+        #[arg(long = "every-step", conflicts_with = "every")]
         every_step: bool,
+        /// Record every N steps (and T=0 and the final state): the states of --write-states and
+        /// the frames of --vtk. Without it, --vtk writes every step.
+        #[arg(long, value_parser = clap::value_parser!(u64).range(1..))]
+        every: Option<u64>,
+        /// Write a VTK series per simulated state for ParaView: DIR/<k>_<name>_<frame>.vtu with
+        /// the context topology's cells and the velocity, and DIR/<k>_<name>.pvd (rewritten
+        /// after each frame, so a stopped run keeps what it wrote).
+        #[arg(long)]
+        vtk: Option<PathBuf>,
         /// Extra folders where scene files are looked up.
         #[arg(long = "data-path")]
         data_path: Vec<PathBuf>,
@@ -394,18 +403,32 @@ fn ms(d: std::time::Duration, steps: u64) -> f64 {
     d.as_secs_f64() * 1000.0 / steps.max(1) as f64
 }
 
-#[allow(clippy::too_many_arguments)]
+/// What `canape run` writes, and when.
+#[derive(Default)]
+struct Output {
+    write_states: Option<PathBuf>,
+    mapped: bool,
+    every_step: bool,
+    every: Option<usize>,
+    vtk: Option<PathBuf>,
+}
+
 fn run(
     scene: Option<PathBuf>,
     steps: usize,
     dt: Option<f64>,
     threads: usize,
     strict: bool,
-    write_states: Option<PathBuf>,
-    mapped: bool,
-    every_step: bool,
+    out: Output,
     data_path: Vec<PathBuf>,
 ) -> ExitCode {
+    let Output {
+        write_states,
+        mapped,
+        every_step,
+        every,
+        vtk,
+    } = out;
     let opts = LoadOptions {
         data_paths: data_path,
         dt,
@@ -446,22 +469,69 @@ fn run(
     if write_states.is_none() {
         rec.recordings.clear();
     }
+    let mut vtk_series = match &vtk {
+        Some(dir) => match VtkSeries::new(&sim, dir) {
+            Ok(v) => Some(v),
+            Err(e) => {
+                eprintln!("error: cannot write VTK files to {}: {e}", dir.display());
+                return ExitCode::from(1);
+            }
+        },
+        None => None,
+    };
+    let vtk_every = every.unwrap_or(1);
+    let mut vtk_failed: Option<String> = None;
+    let mut vtk_capture = |series: &mut Option<VtkSeries>, s: &Simulation| {
+        if let Some(v) = series.as_mut() {
+            if vtk_failed.is_none() {
+                if let Err(e) = v.capture(s) {
+                    vtk_failed = Some(e.to_string());
+                }
+            }
+        }
+    };
+    vtk_capture(&mut vtk_series, &sim);
+    // with --every the recorder captures after every N-th step; otherwise at SOFA's moments
+    let (mut loop_rec, mut step_rec) = match every {
+        Some(_) => {
+            rec.capture(&sim);
+            let none = Recorder {
+                recordings: Vec::new(),
+                with_velocity: true,
+            };
+            (none, Some(rec))
+        }
+        None => (rec, None),
+    };
     let t0 = Instant::now();
     let mut diverged = None;
-    let ran = run_recorded_until(&mut sim, steps, &mut rec, every_step, |s, i| {
+    let ran = run_recorded_until(&mut sim, steps, &mut loop_rec, every_step, |s, i| {
         pb.set_position(i as u64);
         // stop at the step that diverges: the states recorded so far are the last good ones
-        match s.find_non_finite() {
-            Some(bad) => {
-                diverged = Some((i, bad));
-                false
-            }
-            None => true,
+        if let Some(bad) = s.find_non_finite() {
+            diverged = Some((i, bad));
+            return false;
         }
+        if let (Some(r), Some(n)) = (step_rec.as_mut(), every) {
+            if i % n == 0 {
+                r.capture(s);
+            }
+        }
+        if i % vtk_every == 0 {
+            vtk_capture(&mut vtk_series, s);
+        }
+        true
     });
+    let mut rec = step_rec.unwrap_or(loop_rec);
     if diverged.is_none() && ran > 0 {
-        // the final state as well (SOFA's WriteState records at the start of steps)
-        rec.capture(&sim);
+        // the final state as well (SOFA's WriteState records at the start of steps), unless
+        // the last step was just recorded
+        if every.is_none_or(|n| ran % n != 0) {
+            rec.capture(&sim);
+        }
+        if ran % vtk_every != 0 {
+            vtk_capture(&mut vtk_series, &sim);
+        }
     }
     pb.finish_and_clear();
     let wall = t0.elapsed();
@@ -507,6 +577,15 @@ fn run(
                 eprintln!("error: cannot write states to {}: {e}", dir.display());
                 return ExitCode::from(1);
             }
+        }
+    }
+    if let Some(v) = &vtk_series {
+        if let Some(e) = &vtk_failed {
+            eprintln!("error: writing the VTK series stopped: {e}");
+            return ExitCode::from(1);
+        }
+        for f in v.collections() {
+            println!("wrote {}", f.display());
         }
     }
     // what was simulated, in one line
@@ -705,7 +784,7 @@ fn view(
 fn main() -> ExitCode {
     let cli = Cli::parse();
     match cli.cmd {
-        None => run(None, 100, None, 1, false, None, false, false, Vec::new()),
+        None => run(None, 100, None, 1, false, Output::default(), Vec::new()),
         Some(Cmd::Run {
             scene,
             steps,
@@ -715,6 +794,8 @@ fn main() -> ExitCode {
             write_states,
             mapped,
             every_step,
+            every,
+            vtk,
             data_path,
         }) => run(
             scene,
@@ -722,9 +803,13 @@ fn main() -> ExitCode {
             dt,
             threads as usize,
             strict,
-            write_states,
-            mapped,
-            every_step,
+            Output {
+                write_states,
+                mapped,
+                every_step,
+                every: every.map(|n| n as usize),
+                vtk,
+            },
             data_path,
         ),
         Some(Cmd::View {

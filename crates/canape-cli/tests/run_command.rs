@@ -181,3 +181,88 @@ fn written_states_stay_in_their_folder_and_replace_planted_links() {
         .file_type()
         .is_symlink());
 }
+
+#[test]
+fn vtk_series_and_every_n_steps() {
+    let d = tmp("vtk");
+    let scene = write(
+        &d,
+        "edge.scn",
+        &FALLING.replace(
+            "<UniformMass",
+            r#"<EdgeSetTopologyContainer edges="0 1"/><UniformMass"#,
+        ),
+    );
+    let out_dir = d.join("out");
+    let (c, out) = code(
+        canape()
+            .args(["run", "-n", "7", "--every", "3", "--vtk"])
+            .arg(&out_dir)
+            .arg("--write-states")
+            .arg(out_dir.join("states"))
+            .arg(&scene),
+    );
+    assert_eq!(c, 0, "{out}");
+    // frames at T=0, after steps 3 and 6, and the final state (step 7)
+    let pvds: Vec<PathBuf> = std::fs::read_dir(&out_dir)
+        .unwrap()
+        .flatten()
+        .map(|e| e.path())
+        .filter(|p| p.extension().is_some_and(|x| x == "pvd"))
+        .collect();
+    assert_eq!(pvds.len(), 1, "one simulated state: {pvds:?}");
+    let pvd = std::fs::read_to_string(&pvds[0]).unwrap();
+    let times: Vec<f64> = pvd
+        .lines()
+        .filter_map(|l| l.split("timestep=\"").nth(1))
+        .map(|t| t.split('"').next().unwrap().parse().unwrap())
+        .collect();
+    assert_eq!(times.len(), 4, "{pvd}");
+    for (t, want) in times.iter().zip([0.0, 0.03, 0.06, 0.07]) {
+        assert!((t - want).abs() < 1e-12, "{times:?}");
+    }
+    // each frame: 2 points, one line cell, velocity as point data; the last frame's points are
+    // the final state of the state file
+    let last = pvd
+        .lines()
+        .filter_map(|l| l.split("file=\"").nth(1))
+        .map(|f| f.split('"').next().unwrap().to_string())
+        .next_back()
+        .unwrap();
+    let vtu = std::fs::read_to_string(out_dir.join(&last)).unwrap();
+    assert!(
+        vtu.contains("NumberOfPoints=\"2\" NumberOfCells=\"1\""),
+        "{vtu}"
+    );
+    assert!(vtu.contains("Name=\"velocity\""));
+    let states = std::fs::read_dir(out_dir.join("states"))
+        .unwrap()
+        .flatten()
+        .next()
+        .unwrap()
+        .path();
+    let text = canape::io::state_io::read_gz_text(&states).unwrap();
+    let frames = canape::io::state_io::parse_frames(&text).unwrap();
+    let ts: Vec<f64> = frames.iter().map(|f| f.time).collect();
+    assert_eq!(ts.len(), 4, "{ts:?}");
+    let points: Vec<f64> = vtu
+        .split("<Points>")
+        .nth(1)
+        .unwrap()
+        .split("</DataArray>")
+        .next()
+        .unwrap()
+        .lines()
+        .filter(|l| !l.contains('<'))
+        .flat_map(|l| l.split_whitespace().map(|v| v.parse::<f64>().unwrap()))
+        .collect();
+    assert_eq!(points.len(), 6, "{vtu}");
+    let fin = &frames.last().unwrap().x;
+    for (a, b) in points.iter().zip(fin) {
+        // the state file holds 6 significant digits
+        assert!(
+            (a - b).abs() <= 1e-5 * a.abs().max(1.0),
+            "{points:?} vs {fin:?}"
+        );
+    }
+}

@@ -1,6 +1,6 @@
 //! Input/output: the tolerant SOFA XML reader, scene descriptions with includes and macros, the
 //! scene builder (registry-driven, with diagnostics), file lookup, mesh loaders, SOFA's
-//! WriteState format and its regression metric.
+//! WriteState format and its regression metric, VTK output (.vtu files and .pvd series).
 
 pub mod build;
 pub mod desc;
@@ -8,4 +8,5 @@ pub mod files;
 pub mod loaders;
 pub mod regress;
 pub mod state_io;
+pub mod vtk;
 pub mod xml;

@@ -72,8 +72,19 @@ pub fn format_frame(time: f64, x: &[f64], v: Option<&[f64]>) -> String {
 
 /// Write frames to a gzip file.
 pub fn write_state_file(path: &Path, frames: &[Frame]) -> std::io::Result<()> {
-    // a file (or a link planted there) is replaced, never written through: the old entry is
-    // removed and the new file created exclusively
+    let f = create_replacing(path)?;
+    let mut gz = GzEncoder::new(f, Compression::default());
+    for fr in frames {
+        gz.write_all(format_frame(fr.time, &fr.x, fr.v.as_deref()).as_bytes())?;
+    }
+    gz.finish()?;
+    Ok(())
+}
+
+/// Create `path` for writing, replacing what is there: a file (or a link planted there) is
+/// removed and the new file created exclusively, so nothing is ever written through a link; a
+/// directory there is an error.
+pub fn create_replacing(path: &Path) -> std::io::Result<std::fs::File> {
     match std::fs::symlink_metadata(path) {
         Ok(m) if m.is_dir() => {
             return Err(std::io::Error::other(format!(
@@ -84,16 +95,10 @@ pub fn write_state_file(path: &Path, frames: &[Frame]) -> std::io::Result<()> {
         Ok(_) => std::fs::remove_file(path)?,
         Err(_) => {}
     }
-    let f = std::fs::OpenOptions::new()
+    std::fs::OpenOptions::new()
         .write(true)
         .create_new(true)
-        .open(path)?;
-    let mut gz = GzEncoder::new(f, Compression::default());
-    for fr in frames {
-        gz.write_all(format_frame(fr.time, &fr.x, fr.v.as_deref()).as_bytes())?;
-    }
-    gz.finish()?;
-    Ok(())
+        .open(path)
 }
 
 /// A state's name made safe as a file-name part: letters, digits, '-', '_' and '.' kept, anything

@@ -1,6 +1,6 @@
 //! Recording states in SOFA's WriteState format: which MechanicalObjects (SOFA's regression
 //! rules), when (T=0 after init, and at the start of the last step, or every step), and where
-//! (`DIR/<k>_<name>_mstate.txt.gz`).
+//! (`DIR/<k>_<name>_mstate.txt.gz`); VTK series of the same states for ParaView.
 
 use crate::Simulation;
 use canape_core::scene::ComponentId;
@@ -106,4 +106,83 @@ pub fn run_recorded_until(
         rec.capture(sim);
     }
     steps
+}
+
+/// A VTK series per simulated state (mapped ones included): `DIR/<k>_<name>_<frame>.vtu` and
+/// `DIR/<k>_<name>.pvd`, written frame by frame (the `.pvd` rewritten after each), with the
+/// cells of the state's context topology and its velocity as point data. Rigid3 states give
+/// their centres, Vec1/Vec2 states are padded with zeros.
+pub struct VtkSeries {
+    dir: std::path::PathBuf,
+    entries: Vec<VtkEntry>,
+}
+
+struct VtkEntry {
+    id: ComponentId,
+    base: String,
+    cells: canape_io::vtk::Cells,
+    frames: Vec<(f64, std::path::PathBuf)>,
+}
+
+/// The first three numbers of each `size`-number block, zero-padded (positions and velocities
+/// of any DOF type as 3D vectors).
+fn as_points(v: &[f64], size: usize) -> Vec<f64> {
+    v.chunks(size.max(1))
+        .flat_map(|c| std::array::from_fn::<f64, 3, _>(|k| c.get(k).copied().unwrap_or(0.0)))
+        .collect()
+}
+
+impl VtkSeries {
+    pub fn new(sim: &Simulation, dir: &Path) -> std::io::Result<VtkSeries> {
+        std::fs::create_dir_all(dir)?;
+        let entries = compared_states(&sim.scene, true)
+            .into_iter()
+            .filter_map(|(k, name, id)| {
+                let s = sim.scene.state(id)?;
+                let node = sim.scene.info(id).node;
+                let mesh = sim
+                    .scene
+                    .context_topology(node)
+                    .and_then(|t| sim.scene.topology(t))
+                    .map(|t| t.mesh());
+                Some(VtkEntry {
+                    id,
+                    base: format!("{k}_{}", file_name_part(&name)),
+                    cells: canape_io::vtk::Cells::from_mesh(mesh, s.size()),
+                    frames: Vec::new(),
+                })
+            })
+            .collect();
+        Ok(VtkSeries {
+            dir: dir.to_path_buf(),
+            entries,
+        })
+    }
+
+    /// Write the current state of every series as a new frame; returns the files written.
+    pub fn capture(&mut self, sim: &Simulation) -> std::io::Result<Vec<std::path::PathBuf>> {
+        let mut written = Vec::new();
+        for e in &mut self.entries {
+            let Some(s) = sim.scene.state(e.id) else {
+                continue;
+            };
+            let x = as_points(s.vec(VecId::POSITION), s.dof.coord_size());
+            let v = as_points(s.vec(VecId::VELOCITY), s.dof.deriv_size());
+            let file = format!("{}_{}.vtu", e.base, e.frames.len());
+            let path = self.dir.join(&file);
+            canape_io::vtk::write_vtu(&path, &x, &e.cells, &[("velocity", 3, &v)])?;
+            e.frames.push((sim.time(), file.into()));
+            canape_io::vtk::write_pvd(&self.dir.join(format!("{}.pvd", e.base)), &e.frames)?;
+            written.push(path);
+        }
+        Ok(written)
+    }
+
+    /// The `.pvd` files of the series.
+    pub fn collections(&self) -> Vec<std::path::PathBuf> {
+        self.entries
+            .iter()
+            .map(|e| self.dir.join(format!("{}.pvd", e.base)))
+            .collect()
+    }
 }
