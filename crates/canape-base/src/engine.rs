@@ -104,6 +104,52 @@ impl BoxRoi {
                 "Points contained in the ROI",
             )
             .output("nbIndices", DataKind::Int, "Number of Indices")
+            .output(
+                "edgeIndices",
+                DataKind::Ints(0),
+                "Indices of the edges contained in the ROI",
+            )
+            .output(
+                "edgesInROI",
+                DataKind::Ints(2),
+                "Edges contained in the ROI",
+            )
+            .output(
+                "triangleIndices",
+                DataKind::Ints(0),
+                "Indices of the triangles contained in the ROI",
+            )
+            .output(
+                "trianglesInROI",
+                DataKind::Ints(3),
+                "Triangles contained in the ROI",
+            )
+            .output(
+                "quadIndices",
+                DataKind::Ints(0),
+                "Indices of the quad contained in the ROI",
+            )
+            .output("quadInROI", DataKind::Ints(4), "Quad contained in the ROI")
+            .output(
+                "tetrahedronIndices",
+                DataKind::Ints(0),
+                "Indices of the tetrahedra contained in the ROI",
+            )
+            .output(
+                "tetrahedraInROI",
+                DataKind::Ints(4),
+                "Tetrahedra contained in the ROI",
+            )
+            .output(
+                "hexahedronIndices",
+                DataKind::Ints(0),
+                "Indices of the hexahedra contained in the ROI",
+            )
+            .output(
+                "hexahedraInROI",
+                DataKind::Ints(8),
+                "Hexahedra contained in the ROI",
+            )
             .with("drawBoxes", DataKind::Bool, "0", "Draw Boxes")
             .alias(&["isVisible"])
             .with("drawPoints", DataKind::Bool, "0", "Draw Points")
@@ -170,6 +216,86 @@ impl BoxRoi {
             } else {
                 outside.push(i as u32);
             }
+        }
+        // elements: those given, else the context topology's (as SOFA links them); inside when
+        // all their points are (`strict`), else when their centroid is
+        let strict = self.data.bool("strict");
+        let in_boxes = |p: [f64; 3]| {
+            boxes
+                .iter()
+                .any(|b| (0..3).all(|d| !(p[d] < b[d] || p[d] > b[d + 3])))
+        };
+        let point = |i: u32| -> Option<[f64; 3]> {
+            let o = 3 * i as usize;
+            pts.get(o..o + 3).map(|p| [p[0], p[1], p[2]])
+        };
+        let topo = ctx.topology().map(|t| t.mesh().clone());
+        for (input, compute, ids, list, k) in [
+            ("edges", "computeEdges", "edgeIndices", "edgesInROI", 2),
+            (
+                "triangles",
+                "computeTriangles",
+                "triangleIndices",
+                "trianglesInROI",
+                3,
+            ),
+            ("quad", "computeQuad", "quadIndices", "quadInROI", 4),
+            (
+                "tetrahedra",
+                "computeTetrahedra",
+                "tetrahedronIndices",
+                "tetrahedraInROI",
+                4,
+            ),
+            (
+                "hexahedra",
+                "computeHexahedra",
+                "hexahedronIndices",
+                "hexahedraInROI",
+                8,
+            ),
+        ] {
+            if !self.data.bool(compute) {
+                continue;
+            }
+            let elems: Vec<u32> = if self.data.is_set(input) {
+                self.data.ints(input).to_vec()
+            } else {
+                match &topo {
+                    Some(m) => match input {
+                        "edges" => canape_core::mesh::flatten(&m.edges),
+                        "triangles" => canape_core::mesh::flatten(&m.triangles),
+                        "quad" => canape_core::mesh::flatten(&m.quads),
+                        "tetrahedra" => canape_core::mesh::flatten(&m.tetrahedra),
+                        _ => canape_core::mesh::flatten(&m.hexahedra),
+                    },
+                    None => Vec::new(),
+                }
+            };
+            let mut idx = Vec::new();
+            let mut inside_elems = Vec::new();
+            for (e, el) in elems.chunks_exact(k).enumerate() {
+                let Some(ps) = el.iter().map(|&i| point(i)).collect::<Option<Vec<_>>>() else {
+                    continue;
+                };
+                let hit = if strict {
+                    ps.iter().all(|p| in_boxes(*p))
+                } else {
+                    let mut c = [0.0; 3];
+                    for p in &ps {
+                        for d in 0..3 {
+                            c[d] += p[d] / k as f64;
+                        }
+                    }
+                    in_boxes(c)
+                };
+                if hit {
+                    idx.push(e as u32);
+                    inside_elems.extend_from_slice(el);
+                }
+            }
+            let _ = self.data.set_value(ids, Value::Ints(idx));
+            let _ = self.data.set_value(list, Value::Ints(inside_elems));
         }
         let n = inside.len() as i64;
         let _ = self.data.set_value("indices", Value::Ints(inside));

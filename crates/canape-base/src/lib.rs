@@ -12,6 +12,7 @@ pub mod mapping;
 pub mod mappings;
 pub mod mass;
 pub mod passive;
+pub mod projection;
 pub mod springs;
 pub mod square;
 pub mod topology;

@@ -334,3 +334,136 @@ impl ForceField for PlaneForceField {
         self.rayleigh
     }
 }
+
+/// TrianglePressureForceField (Sofa/Component/MechanicalLoad/.../TrianglePressureForceField.inl,
+/// constant-force mode, SOFA's default): each triangle of `triangleList` (indices into the
+/// context topology's triangles) carries the force `pressure`·(rest area), a vector, shared
+/// equally by its three vertices. The force does not depend on the positions: no stiffness.
+pub struct TrianglePressureForceField {
+    data: DataTable,
+    /// (vertices, force per vertex)
+    loads: Vec<([usize; 3], [f64; 3])>,
+}
+
+impl Default for TrianglePressureForceField {
+    fn default() -> Self {
+        Self::new()
+    }
+}
+
+impl TrianglePressureForceField {
+    pub fn new() -> Self {
+        let data = canape_core::data::force_field_fields(DataTable::new())
+            .with(
+                "pressure",
+                DataKind::Reals(0),
+                "0 0 0",
+                "Pressure force per unit area",
+            )
+            .with(
+                "cauchyStress",
+                DataKind::Reals(0),
+                "0 0 0 0 0 0",
+                "Cauchy Stress applied on the normal of each triangle",
+            )
+            .with(
+                "triangleList",
+                DataKind::Ints(0),
+                "",
+                "Indices of triangles separated with commas where a pressure is applied",
+            )
+            .with(
+                "showForces",
+                DataKind::Bool,
+                "0",
+                "draw triangles which have a given pressure",
+            )
+            .with(
+                "useConstantForce",
+                DataKind::Bool,
+                "1",
+                "applied force is computed as the pressure vector times the area at rest",
+            )
+            .with(
+                "topology",
+                DataKind::Str,
+                "",
+                "link to the topology container",
+            );
+        TrianglePressureForceField {
+            data,
+            loads: Vec::new(),
+        }
+    }
+
+    fn init_impl(&mut self, ctx: &mut InitContext<'_>) {
+        self.loads.clear();
+        if !self.data.bool("useConstantForce") {
+            ctx.error(
+                "useConstantForce=\"false\" (a Cauchy stress on the current normals) is not supported yet",
+            );
+            return;
+        }
+        let p = self.data.reals("pressure").to_vec();
+        if p.len() != 3 || p.iter().any(|v| !v.is_finite()) {
+            ctx.error("pressure needs 3 finite numbers (a force per unit area)");
+            return;
+        }
+        let Some(st) = ctx.state() else {
+            ctx.error("no MechanicalObject in the context");
+            return;
+        };
+        if st.dof != canape_types::DofType::Vec3 {
+            ctx.error(format!(
+                "TrianglePressureForceField acts on Vec3 states ({} given)",
+                st.dof.name()
+            ));
+            return;
+        }
+        let n = st.size();
+        let rest = st.vec(canape_core::state::VecId::REST_POSITION).to_vec();
+        let Some(topo) = ctx.topology_where(|m| !m.triangles.is_empty()) else {
+            ctx.error("no triangle topology in the context");
+            return;
+        };
+        let tris = topo.mesh().triangles.clone();
+        for &t in self.data.ints("triangleList") {
+            let Some(tri) = tris.get(t as usize) else {
+                ctx.error(format!(
+                    "triangle {t} is not in the topology ({} triangles)",
+                    tris.len()
+                ));
+                continue;
+            };
+            let v = tri.map(|i| i as usize);
+            if v.iter().any(|&i| i >= n) {
+                ctx.error(format!("triangle {t} uses points beyond the state's {n}"));
+                continue;
+            }
+            let q = |i: usize| canape_types::get3(&rest, i);
+            let area = (q(v[1]) - q(v[0])).cross(&(q(v[2]) - q(v[0]))).norm() / 2.0;
+            let f = [p[0] * area / 3.0, p[1] * area / 3.0, p[2] * area / 3.0];
+            self.loads.push((v, f));
+        }
+    }
+}
+
+impl_component!(
+    TrianglePressureForceField,
+    "TrianglePressureForceField",
+    init
+);
+
+impl ForceField for TrianglePressureForceField {
+    fn add_force(&mut self, _x: &[f64], _v: &[f64], f: &mut [f64]) {
+        for (v, fv) in &self.loads {
+            for &i in v {
+                for c in 0..3 {
+                    f[3 * i + c] += fv[c];
+                }
+            }
+        }
+    }
+    fn add_dforce(&mut self, _dx: &[f64], _df: &mut [f64], _k_factor: f64) {}
+    fn add_k_to_matrix(&self, _m: &mut dyn MatrixSink, _k_factor: f64, _offset: usize) {}
+}

@@ -143,6 +143,9 @@ pub trait ProjectiveConstraint: Component {
     /// Scalar DOFs (within the state, before offset) whose rows/columns become identity in an
     /// assembled matrix.
     fn fixed_scalar_dofs(&self, deriv_size: usize) -> Vec<usize>;
+    /// The time of the step about to be solved (SOFA's context time during the step: its
+    /// start), given before the step's projections; time-dependent constraints read it.
+    fn set_time(&mut self, _t: f64) {}
 }
 
 /// Statistics reported by a linear solve.

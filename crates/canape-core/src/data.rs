@@ -138,10 +138,36 @@ impl DataKind {
             DataKind::Ints(w) => {
                 let mut out = Vec::new();
                 for t in tokens(text) {
-                    let v = t
-                        .parse::<u32>()
-                        .map_err(|_| format!("'{t}' is not a non-negative integer index"))?;
-                    out.push(v);
+                    if let Ok(v) = t.parse::<u32>() {
+                        out.push(v);
+                        continue;
+                    }
+                    // SOFA's index lists also read "A-B" (A to B) and "A-B-step"
+                    let parts: Vec<Option<u32>> = t.split('-').map(|p| p.parse().ok()).collect();
+                    let range = match parts[..] {
+                        [Some(a), Some(b)] => Some((a, b, 1)),
+                        [Some(a), Some(b), Some(step)] if step > 0 => Some((a, b, step)),
+                        _ => None,
+                    };
+                    let Some((a, b, step)) = range else {
+                        return Err(format!(
+                            "'{t}' is not a non-negative integer index (nor a range A-B or A-B-step)"
+                        ));
+                    };
+                    let count = (a.abs_diff(b) / step) as usize + 1;
+                    if out.len() + count > crate::state::MAX_POINTS {
+                        return Err(format!(
+                            "the range '{t}' gives more than {} indices",
+                            crate::state::MAX_POINTS
+                        ));
+                    }
+                    out.extend((0..count as u32).map(|k| {
+                        if a <= b {
+                            a + k * step
+                        } else {
+                            a - k * step
+                        }
+                    }));
                 }
                 if w > 1 && out.len() % w != 0 {
                     return Err(format!(
@@ -501,6 +527,20 @@ pub fn mass_fields(t: DataTable) -> DataTable {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn index_ranges() {
+        let p = |t: &str| DataKind::Ints(0).parse(t);
+        assert_eq!(
+            p("3 0-4 9").unwrap(),
+            Value::Ints(vec![3, 0, 1, 2, 3, 4, 9])
+        );
+        assert_eq!(p("0-10-5").unwrap(), Value::Ints(vec![0, 5, 10]));
+        assert_eq!(p("4-2").unwrap(), Value::Ints(vec![4, 3, 2]));
+        assert!(p("1-x").is_err() && p("0-9-0").is_err() && p("-3").is_err());
+        // a range beyond what a state may hold is refused, not allocated
+        assert!(p("0-4000000000").is_err());
+    }
 
     #[test]
     fn parse_kinds() {

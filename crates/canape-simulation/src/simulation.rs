@@ -210,6 +210,10 @@ impl Simulation {
     /// propagated down the mappings.
     fn integrate(&mut self, dt: f64) {
         let scene = &mut self.scene;
+        let t = scene.time;
+        for c in scene.projective.iter_mut().flatten() {
+            c.set_time(t);
+        }
         for (g, work) in self.groups.iter().zip(self.works.iter_mut()) {
             let Some(mut ode) = scene.odes[g.ode].take() else {
                 continue;

@@ -114,6 +114,66 @@ pub fn registry() -> Registry {
         },
     );
     r.register(
+        "PointProjectiveConstraint",
+        "puts points at a given point and keeps them there",
+        |_, t| {
+            known_template(t)?;
+            Ok(AnyComponent::Projective(Box::new(
+                canape_base::projection::GeometricProjectiveConstraint::point(),
+            )))
+        },
+    );
+    r.register(
+        "LineProjectiveConstraint",
+        "keeps points on a line",
+        |_, t| {
+            known_template(t)?;
+            Ok(AnyComponent::Projective(Box::new(
+                canape_base::projection::GeometricProjectiveConstraint::line(),
+            )))
+        },
+    );
+    r.register(
+        "PlaneProjectiveConstraint",
+        "keeps points in a plane",
+        |_, t| {
+            known_template(t)?;
+            Ok(AnyComponent::Projective(Box::new(
+                canape_base::projection::GeometricProjectiveConstraint::plane(),
+            )))
+        },
+    );
+    r.register(
+        "LinearMovementProjectiveConstraint",
+        "moves points along key movements, linearly between key times",
+        |_, t| {
+            known_template(t)?;
+            Ok(AnyComponent::Projective(Box::new(
+                canape_base::projection::LinearMovementProjectiveConstraint::new(),
+            )))
+        },
+    );
+    r.register(
+        "OscillatorProjectiveConstraint",
+        "moves points as x = mean + amplitude sin(wt + phase)",
+        |_, t| {
+            known_template(t)?;
+            Ok(AnyComponent::Projective(Box::new(
+                canape_base::projection::OscillatorProjectiveConstraint::new(),
+            )))
+        },
+    );
+    r.register(
+        "TrianglePressureForceField",
+        "a constant pressure force on chosen triangles (rest areas)",
+        |_, t| {
+            vec3_only(t, "TrianglePressureForceField")?;
+            Ok(AnyComponent::ForceField(Box::new(
+                canape_base::load::TrianglePressureForceField::new(),
+            )))
+        },
+    );
+    r.register(
         "FixedPlaneProjectiveConstraint",
         "no displacement along a direction for the points between two planes",
         |_, t| {

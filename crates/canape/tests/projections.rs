@@ -1,0 +1,200 @@
+//! Projective constraints that move points or keep them on a shape (Point, Line, Plane,
+//! LinearMovement, Oscillator) and TrianglePressureForceField, checked on small scenes whose
+//! answer is known in closed form.
+
+use canape::core::state::VecId;
+use canape::{load_scene_str, LoadOptions, Simulation};
+
+fn load(xml: &str) -> Simulation {
+    let sim = load_scene_str(
+        xml,
+        "projections-test.scn",
+        &std::env::temp_dir(),
+        &LoadOptions::default(),
+    )
+    .unwrap();
+    assert!(
+        !sim.diagnostics.has_errors(),
+        "{:?}",
+        sim.diagnostics.iter().collect::<Vec<_>>()
+    );
+    sim
+}
+
+fn x(sim: &Simulation) -> Vec<f64> {
+    sim.scene.states[0]
+        .as_ref()
+        .unwrap()
+        .vec(VecId::POSITION)
+        .to_vec()
+}
+
+fn v(sim: &Simulation) -> Vec<f64> {
+    sim.scene.states[0]
+        .as_ref()
+        .unwrap()
+        .vec(VecId::VELOCITY)
+        .to_vec()
+}
+
+/// Two points joined by a spring, falling under a skew gravity, point 0 constrained.
+fn falling(constraint: &str, solver: &str) -> Simulation {
+    load(&format!(
+        r#"<Node name="root" dt="0.01" gravity="1 -9.81 2">
+  <EulerImplicitSolver/>{solver}
+  <MechanicalObject position="0.5 0.5 0.5  1.5 0.5 0.5"/>
+  <UniformMass vertexMass="1"/>
+  <SpringForceField spring="0 1 100 0 1"/>
+  {constraint}
+</Node>"#
+    ))
+}
+
+const CG: &str = r#"<CGLinearSolver iterations="100" tolerance="1e-20" threshold="1e-20"/>"#;
+
+#[test]
+fn point_line_and_plane_keep_their_points_on_the_shape() {
+    // point: moved to the point at init and kept there
+    let mut sim = falling(
+        r#"<PointProjectiveConstraint indices="0" point="0 1 0"/>"#,
+        CG,
+    );
+    for _ in 0..30 {
+        sim.step();
+    }
+    let p = x(&sim);
+    assert_eq!(&p[0..3], &[0.0, 1.0, 0.0]);
+    let moved = ((p[3] - 1.5).powi(2) + (p[4] - 0.5).powi(2) + (p[5] - 0.5).powi(2)).sqrt();
+    assert!(moved > 0.1, "point 1 moves: {p:?}");
+    // line through (0.5, 0, 0.5) along y: point 0 moves along y only
+    let mut sim = falling(
+        r#"<LineProjectiveConstraint indices="0" origin="0.5 0 0.5" direction="0 2 0"/>"#,
+        CG,
+    );
+    for _ in 0..30 {
+        sim.step();
+    }
+    let p = x(&sim);
+    assert!(
+        (p[0] - 0.5).abs() < 1e-12 && (p[2] - 0.5).abs() < 1e-12,
+        "{p:?}"
+    );
+    assert!(p[1] < 0.5 - 0.1, "{p:?}");
+    let vel = v(&sim);
+    assert!(vel[0].abs() < 1e-12 && vel[2].abs() < 1e-12, "{vel:?}");
+    // plane x = 0.5: point 0 keeps x, moves in y and z
+    let mut sim = falling(
+        r#"<PlaneProjectiveConstraint indices="0" origin="0.5 0 0" normal="3 0 0"/>"#,
+        CG,
+    );
+    for _ in 0..30 {
+        sim.step();
+    }
+    let p = x(&sim);
+    assert!((p[0] - 0.5).abs() < 1e-12, "{p:?}");
+    assert!(p[1] < 0.4 && p[2] > 0.55, "{p:?}");
+}
+
+#[test]
+fn linear_movement_follows_the_keys_one_step_late_then_frees_the_points() {
+    let mut sim = falling(
+        r#"<LinearMovementProjectiveConstraint indices="0" keyTimes="0 1 2" movements="0 0 0  1 0 0  1 1 0"/>"#,
+        CG,
+    );
+    let x0 = [0.5, 0.5, 0.5];
+    // the state after step k holds the movement at the step's start, t = (k−1)·dt (SOFA)
+    for k in 1..=150 {
+        sim.step();
+        let t = (k - 1) as f64 * 0.01;
+        let p = x(&sim);
+        if t < 2.0 - 1e-9 {
+            let m = if t < 1.0 {
+                [t, 0.0, 0.0]
+            } else {
+                [1.0, t - 1.0, 0.0]
+            };
+            for c in 0..3 {
+                assert!(
+                    (p[c] - (x0[c] + m[c])).abs() < 1e-9,
+                    "step {k}: {:?} vs {m:?}",
+                    &p[0..3]
+                );
+            }
+            let vel = v(&sim);
+            let want = if t < 1.0 {
+                [1.0, 0.0, 0.0]
+            } else {
+                [0.0, 1.0, 0.0]
+            };
+            assert!((0..3).all(|c| (vel[c] - want[c]).abs() < 1e-9), "{vel:?}");
+        }
+    }
+    // after the last key the point is free: gravity and the spring move it off the last key
+    for _ in 0..60 {
+        sim.step();
+    }
+    assert!((x(&sim)[0] - 1.5).abs() > 1e-2, "{:?}", x(&sim));
+}
+
+#[test]
+fn linear_movement_turns_a_rigid_body_by_slerp() {
+    let mut sim = load(
+        r#"<Node name="root" dt="0.1" gravity="0 0 0">
+  <EulerImplicitSolver/><CGLinearSolver iterations="50" tolerance="1e-20" threshold="1e-20"/>
+  <MechanicalObject template="Rigid3" position="1 0 0 0 0 0 1"/>
+  <UniformMass template="Rigid3" vertexMass="1"/>
+  <LinearMovementProjectiveConstraint template="Rigid3" indices="0" keyTimes="0 1 2"
+     movements="0 0 0 0 0 0   0 2 0 0 0 1.5707963267948966   0 2 0 0 0 1.5707963267948966"/>
+</Node>"#,
+    );
+    for _ in 0..6 {
+        sim.step();
+    }
+    // t = 0.5: center (1, 1, 0), a quarter of π turned about z
+    let p = x(&sim);
+    let a = std::f64::consts::FRAC_PI_4 / 2.0;
+    let want = [1.0, 1.0, 0.0, 0.0, 0.0, a.sin(), a.cos()];
+    for c in 0..7 {
+        assert!((p[c] - want[c]).abs() < 1e-9, "{p:?} vs {want:?}");
+    }
+}
+
+#[test]
+fn oscillator_drives_its_point() {
+    let mut sim = falling(
+        r#"<OscillatorProjectiveConstraint oscillators="0  2 0 0  1 0 0  5 10"/>"#,
+        CG,
+    );
+    for k in 1..=20 {
+        sim.step();
+        let t = (k - 1) as f64 * 0.01;
+        let p = x(&sim);
+        let want = [2.0 + (5.0 * t + 10.0).sin(), 0.0, 0.0];
+        assert!((0..3).all(|c| (p[c] - want[c]).abs() < 1e-12), "{p:?}");
+        let vel = v(&sim);
+        assert!((vel[0] - 5.0 * (5.0 * t + 10.0).cos()).abs() < 1e-12);
+    }
+}
+
+#[test]
+fn triangle_pressure_pushes_with_pressure_times_rest_area() {
+    // a unit square in two triangles (area 1/2 each), the second one (0, 2, 3) loaded: its three
+    // vertices get pressure·(1/2)/3 each; one explicit step gives v = dt·f/m
+    let mut sim = load(
+        r#"<Node name="root" dt="0.1" gravity="0 0 0">
+  <EulerExplicitSolver/>
+  <MechanicalObject position="0 0 0  1 0 0  1 1 0  0 1 0"/>
+  <UniformMass vertexMass="2"/>
+  <TriangleSetTopologyContainer triangles="0 1 2  0 2 3"/>
+  <TrianglePressureForceField triangleList="1" pressure="0 0 6"/>
+</Node>"#,
+    );
+    sim.step();
+    let vel = v(&sim);
+    let f = 6.0 * 0.5 / 3.0;
+    let want = [0.1 * f / 2.0, 0.0, 0.1 * f / 2.0, 0.1 * f / 2.0];
+    for (i, w) in want.iter().enumerate() {
+        assert!((vel[3 * i + 2] - w).abs() < 1e-12, "point {i}: {vel:?}");
+        assert_eq!((vel[3 * i], vel[3 * i + 1]), (0.0, 0.0));
+    }
+}
