@@ -10,6 +10,10 @@
 //! A and B over the edge. The energy ½λ|R|² is quadratic in the positions: K is constant,
 //! −λ·αᵢ·αⱼ·I between the four vertices. As in SOFA, the rest state is flat (R = 0), whatever
 //! the rest positions' curvature.
+//!
+//! TriangularBendingSprings (SOFA's TriangularBendingSprings.inl): a plain spring (stiffness,
+//! damping, rest length from the rest positions) between the two apexes of every edge shared
+//! by exactly two triangles.
 
 use crate::common::force_field_data;
 use canape_core::component::ForceField;
@@ -276,6 +280,189 @@ impl ForceField for FastTriangularBendingSprings {
     }
 }
 
+/// TriangularBendingSprings.
+pub struct TriangularBendingSprings {
+    data: DataTable,
+    /// (m1, m2, rest length): m2 the apex in the lower-index triangle, m1 in the other.
+    springs: Vec<(usize, usize, f64)>,
+    ks: f64,
+    kd: f64,
+    /// ∂f/∂x of each spring from the last `add_force` (zero when too short).
+    dfdx: Vec<Mat3>,
+    rayleigh: f64,
+}
+
+impl Default for TriangularBendingSprings {
+    fn default() -> Self {
+        Self::new()
+    }
+}
+
+impl TriangularBendingSprings {
+    pub fn new() -> Self {
+        let data = force_field_data(DataTable::new())
+            .with(
+                "stiffness",
+                DataKind::Real,
+                "100000",
+                "uniform stiffness for the all springs",
+            )
+            .with(
+                "damping",
+                DataKind::Real,
+                "1",
+                "uniform damping for the all springs",
+            )
+            .with("showSprings", DataKind::Bool, "1", "option to draw springs")
+            .with(
+                "topology",
+                DataKind::Str,
+                "",
+                "link to the topology container",
+            );
+        TriangularBendingSprings {
+            data,
+            springs: Vec::new(),
+            ks: 0.0,
+            kd: 0.0,
+            dfdx: Vec::new(),
+            rayleigh: 0.0,
+        }
+    }
+
+    /// The springs of a triangle mesh at rest positions `rest` (init and tests), in the edge
+    /// list's order: for each edge, seen first from its lower-index triangle, the apexes of its
+    /// two triangles (none for border or non-manifold edges).
+    pub fn setup(&mut self, rest: &[f64], mesh: &Mesh) {
+        self.ks = self.data.real("stiffness");
+        self.kd = self.data.real("damping");
+        let edges = if mesh.edges.is_empty() {
+            edges_from_triangles(&mesh.triangles)
+        } else {
+            mesh.edges.clone()
+        };
+        let index: std::collections::BTreeMap<(u32, u32), usize> = edges
+            .iter()
+            .enumerate()
+            .map(|(i, e)| ((e[0].min(e[1]), e[0].max(e[1])), i))
+            .collect();
+        let mut around: Vec<Vec<u32>> = vec![Vec::new(); edges.len()];
+        for t in &mesh.triangles {
+            for j in 0..3 {
+                let (a, b) = (t[(j + 1) % 3], t[(j + 2) % 3]);
+                if let Some(&e) = index.get(&(a.min(b), a.max(b))) {
+                    around[e].push(t[j]);
+                }
+            }
+        }
+        self.springs = around
+            .iter()
+            .filter_map(|apexes| match apexes[..] {
+                [m2, m1] => {
+                    let (m1, m2) = (m1 as usize, m2 as usize);
+                    let d = sub(p3(rest, m1), p3(rest, m2));
+                    Some((m1, m2, norm(d)))
+                }
+                _ => None,
+            })
+            .collect();
+        self.dfdx = vec![Mat3::zeros(); self.springs.len()];
+    }
+
+    fn init_impl(&mut self, ctx: &mut InitContext<'_>) {
+        self.rayleigh = self.data.real("rayleighStiffness");
+        self.springs.clear();
+        self.dfdx.clear();
+        let Some(st) = ctx.state() else {
+            ctx.error("no MechanicalObject in the context");
+            return;
+        };
+        let rest = st.vec(canape_core::state::VecId::REST_POSITION).to_vec();
+        let n = st.size();
+        let Some(topo) = ctx.topology_where(|m| !m.triangles.is_empty()) else {
+            ctx.error("no triangle topology in the context: the springs join adjacent triangles");
+            return;
+        };
+        let mesh = topo.mesh().clone();
+        if mesh.max_index().is_some_and(|m| m as usize >= n) {
+            ctx.error(format!(
+                "the topology uses points beyond the state's {n} points"
+            ));
+            return;
+        }
+        self.setup(&rest, &mesh);
+    }
+}
+
+impl_component!(TriangularBendingSprings, "TriangularBendingSprings", init);
+
+impl ForceField for TriangularBendingSprings {
+    fn add_force(&mut self, x: &[f64], v: &[f64], f: &mut [f64]) {
+        let (ks, kd) = (self.ks, self.kd);
+        for (k, &(m1, m2, l0)) in self.springs.iter().enumerate() {
+            let u = sub(p3(x, m2), p3(x, m1));
+            let d = norm(u);
+            if d <= 1.0e-4 {
+                self.dfdx[k] = Mat3::zeros();
+                continue;
+            }
+            let inv = 1.0 / d;
+            let u = [u[0] * inv, u[1] * inv, u[2] * inv];
+            let elongation = d - l0;
+            let dv = sub(p3(v, m2), p3(v, m1));
+            let ev = u[0] * dv[0] + u[1] * dv[1] + u[2] * dv[2];
+            let fi = ks * elongation + kd * ev;
+            for c in 0..3 {
+                f[3 * m1 + c] += u[c] * fi;
+                f[3 * m2 + c] -= u[c] * fi;
+            }
+            let t = fi * inv;
+            let mut m = Mat3::zeros();
+            for a in 0..3 {
+                for b in 0..3 {
+                    m[(a, b)] = (ks - t) * u[a] * u[b];
+                }
+                m[(a, a)] += t;
+            }
+            self.dfdx[k] = m;
+        }
+    }
+
+    fn add_dforce(&mut self, dx: &[f64], df: &mut [f64], k_factor: f64) {
+        for (k, &(m1, m2, _)) in self.springs.iter().enumerate() {
+            let d = sub(p3(dx, m2), p3(dx, m1));
+            let m = &self.dfdx[k];
+            for a in 0..3 {
+                let g = (m[(a, 0)] * d[0] + m[(a, 1)] * d[1] + m[(a, 2)] * d[2]) * k_factor;
+                df[3 * m1 + a] += g;
+                df[3 * m2 + a] -= g;
+            }
+        }
+    }
+
+    fn add_k_to_matrix(&self, m: &mut dyn MatrixSink, k_factor: f64, offset: usize) {
+        for (k, &(m1, m2, _)) in self.springs.iter().enumerate() {
+            let b = self.dfdx[k] * k_factor;
+            let (a, c) = (offset + 3 * m1, offset + 3 * m2);
+            m.add_block3(a, a, &(-b));
+            m.add_block3(c, c, &(-b));
+            m.add_block3(a, c, &b);
+            m.add_block3(c, a, &b);
+        }
+    }
+
+    fn rayleigh_stiffness(&self) -> f64 {
+        self.rayleigh
+    }
+
+    fn draw_edges(&self) -> Vec<[u32; 2]> {
+        self.springs
+            .iter()
+            .map(|&(a, b, _)| [a as u32, b as u32])
+            .collect()
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -343,6 +530,59 @@ mod tests {
             let g =
                 (ff.potential_energy(&xp).unwrap() - ff.potential_energy(&xm).unwrap()) / (2.0 * h);
             assert!((fo[j] + g).abs() < 1e-6, "{j}: {} vs {}", fo[j], -g);
+        }
+    }
+
+    #[test]
+    fn triangular_bending_springs_join_the_apexes_and_linearise_exactly() {
+        let mut ff = TriangularBendingSprings::new();
+        ff.data.set_str("stiffness", "50").unwrap();
+        ff.data.set_str("damping", "0").unwrap();
+        let rest = hinge(0.0);
+        ff.setup(&rest, &mesh());
+        // one inner edge: a spring between the apexes 0 (first triangle) and 1
+        assert_eq!(ff.springs.len(), 1);
+        let (m1, m2, l0) = ff.springs[0];
+        assert_eq!((m1, m2), (1, 0));
+        let d = ((0.6f64 - 0.3).powi(2) + (0.9f64 + 0.8).powi(2)).sqrt();
+        assert!((l0 - d).abs() < 1e-12);
+        // folded: the apexes come closer, the spring pushes them apart along their line
+        let x = hinge(0.5);
+        let mut f = vec![0.0; 12];
+        ff.add_force(&x, &[0.0; 12], &mut f);
+        let u: Vec<f64> = (0..3).map(|c| x[3 + c] - x[c]).collect();
+        let len = u.iter().map(|v| v * v).sum::<f64>().sqrt();
+        for c in 0..3 {
+            let want = 50.0 * (len - l0) * u[c] / len;
+            assert!((f[c] - want).abs() < 1e-12 && (f[3 + c] + want).abs() < 1e-12);
+        }
+        assert!(f[6..].iter().all(|v| *v == 0.0));
+        // add_dforce = the assembled matrix = finite differences of the force
+        let mut tr = canape_core::matrix::Triplets::new(12);
+        ff.add_k_to_matrix(&mut tr, 1.0, 0);
+        let mut k = vec![vec![0.0; 12]; 12];
+        for &(r, c, v) in &tr.entries {
+            k[r as usize][c as usize] += v;
+        }
+        let h = 1e-6;
+        for j in 0..12 {
+            let mut e = vec![0.0; 12];
+            e[j] = 1.0;
+            let mut col = vec![0.0; 12];
+            ff.add_force(&x, &[0.0; 12], &mut [0.0; 12]);
+            ff.add_dforce(&e, &mut col, 1.0);
+            let mut xp = x.clone();
+            xp[j] += h;
+            let mut xm = x.clone();
+            xm[j] -= h;
+            let (mut fp, mut fm) = (vec![0.0; 12], vec![0.0; 12]);
+            ff.add_force(&xp, &[0.0; 12], &mut fp);
+            ff.add_force(&xm, &[0.0; 12], &mut fm);
+            for i in 0..12 {
+                let fd = (fp[i] - fm[i]) / (2.0 * h);
+                assert!((col[i] - fd).abs() < 1e-6, "({i},{j}) {} vs {fd}", col[i]);
+                assert!((k[i][j] - col[i]).abs() < 1e-12);
+            }
         }
     }
 

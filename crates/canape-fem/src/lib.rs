@@ -1,8 +1,8 @@
 //! Finite-element force fields (SOFA's SolidMechanics/FEM/Elastic area):
 //! TetrahedronFEMForceField and TetrahedralCorotationalFEMForceField (methods small, large,
 //! polar; svd for the former), HexahedronFEMForceField (large, polar, small),
-//! BeamFEMForceField (Rigid3 beams), TriangularFEMForceFieldOptim (membrane triangles) and
-//! FastTriangularBendingSprings.
+//! BeamFEMForceField (Rigid3 beams), TriangularFEMForceField and TriangularFEMForceFieldOptim
+//! (membrane triangles), FastTriangularBendingSprings and TriangularBendingSprings.
 //!
 //! Element loops run once per component call; per-element data (rest frames, strain-displacement
 //! coefficients, rotations from the last `add_force`) live in flat vectors indexed by element.
@@ -20,14 +20,14 @@ pub mod tetra;
 pub mod triangle;
 
 pub use beam::BeamFemForceField;
-pub use bending::FastTriangularBendingSprings;
+pub use bending::{FastTriangularBendingSprings, TriangularBendingSprings};
 pub use element::{ElementFemForceField, FemMass};
 pub use fast_tetra::FastTetrahedralCorotationalForceField;
 pub use hexa::HexahedronFemForceField;
 pub use joint::JointSpringForceField;
 pub use spring::SpringForceField;
 pub use tetra::TetrahedronFemForceField;
-pub use triangle::TriangularFemForceFieldOptim;
+pub use triangle::{TriangularFemForceField, TriangularFemForceFieldOptim};
 
 #[cfg(test)]
 mod fd_tests;

@@ -486,6 +486,26 @@ pub fn registry() -> Registry {
         },
     );
     r.register(
+        "TriangularBendingSprings",
+        "springs between the apexes of the triangles around each inner edge",
+        |_, t| {
+            vec3_only(t, "TriangularBendingSprings")?;
+            Ok(AnyComponent::ForceField(Box::new(
+                canape_fem::TriangularBendingSprings::new(),
+            )))
+        },
+    );
+    r.register(
+        "TriangularFEMForceField",
+        "corotational plane-stress triangles (method large)",
+        |_, t| {
+            vec3_only(t, "TriangularFEMForceField")?;
+            Ok(AnyComponent::ForceField(Box::new(
+                canape_fem::TriangularFemForceField::new(),
+            )))
+        },
+    );
+    r.register(
         "FastTriangularBendingSprings",
         "linear bending springs across the edges shared by two triangles",
         |_, t| {
