@@ -5,6 +5,7 @@ pub mod animation;
 pub mod area;
 pub mod constraint;
 pub mod distance;
+pub mod ellipsoid;
 pub mod engine;
 pub mod interaction;
 pub mod load;

@@ -371,6 +371,18 @@ fn lumped_vertex_masses(
                 total += mu;
             }
         }
+    } else if !mesh.quads.is_empty() {
+        // the quad's area as two triangles (0, 1, 2) and (2, 3, 0), a quarter to each vertex
+        for q in &mesh.quads {
+            let a = ((p(q[1]) - p(q[0])).cross(&(p(q[2]) - p(q[0]))).norm()
+                + (p(q[3]) - p(q[2])).cross(&(p(q[0]) - p(q[2]))).norm())
+                * 0.5;
+            let mu = density * a / 4.0;
+            for &v in q {
+                m[v as usize] += mu;
+                total += mu;
+            }
+        }
     } else if !mesh.triangles.is_empty() {
         for t in &mesh.triangles {
             let a = (p(t[1]) - p(t[0])).cross(&(p(t[2]) - p(t[0]))).norm() / 2.0;
@@ -520,6 +532,7 @@ pub fn linked_or_context_topology<'a>(ctx: &mut InitContext<'a>, link: &str) -> 
     ctx.topology_where(|m| {
         !m.hexahedra.is_empty()
             || !m.tetrahedra.is_empty()
+            || !m.quads.is_empty()
             || !m.triangles.is_empty()
             || !m.edges.is_empty()
     })
@@ -895,5 +908,29 @@ impl Mass for MeshMatrixMass {
     }
     fn is_diagonal(&self) -> bool {
         self.diagonal()
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn lumped_masses_of_quads_share_each_area_in_four() {
+        // a 2×1 rectangle and a unit square side by side (3 + 1 = area 3), density 2
+        let mesh = Mesh {
+            quads: vec![[0, 1, 2, 3], [1, 4, 5, 2]],
+            ..Mesh::default()
+        };
+        let rest = [
+            0.0, 0.0, 0.0, 2.0, 0.0, 0.0, 2.0, 1.0, 0.0, 0.0, 1.0, 0.0, 3.0, 0.0, 0.0, 3.0, 1.0,
+            0.0,
+        ];
+        let (m, total) = lumped_vertex_masses(&mesh, &rest, 6, 2.0).unwrap();
+        assert!((total - 6.0).abs() < 1e-12);
+        let want = [1.0, 1.5, 1.5, 1.0, 0.5, 0.5];
+        for (a, b) in m.iter().zip(want) {
+            assert!((a - b).abs() < 1e-12, "{m:?}");
+        }
     }
 }

@@ -2,7 +2,8 @@
 //! TetrahedronFEMForceField and TetrahedralCorotationalFEMForceField (methods small, large,
 //! polar; svd for the former), HexahedronFEMForceField (large, polar, small),
 //! BeamFEMForceField (Rigid3 beams), TriangularFEMForceField and TriangularFEMForceFieldOptim
-//! (membrane triangles), FastTriangularBendingSprings and TriangularBendingSprings.
+//! (membrane triangles), QuadBendingFEMForceField, FastTriangularBendingSprings and
+//! TriangularBendingSprings.
 //!
 //! Element loops run once per component call; per-element data (rest frames, strain-displacement
 //! coefficients, rotations from the last `add_force`) live in flat vectors indexed by element.
@@ -15,6 +16,7 @@ pub mod fast_tetra;
 pub mod hexa;
 pub mod joint;
 pub mod pairs;
+pub mod quad;
 pub mod spring;
 pub mod tetra;
 pub mod triangle;
@@ -25,6 +27,7 @@ pub use element::{ElementFemForceField, FemMass};
 pub use fast_tetra::FastTetrahedralCorotationalForceField;
 pub use hexa::HexahedronFemForceField;
 pub use joint::JointSpringForceField;
+pub use quad::QuadBendingFemForceField;
 pub use spring::SpringForceField;
 pub use tetra::TetrahedronFemForceField;
 pub use triangle::{TriangularFemForceField, TriangularFemForceFieldOptim};

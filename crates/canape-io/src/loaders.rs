@@ -1,4 +1,5 @@
-//! Mesh loader components: MeshGmshLoader (.msh v1/v2 ASCII), MeshOBJLoader, SphereLoader.
+//! Mesh loader components: MeshGmshLoader (.msh v1/v2 ASCII), MeshOBJLoader, MeshVTKLoader
+//! (legacy and XML VTK, read by `vtk_read`), SphereLoader.
 //! A loader reads its (already resolved) file at init and exposes the content as output Data,
 //! which topologies and states pick up through links (`src="@loader"`).
 
@@ -334,6 +335,8 @@ pub fn parse_obj(text: &str) -> Result<Mesh, String> {
 pub enum MeshFormat {
     Gmsh,
     Obj,
+    /// VTK legacy (ASCII or binary) and XML (.vtu, .vtp) files.
+    Vtk,
 }
 
 /// MeshGmshLoader and MeshOBJLoader.
@@ -373,6 +376,7 @@ impl Component for MeshLoaderComponent {
         match self.format {
             MeshFormat::Gmsh => "MeshGmshLoader",
             MeshFormat::Obj => "MeshOBJLoader",
+            MeshFormat::Vtk => "MeshVTKLoader",
         }
     }
     fn data(&self) -> &DataTable {
@@ -382,12 +386,30 @@ impl Component for MeshLoaderComponent {
         &mut self.data
     }
     fn init(&mut self, ctx: &mut InitContext<'_>) {
-        let Some(text) = read_file(ctx, &self.data) else {
-            return;
-        };
-        let parsed = match self.format {
-            MeshFormat::Gmsh => parse_gmsh(&text),
-            MeshFormat::Obj => parse_obj(&text),
+        let parsed = if self.format == MeshFormat::Vtk {
+            // binary legacy files: bytes, not text
+            let f = self.data.str("filename").to_string();
+            if f.is_empty() {
+                if !self.data.is_set("filename") {
+                    ctx.error("no filename given");
+                }
+                return;
+            }
+            match std::fs::read(&f) {
+                Ok(b) => crate::vtk_read::parse_vtk(&b),
+                Err(e) => {
+                    ctx.error(format!("cannot read '{f}': {e}"));
+                    return;
+                }
+            }
+        } else {
+            let Some(text) = read_file(ctx, &self.data) else {
+                return;
+            };
+            match self.format {
+                MeshFormat::Gmsh => parse_gmsh(&text),
+                _ => parse_obj(&text),
+            }
         };
         let mut mesh = match parsed {
             Ok(m) => m,

@@ -164,6 +164,18 @@ pub fn registry() -> Registry {
         },
     );
     r.register(
+        "InteractionEllipsoidForceField",
+        "ellipsoids carried by a Rigid3 frame pushing Vec3 points (template Vec3,Rigid3)",
+        |_, t| {
+            if !t.is_empty() && !t.replace(' ', "").eq_ignore_ascii_case("Vec3,Rigid3") && !t.replace(' ', "").eq_ignore_ascii_case("Vec3d,Rigid3d") {
+                return Err(format!("template '{t}' is not supported: InteractionEllipsoidForceField is Vec3,Rigid3"));
+            }
+            Ok(AnyComponent::ForceField(Box::new(
+                canape_base::ellipsoid::InteractionEllipsoidForceField::new(),
+            )))
+        },
+    );
+    r.register(
         "TrianglePressureForceField",
         "a constant pressure force on chosen triangles (rest areas)",
         |_, t| {
@@ -486,6 +498,16 @@ pub fn registry() -> Registry {
         },
     );
     r.register(
+        "QuadBendingFEMForceField",
+        "quads: bilinear membrane on x, y and transverse shear on z (SOFA's element)",
+        |_, t| {
+            vec3_only(t, "QuadBendingFEMForceField")?;
+            Ok(AnyComponent::ForceField(Box::new(
+                canape_fem::QuadBendingFemForceField::new(),
+            )))
+        },
+    );
+    r.register(
         "TriangularBendingSprings",
         "springs between the apexes of the triangles around each inner edge",
         |_, t| {
@@ -568,6 +590,15 @@ pub fn registry() -> Registry {
             MeshFormat::Obj,
         ))))
     });
+    r.register(
+        "MeshVTKLoader",
+        "VTK loader (legacy ASCII/binary, XML .vtu/.vtp ASCII)",
+        |_, _| {
+            Ok(AnyComponent::Loader(Box::new(MeshLoaderComponent::new(
+                MeshFormat::Vtk,
+            ))))
+        },
+    );
     r.register("SphereLoader", "SOFA .sph sphere loader", |_, _| {
         Ok(AnyComponent::Loader(Box::new(SphereLoader::new())))
     });

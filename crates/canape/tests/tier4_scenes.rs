@@ -3,7 +3,7 @@
 //! on the grid, 10 000 steps) and TetrahedronFEMForceField_plasticity.scn (SOFA's strain
 //! plasticity and PlaneForceField; its collision components are inert and its tori never touch),
 //! FastTriangularBendingSprings.scn (membrane triangles of TriangularFEMForceFieldOptim and
-//! bending springs).
+//! bending springs), QuadBendingFEMForceField.scn (a legacy VTK quad mesh, DiagonalMass on quads).
 
 mod common;
 
@@ -15,6 +15,7 @@ const SCENES: &[&str] = &[
     "Component/Topology/Container/Grid/RegularGridTopology.scn",
     "Component/SolidMechanics/FEM/TetrahedronFEMForceField_plasticity.scn",
     "Component/SolidMechanics/Spring/FastTriangularBendingSprings.scn",
+    "Component/SolidMechanics/FEM/QuadBendingFEMForceField.scn",
 ];
 
 #[test]

@@ -1,0 +1,394 @@
+//! InteractionEllipsoidForceField (Sofa/Component/MechanicalLoad/.../
+//! InteractionEllipsoidForceField.inl): ellipsoids carried by a Rigid3 frame (`object2`, its
+//! point `object2_dof_index`) push the points of a Vec3 state (`object1`) out of them
+//! (`stiffness` > 0) or keep them in (< 0), with SOFA's penalty law in the frame of the rigid.
+//!
+//! For a point at p (in the frame) and the ellipsoid with the smallest normalised distance
+//! s = Σ (p−c)ⱼ²/rⱼ², a contact exists when (s − 1)·k < 0; with v = √s − 1 and g the gradient
+//! (p−c)ⱼ/rⱼ², the force is −|k|·v·g/|g| − damping·|v|·velocity. The stiffness stored per contact
+//! is SOFA's matrix as written (its term in g gᵀ/|g|² is not the exact derivative, kept so as to
+//! give SOFA's results). Reaction forces go to the rigid's centre unless `object2_forces` is
+//! false, in which case the rigid is only read; no torque, as in SOFA.
+
+use crate::base_data;
+use canape_core::component::{ForceField, Interaction};
+use canape_core::data::{DataKind, DataTable};
+use canape_core::impl_component;
+use canape_core::matrix::MatrixSink;
+use canape_core::scene::{ComponentId, InitContext, Target};
+use canape_types::{DofType, Mat3, Vec3};
+use nalgebra::{Quaternion, UnitQuaternion};
+
+#[derive(Clone, Copy, Debug)]
+struct Contact {
+    index: usize,
+    /// df/dx in the rigid's frame.
+    m: Mat3,
+}
+
+pub struct InteractionEllipsoidForceField {
+    data: DataTable,
+    /// (object1, object2, object1's point count, object2's point count)
+    ends: Option<(ComponentId, ComponentId, usize, usize)>,
+    centers: Vec<Vec3>,
+    inv_r2: Vec<Vec3>,
+    k: f64,
+    damping: f64,
+    index: usize,
+    reaction: bool,
+    invert: bool,
+    /// The frame of the last `add_force` and its contacts.
+    q: UnitQuaternion<f64>,
+    contacts: Vec<Contact>,
+    rayleigh: f64,
+}
+
+impl Default for InteractionEllipsoidForceField {
+    fn default() -> Self {
+        Self::new()
+    }
+}
+
+impl InteractionEllipsoidForceField {
+    pub fn new() -> Self {
+        let data = base_data(DataTable::new())
+            .with("center", DataKind::Reals(3), "", "ellipsoid centers")
+            .with("vradius", DataKind::Reals(3), "", "ellipsoid radius")
+            .with("stiffness", DataKind::Real, "500", "force stiffness (positive to repulse outward, negative inward)")
+            .with("damping", DataKind::Real, "5", "force damping")
+            .with("color", DataKind::Reals(0), "0 0.5 1 1", "ellipsoid color. (default=[0.0,0.5,1.0,1.0])")
+            .with("draw", DataKind::Bool, "1", "enable/disable drawing of the ellipsoid")
+            .with("object2_dof_index", DataKind::Int, "0", "Dof index of object 2 where the forcefield is attached")
+            .with("object2_forces", DataKind::Bool, "1", "enable/disable propagation of forces to object 2")
+            .with("object2_invert", DataKind::Bool, "0", "inverse transform from object 2 (use when object 1 is in local coordinates within a frame defined by object 2)")
+            .with("object1", DataKind::Str, "@./", "First object associated to this component")
+            .with("object2", DataKind::Str, "@./", "Second object associated to this component")
+            .with("rayleighStiffness", DataKind::Real, "0", "Rayleigh damping - stiffness matrix coefficient")
+            .with("isCompliance", DataKind::Bool, "0", "Consider the component as a compliance, else as a stiffness");
+        InteractionEllipsoidForceField {
+            data,
+            ends: None,
+            centers: Vec::new(),
+            inv_r2: Vec::new(),
+            k: 0.0,
+            damping: 0.0,
+            index: 0,
+            reaction: true,
+            invert: false,
+            q: UnitQuaternion::identity(),
+            contacts: Vec::new(),
+            rayleigh: 0.0,
+        }
+    }
+
+    fn resolve(&self, ctx: &mut InitContext<'_>, which: &str) -> Option<ComponentId> {
+        let l = self.data.str(which).trim().to_string();
+        let context = ctx.scene.context_state(ctx.node);
+        if l.is_empty() || l == "@./" || l == "@." {
+            return context;
+        }
+        match ctx.linked(&l) {
+            Some(Target::Component(c)) if ctx.scene.state(c).is_some() => Some(c),
+            Some(Target::Node(n)) => ctx
+                .scene
+                .node_components(n, canape_core::component::Role::State)
+                .next(),
+            _ => None,
+        }
+    }
+
+    fn init_impl(&mut self, ctx: &mut InitContext<'_>) {
+        self.ends = None;
+        self.contacts.clear();
+        self.rayleigh = self.data.real("rayleighStiffness");
+        let (Some(a), Some(b)) = (self.resolve(ctx, "object1"), self.resolve(ctx, "object2"))
+        else {
+            ctx.error(
+                "object1 and object2 must name MechanicalObjects (Vec3 points, a Rigid3 frame)",
+            );
+            return;
+        };
+        let (sa, sb) = (
+            ctx.scene.state(a).expect("state"),
+            ctx.scene.state(b).expect("state"),
+        );
+        if sa.dof != DofType::Vec3 || sb.dof != DofType::Rigid3 {
+            ctx.error(format!(
+                "object1 must be a Vec3 state and object2 a Rigid3 state ({} and {} given)",
+                sa.dof.name(),
+                sb.dof.name()
+            ));
+            return;
+        }
+        let (n1, n2) = (sa.size(), sb.size());
+        let index = self.data.int("object2_dof_index");
+        if index < 0 || index as usize >= n2 {
+            ctx.error(format!(
+                "object2_dof_index {index} is not a point of object2 ({n2} points)"
+            ));
+            return;
+        }
+        self.index = index as usize;
+        self.reaction = self.data.bool("object2_forces");
+        self.invert = self.data.bool("object2_invert");
+        self.k = self.data.real("stiffness");
+        self.damping = self.data.real("damping");
+        // as many ellipsoids as the longer list; the last entry (or a unit sphere at the
+        // origin) pads the shorter one
+        let c: Vec<Vec3> = self
+            .data
+            .reals("center")
+            .chunks_exact(3)
+            .map(|p| Vec3::new(p[0], p[1], p[2]))
+            .collect();
+        let r: Vec<Vec3> = self
+            .data
+            .reals("vradius")
+            .chunks_exact(3)
+            .map(|p| Vec3::new(p[0], p[1], p[2]))
+            .collect();
+        let n = c.len().max(r.len());
+        let pick = |v: &[Vec3], i: usize, d: Vec3| v.get(i).or(v.last()).copied().unwrap_or(d);
+        self.centers = (0..n).map(|i| pick(&c, i, Vec3::zeros())).collect();
+        self.inv_r2 = (0..n)
+            .map(|i| {
+                let r = pick(&r, i, Vec3::new(1.0, 1.0, 1.0));
+                Vec3::new(1.0 / (r.x * r.x), 1.0 / (r.y * r.y), 1.0 / (r.z * r.z))
+            })
+            .collect();
+        if self.inv_r2.iter().any(|v| !v.iter().all(|x| x.is_finite())) {
+            ctx.error("vradius must be non-zero on every axis");
+            return;
+        }
+        self.ends = Some((a, b, n1, n2));
+    }
+
+    /// The frame (centre, orientation) of the rigid point, inverted with `object2_invert`.
+    fn frame(&self, x2: &[f64]) -> (Vec3, UnitQuaternion<f64>) {
+        let o = 7 * self.index;
+        let c = Vec3::new(x2[o], x2[o + 1], x2[o + 2]);
+        let q = UnitQuaternion::new_unchecked(Quaternion::new(
+            x2[o + 6],
+            x2[o + 3],
+            x2[o + 4],
+            x2[o + 5],
+        ));
+        if self.invert {
+            let qi = q.inverse();
+            (-(qi * c), qi)
+        } else {
+            (c, q)
+        }
+    }
+
+    /// SOFA's calcF in the frame: the force and its matrix, or None without contact.
+    fn calc(&self, p: Vec3, v: Vec3) -> Option<(Vec3, Mat3)> {
+        let mut best: Option<(usize, f64)> = None;
+        for (e, (c, ir)) in self.centers.iter().zip(&self.inv_r2).enumerate() {
+            let d = p - c;
+            let s = d.x * d.x * ir.x + d.y * d.y * ir.y + d.z * d.z * ir.z;
+            if best.is_none_or(|(_, b)| s < b) {
+                best = Some((e, s));
+            }
+        }
+        let (e, s) = best?;
+        if (s - 1.0) * self.k >= 0.0 {
+            return None;
+        }
+        let kabs = self.k.abs();
+        let ir = self.inv_r2[e];
+        let d = p - self.centers[e];
+        let nrm = s.sqrt();
+        let depth = nrm - 1.0;
+        let g = d.component_mul(&ir);
+        let gn2 = g.norm_squared();
+        let gn = gn2.sqrt();
+        let f = g * (-kabs * depth / gn) - v * (self.damping * depth.abs());
+        let (a, b, dd) = (-kabs / (nrm * gn), -kabs * depth / gn, -kabs * depth / gn2);
+        let mut m = Mat3::zeros();
+        for i in 0..3 {
+            for j in 0..3 {
+                m[(i, j)] = g[i] * g[j] * (a + dd * ir[j]);
+            }
+            m[(i, i)] += b * ir[i];
+        }
+        Some((f, m))
+    }
+
+    fn world_matrix(&self, m: &Mat3, k: f64) -> Mat3 {
+        let r = self.q.to_rotation_matrix().into_inner();
+        r * m * r.transpose() * k
+    }
+}
+
+impl_component!(
+    InteractionEllipsoidForceField,
+    "InteractionEllipsoidForceField",
+    init
+);
+
+impl ForceField for InteractionEllipsoidForceField {
+    fn interaction(&self) -> Option<Interaction> {
+        self.ends.map(|(a, b, ..)| Interaction {
+            first: a,
+            second: b,
+            second_passive: !self.reaction,
+        })
+    }
+
+    fn add_force(&mut self, x: &[f64], v: &[f64], f: &mut [f64]) {
+        self.contacts.clear();
+        let Some((_, _, n1, _)) = self.ends else {
+            return;
+        };
+        let (c, q) = self.frame(&x[3 * n1..]);
+        self.q = q;
+        let mut f2 = Vec3::zeros();
+        for i in 0..n1 {
+            let p = Vec3::new(x[3 * i], x[3 * i + 1], x[3 * i + 2]);
+            let vel = Vec3::new(v[3 * i], v[3 * i + 1], v[3 * i + 2]);
+            let pl = q.inverse_transform_vector(&(p - c));
+            let vl = q.inverse_transform_vector(&vel);
+            if let Some((fl, m)) = self.calc(pl, vl) {
+                let fw = q * fl;
+                for k in 0..3 {
+                    f[3 * i + k] += fw[k];
+                }
+                f2 -= fw;
+                self.contacts.push(Contact { index: i, m });
+            }
+        }
+        if self.reaction {
+            let o = 3 * n1 + 6 * self.index;
+            for k in 0..3 {
+                f[o + k] += f2[k];
+            }
+        }
+    }
+
+    fn add_dforce(&mut self, dx: &[f64], df: &mut [f64], k_factor: f64) {
+        let Some((_, _, n1, _)) = self.ends else {
+            return;
+        };
+        let o = 3 * n1 + 6 * self.index;
+        let dc = if self.reaction {
+            Vec3::new(dx[o], dx[o + 1], dx[o + 2])
+        } else {
+            Vec3::zeros()
+        };
+        let mut df2 = Vec3::zeros();
+        for c in &self.contacts {
+            let i = c.index;
+            let du = Vec3::new(dx[3 * i], dx[3 * i + 1], dx[3 * i + 2]) - dc;
+            let g = self.q * ((c.m * self.q.inverse_transform_vector(&du)) * k_factor);
+            for k in 0..3 {
+                df[3 * i + k] += g[k];
+            }
+            df2 -= g;
+        }
+        if self.reaction {
+            for k in 0..3 {
+                df[o + k] += df2[k];
+            }
+        }
+    }
+
+    fn add_k_to_matrix(&self, m: &mut dyn MatrixSink, k_factor: f64, offset: usize) {
+        let Some((_, _, n1, _)) = self.ends else {
+            return;
+        };
+        let o = offset + 3 * n1 + 6 * self.index;
+        for c in &self.contacts {
+            let w = self.world_matrix(&c.m, k_factor);
+            let p = offset + 3 * c.index;
+            m.add_block3(p, p, &w);
+            if self.reaction {
+                m.add_block3(p, o, &(-w));
+                m.add_block3(o, p, &(-w));
+                m.add_block3(o, o, &w);
+            }
+        }
+    }
+
+    fn rayleigh_stiffness(&self) -> f64 {
+        self.rayleigh
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn field(radii: [f64; 3], k: f64, reaction: bool) -> InteractionEllipsoidForceField {
+        let mut f = InteractionEllipsoidForceField::new();
+        f.centers = vec![Vec3::zeros()];
+        f.inv_r2 = vec![Vec3::new(
+            1.0 / (radii[0] * radii[0]),
+            1.0 / (radii[1] * radii[1]),
+            1.0 / (radii[2] * radii[2]),
+        )];
+        f.k = k;
+        f.damping = 0.0;
+        f.reaction = reaction;
+        // ids are not used by the force computations
+        let id = ComponentId(0);
+        f.ends = Some((id, id, 1, 1));
+        f
+    }
+
+    /// One point then one Rigid3 frame (centre `c`, turned by `angle` about z).
+    fn state(p: [f64; 3], c: [f64; 3], angle: f64) -> Vec<f64> {
+        let q = UnitQuaternion::from_euler_angles(0.0, 0.0, angle);
+        let q = q.quaternion().coords;
+        vec![p[0], p[1], p[2], c[0], c[1], c[2], q[0], q[1], q[2], q[3]]
+    }
+
+    #[test]
+    fn pushes_points_out_along_the_turned_ellipsoid() {
+        // a sphere of radius 2 around (1, 1, 1): force k(1 − |d|/r) outward
+        let mut f = field([2.0, 2.0, 2.0], 100.0, true);
+        let x = state([1.5, 1.0, 1.0], [1.0, 1.0, 1.0], 0.3);
+        let mut out = vec![0.0; 9];
+        f.add_force(&x, &[0.0; 9], &mut out);
+        assert!(
+            (out[0] - 100.0 * (1.0 - 0.5 / 2.0)).abs() < 1e-12,
+            "{out:?}"
+        );
+        assert!(out[1].abs() < 1e-12 && out[2].abs() < 1e-12);
+        // the reaction on the rigid's centre
+        assert!((out[3] + out[0]).abs() < 1e-12);
+        // an ellipsoid long along its x axis, turned a quarter about z: long along world y
+        let mut f = field([2.0, 1.0, 1.0], 100.0, false);
+        let inside = state([0.0, 1.5, 0.0], [0.0; 3], std::f64::consts::FRAC_PI_2);
+        let mut out = vec![0.0; 9];
+        f.add_force(&inside, &[0.0; 9], &mut out);
+        assert!((out[1] - 100.0 * 0.25).abs() < 1e-9, "{out:?}");
+        assert!(out[3..].iter().all(|v| *v == 0.0), "no reaction: {out:?}");
+        let outside = state([1.5, 0.0, 0.0], [0.0; 3], std::f64::consts::FRAC_PI_2);
+        let mut out = vec![0.0; 9];
+        f.add_force(&outside, &[0.0; 9], &mut out);
+        assert!(out.iter().all(|v| *v == 0.0));
+    }
+
+    #[test]
+    fn dforce_matches_the_assembled_blocks() {
+        let mut f = field([2.0, 1.0, 1.5], 80.0, true);
+        let x = state([0.4, 0.3, -0.2], [0.1, 0.0, 0.0], 0.7);
+        let mut out = vec![0.0; 9];
+        f.add_force(&x, &[0.0; 9], &mut out);
+        assert_eq!(f.contacts.len(), 1);
+        let mut tr = canape_core::matrix::Triplets::new(9);
+        f.add_k_to_matrix(&mut tr, 2.0, 0);
+        let mut k = [[0.0; 9]; 9];
+        for &(r, c, v) in &tr.entries {
+            k[r as usize][c as usize] += v;
+        }
+        let dx = [0.3, -0.1, 0.2, 0.05, 0.4, -0.3, 0.0, 0.0, 0.0];
+        let mut df = vec![0.0; 9];
+        f.add_dforce(&dx, &mut df, 2.0);
+        for i in 0..9 {
+            let kd: f64 = (0..9).map(|j| k[i][j] * dx[j]).sum();
+            assert!((kd - df[i]).abs() < 1e-9, "{i}: {kd} vs {}", df[i]);
+        }
+    }
+}
