@@ -336,8 +336,39 @@ impl RegularGridTopology {
                 }
             }
         }
+        // SOFA's GridTopology also lists every grid quad, two triangles per quad (split along
+        // q0-q2) and the edges of those triangles (GridTopology.cpp, GridUpdate): what
+        // components reading quads, triangles or edges of a grid see
+        let quads = if d.bool("computeQuadList") || d.bool("computeTriangleList") {
+            grid_quads(n)
+        } else {
+            Vec::new()
+        };
+        let triangles: Vec<[u32; 3]> = if d.bool("computeTriangleList") {
+            quads
+                .iter()
+                .flat_map(|q| [[q[0], q[1], q[2]], [q[0], q[2], q[3]]])
+                .collect()
+        } else {
+            Vec::new()
+        };
+        let edges = if !d.bool("computeEdgeList") {
+            Vec::new()
+        } else if !triangles.is_empty() {
+            canape_core::mesh::edges_from_triangles(&triangles)
+        } else {
+            grid_lines(n)
+        };
+        let quads = if d.bool("computeQuadList") {
+            quads
+        } else {
+            Vec::new()
+        };
         self.mesh = Mesh {
             points,
+            edges,
+            triangles,
+            quads,
             hexahedra: hexa,
             ..Mesh::default()
         };
@@ -482,6 +513,35 @@ pub fn grid_quads(n: [usize; 3]) -> Vec<[u32; 4]> {
         }
     }
     q
+}
+
+/// SOFA's GridTopology lines (without triangles): along x, then y, then z.
+fn grid_lines(n: [usize; 3]) -> Vec<[u32; 2]> {
+    let [nx, ny, nz] = n;
+    let p = |x: usize, y: usize, z: usize| (nx * (ny * z + y) + x) as u32;
+    let mut e = Vec::new();
+    for z in 0..nz {
+        for y in 0..ny {
+            for x in 0..nx.saturating_sub(1) {
+                e.push([p(x, y, z), p(x + 1, y, z)]);
+            }
+        }
+    }
+    for z in 0..nz {
+        for y in 0..ny.saturating_sub(1) {
+            for x in 0..nx {
+                e.push([p(x, y, z), p(x, y + 1, z)]);
+            }
+        }
+    }
+    for z in 0..nz.saturating_sub(1) {
+        for y in 0..ny {
+            for x in 0..nx {
+                e.push([p(x, y, z), p(x, y, z + 1)]);
+            }
+        }
+    }
+    e
 }
 
 fn sorted_key<const N: usize>(mut a: [u32; N]) -> [u32; N] {

@@ -82,6 +82,23 @@ pub const HEXA_FACES: [[usize; 4]; 6] = [
 ];
 
 /// The 4 triangular faces of a tetrahedron, as local vertex indices (MeshLoader's face order).
+/// The edges SOFA's triangle containers build from a triangle list (TriangleSetTopologyContainer,
+/// GridTopology): by first appearance, triangle by triangle, edge k of a triangle being
+/// (t[k+1], t[k+2]), the one opposite vertex k, oriented as that first triangle gives it.
+pub fn edges_from_triangles(tris: &[[u32; 3]]) -> Vec<[u32; 2]> {
+    let mut seen = std::collections::BTreeSet::new();
+    let mut edges = Vec::new();
+    for t in tris {
+        for k in 0..3 {
+            let (a, b) = (t[(k + 1) % 3], t[(k + 2) % 3]);
+            if seen.insert((a.min(b), a.max(b))) {
+                edges.push([a, b]);
+            }
+        }
+    }
+    edges
+}
+
 pub const TETRA_FACES: [[usize; 3]; 4] = [[0, 2, 1], [0, 1, 3], [0, 3, 2], [1, 2, 3]];
 
 /// The 6 tetrahedra of a hexahedron `c` (SOFA's vertex order), alternate list when mirrored.

@@ -98,22 +98,7 @@ impl Default for FastTriangularBendingSprings {
     }
 }
 
-/// The edges of a triangle mesh SOFA's containers number when none are given: by first
-/// appearance, triangle by triangle, edge k of a triangle being (t[k+1], t[k+2]) (opposite
-/// vertex k).
-fn edges_from_triangles(tris: &[[u32; 3]]) -> Vec<[u32; 2]> {
-    let mut seen = std::collections::BTreeSet::new();
-    let mut edges = Vec::new();
-    for t in tris {
-        for k in 0..3 {
-            let (a, b) = (t[(k + 1) % 3], t[(k + 2) % 3]);
-            if seen.insert((a.min(b), a.max(b))) {
-                edges.push([a, b]);
-            }
-        }
-    }
-    edges
-}
+use canape_core::mesh::edges_from_triangles;
 
 impl FastTriangularBendingSprings {
     pub fn new() -> Self {

@@ -32,6 +32,8 @@ pub struct SpringForceField {
     mesh: bool,
     /// RegularGridSpringForceField: springs along the grid's lines, face and cube diagonals.
     grid: bool,
+    /// QuadBendingSprings: springs across the edges shared by quads.
+    quad_bending: bool,
     /// Between two different states: (object1, object2, object1's point count).
     pair: Option<(
         canape_core::scene::ComponentId,
@@ -70,6 +72,7 @@ impl SpringForceField {
             rayleigh: 0.0,
             mesh: false,
             grid: false,
+            quad_bending: false,
             pair: None,
         }
     }
@@ -94,6 +97,108 @@ impl SpringForceField {
             .with("cubesDamping", DataKind::Real, "5", "Cubes Damping");
         f.grid = true;
         f
+    }
+
+    /// QuadBendingSprings (Sofa/Component/SolidMechanics/Spring/.../QuadBendingSprings.inl):
+    /// for every edge shared by two quads of the context topology, two springs joining each
+    /// end's neighbours across the edge (the point two steps away on either side), `stiffness`
+    /// and `damping` as given, rest lengths from the initial positions.
+    pub fn quad_bending() -> Self {
+        let mut f = Self::new();
+        let data = std::mem::take(&mut f.data);
+        f.data = data.with(
+            "localRange",
+            DataKind::Ints(0),
+            "",
+            "optional range of local DOF indices. Any computation involving only indices outside of this range are discarded (useful for parallelization using mesh partitionning)",
+        );
+        f.quad_bending = true;
+        f
+    }
+
+    /// The springs of a QuadBendingSprings: SOFA's edge map over the quads in order, each quad
+    /// registering its four edges with the opposite edge; the second quad on an edge pairs
+    /// its opposite points with the first quad's; a pair is made once.
+    fn springs_from_quads(&mut self, ctx: &mut InitContext<'_>) -> Result<(), String> {
+        let ks = self
+            .data
+            .reals("stiffness")
+            .first()
+            .copied()
+            .unwrap_or(100.0);
+        let kd = self.data.reals("damping").first().copied().unwrap_or(5.0);
+        let range = self.data.ints("localRange").to_vec();
+        let Some(st) = ctx.state() else {
+            return Err("no MechanicalObject in the context".into());
+        };
+        if st.dof != canape_types::DofType::Vec3 {
+            return Err(format!(
+                "QuadBendingSprings acts on Vec3 states ({} given)",
+                st.dof.name()
+            ));
+        }
+        let x = st.vec(canape_core::state::VecId::POSITION).to_vec();
+        let n = st.size();
+        let Some(topo) = ctx.topology_where(|m| !m.quads.is_empty()) else {
+            return Err("no topology with quads in the context".into());
+        };
+        let quads = topo.mesh().quads.clone();
+        if quads.iter().flatten().any(|&i| i as usize >= n) {
+            return Err(format!(
+                "the quads use points beyond the state's {n} points"
+            ));
+        }
+        let outside = |a: u32, b: u32| -> bool {
+            match range[..] {
+                [lo, hi] => (a < lo && b < lo) || (a > hi && b > hi),
+                _ => false,
+            }
+        };
+        let mut edge_map: std::collections::BTreeMap<(u32, u32), (u32, u32)> =
+            std::collections::BTreeMap::new();
+        let mut made: std::collections::BTreeSet<(u32, u32)> = std::collections::BTreeSet::new();
+        let mut springs = Vec::new();
+        let mut add = |a: u32, b: u32, springs: &mut Vec<Spring>| {
+            if outside(a, b) || !made.insert((a.min(b), a.max(b))) {
+                return;
+            }
+            let (pa, pb) = (get3(&x, a as usize), get3(&x, b as usize));
+            springs.push(Spring {
+                a: a as usize,
+                b: b as usize,
+                ks,
+                kd,
+                l0: (pb - pa).norm(),
+                elongation_only: false,
+                enabled: true,
+            });
+        };
+        for f in &quads {
+            for (ab, cd) in [
+                ((f[0], f[1]), (f[3], f[2])),
+                ((f[1], f[2]), (f[0], f[3])),
+                ((f[2], f[3]), (f[1], f[0])),
+                ((f[3], f[0]), (f[2], f[1])),
+            ] {
+                let (ab, cd) = if ab.0 > ab.1 {
+                    ((ab.1, ab.0), (cd.1, cd.0))
+                } else {
+                    (ab, cd)
+                };
+                match edge_map.get(&ab) {
+                    None => {
+                        edge_map.insert(ab, cd);
+                    }
+                    Some(&ef) => {
+                        add(cd.0, ef.0, &mut springs);
+                        add(cd.1, ef.1, &mut springs);
+                    }
+                }
+            }
+        }
+        self.d = vec![Mat3::zeros(); springs.len()];
+        self.springs = springs;
+        Ok(())
     }
 
     /// The grid springs of a RegularGridSpringForceField, appended to the `spring` list.
@@ -507,6 +612,12 @@ impl SpringForceField {
             }
             return;
         }
+        if self.quad_bending {
+            if let Err(e) = self.springs_from_quads(ctx) {
+                ctx.error(e);
+            }
+            return;
+        }
         let Some(ends) = PairEnds::resolve(
             ctx,
             &self.data,
@@ -708,6 +819,8 @@ impl_component!(
     SpringForceField,
     |s| if s.mesh {
         "MeshSpringForceField"
+    } else if s.quad_bending {
+        "QuadBendingSprings"
     } else if s.grid {
         "RegularGridSpringForceField"
     } else {

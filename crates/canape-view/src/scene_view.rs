@@ -91,7 +91,9 @@ pub fn display_flags(scene: &Scene) -> Vec<(&'static str, bool)> {
 }
 
 /// Boundary faces of a volume mesh (faces used by one element), oriented away from their
-/// element, in a deterministic order. Triangles and quads of the mesh are added as they are.
+/// element, in a deterministic order. A mesh without volume elements gives its triangles and
+/// quads as they are (those of a volume mesh, such as a grid's or a loader's faces, include
+/// interior ones and are not drawn).
 pub fn surface_triangles(mesh: &Mesh, pts: &[[f64; 3]]) -> Vec<[u32; 3]> {
     let p = |i: u32| pts.get(i as usize).copied().unwrap_or([0.0; 3]);
     let mut faces: Vec<([u32; 4], Vec<u32>, [f64; 3])> = Vec::new();
@@ -139,11 +141,13 @@ pub fn surface_triangles(mesh: &Mesh, pts: &[[f64; 3]]) -> Vec<[u32; 3]> {
         }
         i = j;
     }
-    for t in &mesh.triangles {
-        out.push(*t);
-    }
-    for q in &mesh.quads {
-        out.extend(fan(q));
+    if mesh.tetrahedra.is_empty() && mesh.hexahedra.is_empty() {
+        for t in &mesh.triangles {
+            out.push(*t);
+        }
+        for q in &mesh.quads {
+            out.extend(fan(q));
+        }
     }
     out
 }

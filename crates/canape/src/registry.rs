@@ -538,6 +538,16 @@ pub fn registry() -> Registry {
         },
     );
     r.register(
+        "QuadBendingSprings",
+        "springs across the edges shared by two quads",
+        |_, t| {
+            vec3_only(t, "QuadBendingSprings")?;
+            Ok(AnyComponent::ForceField(Box::new(
+                SpringForceField::quad_bending(),
+            )))
+        },
+    );
+    r.register(
         "MeshSpringForceField",
         "springs along the topology's edges and element diagonals",
         |_, t| {

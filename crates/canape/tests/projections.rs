@@ -198,3 +198,55 @@ fn triangle_pressure_pushes_with_pressure_times_rest_area() {
         assert_eq!((vel[3 * i], vel[3 * i + 1]), (0.0, 0.0));
     }
 }
+
+#[test]
+fn regular_grids_list_quads_triangles_and_edges_as_sofa_does() {
+    let sim = load(
+        r#"<Node name="root"><RegularGridTopology n="3 2 2" min="0 0 0" max="2 1 1"/>
+  <MechanicalObject/></Node>"#,
+    );
+    let m = sim.scene.topologies[0].as_ref().unwrap().mesh();
+    assert_eq!(m.hexahedra.len(), 2);
+    // XY quads 2·1·2, XZ quads 1·2·2, YZ quads 1·1·3
+    assert_eq!(m.quads.len(), 11);
+    assert_eq!(m.triangles.len(), 22);
+    // the 20 grid lines and one diagonal per quad
+    assert_eq!(m.edges.len(), 31);
+    // the first XY quad and its triangles, split along q0-q2
+    assert_eq!(m.quads[0], [0, 1, 4, 3]);
+    assert_eq!(&m.triangles[..2], &[[0, 1, 4], [0, 4, 3]]);
+    // a flat grid (n = 20 1 20 in SOFA's cloth scenes) has its XZ quads only
+    let sim = load(
+        r#"<Node name="root"><RegularGridTopology n="4 1 3" min="0 0 0" max="1 0 1"/>
+  <MechanicalObject/></Node>"#,
+    );
+    let m = sim.scene.topologies[0].as_ref().unwrap().mesh();
+    assert!(m.hexahedra.is_empty());
+    assert_eq!(m.quads.len(), 3 * 2);
+    assert_eq!(m.quads[0], [0, 1, 5, 4]);
+}
+
+#[test]
+fn quad_bending_springs_join_points_across_shared_edges() {
+    // two quads of a 3 × 2 grid share the edge 1-4: one spring on each side of it, 0-2 and 3-5
+    let mut sim = load(
+        r#"<Node name="root" dt="0.01" gravity="0 0 0">
+  <EulerExplicitSolver/>
+  <MechanicalObject position="0 0 0  1 0 0  2 0 0  0 1 0  1 1 0  2 1 0"/>
+  <UniformMass vertexMass="1"/>
+  <MeshTopology quads="0 1 4 3  1 2 5 4"/>
+  <QuadBendingSprings stiffness="30" damping="0"/>
+</Node>"#,
+    );
+    let edges = sim.scene.force_fields[0].as_ref().unwrap().draw_edges();
+    assert_eq!(edges, vec![[2, 0], [5, 3]]);
+    // pull point 2 outward by 0.1: the spring (rest length 2) pulls it back with 30·0.1
+    sim.scene.states[0]
+        .as_mut()
+        .unwrap()
+        .vec_mut(VecId::POSITION)[6] = 2.1;
+    sim.step();
+    let vel = v(&sim);
+    assert!((vel[6] + 0.01 * 30.0 * 0.1).abs() < 1e-12, "{vel:?}");
+    assert!((vel[0] - 0.01 * 30.0 * 0.1).abs() < 1e-12, "{vel:?}");
+}
