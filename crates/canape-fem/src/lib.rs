@@ -2,8 +2,8 @@
 //! TetrahedronFEMForceField and TetrahedralCorotationalFEMForceField (methods small, large,
 //! polar; svd for the former), HexahedronFEMForceField (large, polar, small),
 //! BeamFEMForceField (Rigid3 beams), TriangularFEMForceField and TriangularFEMForceFieldOptim
-//! (membrane triangles), QuadBendingFEMForceField, FastTriangularBendingSprings and
-//! TriangularBendingSprings.
+//! (membrane triangles), QuadBendingFEMForceField, FastTriangularBendingSprings,
+//! TriangularBendingSprings and TetrahedronHyperelasticityFEMForceField (SOFA's materials).
 //!
 //! Element loops run once per component call; per-element data (rest frames, strain-displacement
 //! coefficients, rotations from the last `add_force`) live in flat vectors indexed by element.
@@ -14,6 +14,7 @@ pub mod common;
 pub mod element;
 pub mod fast_tetra;
 pub mod hexa;
+pub mod hyperelastic;
 pub mod joint;
 pub mod pairs;
 pub mod quad;
@@ -26,6 +27,7 @@ pub use bending::{FastTriangularBendingSprings, TriangularBendingSprings};
 pub use element::{ElementFemForceField, FemMass};
 pub use fast_tetra::FastTetrahedralCorotationalForceField;
 pub use hexa::HexahedronFemForceField;
+pub use hyperelastic::TetrahedronHyperelasticityFemForceField;
 pub use joint::JointSpringForceField;
 pub use quad::QuadBendingFemForceField;
 pub use spring::SpringForceField;

@@ -825,15 +825,57 @@ impl Component for TetrahedronFemForceField {
             ctx.error(m);
             return;
         }
-        let Some((rest, mesh)) =
-            fem_inputs(ctx, &self.data, |m| !m.tetrahedra.is_empty(), "tetrahedra")
+        let has = |m: &canape_core::mesh::Mesh| !m.tetrahedra.is_empty() || !m.hexahedra.is_empty();
+        let Some((rest, mesh)) = fem_inputs(ctx, &self.data, has, "tetrahedra (or hexahedra)")
         else {
             return;
         };
-        for w in self.setup(&rest, &mesh.tetrahedra) {
+        let tets = if mesh.tetrahedra.is_empty() {
+            let grid = ctx.topology_where(has).and_then(|t| t.grid_size());
+            ctx.warn("each hexahedron has been split into 6 tetrahedra (as SOFA does)");
+            split_hexahedra(&mesh.hexahedra, grid)
+        } else {
+            mesh.tetrahedra.clone()
+        };
+        for w in self.setup(&rest, &tets) {
             ctx.warn(w);
         }
     }
+}
+
+/// SOFA's TetrahedronFEMForceField on a hexahedral topology (TetrahedronFEMForceField.inl,
+/// init): each hexahedron split into 6 tetrahedra after mirroring its vertices by its grid
+/// position (even x, odd y, odd z cells; a plain mesh counts as a 2 × 1 grid), always with the
+/// same six-tetrahedron list.
+pub fn split_hexahedra(hexa: &[[u32; 8]], grid: Option<[usize; 3]>) -> Vec<[u32; 4]> {
+    let (nx, ny) = match grid {
+        Some(n) => (n[0].saturating_sub(1).max(1), n[1].saturating_sub(1).max(1)),
+        None => (2, 1),
+    };
+    let mut out = Vec::with_capacity(hexa.len() * 6);
+    for (i, h) in hexa.iter().enumerate() {
+        let mut c = *h;
+        if (i % nx) % 2 == 0 {
+            c.swap(0, 1);
+            c.swap(3, 2);
+            c.swap(4, 5);
+            c.swap(7, 6);
+        }
+        if ((i / nx) % ny) % 2 == 1 {
+            c.swap(0, 3);
+            c.swap(1, 2);
+            c.swap(4, 7);
+            c.swap(5, 6);
+        }
+        if (i / (nx * ny)) % 2 == 1 {
+            c.swap(0, 4);
+            c.swap(1, 5);
+            c.swap(2, 6);
+            c.swap(3, 7);
+        }
+        out.extend_from_slice(&canape_core::mesh::hexa_to_tetras(c, false));
+    }
+    out
 }
 
 impl ForceField for TetrahedronFemForceField {

@@ -498,6 +498,16 @@ pub fn registry() -> Registry {
         },
     );
     r.register(
+        "TetrahedronHyperelasticityFEMForceField",
+        "hyperelastic tetrahedra (ArrudaBoyce, StVenantKirchhoff, NeoHookean, MooneyRivlin, VerondaWestman, Costa, Ogden, StableNeoHookean)",
+        |_, t| {
+            vec3_only(t, "TetrahedronHyperelasticityFEMForceField")?;
+            Ok(AnyComponent::ForceField(Box::new(
+                canape_fem::TetrahedronHyperelasticityFemForceField::new(),
+            )))
+        },
+    );
+    r.register(
         "QuadBendingFEMForceField",
         "quads: bilinear membrane on x, y and transverse shear on z (SOFA's element)",
         |_, t| {
