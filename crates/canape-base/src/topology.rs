@@ -1,6 +1,7 @@
 //! Topologies and topological mappings: RegularGridTopology, MeshTopology, the *SetTopology
 //! containers (static here: topology changes come later), Hexa2TetraTopologicalMapping and the
-//! boundary extractions Hexa2QuadTopologicalMapping and Tetra2TriangleTopologicalMapping.
+//! boundary extractions Hexa2QuadTopologicalMapping, Tetra2TriangleTopologicalMapping and
+//! Triangle2EdgeTopologicalMapping, Quad2TriangleTopologicalMapping.
 
 use crate::base_data;
 use canape_core::component::{TopologicalMapping, Topology};
@@ -716,12 +717,122 @@ impl TopologicalMapping for Tetra2TriangleTopologicalMapping {
             )
         };
         let flip = self.data.bool("flipNormals");
-        let triangles = boundary(&triangles, tetra_faces())
+        let triangles: Vec<[u32; 3]> = boundary(&triangles, tetra_faces())
             .into_iter()
             .map(|t| if flip { [t[0], t[2], t[1]] } else { t })
             .collect();
+        // the output container's edges, as its init builds them from the triangles
+        Mesh {
+            edges: canape_core::mesh::edges_from_triangles(&triangles),
+            triangles,
+            ..Mesh::default()
+        }
+    }
+}
+
+/// Two triangles per quad (Sofa/Component/Topology/Mapping/.../
+/// Quad2TriangleTopologicalMapping.cpp): split along p1–p3 or p0–p2 in a checkerboard over the
+/// quad index (column and row by the grid's cell count in x, or by 2 for a plain mesh), both
+/// triangles keeping the quad's winding.
+pub struct Quad2TriangleTopologicalMapping {
+    data: DataTable,
+}
+
+impl Default for Quad2TriangleTopologicalMapping {
+    fn default() -> Self {
+        Self::new()
+    }
+}
+
+impl Quad2TriangleTopologicalMapping {
+    pub fn new() -> Self {
+        Quad2TriangleTopologicalMapping {
+            data: base_data(DataTable::new())
+                .with("input", DataKind::Str, "", "Input topology to map")
+                .with("output", DataKind::Str, "", "Output topology to map"),
+        }
+    }
+}
+
+impl_component!(
+    Quad2TriangleTopologicalMapping,
+    "Quad2TriangleTopologicalMapping"
+);
+
+impl TopologicalMapping for Quad2TriangleTopologicalMapping {
+    fn map(&self, input: &Mesh, grid: Option<[usize; 3]>) -> Mesh {
+        let (nx, ny) = match grid {
+            Some(n) => (n[0].saturating_sub(1), n[1].saturating_sub(1)),
+            None => (2, 1),
+        };
+        let scale = if nx == 0 { ny } else { nx };
+        let quads = if input.quads.is_empty() {
+            grid.map(grid_quads).unwrap_or_default()
+        } else {
+            input.quads.clone()
+        };
+        if scale == 0 {
+            return Mesh::default();
+        }
+        let mut triangles = Vec::with_capacity(2 * quads.len());
+        for (i, q) in quads.iter().enumerate() {
+            let [p0, p1, p2, p3] = *q;
+            if ((i % scale) ^ (i / scale)) & 1 == 1 {
+                triangles.push([p0, p1, p3]);
+                triangles.push([p2, p3, p1]);
+            } else {
+                triangles.push([p1, p2, p0]);
+                triangles.push([p3, p0, p2]);
+            }
+        }
         Mesh {
             triangles,
+            ..Mesh::default()
+        }
+    }
+}
+
+/// The boundary edges of a triangle topology (Sofa/Component/Topology/Mapping/.../
+/// Triangle2EdgeTopologicalMapping.cpp): the input's edges (its own, or those its triangles
+/// give) that belong to one triangle, in their order and orientation.
+pub struct Triangle2EdgeTopologicalMapping {
+    data: DataTable,
+}
+
+impl Default for Triangle2EdgeTopologicalMapping {
+    fn default() -> Self {
+        Self::new()
+    }
+}
+
+impl Triangle2EdgeTopologicalMapping {
+    pub fn new() -> Self {
+        Triangle2EdgeTopologicalMapping {
+            data: base_data(DataTable::new())
+                .with("input", DataKind::Str, "", "Input topology to map")
+                .with("output", DataKind::Str, "", "Output topology to map"),
+        }
+    }
+}
+
+impl_component!(
+    Triangle2EdgeTopologicalMapping,
+    "Triangle2EdgeTopologicalMapping"
+);
+
+impl TopologicalMapping for Triangle2EdgeTopologicalMapping {
+    fn map(&self, input: &Mesh, _grid: Option<[usize; 3]>) -> Mesh {
+        let edges = if input.edges.is_empty() {
+            canape_core::mesh::edges_from_triangles(&input.triangles)
+        } else {
+            input.edges.clone()
+        };
+        let tri_edges = input
+            .triangles
+            .iter()
+            .flat_map(|t| (0..3).map(move |k| [t[(k + 1) % 3], t[(k + 2) % 3]]));
+        Mesh {
+            edges: boundary(&edges, tri_edges),
             ..Mesh::default()
         }
     }
@@ -856,5 +967,38 @@ mod tests {
         let mut none = Tetra2TriangleTopologicalMapping::new();
         none.data.set_str("noInitialTriangles", "1").unwrap();
         assert!(none.map(&tets, None).triangles.is_empty());
+    }
+
+    #[test]
+    fn quads_split_in_a_checkerboard_and_triangles_give_their_border() {
+        // a 2 × 2 grid of quads (3 × 3 points): cells 0 and 3 split along p0-p2, 1 and 2 along
+        // p1-p3; the square's 8 border edges, none of the inner ones
+        let q = vec![[0, 1, 4, 3], [1, 2, 5, 4], [3, 4, 7, 6], [4, 5, 8, 7]];
+        let m = Quad2TriangleTopologicalMapping::new().map(
+            &Mesh {
+                quads: q,
+                ..Mesh::default()
+            },
+            Some([3, 3, 1]),
+        );
+        assert_eq!(
+            m.triangles,
+            vec![
+                [1, 4, 0],
+                [3, 0, 4],
+                [1, 2, 4],
+                [5, 4, 2],
+                [3, 4, 6],
+                [7, 6, 4],
+                [5, 8, 4],
+                [7, 4, 8]
+            ]
+        );
+        let e = Triangle2EdgeTopologicalMapping::new().map(&m, None);
+        assert_eq!(e.edges.len(), 8);
+        for [a, b] in &e.edges {
+            // a border edge has both ends on the square's border (not the centre, point 4)
+            assert!(*a != 4 && *b != 4, "{:?}", e.edges);
+        }
     }
 }

@@ -34,6 +34,8 @@ pub struct SpringForceField {
     grid: bool,
     /// QuadBendingSprings: springs across the edges shared by quads.
     quad_bending: bool,
+    /// QuadularBendingSprings: two springs per edge shared by two quads.
+    quadular: bool,
     /// Between two different states: (object1, object2, object1's point count).
     pair: Option<(
         canape_core::scene::ComponentId,
@@ -73,6 +75,7 @@ impl SpringForceField {
             mesh: false,
             grid: false,
             quad_bending: false,
+            quadular: false,
             pair: None,
         }
     }
@@ -97,6 +100,106 @@ impl SpringForceField {
             .with("cubesDamping", DataKind::Real, "5", "Cubes Damping");
         f.grid = true;
         f
+    }
+
+    /// QuadularBendingSprings (Sofa/Component/SolidMechanics/Spring/.../
+    /// QuadularBendingSprings.inl): for every edge shared by exactly two quads, two springs
+    /// joining the points next to the edge's ends in the two quads (stiffness 100000 and
+    /// damping 1 by default), rest lengths from the rest positions, in the edge list's order.
+    pub fn quadular() -> Self {
+        let mut f = Self::new();
+        f.quadular = true;
+        f
+    }
+
+    /// The springs of a QuadularBendingSprings.
+    fn springs_from_quadular(&mut self, ctx: &mut InitContext<'_>) -> Result<(), String> {
+        // SOFA's defaults for this component (not SpringForceField's 100 and 5)
+        let given = |name: &str, default: f64| -> f64 {
+            if self.data.is_set(name) {
+                self.data.reals(name).first().copied().unwrap_or(default)
+            } else {
+                default
+            }
+        };
+        let (ks, kd) = (given("stiffness", 100000.0), given("damping", 1.0));
+        let Some(st) = ctx.state() else {
+            return Err("no MechanicalObject in the context".into());
+        };
+        if st.dof != canape_types::DofType::Vec3 {
+            return Err(format!(
+                "QuadularBendingSprings acts on Vec3 states ({} given)",
+                st.dof.name()
+            ));
+        }
+        let rest = st.vec(canape_core::state::VecId::REST_POSITION).to_vec();
+        let n = st.size();
+        let Some(topo) = ctx.topology_where(|m| !m.quads.is_empty()) else {
+            return Err("no topology with quads in the context".into());
+        };
+        let mesh = topo.mesh();
+        let quads = mesh.quads.clone();
+        if quads.iter().flatten().any(|&i| i as usize >= n) {
+            return Err(format!(
+                "the quads use points beyond the state's {n} points"
+            ));
+        }
+        // edge k of a quad joins q[k+1] and q[k+2]; the topology's edges, else the quads' own
+        let edges: Vec<[u32; 2]> = if mesh.edges.is_empty() {
+            let mut seen = std::collections::BTreeSet::new();
+            let mut e = Vec::new();
+            for q in &quads {
+                for k in 0..4 {
+                    let (a, b) = (q[(k + 1) % 4], q[(k + 2) % 4]);
+                    if seen.insert((a.min(b), a.max(b))) {
+                        e.push([a, b]);
+                    }
+                }
+            }
+            e
+        } else {
+            mesh.edges.clone()
+        };
+        // quads around each edge (ascending) with the edge's local index in each
+        let mut around: std::collections::BTreeMap<(u32, u32), Vec<(usize, usize)>> =
+            std::collections::BTreeMap::new();
+        for (qi, q) in quads.iter().enumerate() {
+            for k in 0..4 {
+                let (a, b) = (q[(k + 1) % 4], q[(k + 2) % 4]);
+                around
+                    .entry((a.min(b), a.max(b)))
+                    .or_default()
+                    .push((qi, k));
+            }
+        }
+        let mut springs = Vec::new();
+        let spring = |a: u32, b: u32| -> Spring {
+            let (pa, pb) = (get3(&rest, a as usize), get3(&rest, b as usize));
+            Spring {
+                a: a as usize,
+                b: b as usize,
+                ks,
+                kd,
+                l0: (pa - pb).norm(),
+                elongation_only: false,
+                enabled: true,
+            }
+        };
+        for e in &edges {
+            let Some(list) = around.get(&(e[0].min(e[1]), e[0].max(e[1]))) else {
+                continue;
+            };
+            // seen first from the lower quad (t2), the other one is t1
+            let [(q2, i2), (q1, i1)] = list[..] else {
+                continue;
+            };
+            let (t1, t2) = (quads[q1], quads[q2]);
+            springs.push(spring(t1[i1], t2[(i2 + 3) % 4]));
+            springs.push(spring(t1[(i1 + 3) % 4], t2[i2]));
+        }
+        self.d = vec![Mat3::zeros(); springs.len()];
+        self.springs = springs;
+        Ok(())
     }
 
     /// QuadBendingSprings (Sofa/Component/SolidMechanics/Spring/.../QuadBendingSprings.inl):
@@ -618,6 +721,12 @@ impl SpringForceField {
             }
             return;
         }
+        if self.quadular {
+            if let Err(e) = self.springs_from_quadular(ctx) {
+                ctx.error(e);
+            }
+            return;
+        }
         let Some(ends) = PairEnds::resolve(
             ctx,
             &self.data,
@@ -821,6 +930,8 @@ impl_component!(
         "MeshSpringForceField"
     } else if s.quad_bending {
         "QuadBendingSprings"
+    } else if s.quadular {
+        "QuadularBendingSprings"
     } else if s.grid {
         "RegularGridSpringForceField"
     } else {

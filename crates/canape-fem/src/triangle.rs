@@ -510,6 +510,11 @@ pub struct TriangularFemForceField {
     data: DataTable,
     tris: Vec<LargeTri>,
     rayleigh: f64,
+    /// TriangleFEMForceField (SOFA's TriangleFEMForceField.inl, the older component with the
+    /// same "large" element): the material times thickness·area (plane stress, or plane
+    /// strain with `planeStrain`), rest points rotated before they are subtracted, quads split
+    /// in two when the topology has no triangles.
+    older: bool,
 }
 
 #[derive(Clone, Copy, Debug)]
@@ -679,7 +684,30 @@ impl TriangularFemForceField {
             data,
             tris: Vec::new(),
             rayleigh: 0.0,
+            older: false,
         }
+    }
+
+    /// TriangleFEMForceField.
+    pub fn triangle_fem() -> Self {
+        let mut f = Self::new();
+        let data = std::mem::take(&mut f.data);
+        f.data = data
+            .with(
+                "thickness",
+                DataKind::Real,
+                "1",
+                "Thickness of the elements",
+            )
+            .with(
+                "planeStrain",
+                DataKind::Bool,
+                "0",
+                "Plane strain or plane stress assumption",
+            )
+            .with("initialPoints", DataKind::Reals(3), "", "Initial Position");
+        f.older = true;
+        f
     }
 
     /// Set up the triangles from rest positions (init and tests).
@@ -693,19 +721,36 @@ impl TriangularFemForceField {
             let idx = t.map(|i| i as usize);
             let [a, b, c] = idx.map(|i| p3(rest, i));
             let r = rotation_large(a, b, c);
-            let p1 = rot(&r, sub(b, a));
-            let p2 = rot(&r, sub(c, a));
-            let area = p1[0] * p2[1] * 0.5;
             let (ek, nuk) = (*e.get(k).unwrap_or(&e[0]), *nu.get(k).unwrap_or(&nu[0]));
-            let s = (ek / (1.0 - nuk * nuk)) * area;
+            let (p1, p2, k00, k01, k22) = if self.older {
+                // rotated, then subtracted; material times thickness · area (from the cross
+                // product), plane stress or plane strain
+                let (ra, rb, rc) = (rot(&r, a), rot(&r, b), rot(&r, c));
+                let (p1, p2) = (sub(rb, ra), sub(rc, ra));
+                let n = cross(sub(b, a), sub(c, a));
+                let v = 0.5 * self.data.real("thickness") * dot(n, n).sqrt();
+                if self.data.bool("planeStrain") {
+                    let s = (ek / ((1.0 + nuk) * (1.0 - 2.0 * nuk))) * v;
+                    (p1, p2, (1.0 - nuk) * s, nuk * s, (0.5 - nuk) * s)
+                } else {
+                    let s = (ek / (1.0 - nuk * nuk)) * v;
+                    (p1, p2, s, nuk * s, 0.5 * (1.0 - nuk) * s)
+                }
+            } else {
+                let p1 = rot(&r, sub(b, a));
+                let p2 = rot(&r, sub(c, a));
+                let area = p1[0] * p2[1] * 0.5;
+                let s = (ek / (1.0 - nuk * nuk)) * area;
+                (p1, p2, s, nuk * s, (1.0 - nuk) * 0.5 * s)
+            };
             self.tris.push(LargeTri {
                 idx,
                 p1x: p1[0],
                 p2x: p2[0],
                 p2y: p2[1],
-                k00: s,
-                k01: nuk * s,
-                k22: (1.0 - nuk) * 0.5 * s,
+                k00,
+                k01,
+                k22,
                 r,
                 j: LargeTri::j_from(p1[0], p2[0], p2[1]),
             });
@@ -735,12 +780,24 @@ impl TriangularFemForceField {
             ctx.error(m);
             return;
         }
-        let Some((rest, mesh)) =
-            fem_inputs(ctx, &self.data, |m| !m.triangles.is_empty(), "triangles")
-        else {
+        let older = self.older;
+        let has = if older {
+            |m: &canape_core::mesh::Mesh| !m.triangles.is_empty() || !m.quads.is_empty()
+        } else {
+            |m: &canape_core::mesh::Mesh| !m.triangles.is_empty()
+        };
+        let Some((rest, mesh)) = fem_inputs(ctx, &self.data, has, "triangles") else {
             return;
         };
-        self.setup(&rest, &mesh.triangles);
+        let triangles = if mesh.triangles.is_empty() {
+            mesh.quads
+                .iter()
+                .flat_map(|q| [[q[0], q[1], q[2]], [q[0], q[2], q[3]]])
+                .collect()
+        } else {
+            mesh.triangles.clone()
+        };
+        self.setup(&rest, &triangles);
         let degenerate = self
             .tris
             .iter()
@@ -755,7 +812,15 @@ impl TriangularFemForceField {
     }
 }
 
-impl_component!(TriangularFemForceField, "TriangularFEMForceField", init);
+impl_component!(
+    TriangularFemForceField,
+    |s| if s.older {
+        "TriangleFEMForceField"
+    } else {
+        "TriangularFEMForceField"
+    },
+    init
+);
 
 impl ForceField for TriangularFemForceField {
     fn add_force(&mut self, x: &[f64], _v: &[f64], f: &mut [f64]) {
@@ -858,6 +923,34 @@ mod large_tests {
         let sxx = 1000.0 / (1.0 - 0.09) * eps;
         assert!((f[3] + sxx * 0.5).abs() < 1e-5 * sxx, "{f:?}");
         assert!((f[7] + 0.3 * sxx).abs() < 1e-5 * sxx, "{f:?}");
+    }
+
+    #[test]
+    fn triangle_fem_scales_with_thickness_and_has_plane_strain() {
+        let rest = vec![0.0, 0.0, 0.0, 2.0, 0.1, 0.0, 0.3, 1.0, 0.2];
+        let x = vec![0.01, 0.0, 0.0, 2.05, 0.1, 0.02, 0.3, 1.01, 0.2];
+        let run = |mut ff: TriangularFemForceField| {
+            ff.data.set_str("youngModulus", "1000").unwrap();
+            ff.data.set_str("poissonRatio", "0.3").unwrap();
+            ff.setup(&rest, &[[0, 1, 2]]);
+            forces(&mut ff, &x)
+        };
+        let base = run(TriangularFemForceField::new());
+        let mut older = TriangularFemForceField::triangle_fem();
+        older.data.set_str("thickness", "2").unwrap();
+        let thick = run(older);
+        for (a, b) in thick.iter().zip(&base) {
+            assert!(
+                (a - 2.0 * b).abs() < 1e-10 * b.abs().max(1e-6),
+                "{thick:?} vs {base:?}"
+            );
+        }
+        // plane strain is stiffer than plane stress for ν > 0 (E/((1+ν)(1−2ν)) > E/(1−ν²))
+        let mut strain = TriangularFemForceField::triangle_fem();
+        strain.data.set_str("planeStrain", "1").unwrap();
+        let ps = run(strain);
+        let n = |v: &[f64]| v.iter().map(|x| x * x).sum::<f64>().sqrt();
+        assert!(n(&ps) > n(&base), "{} vs {}", n(&ps), n(&base));
     }
 
     #[test]

@@ -179,6 +179,35 @@ impl<'a> Builder<'a> {
         }
     }
 
+    /// SOFA's Gravity component (MechanicalLoad/Gravity.cpp) is a context object: it sets the
+    /// gravity of its node (default 0 0 0). The root's gravity is the one masses use here, so
+    /// a Gravity at the root replaces it; elsewhere it is reported and ignored.
+    fn gravity_object(&mut self, o: &ObjectDesc, node: NodeId) {
+        let path = self.scene.node_path(node);
+        let loc = Some(o.loc.clone());
+        let text = o.attr("gravity").unwrap_or("0 0 0");
+        let v: Vec<f64> = text.split_whitespace().filter_map(parse_real).collect();
+        if v.len() != 3 || v.iter().any(|x| !x.is_finite()) {
+            self.diags.push(
+                Diagnostic::error(format!(
+                    "Gravity: gravity '{text}' is not 3 finite numbers; ignored"
+                ))
+                .at(loc)
+                .on(path),
+            );
+            return;
+        }
+        if self.scene.node(node).parent.is_some() {
+            self.diags.push(
+                Diagnostic::warning("a Gravity component below the root is ignored: the root's gravity acts on every node here")
+                    .at(loc)
+                    .on(path),
+            );
+            return;
+        }
+        self.scene.node_mut(node).gravity = Vec3::new(v[0], v[1], v[2]);
+    }
+
     fn object(&mut self, o: &ObjectDesc, node: NodeId, counters: &mut BTreeMap<String, usize>) {
         let path = self.scene.node_path(node);
         let loc = Some(o.loc.clone());
@@ -188,6 +217,10 @@ impl<'a> Builder<'a> {
                     .at(loc)
                     .on(path),
             );
+            return;
+        }
+        if o.class == "Gravity" {
+            self.gravity_object(o, node);
             return;
         }
         let mut template = o.attr("template").unwrap_or("").to_string();

@@ -1,7 +1,7 @@
 //! Input/output: the tolerant SOFA XML reader, scene descriptions with includes and macros, the
 //! scene builder (registry-driven, with diagnostics), file lookup, mesh loaders (Gmsh, OBJ, VTK:
-//! `vtk_read`), SOFA's WriteState format and its regression metric, VTK output (.vtu files and
-//! .pvd series).
+//! `vtk_read`), SOFA's WriteState format and its regression metric, its topology regression
+//! (`topo_regress`), VTK output (.vtu files and .pvd series).
 
 pub mod build;
 pub mod desc;
@@ -9,6 +9,7 @@ pub mod files;
 pub mod loaders;
 pub mod regress;
 pub mod state_io;
+pub mod topo_regress;
 pub mod vtk;
 pub mod vtk_read;
 pub mod xml;

@@ -9,8 +9,9 @@ use canape_base::mass::{DiagonalMass, MeshMatrixMass, UniformMass};
 use canape_base::passive::{Inert, INERT_CLASSES};
 use canape_base::springs::{RestShapeSpringsForceField, UniformVelocityDampingForceField};
 use canape_base::topology::{
-    Hexa2QuadTopologicalMapping, Hexa2TetraTopologicalMapping, MeshContainer, RegularGridTopology,
-    Tetra2TriangleTopologicalMapping,
+    Hexa2QuadTopologicalMapping, Hexa2TetraTopologicalMapping, MeshContainer,
+    Quad2TriangleTopologicalMapping, RegularGridTopology, Tetra2TriangleTopologicalMapping,
+    Triangle2EdgeTopologicalMapping,
 };
 use canape_core::registry::Registry;
 use canape_core::scene::AnyComponent;
@@ -283,6 +284,24 @@ pub fn registry() -> Registry {
         },
     );
     r.register(
+        "Quad2TriangleTopologicalMapping",
+        "two triangles per quad",
+        |_, _| {
+            Ok(AnyComponent::TopoMapping(Box::new(
+                Quad2TriangleTopologicalMapping::new(),
+            )))
+        },
+    );
+    r.register(
+        "Triangle2EdgeTopologicalMapping",
+        "the boundary edges of a triangle topology",
+        |_, _| {
+            Ok(AnyComponent::TopoMapping(Box::new(
+                Triangle2EdgeTopologicalMapping::new(),
+            )))
+        },
+    );
+    r.register(
         "TetrahedronFEMForceField",
         "linear/corotational tetrahedral FEM (small, large, polar, svd)",
         |_, t| {
@@ -544,6 +563,26 @@ pub fn registry() -> Registry {
             vec3_only(t, "FastTriangularBendingSprings")?;
             Ok(AnyComponent::ForceField(Box::new(
                 canape_fem::FastTriangularBendingSprings::new(),
+            )))
+        },
+    );
+    r.register(
+        "QuadularBendingSprings",
+        "two springs across each edge shared by two quads",
+        |_, t| {
+            vec3_only(t, "QuadularBendingSprings")?;
+            Ok(AnyComponent::ForceField(Box::new(
+                SpringForceField::quadular(),
+            )))
+        },
+    );
+    r.register(
+        "TriangleFEMForceField",
+        "corotational plane-stress (or plane-strain) triangles with a thickness (method large)",
+        |_, t| {
+            vec3_only(t, "TriangleFEMForceField")?;
+            Ok(AnyComponent::ForceField(Box::new(
+                canape_fem::TriangularFemForceField::triangle_fem(),
             )))
         },
     );

@@ -1,6 +1,7 @@
 //! The regression runner: load a listed scene, run SOFA's step count while recording the states
 //! SOFA recorded, and score them against the reference files with SOFA's metric plus the
-//! maintainers' motion check.
+//! maintainers' motion check; scenes whose references are topology dumps are scored as SOFA's
+//! topology regression does (`canape_io::topo_regress`).
 
 use crate::record::{run_recorded, Recorder};
 use crate::{load_scene, LoadOptions};
@@ -33,6 +34,15 @@ pub fn reference_files(
     list: &RegressionList,
     entry: &RegressionEntry,
 ) -> Vec<(usize, String, PathBuf)> {
+    reference_files_with(list, entry, "_mstate.txt.gz")
+}
+
+/// Reference files `<scene>.reference_<k>_<name><suffix>`, sorted by k.
+fn reference_files_with(
+    list: &RegressionList,
+    entry: &RegressionEntry,
+    suffix: &str,
+) -> Vec<(usize, String, PathBuf)> {
     let base = list
         .reference_dir
         .join(format!("{}.reference", entry.scene));
@@ -45,7 +55,7 @@ pub fn reference_files(
         for e in rd.flatten() {
             let f = e.file_name().to_string_lossy().into_owned();
             if let Some(rest) = f.strip_prefix(&prefix) {
-                if let Some(mid) = rest.strip_suffix("_mstate.txt.gz") {
+                if let Some(mid) = rest.strip_suffix(suffix) {
                     if let Some((k, name)) = mid.split_once('_') {
                         if let Ok(k) = k.parse::<usize>() {
                             out.push((k, name.to_string(), e.path()));
@@ -97,6 +107,12 @@ pub fn run_entry(
             .map(|d| d.to_string())
             .unwrap_or_default();
         res.verdict = Verdict::Error(first);
+        res.time = t0.elapsed();
+        return res;
+    }
+    let topo_refs = reference_files_with(list, entry, "_topology.txt.gz");
+    if refs.is_empty() && !topo_refs.is_empty() {
+        run_topology_entry(&mut sim, entry, &topo_refs, &mut res);
         res.time = t0.elapsed();
         return res;
     }
@@ -179,6 +195,75 @@ pub fn run_entry(
         Verdict::Pass
     };
     res
+}
+
+/// SOFA's topology regression: before each step, every compared container against the block of
+/// its reference for the current time; the scene passes when no element differs.
+/// `error_by_dof` holds the number of differences.
+fn run_topology_entry(
+    sim: &mut crate::Simulation,
+    entry: &RegressionEntry,
+    refs: &[(usize, String, PathBuf)],
+    res: &mut SceneResult,
+) {
+    use canape_io::topo_regress::{
+        block_at, compared_topologies, mesh_lists, parse_topology_frames, topology_error,
+    };
+    // the containers SOFA's compare side reads (the write side also dumps the container a
+    // node without one inherits, files the comparison never reads)
+    let ours = compared_topologies(&sim.scene, entry.in_mapping);
+    let mut frames = Vec::new();
+    for (k, our_name, id) in &ours {
+        let Some((_, name, path)) = refs.iter().find(|(j, ..)| j == k) else {
+            res.verdict = Verdict::Fail(format!(
+                "topology {k} '{our_name}' has no reference file ({} reference files)",
+                refs.len()
+            ));
+            return;
+        };
+        if our_name != name {
+            res.verdict = Verdict::Fail(format!(
+                "topology {k} is '{our_name}' here but '{name}' in the reference"
+            ));
+            return;
+        }
+        match read_gz_text(path)
+            .map_err(|e| e.to_string())
+            .and_then(|t| parse_topology_frames(&t))
+        {
+            Ok(f) => frames.push((*id, f)),
+            Err(e) => {
+                res.verdict = Verdict::Error(format!("cannot read {}: {e}", path.display()));
+                return;
+            }
+        }
+    }
+    let mut total = 0usize;
+    for _ in 0..entry.steps {
+        let t = sim.time();
+        for (id, f) in &frames {
+            let Some(block) = block_at(f, t) else {
+                continue;
+            };
+            let lists = sim
+                .scene
+                .topology(*id)
+                .map(|tp| mesh_lists(tp.mesh()))
+                .unwrap_or_default();
+            total += topology_error(block, &lists);
+        }
+        sim.step();
+    }
+    res.error_by_dof = Some(total as f64);
+    res.motion_ratio = Some(0.0);
+    res.verdict = if total == 0 {
+        Verdict::Pass
+    } else {
+        Verdict::Fail(format!(
+            "{total} topology differences over {} steps",
+            entry.steps
+        ))
+    };
 }
 
 /// Whether `scene` matches a `--only` pattern (substring, or several separated by commas).

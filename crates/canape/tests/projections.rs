@@ -250,3 +250,44 @@ fn quad_bending_springs_join_points_across_shared_edges() {
     assert!((vel[6] + 0.01 * 30.0 * 0.1).abs() < 1e-12, "{vel:?}");
     assert!((vel[0] - 0.01 * 30.0 * 0.1).abs() < 1e-12, "{vel:?}");
 }
+
+#[test]
+fn quadular_bending_springs_pair_the_points_beside_each_shared_edge() {
+    // quads (0 1 4 3) and (1 2 5 4) share edge 1-4: springs 2-0 and 5-3 (each joins the
+    // points next to one end of the edge, skipping that end); defaults 100000 and 1
+    let sim = load(
+        r#"<Node name="root" dt="0.01" gravity="0 0 0">
+  <EulerImplicitSolver/><CGLinearSolver iterations="10" tolerance="1e-9" threshold="1e-9"/>
+  <MechanicalObject position="0 0 0  1 0 0  2 0 0  0 1 0  1 1 0  2 1 0"/>
+  <UniformMass vertexMass="1"/>
+  <MeshTopology quads="0 1 4 3  1 2 5 4"/>
+  <QuadularBendingSprings/>
+</Node>"#,
+    );
+    let mut e = sim.scene.force_fields[0].as_ref().unwrap().draw_edges();
+    e.iter_mut().for_each(|p| p.sort_unstable());
+    e.sort_unstable();
+    assert_eq!(e, vec![[0, 2], [3, 5]]);
+}
+
+#[test]
+fn triangle_fem_on_quads_and_gravity_component() {
+    // TriangleFEMForceField splits a quad mesh in triangles; a Gravity component at the root
+    // replaces the root's gravity
+    let mut sim = load(
+        r#"<Node name="root" dt="0.01" gravity="0 -9.81 0">
+  <Gravity gravity="0 0 -2"/>
+  <EulerImplicitSolver/><CGLinearSolver iterations="50" tolerance="1e-12" threshold="1e-12"/>
+  <MechanicalObject position="0 0 0  1 0 0  1 1 0  0 1 0"/>
+  <UniformMass vertexMass="1"/>
+  <MeshTopology quads="0 1 2 3"/>
+  <TriangleFEMForceField youngModulus="100" poissonRatio="0.3" thickness="0.1"/>
+</Node>"#,
+    );
+    sim.step();
+    let vel = v(&sim);
+    for i in 0..4 {
+        assert!((vel[3 * i + 2] + 0.02).abs() < 1e-9, "{vel:?}");
+        assert!(vel[3 * i + 1].abs() < 1e-9, "{vel:?}");
+    }
+}
