@@ -1,4 +1,5 @@
-//! Mechanical loads: PlaneForceField (below) and ConstantForceField
+//! Mechanical loads: PlaneForceField, TrianglePressureForceField, LinearForceField and
+//! EdgePressureForceField (below), and ConstantForceField
 //! (Sofa/Component/MechanicalLoad/.../ConstantForceField.inl):
 //! a constant force on a set of points — one force per index, one force for all, or a total
 //! force shared equally — on any DOF type (a force has the state's derivative size: 6 values,
@@ -462,6 +463,389 @@ impl ForceField for TrianglePressureForceField {
                     f[3 * i + c] += fv[c];
                 }
             }
+        }
+    }
+    fn add_dforce(&mut self, _dx: &[f64], _df: &mut [f64], _k_factor: f64) {}
+    fn add_k_to_matrix(&self, _m: &mut dyn MatrixSink, _k_factor: f64, _offset: usize) {}
+}
+
+/// LinearForceField (Sofa/Component/MechanicalLoad/.../LinearForceField.inl): the same force
+/// on each of `points`, interpolated linearly between key `times` of `forces` and scaled by
+/// `force`; none before the first key; after the last key the last force, unscaled (as SOFA
+/// computes it). On any DOF type (a force has the state's derivative size).
+pub struct LinearForceField {
+    data: DataTable,
+    points: Vec<usize>,
+    times: Vec<f64>,
+    forces: Vec<Vec<f64>>,
+    scale: f64,
+    ds: usize,
+    time: f64,
+}
+
+impl Default for LinearForceField {
+    fn default() -> Self {
+        Self::new()
+    }
+}
+
+impl LinearForceField {
+    pub fn new() -> Self {
+        let data = canape_core::data::force_field_fields(DataTable::new())
+            .with(
+                "points",
+                DataKind::Ints(0),
+                "",
+                "points where the force is applied",
+            )
+            .with("force", DataKind::Real, "1", "applied force to all points")
+            .with(
+                "times",
+                DataKind::Reals(0),
+                "",
+                "key times for the interpolation",
+            )
+            .with(
+                "forces",
+                DataKind::Reals(0),
+                "",
+                "forces corresponding to the key times",
+            )
+            .with(
+                "arrowSizeCoef",
+                DataKind::Real,
+                "0",
+                "Size of the drawn arrows (0->no arrows, sign->direction of drawing",
+            )
+            .with(
+                "topology",
+                DataKind::Str,
+                "",
+                "link to the topology container",
+            );
+        LinearForceField {
+            data,
+            points: Vec::new(),
+            times: Vec::new(),
+            forces: Vec::new(),
+            scale: 1.0,
+            ds: 3,
+            time: 0.0,
+        }
+    }
+
+    fn init_impl(&mut self, ctx: &mut InitContext<'_>) {
+        self.points.clear();
+        let Some(st) = ctx.state() else {
+            ctx.error("no MechanicalObject in the context");
+            return;
+        };
+        self.ds = st.dof.deriv_size();
+        let n = st.size();
+        self.times = self.data.reals("times").to_vec();
+        if self.times.windows(2).any(|w| w[1] < w[0]) {
+            ctx.error("times must be in chronological order");
+            return;
+        }
+        let f = self.data.reals("forces");
+        if f.len() != self.ds * self.times.len() {
+            ctx.error(format!(
+                "forces has {} numbers: {} key times of {} numbers each are needed",
+                f.len(),
+                self.times.len(),
+                self.ds
+            ));
+            return;
+        }
+        self.forces = f.chunks(self.ds).map(|c| c.to_vec()).collect();
+        self.scale = self.data.real("force");
+        let (kept, dropped): (Vec<u32>, Vec<u32>) = self
+            .data
+            .ints("points")
+            .iter()
+            .partition(|&&i| (i as usize) < n);
+        if !dropped.is_empty() {
+            ctx.error(format!(
+                "points {dropped:?} are not in the state ({n} points)"
+            ));
+        }
+        self.points = kept.into_iter().map(|i| i as usize).collect();
+    }
+
+    /// The force at the current time, if any.
+    fn current(&self) -> Option<Vec<f64>> {
+        let (first, last) = (*self.times.first()?, *self.times.last()?);
+        let t = self.time;
+        if t < first {
+            return None;
+        }
+        if t >= last {
+            return self.forces.last().cloned();
+        }
+        let next = self.times.iter().position(|&k| k > t)?;
+        let prev = next.checked_sub(1)?;
+        let (tp, tn) = (self.times[prev], self.times[next]);
+        let (fp, fn_) = (&self.forces[prev], &self.forces[next]);
+        Some(
+            (0..self.ds)
+                .map(|c| (fp[c] + (fn_[c] - fp[c]) * (t - tp) / (tn - tp)) * self.scale)
+                .collect(),
+        )
+    }
+}
+
+impl_component!(LinearForceField, "LinearForceField", init);
+
+impl ForceField for LinearForceField {
+    fn set_time(&mut self, t: f64) {
+        self.time = t;
+    }
+    fn add_force(&mut self, _x: &[f64], _v: &[f64], f: &mut [f64]) {
+        let Some(g) = self.current() else {
+            return;
+        };
+        let ds = self.ds;
+        for &i in &self.points {
+            for (o, v) in f[ds * i..ds * (i + 1)].iter_mut().zip(&g) {
+                *o += v;
+            }
+        }
+    }
+    fn add_dforce(&mut self, _dx: &[f64], _df: &mut [f64], _k_factor: f64) {}
+    fn add_k_to_matrix(&self, _m: &mut dyn MatrixSink, _k_factor: f64, _offset: usize) {}
+}
+
+/// EdgePressureForceField (Sofa/Component/MechanicalLoad/.../EdgePressureForceField.inl): a
+/// force per unit length on chosen edges (`edgeIndices` into the topology's edges, or `edges`
+/// as vertex pairs, or the edges between the planes `dmin` < x·normal < `dmax`), shared equally
+/// by the edge's two points: `pressure` times the rest length when `pressure` is non-zero;
+/// otherwise `p_intensity` along the in-plane normal normalize(binormal × edge direction),
+/// times the rest length, that normal following the edge (with SOFA's lag of one step).
+pub struct EdgePressureForceField {
+    data: DataTable,
+    /// (vertices, rest length, intensity, force per edge)
+    edges: Vec<([usize; 2], f64, f64, [f64; 3])>,
+    pressure: [f64; 3],
+    binormal: Option<[f64; 3]>,
+}
+
+impl Default for EdgePressureForceField {
+    fn default() -> Self {
+        Self::new()
+    }
+}
+
+fn unit3(v: [f64; 3]) -> [f64; 3] {
+    let n = (v[0] * v[0] + v[1] * v[1] + v[2] * v[2]).sqrt();
+    if n > 0.0 {
+        [v[0] / n, v[1] / n, v[2] / n]
+    } else {
+        v
+    }
+}
+
+impl EdgePressureForceField {
+    pub fn new() -> Self {
+        let data = canape_core::data::force_field_fields(DataTable::new())
+            .with(
+                "pressure",
+                DataKind::Reals(0),
+                "0 0 0",
+                "Pressure force per unit area",
+            )
+            .with(
+                "edgeIndices",
+                DataKind::Ints(0),
+                "",
+                "Indices of edges separated with commas where a pressure is applied",
+            )
+            .with(
+                "edges",
+                DataKind::Ints(2),
+                "",
+                "List of edges where a pressure is applied",
+            )
+            .with(
+                "normal",
+                DataKind::Reals(0),
+                "0 0 0",
+                "Normal direction for the plane selection of edges",
+            )
+            .with(
+                "dmin",
+                DataKind::Real,
+                "0",
+                "Minimum distance from the origin along the normal direction",
+            )
+            .with(
+                "dmax",
+                DataKind::Real,
+                "0",
+                "Maximum distance from the origin along the normal direction",
+            )
+            .with(
+                "arrowSizeCoef",
+                DataKind::Real,
+                "0",
+                "Size of the drawn arrows (0->no arrows, sign->direction of drawing",
+            )
+            .with(
+                "p_intensity",
+                DataKind::Reals(0),
+                "",
+                "pressure intensity on edge normal",
+            )
+            .with(
+                "binormal",
+                DataKind::Reals(0),
+                "0 0 0",
+                "Binormal of the 2D plane",
+            )
+            .with(
+                "showForces",
+                DataKind::Bool,
+                "0",
+                "draw arrows of edge pressures",
+            )
+            .with(
+                "topology",
+                DataKind::Str,
+                "",
+                "link to the topology container",
+            );
+        EdgePressureForceField {
+            data,
+            edges: Vec::new(),
+            pressure: [0.0; 3],
+            binormal: None,
+        }
+    }
+
+    /// The force of an edge at positions `x`.
+    fn edge_force(&self, e: [usize; 2], l0: f64, intensity: f64, x: &[f64]) -> [f64; 3] {
+        if self.pressure != [0.0; 3] {
+            return self.pressure.map(|p| p * l0);
+        }
+        let Some(b) = self.binormal else {
+            return [0.0; 3];
+        };
+        let d = [
+            x[3 * e[1]] - x[3 * e[0]],
+            x[3 * e[1] + 1] - x[3 * e[0] + 1],
+            x[3 * e[1] + 2] - x[3 * e[0] + 2],
+        ];
+        let t = unit3(d);
+        let b = unit3(b);
+        let n = unit3([
+            b[1] * t[2] - b[2] * t[1],
+            b[2] * t[0] - b[0] * t[2],
+            b[0] * t[1] - b[1] * t[0],
+        ]);
+        n.map(|c| c * intensity * l0)
+    }
+
+    fn init_impl(&mut self, ctx: &mut InitContext<'_>) {
+        self.edges.clear();
+        let v3 = |d: &DataTable, n: &str| -> [f64; 3] {
+            let r = d.reals(n);
+            [0, 1, 2].map(|k| r.get(k).copied().unwrap_or(0.0))
+        };
+        self.pressure = v3(&self.data, "pressure");
+        let b = v3(&self.data, "binormal");
+        self.binormal = (b != [0.0; 3]).then_some(b);
+        let intensity = self.data.reals("p_intensity").to_vec();
+        if self.pressure == [0.0; 3] && !intensity.is_empty() && self.binormal.is_none() {
+            ctx.error("p_intensity without a binormal (the normals of a triangle surface) is not supported yet; give a binormal or a pressure");
+            return;
+        }
+        let Some(st) = ctx.state() else {
+            ctx.error("no MechanicalObject in the context");
+            return;
+        };
+        if st.dof != canape_types::DofType::Vec3 {
+            ctx.error("EdgePressureForceField acts on Vec3 states");
+            return;
+        }
+        let n = st.size();
+        let rest = st.vec(canape_core::state::VecId::REST_POSITION).to_vec();
+        let x = st.vec(canape_core::state::VecId::POSITION).to_vec();
+        let Some(topo) = ctx.topology_where(|m| !m.edges.is_empty()) else {
+            ctx.error("no topology with edges in the context");
+            return;
+        };
+        let topo_edges = topo.mesh().edges.clone();
+        let mut chosen: Vec<usize> = Vec::new();
+        let (dmin, dmax) = (self.data.real("dmin"), self.data.real("dmax"));
+        if dmin != dmax {
+            let nrm = v3(&self.data, "normal");
+            let inside = |i: u32| {
+                let p = canape_types::get3(&rest, i as usize);
+                let d = p.x * nrm[0] + p.y * nrm[1] + p.z * nrm[2];
+                d > dmin && d < dmax
+            };
+            chosen = (0..topo_edges.len())
+                .filter(|&k| inside(topo_edges[k][0]) && inside(topo_edges[k][1]))
+                .collect();
+        }
+        if self.data.is_set("edgeIndices") {
+            chosen = self
+                .data
+                .ints("edgeIndices")
+                .iter()
+                .map(|&i| i as usize)
+                .collect();
+        }
+        if self.data.is_set("edges") {
+            chosen = self
+                .data
+                .ints("edges")
+                .chunks_exact(2)
+                .map(|p| {
+                    topo_edges
+                        .iter()
+                        .position(|e| e[0] == p[0] && e[1] == p[1])
+                        .unwrap_or(0)
+                })
+                .collect();
+        }
+        for (k, &ei) in chosen.iter().enumerate() {
+            let Some(e) = topo_edges.get(ei) else {
+                ctx.error(format!(
+                    "edge {ei} is not in the topology ({} edges)",
+                    topo_edges.len()
+                ));
+                continue;
+            };
+            let e = e.map(|i| i as usize);
+            if e.iter().any(|&i| i >= n) {
+                ctx.error(format!("edge {ei} uses points beyond the state's {n}"));
+                continue;
+            }
+            let l0 = (canape_types::get3(&rest, e[1]) - canape_types::get3(&rest, e[0])).norm();
+            let i = if intensity.len() > 1 {
+                intensity.get(k).copied().unwrap_or(intensity[0])
+            } else {
+                intensity.first().copied().unwrap_or(0.0)
+            };
+            let f = self.edge_force(e, l0, i, &x);
+            self.edges.push((e, l0, i, f));
+        }
+    }
+}
+
+impl_component!(EdgePressureForceField, "EdgePressureForceField", init);
+
+impl ForceField for EdgePressureForceField {
+    fn add_force(&mut self, x: &[f64], _v: &[f64], f: &mut [f64]) {
+        for k in 0..self.edges.len() {
+            let (e, l0, i, fe) = self.edges[k];
+            for &p in &e {
+                for c in 0..3 {
+                    f[3 * p + c] += fe[c] / 2.0;
+                }
+            }
+            // the force of the next call, from these positions (SOFA's one-step lag)
+            self.edges[k].3 = self.edge_force(e, l0, i, x);
         }
     }
     fn add_dforce(&mut self, _dx: &[f64], _df: &mut [f64], _k_factor: f64) {}

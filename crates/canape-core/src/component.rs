@@ -98,6 +98,9 @@ pub trait ForceField: Component {
     }
     /// f += F(x, v). May cache per-element quantities (rotations) used by later calls.
     fn add_force(&mut self, x: &[f64], v: &[f64], f: &mut [f64]);
+    /// The time of the step about to be solved (SOFA's context time during the step: its
+    /// start), given before the step; time-dependent loads read it.
+    fn set_time(&mut self, _t: f64) {}
     /// df += k_factor · K dx  (K = ∂F/∂x, from the last `add_force`).
     fn add_dforce(&mut self, dx: &[f64], df: &mut [f64], k_factor: f64);
     /// Add k_factor · K into an assembled matrix at scalar offset `offset`.

@@ -214,6 +214,9 @@ impl Simulation {
         for c in scene.projective.iter_mut().flatten() {
             c.set_time(t);
         }
+        for f in scene.force_fields.iter_mut().flatten() {
+            f.set_time(t);
+        }
         for (g, work) in self.groups.iter().zip(self.works.iter_mut()) {
             let Some(mut ode) = scene.odes[g.ode].take() else {
                 continue;

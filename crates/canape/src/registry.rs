@@ -177,6 +177,26 @@ pub fn registry() -> Registry {
         },
     );
     r.register(
+        "LinearForceField",
+        "a force on chosen points, interpolated between key times",
+        |_, t| {
+            known_template(t)?;
+            Ok(AnyComponent::ForceField(Box::new(
+                canape_base::load::LinearForceField::new(),
+            )))
+        },
+    );
+    r.register(
+        "EdgePressureForceField",
+        "a force per unit length on chosen edges",
+        |_, t| {
+            vec3_only(t, "EdgePressureForceField")?;
+            Ok(AnyComponent::ForceField(Box::new(
+                canape_base::load::EdgePressureForceField::new(),
+            )))
+        },
+    );
+    r.register(
         "TrianglePressureForceField",
         "a constant pressure force on chosen triangles (rest areas)",
         |_, t| {
@@ -790,6 +810,22 @@ pub fn registry() -> Registry {
         "GridMeshCreator",
         "procedural 2D grid mesh (points, triangles or quads, edges)",
         |_, _| Ok(AnyComponent::Loader(Box::new(GridMeshCreator::new()))),
+    );
+    r.register("SphereROI", "points and elements inside spheres", |_, t| {
+        vec3_only(t, "SphereROI")?;
+        Ok(AnyComponent::Engine(Box::new(
+            canape_base::engine::ShapeRoi::sphere(),
+        )))
+    });
+    r.register(
+        "PlaneROI",
+        "points and elements inside boxes built on parallelograms",
+        |_, t| {
+            vec3_only(t, "PlaneROI")?;
+            Ok(AnyComponent::Engine(Box::new(
+                canape_base::engine::ShapeRoi::plane(),
+            )))
+        },
     );
     r.register(
         "TransformEngine",

@@ -291,3 +291,86 @@ fn triangle_fem_on_quads_and_gravity_component() {
         assert!(vel[3 * i + 1].abs() < 1e-9, "{vel:?}");
     }
 }
+
+#[test]
+fn linear_force_field_interpolates_its_keys_at_each_step_start() {
+    // forces 0 → (2, 0, 0) between t = 0 and 1, scaled by 3; explicit Euler, unit mass:
+    // v after step k = Σ dt·f(t_j), t_j = j·dt, j < k
+    let mut sim = load(
+        r#"<Node name="root" dt="0.1" gravity="0 0 0">
+  <EulerExplicitSolver/>
+  <MechanicalObject position="0 0 0  5 5 5"/>
+  <UniformMass vertexMass="1"/>
+  <LinearForceField points="0" times="0 1" forces="0 0 0  2 0 0" force="3"/>
+</Node>"#,
+    );
+    let mut want = 0.0;
+    // the simulation's time is accumulated step by step (0.1 ten times is just below 1)
+    let mut t = 0.0;
+    for k in 0..15 {
+        // after the last key: the last force, unscaled (SOFA)
+        let f = if t < 1.0 { 3.0 * 2.0 * t } else { 2.0 };
+        want += 0.1 * f;
+        t += 0.1;
+        sim.step();
+        let vel = v(&sim);
+        assert!(
+            (vel[0] - want).abs() < 1e-12,
+            "step {k}: {} vs {want}",
+            vel[0]
+        );
+        assert_eq!(&vel[3..], &[0.0, 0.0, 0.0]);
+    }
+}
+
+#[test]
+fn edge_pressure_pushes_along_the_in_plane_normal() {
+    // an edge along x of rest length 2, binormal z: normal z × x = y; intensity 3 gives a
+    // force 3·2 shared by the two points
+    let mut sim = load(
+        r#"<Node name="root" dt="0.1" gravity="0 0 0">
+  <EulerExplicitSolver/>
+  <MechanicalObject position="0 0 0  2 0 0"/>
+  <UniformMass vertexMass="1"/>
+  <EdgeSetTopologyContainer edges="0 1"/>
+  <EdgePressureForceField edgeIndices="0" binormal="0 0 1" p_intensity="3"/>
+</Node>"#,
+    );
+    sim.step();
+    let vel = v(&sim);
+    for p in 0..2 {
+        assert!((vel[3 * p + 1] - 0.1 * 3.0).abs() < 1e-12, "{vel:?}");
+        assert!(vel[3 * p].abs() < 1e-12 && vel[3 * p + 2].abs() < 1e-12);
+    }
+}
+
+#[test]
+fn sphere_and_plane_rois_select_points_and_elements() {
+    let sim = load(
+        r#"<Node name="root" dt="0.1" gravity="0 0 0">
+  <MechanicalObject position="0 0 0  1 0 0  0 1 0  3 3 3  0.5 0.5 0.05"/>
+  <TriangleSetTopologyContainer triangles="0 1 2  1 2 3"/>
+  <SphereROI name="s" centers="0 0 0" radii="1.0"/>
+  <PlaneROI name="p" plane="0 0 0  1 0 0  1 1 0  0.2"/>
+</Node>"#,
+    );
+    let d = |name: &str, field: &str| -> Vec<u32> {
+        let id = sim
+            .scene
+            .components
+            .iter()
+            .position(|c| c.name == name)
+            .unwrap();
+        let c = sim
+            .scene
+            .component(canape::core::scene::ComponentId(id as u32))
+            .unwrap();
+        c.data().ints(field).to_vec()
+    };
+    assert_eq!(d("s", "indices"), vec![0, 1, 2, 4]);
+    assert_eq!(d("s", "indicesOut"), vec![3]);
+    assert_eq!(d("s", "triangleIndices"), vec![0]);
+    // the unit square in z = 0 with depth 0.2: points 0, 1, 2 (corners) and 4 (z = 0.05)
+    assert_eq!(d("p", "indices"), vec![0, 1, 2, 4]);
+    assert_eq!(d("p", "trianglesInROI"), vec![0, 1, 2]);
+}
