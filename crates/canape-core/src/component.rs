@@ -206,6 +206,9 @@ pub trait MechanicalOps {
     fn compute_force(&mut self, f: VecId);
     /// out += m·M·v + k·K·v (K from the last compute_force).
     fn add_mbk_v(&mut self, out: VecId, v: VecId, m: f64, k: f64);
+    /// out += m·M·v + b·B·v + k·K·v with each component's own Rayleigh terms (SOFA's
+    /// addMBKdx: masses m − b·rayleighMass, force fields k + b·rayleighStiffness).
+    fn add_mbk(&mut self, out: VecId, v: VecId, m: f64, b: f64, k: f64);
     /// Zero constrained entries.
     fn project_response(&mut self, v: VecId);
     /// a = M⁻¹ f (diagonal masses directly; otherwise with the group's linear solver), projected.

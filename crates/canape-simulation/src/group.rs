@@ -1206,6 +1206,28 @@ impl MechanicalOps for GroupOps<'_> {
         self.clock.force += t0.elapsed();
     }
 
+    fn add_mbk(&mut self, out: VecId, v: VecId, m: f64, b: f64, k: f64) {
+        let t0 = Instant::now();
+        let g = self.group;
+        if !g.mappings.is_empty() {
+            mapped::propagate_dx(self.states, self.mappings, &g.mappings, v);
+            self.reset_mapped(out);
+            self.add_entries(out, v, m, b, k);
+            let fid = self.work.force_id.unwrap_or(VecId::FORCE);
+            mapped::accumulate(
+                self.states,
+                self.mappings,
+                &g.mappings,
+                out,
+                Some((v, fid, k)),
+                &mut self.work.scratch,
+            );
+        } else {
+            self.add_entries(out, v, m, b, k);
+        }
+        self.clock.force += t0.elapsed();
+    }
+
     fn project_response(&mut self, v: VecId) {
         let t0 = Instant::now();
         let g = self.group;

@@ -26,8 +26,8 @@ use canape_io::loaders::{
 };
 use canape_solvers::{
     CentralDifferenceSolver, CgLinearSolver, DirectSolver, EulerExplicitSolver,
-    EulerImplicitSolver, MinResLinearSolver, PcgLinearSolver, RungeKutta2Solver, RungeKutta4Solver,
-    StaticSolver,
+    EulerImplicitSolver, MinResLinearSolver, NewmarkImplicitSolver, PcgLinearSolver,
+    RungeKutta2Solver, RungeKutta4Solver, StaticSolver,
 };
 use canape_types::DofType;
 
@@ -360,6 +360,11 @@ pub fn registry() -> Registry {
         "EulerExplicitSolver",
         "forward Euler (symplectic by default)",
         |_, _| Ok(AnyComponent::Ode(Box::new(EulerExplicitSolver::new()))),
+    );
+    r.register(
+        "NewmarkImplicitSolver",
+        "implicit Newmark-beta (gamma 0.5, beta 0.25 by default)",
+        |_, _| Ok(AnyComponent::Ode(Box::new(NewmarkImplicitSolver::new()))),
     );
     r.register(
         "RungeKutta4Solver",

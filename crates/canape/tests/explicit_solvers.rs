@@ -116,3 +116,32 @@ fn runge_kutta4_turns_a_rigid_body() {
         assert!((a - b).abs() < 1e-9, "coordinate {k}: {a} vs {b} ({x:?})");
     }
 }
+
+#[test]
+fn newmark_average_acceleration_is_second_order_and_keeps_energy() {
+    let solver = r#"<NewmarkImplicitSolver/><CGLinearSolver iterations="100" tolerance="1e-20" threshold="1e-20"/>"#;
+    let (e1, e2) = (
+        oscillator_error(solver, 0.01),
+        oscillator_error(solver, 0.005),
+    );
+    let rate = (e1 / e2).log2();
+    eprintln!("Newmark: error {e1:.3e} -> {e2:.3e}, observed order {rate:.2}");
+    assert!((rate - 2.0).abs() < 0.3, "observed order {rate}");
+    // β = 1/4, γ = 1/2 conserves the oscillator's energy (trapezoidal rule) over many periods
+    let mut sim = load(&format!(
+        r#"<Node name="root" dt="0.05" gravity="0 0 0">
+  {solver}
+  <MechanicalObject position="0 0 0 1.1 0 0"/>
+  <UniformMass vertexMass="1"/>
+  <SpringForceField spring="0 1 100 0 1"/>
+  <FixedProjectiveConstraint indices="0"/>
+</Node>"#
+    ));
+    for _ in 0..2000 {
+        sim.step();
+    }
+    let s = sim.scene.states[0].as_ref().unwrap();
+    let (x, v) = (s.vec(VecId::POSITION)[3], s.vec(VecId::VELOCITY)[3]);
+    let e = 0.5 * v * v + 50.0 * (x - 1.0) * (x - 1.0);
+    assert!((e - 0.5).abs() < 5e-3, "energy {e} after 100 s");
+}
