@@ -41,13 +41,24 @@ fn loader_fields(t: DataTable, filename: DataKind) -> DataTable {
             "1 1 1",
             "Scale of the DOFs in 3 dimensions",
         )
-        .alias(&["scale"])
+        .with(
+            "scale",
+            DataKind::Real,
+            "1",
+            "Uniform scale, multiplying scale3d (SOFA's MeshLoader reads it at parse time)",
+        )
         .with(
             "transformation",
             DataKind::Reals(16),
             "1 0 0 0 0 1 0 0 0 0 1 0 0 0 0 1",
             "4x4 Homogeneous matrix to transform the DOFs (when present replace any)",
         )
+}
+
+/// A loader's scale: `scale3d` times the uniform `scale` (SOFA's MeshLoader multiplies them).
+fn scale3d(d: &DataTable) -> Vec<f64> {
+    let s = d.real("scale");
+    d.reals("scale3d").iter().map(|v| v * s).collect()
 }
 
 fn mesh_outputs(t: DataTable) -> DataTable {
@@ -436,7 +447,7 @@ impl Component for MeshLoaderComponent {
         let mut pos = flatten_points(&mesh.points);
         apply_transform(
             &mut pos,
-            self.data.reals("scale3d"),
+            &scale3d(&self.data),
             self.data.reals("rotation"),
             self.data.reals("translation"),
         );
@@ -516,7 +527,7 @@ impl Component for SphereLoader {
                 let mut pos = flatten_points(&p);
                 apply_transform(
                     &mut pos,
-                    self.data.reals("scale3d"),
+                    &scale3d(&self.data),
                     self.data.reals("rotation"),
                     self.data.reals("translation"),
                 );
@@ -578,7 +589,7 @@ impl Component for StringMeshCreator {
         let mut pos: Vec<f64> = (0..n).flat_map(|i| [i as f64 * step, 0.0, 0.0]).collect();
         apply_transform(
             &mut pos,
-            self.data.reals("scale3d"),
+            &scale3d(&self.data),
             self.data.reals("rotation"),
             self.data.reals("translation"),
         );
@@ -696,7 +707,7 @@ impl Component for GridMeshCreator {
         }
         apply_transform(
             &mut pos,
-            self.data.reals("scale3d"),
+            &scale3d(&self.data),
             self.data.reals("rotation"),
             self.data.reals("translation"),
         );

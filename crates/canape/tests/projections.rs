@@ -374,3 +374,27 @@ fn sphere_and_plane_rois_select_points_and_elements() {
     assert_eq!(d("p", "indices"), vec![0, 1, 2, 4]);
     assert_eq!(d("p", "trianglesInROI"), vec![0, 1, 2]);
 }
+
+#[test]
+fn loader_scale_multiplies_scale3d() {
+    let dir = std::env::temp_dir().join(format!("canape-scale-{}", std::process::id()));
+    std::fs::create_dir_all(&dir).unwrap();
+    std::fs::write(dir.join("tri.obj"), "v 1 1 1\nv 2 0 0\nv 0 3 0\nf 1 2 3\n").unwrap();
+    let sim = load_scene_str(
+        r#"<Node name="root"><MeshOBJLoader name="l" filename="tri.obj" scale="10" scale3d="1 2 1"/>
+  <MechanicalObject src="@l"/></Node>"#,
+        "scale.scn",
+        &dir,
+        &LoadOptions::default(),
+    )
+    .unwrap();
+    assert!(
+        !sim.diagnostics.has_errors()
+            && !sim
+                .diagnostics
+                .iter()
+                .any(|d| d.to_string().contains("scale"))
+    );
+    assert_eq!(&x(&sim)[0..3], &[10.0, 20.0, 10.0]);
+    std::fs::remove_dir_all(&dir).unwrap();
+}
