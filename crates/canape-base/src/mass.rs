@@ -193,8 +193,9 @@ impl UniformMass {
             }
             self.m = vm;
         } else {
-            ctx.error("neither totalMass nor vertexMass is set: the mass is invalid and does nothing (as in SOFA)");
-            self.valid = false;
+            // SOFA's UniformMass: "No information about the mass is given. Default totalMass is
+            // used as reference" (its default, 1)
+            self.m = if count > 0 { tm / count as f64 } else { 0.0 };
         }
         let shown = if self.dof.is_rigid() {
             let i = &self.inertia;

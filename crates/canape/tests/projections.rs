@@ -398,3 +398,19 @@ fn loader_scale_multiplies_scale3d() {
     assert_eq!(&x(&sim)[0..3], &[10.0, 20.0, 10.0]);
     std::fs::remove_dir_all(&dir).unwrap();
 }
+
+#[test]
+fn uniform_mass_without_mass_data_shares_a_total_of_one() {
+    // SOFA: "No information about the mass is given. Default totalMass is used" (1)
+    let mut sim = load(
+        r#"<Node name="root" dt="0.1" gravity="0 -10 0">
+  <EulerExplicitSolver/>
+  <MechanicalObject position="0 0 0  1 0 0  2 0 0  3 0 0"/>
+  <UniformMass/>
+  <ConstantForceField indices="0" forces="1 0 0"/>
+</Node>"#,
+    );
+    sim.step();
+    // each point weighs 1/4: the unit force accelerates point 0 by 4
+    assert!((v(&sim)[0] - 0.4).abs() < 1e-12, "{:?}", v(&sim));
+}
