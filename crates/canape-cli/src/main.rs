@@ -70,9 +70,14 @@ enum Cmd {
         /// Port (0 picks a free one).
         #[arg(long, default_value_t = 8080)]
         port: u16,
-        /// Address to listen on. Anything but loopback exposes the simulation to the network.
+        /// Address to listen on. Anything but loopback needs --allow-remote, and the page then
+        /// needs the random token printed in its URL.
         #[arg(long, default_value = "127.0.0.1")]
         host: String,
+        /// Allow listening beyond loopback (anyone with the printed URL, token included, can
+        /// watch and control the simulation).
+        #[arg(long = "allow-remote")]
+        allow_remote: bool,
         /// Do not open a browser; only print the URL.
         #[arg(long = "no-open")]
         no_open: bool,
@@ -737,15 +742,28 @@ fn load_or_demo(
     }
 }
 
+#[allow(clippy::too_many_arguments)]
 fn view(
     scene: Option<PathBuf>,
     port: u16,
     host: String,
+    allow_remote: bool,
     no_open: bool,
     paused: bool,
     dt: Option<f64>,
     data_path: Vec<PathBuf>,
 ) -> ExitCode {
+    let loopback = host
+        .parse::<std::net::IpAddr>()
+        .map(|a| a.is_loopback())
+        .unwrap_or(host == "localhost");
+    if !loopback && !allow_remote {
+        eprintln!("error: --host {host} listens beyond this machine's loopback: add --allow-remote to do so (the page will need the token printed in its URL)");
+        return ExitCode::from(2);
+    }
+    if !loopback {
+        eprintln!("warning: listening on {host}: anyone with the URL below (its token included) can watch and control the simulation");
+    }
     let opts = LoadOptions {
         data_paths: data_path,
         dt,
@@ -754,13 +772,6 @@ fn view(
     let Some((label, sim)) = load_or_demo(scene.as_deref(), &opts) else {
         return ExitCode::from(2);
     };
-    let loopback = host
-        .parse::<std::net::IpAddr>()
-        .map(|a| a.is_loopback())
-        .unwrap_or(host == "localhost");
-    if !loopback {
-        eprintln!("warning: listening on {host}: anyone who can reach this address can watch and control the simulation");
-    }
     let server = match canape_view::Server::start(sim, &label, &host, port, paused) {
         Ok(s) => s,
         Err(e) => {
@@ -816,11 +827,21 @@ fn main() -> ExitCode {
             scene,
             port,
             host,
+            allow_remote,
             no_open,
             paused,
             dt,
             data_path,
-        }) => view(scene, port, host, no_open, paused, dt, data_path),
+        }) => view(
+            scene,
+            port,
+            host,
+            allow_remote,
+            no_open,
+            paused,
+            dt,
+            data_path,
+        ),
         Some(Cmd::Regress {
             list,
             refs,

@@ -21,8 +21,33 @@ use std::thread::JoinHandle;
 /// A running viewer server.
 pub struct Server {
     pub addr: SocketAddr,
+    /// Required on the WebSocket (and the page) when the server listens beyond loopback: a
+    /// random token printed in the URL, as Jupyter does.
+    pub token: Option<String>,
     shared: Arc<Shared>,
     threads: Vec<JoinHandle<()>>,
+}
+
+/// Commands queued for the simulation thread at most; beyond, a client's command is refused
+/// with a message (a flooding client cannot grow memory or delay the others for long).
+pub const COMMAND_QUEUE: usize = 256;
+
+/// A random token (128 bits from the standard library's per-process random hashing keys and
+/// the clock).
+fn random_token() -> String {
+    use std::hash::{BuildHasher, Hasher};
+    let now = std::time::SystemTime::now()
+        .duration_since(std::time::UNIX_EPOCH)
+        .map(|d| d.as_nanos())
+        .unwrap_or(0);
+    let part = |salt: u64| {
+        let mut h = std::collections::hash_map::RandomState::new().build_hasher();
+        h.write_u128(now);
+        h.write_u64(salt);
+        h.write_u32(std::process::id());
+        h.finish()
+    };
+    format!("{:016x}{:016x}", part(1), part(2))
 }
 
 impl Server {
@@ -36,19 +61,22 @@ impl Server {
     ) -> std::io::Result<Server> {
         let listener = TcpListener::bind((host, port))?;
         let addr = listener.local_addr()?;
+        let token = (!addr.ip().is_loopback()).then(random_token);
         let shared = Arc::new(Shared::default());
-        let (tx, rx) = std::sync::mpsc::channel();
+        let (tx, rx) = std::sync::mpsc::sync_channel(COMMAND_QUEUE);
         let session = Session::new(sim, scene_name.to_string(), paused);
         let s1 = shared.clone();
         let sim_thread = std::thread::Builder::new()
             .name("canape-sim".into())
             .spawn(move || session.run(s1, rx))?;
         let s2 = shared.clone();
+        let tok = token.clone();
         let accept = std::thread::Builder::new()
             .name("canape-http".into())
-            .spawn(move || server::accept_loop(listener, s2, tx))?;
+            .spawn(move || server::accept_loop(listener, s2, tx, tok))?;
         Ok(Server {
             addr,
+            token,
             shared,
             threads: vec![sim_thread, accept],
         })
@@ -64,7 +92,10 @@ impl Server {
                 SocketAddr::V4(a) => a.ip().to_string(),
             }
         };
-        format!("http://{host}:{}/", self.addr.port())
+        match &self.token {
+            Some(t) => format!("http://{host}:{}/?token={t}", self.addr.port()),
+            None => format!("http://{host}:{}/", self.addr.port()),
+        }
     }
 
     /// Number of open WebSocket connections.

@@ -1,16 +1,19 @@
 //! The HTTP side: a small server on `std::net` that serves the page's own three files from memory
 //! and upgrades `/ws` to a WebSocket (tungstenite). Nothing is read from disk, so no request can
-//! reach another file; the Host header is checked when bound to loopback (DNS rebinding) and the
-//! WebSocket's Origin must be the page's own.
+//! reach another file; on loopback the Host header must name the server (DNS rebinding); beyond
+//! loopback the page and the WebSocket need the server's random token (`?token=`), whatever the
+//! connection's address; the WebSocket's Origin must be the page's own. A request head must
+//! arrive within `HEAD_DEADLINE`; a WebSocket that answers no ping for `IDLE_TIMEOUT` is closed;
+//! commands go through a bounded queue.
 
 use crate::protocol::{error_message, parse_command, Command, MAX_MESSAGE};
 use crate::session::Shared;
 use std::io::{Read, Write};
 use std::net::{SocketAddr, TcpListener, TcpStream};
 use std::sync::atomic::{AtomicUsize, Ordering};
-use std::sync::mpsc::Sender;
+use std::sync::mpsc::{SyncSender, TrySendError};
 use std::sync::Arc;
-use std::time::Duration;
+use std::time::{Duration, Instant};
 use tungstenite::protocol::{Role, WebSocketConfig};
 use tungstenite::{Message, WebSocket};
 
@@ -21,6 +24,12 @@ const STYLE_CSS: &str = include_str!("assets/style.css");
 /// Most simultaneous connections (tabs and page loads).
 const MAX_CONNECTIONS: usize = 64;
 const MAX_REQUEST: usize = 16 * 1024;
+/// Time a client has to send a whole request head (slow clients cannot hold slots).
+const HEAD_DEADLINE: Duration = Duration::from_secs(10);
+/// A WebSocket is pinged this often; one silent (no message, no pong) for `IDLE_TIMEOUT` is
+/// closed (browsers answer pings by themselves, so an open tab stays).
+const PING_EVERY: Duration = Duration::from_secs(20);
+const IDLE_TIMEOUT: Duration = Duration::from_secs(60);
 
 /// The page's files: (path, content type, body).
 fn asset(path: &str) -> Option<(&'static str, &'static str)> {
@@ -37,6 +46,8 @@ fn asset(path: &str) -> Option<(&'static str, &'static str)> {
 struct Request {
     method: String,
     path: String,
+    /// The `token` query parameter, if any.
+    token: Option<String>,
     headers: Vec<(String, String)>,
 }
 
@@ -52,7 +63,11 @@ impl Request {
 fn read_request(stream: &mut TcpStream) -> Result<Request, u16> {
     let mut buf = Vec::new();
     let mut chunk = [0u8; 2048];
+    let start = Instant::now();
     loop {
+        if start.elapsed() > HEAD_DEADLINE {
+            return Err(408);
+        }
         if let Some(end) = buf.windows(4).position(|w| w == b"\r\n\r\n") {
             buf.truncate(end);
             break;
@@ -83,10 +98,13 @@ fn read_request(stream: &mut TcpStream) -> Result<Request, u16> {
         let (k, v) = l.split_once(':').ok_or(400u16)?;
         headers.push((k.trim().to_string(), v.trim().to_string()));
     }
-    let path = target.split(['?', '#']).next().unwrap_or("").to_string();
+    let target = target.split('#').next().unwrap_or("");
+    let (path, token) = split_token(target);
+    let (path, token) = (path.to_string(), token.map(str::to_string));
     Ok(Request {
         method: method.to_string(),
         path,
+        token,
         headers,
     })
 }
@@ -125,12 +143,16 @@ fn error_response(stream: &mut TcpStream, code: u16) {
     );
 }
 
-/// Whether a Host header names this server on loopback.
-fn host_allowed(host: &str, port: u16, loopback: bool) -> bool {
-    if !loopback {
-        return true;
-    }
+/// Whether a Host header names this server on loopback (its bound address, 127.0.0.1,
+/// localhost or [::1]).
+fn host_allowed(host: &str, local: &SocketAddr) -> bool {
+    let port = local.port();
+    let own = match local {
+        SocketAddr::V4(a) => format!("{}:{port}", a.ip()),
+        SocketAddr::V6(a) => format!("[{}]:{port}", a.ip()),
+    };
     [
+        own,
         format!("127.0.0.1:{port}"),
         format!("localhost:{port}"),
         format!("[::1]:{port}"),
@@ -139,30 +161,50 @@ fn host_allowed(host: &str, port: u16, loopback: bool) -> bool {
     .any(|h| h.eq_ignore_ascii_case(host))
 }
 
+/// The `token` query parameter of a path, and the path without its query.
+fn split_token(path: &str) -> (&str, Option<&str>) {
+    match path.split_once('?') {
+        Some((p, q)) => (p, q.split('&').find_map(|kv| kv.strip_prefix("token="))),
+        None => (path, None),
+    }
+}
+
 /// Serve one connection: a page file, or the WebSocket.
 pub fn handle_connection(
     mut stream: TcpStream,
     shared: Arc<Shared>,
-    commands: Sender<(u64, Command)>,
+    commands: SyncSender<(u64, Command)>,
     local: SocketAddr,
+    token: Option<&str>,
 ) {
-    let _ = stream.set_read_timeout(Some(Duration::from_secs(10)));
+    let _ = stream.set_read_timeout(Some(Duration::from_secs(2)));
     let _ = stream.set_write_timeout(Some(Duration::from_secs(10)));
     let req = match read_request(&mut stream) {
         Ok(r) => r,
         Err(code) => return error_response(&mut stream, code),
     };
     let host = req.header("host").unwrap_or("").to_string();
-    if !host_allowed(&host, local.port(), local.ip().is_loopback()) {
-        return error_response(&mut stream, 421);
+    let (path, given) = (req.path.as_str(), req.token.as_deref());
+    match token {
+        // beyond loopback: the token, whatever the Host (the bind also answers on loopback)
+        Some(t) => {
+            if (path == "/" || path == "/index.html" || path == "/ws") && given != Some(t) {
+                return error_response(&mut stream, 403);
+            }
+        }
+        None => {
+            if !host_allowed(&host, &local) {
+                return error_response(&mut stream, 421);
+            }
+        }
     }
     if req.method != "GET" && req.method != "HEAD" {
         return error_response(&mut stream, 405);
     }
-    if req.path == "/ws" {
+    if path == "/ws" {
         return websocket(stream, &req, &host, shared, commands);
     }
-    match asset(&req.path) {
+    match asset(path) {
         Some((ctype, body)) => {
             let csp = format!(
                 "Content-Security-Policy: default-src 'none'; script-src 'self'; style-src 'self'; img-src 'self' data:; connect-src 'self' ws://{host}\r\n"
@@ -183,7 +225,7 @@ fn websocket(
     req: &Request,
     host: &str,
     shared: Arc<Shared>,
-    commands: Sender<(u64, Command)>,
+    commands: SyncSender<(u64, Command)>,
 ) {
     let upgrade = req
         .header("upgrade")
@@ -223,7 +265,7 @@ fn serve_socket(
     client: u64,
     inbox: &std::sync::mpsc::Receiver<tungstenite::Utf8Bytes>,
     shared: &Shared,
-    commands: &Sender<(u64, Command)>,
+    commands: &SyncSender<(u64, Command)>,
 ) -> Result<(), tungstenite::Error> {
     let (hello, mut topo_sent) = {
         let l = shared.latest.lock().expect("latest");
@@ -231,17 +273,31 @@ fn serve_socket(
     };
     ws.send(Message::Text(hello))?;
     let mut sent_seq = 0u64;
+    let (mut heard, mut pinged) = (Instant::now(), Instant::now());
     loop {
         if shared.stop.load(Ordering::Relaxed) {
             return Ok(());
         }
-        match ws.read() {
+        if heard.elapsed() > IDLE_TIMEOUT {
+            return Ok(());
+        }
+        if pinged.elapsed() > PING_EVERY {
+            ws.send(Message::Ping(Vec::new().into()))?;
+            pinged = Instant::now();
+        }
+        let msg = ws.read();
+        if msg.is_ok() {
+            heard = Instant::now();
+        }
+        match msg {
             Ok(Message::Text(t)) => match parse_command(t.as_str()) {
-                Ok(cmd) => {
-                    if commands.send((client, cmd)).is_err() {
-                        return Ok(());
-                    }
-                }
+                Ok(cmd) => match commands.try_send((client, cmd)) {
+                    Ok(()) => {}
+                    Err(TrySendError::Full(_)) => ws.send(Message::text(error_message(
+                        "the simulation is busy: command dropped (too many queued)",
+                    )))?,
+                    Err(TrySendError::Disconnected(_)) => return Ok(()),
+                },
                 Err(e) => ws.send(Message::text(error_message(&e)))?,
             },
             Ok(Message::Binary(_)) => ws.send(Message::text(error_message(
@@ -285,7 +341,12 @@ fn serve_socket(
 }
 
 /// Accept connections until `shared.stop` is set.
-pub fn accept_loop(listener: TcpListener, shared: Arc<Shared>, commands: Sender<(u64, Command)>) {
+pub fn accept_loop(
+    listener: TcpListener,
+    shared: Arc<Shared>,
+    commands: SyncSender<(u64, Command)>,
+    token: Option<String>,
+) {
     let local = match listener.local_addr() {
         Ok(a) => a,
         Err(_) => return,
@@ -302,8 +363,9 @@ pub fn accept_loop(listener: TcpListener, shared: Arc<Shared>, commands: Sender<
                 }
                 active.fetch_add(1, Ordering::Relaxed);
                 let (shared, commands, active) = (shared.clone(), commands.clone(), active.clone());
+                let token = token.clone();
                 std::thread::spawn(move || {
-                    handle_connection(stream, shared, commands, local);
+                    handle_connection(stream, shared, commands, local, token.as_deref());
                     active.fetch_sub(1, Ordering::Relaxed);
                 });
             }
@@ -337,10 +399,15 @@ mod tests {
 
     #[test]
     fn host_check_on_loopback() {
-        assert!(host_allowed("127.0.0.1:8080", 8080, true));
-        assert!(host_allowed("localhost:8080", 8080, true));
-        assert!(!host_allowed("evil.example:8080", 8080, true));
-        assert!(!host_allowed("127.0.0.1:9999", 8080, true));
-        assert!(host_allowed("anything", 8080, false));
+        let local: SocketAddr = "127.0.0.1:8080".parse().unwrap();
+        assert!(host_allowed("127.0.0.1:8080", &local));
+        assert!(host_allowed("localhost:8080", &local));
+        assert!(!host_allowed("evil.example:8080", &local));
+        assert!(!host_allowed("127.0.0.1:9999", &local));
+        // another loopback address the server is bound to answers its own URL
+        let other: SocketAddr = "127.0.0.2:8080".parse().unwrap();
+        assert!(host_allowed("127.0.0.2:8080", &other));
+        assert_eq!(split_token("/ws?a=1&token=abc"), ("/ws", Some("abc")));
+        assert_eq!(split_token("/app.js"), ("/app.js", None));
     }
 }

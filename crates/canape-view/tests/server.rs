@@ -212,3 +212,49 @@ fn hostile_messages_change_nothing_and_tabs_agree() {
     until(&mut b, "status", |v| v["steps"] == json!(3));
     server.stop();
 }
+
+#[test]
+fn beyond_loopback_the_page_and_socket_need_the_token() {
+    let sim = canape::load_scene_str(
+        canape::DEMO_SCENE,
+        "demo_beam.scn",
+        &std::env::temp_dir(),
+        &canape::LoadOptions::default(),
+    )
+    .unwrap();
+    let server = canape_view::Server::start(sim, "demo", "0.0.0.0", 0, true).unwrap();
+    let token = server.token.clone().expect("a token beyond loopback");
+    assert!(token.len() >= 32 && server.url().contains(&format!("?token={token}")));
+    let a: std::net::SocketAddr = format!("127.0.0.1:{}", server.addr.port()).parse().unwrap();
+    // even on loopback, even with a foreign Host (DNS rebinding), only the token opens the page
+    let get =
+        |path: &str, host: &str| raw(a, &format!("GET {path} HTTP/1.1\r\nHost: {host}\r\n\r\n"));
+    assert!(status_line(&get("/", "attacker.example")).contains("403"));
+    assert!(status_line(&get("/?token=wrong", "127.0.0.1")).contains("403"));
+    assert!(status_line(&get(&format!("/?token={token}"), "192.168.1.9:80")).contains("200"));
+    // the socket too
+    let url = format!("ws://127.0.0.1:{}/ws", server.addr.port());
+    assert!(tungstenite::connect(url.as_str()).is_err());
+    let (mut ws, _) = tungstenite::connect(format!("{url}?token={token}")).unwrap();
+    if let tungstenite::stream::MaybeTlsStream::Plain(s) = ws.get_ref() {
+        s.set_read_timeout(Some(Duration::from_secs(30))).unwrap();
+    }
+    until(&mut ws, "hello", |_| true);
+    drop(ws);
+    server.stop();
+}
+
+#[test]
+fn a_slow_request_head_is_cut_off() {
+    let server = start_server(None);
+    let mut s = TcpStream::connect(server.addr).unwrap();
+    s.set_read_timeout(Some(Duration::from_secs(30))).unwrap();
+    let t0 = Instant::now();
+    // one header line, then silence: the server answers 408 and closes within its deadline
+    s.write_all(b"GET / HTTP/1.1\r\n").unwrap();
+    let mut out = String::new();
+    let _ = s.read_to_string(&mut out);
+    assert!(status_line(&out).contains("408"), "{out}");
+    assert!(t0.elapsed() < Duration::from_secs(15));
+    server.stop();
+}

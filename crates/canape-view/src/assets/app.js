@@ -466,7 +466,9 @@ function renderStatus(st) {
 
 // ---------- connection ----------
 function connect() {
-  const ws = new WebSocket(`ws://${location.host}/ws`);
+  // the server's token, when it listens beyond loopback, goes with the WebSocket too
+  const token = new URLSearchParams(location.search).get('token');
+  const ws = new WebSocket(`ws://${location.host}/ws` + (token ? `?token=${encodeURIComponent(token)}` : ''));
   ws.binaryType = 'arraybuffer';
   S.ws = ws;
   ws.onopen = () => { $('conn').textContent = 'connected'; $('conn').className = 'conn ok'; };
