@@ -445,7 +445,20 @@ impl Session {
         self.publish(&shared, true);
         let mut last_publish = Instant::now();
         let mut dirty = false;
+        // nothing runs before the first page connects (no CPU burnt, no transient missed)
+        let mut page_seen = false;
         while !shared.stop.load(Ordering::Relaxed) {
+            if !page_seen {
+                if shared.client_count() == 0 {
+                    std::thread::sleep(Duration::from_millis(20));
+                    // commands may still come (tests drive the session without a page)
+                    if let Ok((client, cmd)) = commands.try_recv() {
+                        dirty |= self.handle(&shared, client, cmd);
+                    }
+                    continue;
+                }
+                page_seen = true;
+            }
             // wait for commands while paused; poll while playing
             let wait = if self.playing {
                 Duration::ZERO

@@ -258,3 +258,25 @@ fn a_slow_request_head_is_cut_off() {
     assert!(t0.elapsed() < Duration::from_secs(15));
     server.stop();
 }
+
+#[test]
+fn nothing_runs_before_the_first_page_connects() {
+    let sim = canape::load_scene_str(
+        canape::DEMO_SCENE,
+        "demo_beam.scn",
+        &std::env::temp_dir(),
+        &canape::LoadOptions::default(),
+    )
+    .unwrap();
+    // started playing, but no page yet: no steps
+    let server = canape_view::Server::start(sim, "demo", "127.0.0.1", 0, false).unwrap();
+    std::thread::sleep(Duration::from_millis(400));
+    let mut ws = connect(server.addr);
+    let first = until(&mut ws, "status", |_| true);
+    assert!(first["steps"].as_u64().unwrap() < 5, "{first}");
+    // once a page is there, it runs
+    let later = until(&mut ws, "status", |v| v["steps"].as_u64().unwrap() > 20);
+    assert_eq!(later["playing"], true);
+    drop(ws);
+    server.stop();
+}
