@@ -14,6 +14,7 @@ pub mod mappings;
 pub mod mass;
 pub mod passive;
 pub mod projection;
+pub mod register;
 pub mod springs;
 pub mod square;
 pub mod topology;

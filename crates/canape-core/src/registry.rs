@@ -5,6 +5,40 @@ use crate::diag::closest;
 use crate::scene::AnyComponent;
 use std::collections::BTreeMap;
 
+/// Accept a Vec3 template only (or "", the default): "Vec3,Vec3" is SOFA's form with a second
+/// template argument (a mass's geometry type, a mapping's output).
+pub fn vec3_only(template: &str, class: &str) -> Result<(), String> {
+    use crate::types::DofType;
+    let mut parts = template.split(',').map(str::trim);
+    let first = parts.next().unwrap_or("");
+    if let Some(other) = parts.find(|p| DofType::from_template(p).is_none()) {
+        return Err(format!(
+            "unknown template '{template}' ('{other}' is not a DOF type: expected Vec1d, Vec2d, Vec3d or Rigid3d)"
+        ));
+    }
+    match DofType::from_template(first) {
+        Some(DofType::Vec3) => Ok(()),
+        Some(d) => Err(format!(
+            "template '{template}' ({}) is not supported by {class} yet; only Vec3d is",
+            d.name()
+        )),
+        None => Err(format!(
+            "unknown template '{template}' (expected Vec1d, Vec2d, Vec3d or Rigid3d)"
+        )),
+    }
+}
+
+/// Accept any DOF type's template (or "", the default).
+pub fn known_template(template: &str) -> Result<(), String> {
+    use crate::types::DofType;
+    match DofType::from_template(template.split(',').next().unwrap_or("")) {
+        Some(_) => Ok(()),
+        None => Err(format!(
+            "unknown template '{template}' (expected Vec1d, Vec2d, Vec3d, Rigid2d or Rigid3d)"
+        )),
+    }
+}
+
 /// Creates a component of `class` for a template (`Vec3d`, or "" for the default).
 pub type Constructor = fn(class: &'static str, template: &str) -> Result<AnyComponent, String>;
 

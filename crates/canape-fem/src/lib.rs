@@ -18,6 +18,7 @@ pub mod hyperelastic;
 pub mod joint;
 pub mod pairs;
 pub mod quad;
+pub mod register;
 pub mod spring;
 pub mod tetra;
 pub mod triangle;

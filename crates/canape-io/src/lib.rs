@@ -7,6 +7,7 @@ pub mod build;
 pub mod desc;
 pub mod files;
 pub mod loaders;
+pub mod register;
 pub mod regress;
 pub mod state_io;
 pub mod topo_regress;

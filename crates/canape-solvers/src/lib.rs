@@ -45,6 +45,7 @@ pub mod gband;
 pub mod newmark;
 pub mod pcg;
 pub mod rcm;
+pub mod register;
 pub mod runge_kutta;
 pub mod static_solver;
 #[cfg(test)]

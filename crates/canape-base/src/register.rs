@@ -1,0 +1,487 @@
+//! This crate's components (masses, projective constraints, loads, engines, topologies and their
+//! mappings, mappings, animation loops, visual models, the components accepted without effect),
+//! registered under SOFA's class names: the facade's registry calls [`register`], and so can an
+//! application's own registry.
+
+use crate::constraint::FixedProjectiveConstraint;
+use crate::distance::DistanceMapping;
+use crate::distance::Kind;
+use crate::engine::BoxRoi;
+use crate::engine::TransformEngine;
+use crate::mapping::BarycentricMapping;
+use crate::mapping::OglModel;
+use crate::mappings::IdentityMapping;
+use crate::mappings::RigidMapping;
+use crate::mappings::SubsetMapping;
+use crate::mass::DiagonalMass;
+use crate::mass::MeshMatrixMass;
+use crate::mass::UniformMass;
+use crate::passive::Inert;
+use crate::passive::INERT_CLASSES;
+use crate::springs::RestShapeSpringsForceField;
+use crate::springs::UniformVelocityDampingForceField;
+use crate::topology::Hexa2QuadTopologicalMapping;
+use crate::topology::Hexa2TetraTopologicalMapping;
+use crate::topology::MeshContainer;
+use crate::topology::Quad2TriangleTopologicalMapping;
+use crate::topology::RegularGridTopology;
+use crate::topology::Tetra2TriangleTopologicalMapping;
+use crate::topology::Triangle2EdgeTopologicalMapping;
+use canape_core::registry::{known_template, vec3_only, Registry};
+use canape_core::scene::AnyComponent;
+use canape_core::state::MechanicalObject;
+use canape_types::DofType;
+
+/// Register this crate's components.
+pub fn register(r: &mut Registry) {
+    r.register(
+        "MechanicalObject",
+        "state vectors (position, velocity, force…) of one DOF type",
+        |_, t| {
+            let d = DofType::from_template(t).ok_or_else(|| {
+                format!("unknown template '{t}' (expected Vec1d, Vec2d, Vec3d or Rigid3d)")
+            })?;
+            Ok(AnyComponent::State(MechanicalObject::new(d)))
+        },
+    );
+    r.register("UniformMass", "the same mass on every DOF", |_, t| {
+        known_template(t)?;
+        Ok(AnyComponent::Mass(Box::new(UniformMass::new())))
+    });
+    r.register(
+        "DiagonalMass",
+        "lumped vertex masses from element volumes",
+        |_, t| {
+            known_template(t)?;
+            Ok(AnyComponent::Mass(Box::new(DiagonalMass::new())))
+        },
+    );
+    r.register(
+        "MeshMatrixMass",
+        "consistent mass matrix from element volumes",
+        |_, t| {
+            vec3_only(t, "MeshMatrixMass")?;
+            Ok(AnyComponent::Mass(Box::new(MeshMatrixMass::new())))
+        },
+    );
+    r.register(
+        "FixedProjectiveConstraint",
+        "fixes a set of DOFs",
+        |_, t| {
+            known_template(t)?;
+            Ok(AnyComponent::Projective(Box::new(
+                FixedProjectiveConstraint::new(),
+            )))
+        },
+    );
+    r.register(
+        "PartialFixedProjectiveConstraint",
+        "fixes chosen directions of a set of DOFs",
+        |_, t| {
+            known_template(t)?;
+            Ok(AnyComponent::Projective(Box::new(
+                FixedProjectiveConstraint::partial(),
+            )))
+        },
+    );
+    r.register(
+        "PointProjectiveConstraint",
+        "puts points at a given point and keeps them there",
+        |_, t| {
+            known_template(t)?;
+            Ok(AnyComponent::Projective(Box::new(
+                crate::projection::GeometricProjectiveConstraint::point(),
+            )))
+        },
+    );
+    r.register(
+        "LineProjectiveConstraint",
+        "keeps points on a line",
+        |_, t| {
+            known_template(t)?;
+            Ok(AnyComponent::Projective(Box::new(
+                crate::projection::GeometricProjectiveConstraint::line(),
+            )))
+        },
+    );
+    r.register(
+        "PlaneProjectiveConstraint",
+        "keeps points in a plane",
+        |_, t| {
+            known_template(t)?;
+            Ok(AnyComponent::Projective(Box::new(
+                crate::projection::GeometricProjectiveConstraint::plane(),
+            )))
+        },
+    );
+    r.register(
+        "LinearMovementProjectiveConstraint",
+        "moves points along key movements, linearly between key times",
+        |_, t| {
+            known_template(t)?;
+            Ok(AnyComponent::Projective(Box::new(
+                crate::projection::LinearMovementProjectiveConstraint::new(),
+            )))
+        },
+    );
+    r.register(
+        "OscillatorProjectiveConstraint",
+        "moves points as x = mean + amplitude sin(wt + phase)",
+        |_, t| {
+            known_template(t)?;
+            Ok(AnyComponent::Projective(Box::new(
+                crate::projection::OscillatorProjectiveConstraint::new(),
+            )))
+        },
+    );
+    r.register(
+        "InteractionEllipsoidForceField",
+        "ellipsoids carried by a Rigid3 frame pushing Vec3 points (template Vec3,Rigid3)",
+        |_, t| {
+            if !t.is_empty() && !t.replace(' ', "").eq_ignore_ascii_case("Vec3,Rigid3") && !t.replace(' ', "").eq_ignore_ascii_case("Vec3d,Rigid3d") {
+                return Err(format!("template '{t}' is not supported: InteractionEllipsoidForceField is Vec3,Rigid3"));
+            }
+            Ok(AnyComponent::ForceField(Box::new(
+                crate::ellipsoid::InteractionEllipsoidForceField::new(),
+            )))
+        },
+    );
+    r.register(
+        "LinearForceField",
+        "a force on chosen points, interpolated between key times",
+        |_, t| {
+            known_template(t)?;
+            Ok(AnyComponent::ForceField(Box::new(
+                crate::load::LinearForceField::new(),
+            )))
+        },
+    );
+    r.register(
+        "EdgePressureForceField",
+        "a force per unit length on chosen edges",
+        |_, t| {
+            vec3_only(t, "EdgePressureForceField")?;
+            Ok(AnyComponent::ForceField(Box::new(
+                crate::load::EdgePressureForceField::new(),
+            )))
+        },
+    );
+    r.register(
+        "TrianglePressureForceField",
+        "a constant pressure force on chosen triangles (rest areas)",
+        |_, t| {
+            vec3_only(t, "TrianglePressureForceField")?;
+            Ok(AnyComponent::ForceField(Box::new(
+                crate::load::TrianglePressureForceField::new(),
+            )))
+        },
+    );
+    r.register(
+        "FixedPlaneProjectiveConstraint",
+        "no displacement along a direction for the points between two planes",
+        |_, t| {
+            known_template(t)?;
+            Ok(AnyComponent::Projective(Box::new(
+                crate::constraint::FixedPlaneProjectiveConstraint::new(),
+            )))
+        },
+    );
+    r.register("BoxROI", "selects points inside boxes", |_, t| {
+        vec3_only(t, "BoxROI")?;
+        Ok(AnyComponent::Engine(Box::new(BoxRoi::new())))
+    });
+    r.register(
+        "RegularGridTopology",
+        "regular grid of points and hexahedra",
+        |_, _| Ok(AnyComponent::Topology(Box::new(RegularGridTopology::new()))),
+    );
+    for (class, desc) in [
+        ("MeshTopology", "static mesh topology"),
+        (
+            "TetrahedronSetTopologyContainer",
+            "tetrahedral mesh topology",
+        ),
+        ("TriangleSetTopologyContainer", "triangular mesh topology"),
+        ("HexahedronSetTopologyContainer", "hexahedral mesh topology"),
+        ("EdgeSetTopologyContainer", "edge mesh topology"),
+        ("QuadSetTopologyContainer", "quad mesh topology"),
+        ("PointSetTopologyContainer", "point set topology"),
+    ] {
+        let create: canape_core::registry::Constructor = match class {
+            "MeshTopology" => |_, _| {
+                Ok(AnyComponent::Topology(Box::new(MeshContainer::new(
+                    "MeshTopology",
+                ))))
+            },
+            "TetrahedronSetTopologyContainer" => |_, _| {
+                Ok(AnyComponent::Topology(Box::new(MeshContainer::new(
+                    "TetrahedronSetTopologyContainer",
+                ))))
+            },
+            "TriangleSetTopologyContainer" => |_, _| {
+                Ok(AnyComponent::Topology(Box::new(MeshContainer::new(
+                    "TriangleSetTopologyContainer",
+                ))))
+            },
+            "HexahedronSetTopologyContainer" => |_, _| {
+                Ok(AnyComponent::Topology(Box::new(MeshContainer::new(
+                    "HexahedronSetTopologyContainer",
+                ))))
+            },
+            "EdgeSetTopologyContainer" => |_, _| {
+                Ok(AnyComponent::Topology(Box::new(MeshContainer::new(
+                    "EdgeSetTopologyContainer",
+                ))))
+            },
+            "QuadSetTopologyContainer" => |_, _| {
+                Ok(AnyComponent::Topology(Box::new(MeshContainer::new(
+                    "QuadSetTopologyContainer",
+                ))))
+            },
+            _ => |_, _| {
+                Ok(AnyComponent::Topology(Box::new(MeshContainer::new(
+                    "PointSetTopologyContainer",
+                ))))
+            },
+        };
+        r.register(class, desc, create);
+    }
+    r.register(
+        "Hexa2TetraTopologicalMapping",
+        "splits hexahedra into tetrahedra",
+        |_, _| {
+            Ok(AnyComponent::TopoMapping(Box::new(
+                Hexa2TetraTopologicalMapping::new(),
+            )))
+        },
+    );
+    r.register(
+        "Hexa2QuadTopologicalMapping",
+        "the boundary quads of a hexahedral topology",
+        |_, _| {
+            Ok(AnyComponent::TopoMapping(Box::new(
+                Hexa2QuadTopologicalMapping::new(),
+            )))
+        },
+    );
+    r.register(
+        "Tetra2TriangleTopologicalMapping",
+        "the boundary triangles of a tetrahedral topology",
+        |_, _| {
+            Ok(AnyComponent::TopoMapping(Box::new(
+                Tetra2TriangleTopologicalMapping::new(),
+            )))
+        },
+    );
+    r.register(
+        "Quad2TriangleTopologicalMapping",
+        "two triangles per quad",
+        |_, _| {
+            Ok(AnyComponent::TopoMapping(Box::new(
+                Quad2TriangleTopologicalMapping::new(),
+            )))
+        },
+    );
+    r.register(
+        "Triangle2EdgeTopologicalMapping",
+        "the boundary edges of a triangle topology",
+        |_, _| {
+            Ok(AnyComponent::TopoMapping(Box::new(
+                Triangle2EdgeTopologicalMapping::new(),
+            )))
+        },
+    );
+    r.register(
+        "DefaultAnimationLoop",
+        "the default animation loop: events, collision, integration, mappings",
+        |_, _| {
+            Ok(AnyComponent::AnimationLoop(Box::new(
+                crate::animation::DefaultAnimationLoop::new(),
+            )))
+        },
+    );
+    r.register(
+        "MultiStepAnimationLoop",
+        "several collision and integration steps per animation step",
+        |_, _| {
+            Ok(AnyComponent::AnimationLoop(Box::new(
+                crate::animation::MultiStepAnimationLoop::new(),
+            )))
+        },
+    );
+    r.register(
+        "PlaneForceField",
+        "a plane pushing back the points below it (penalty)",
+        |_, t| {
+            known_template(t)?;
+            Ok(AnyComponent::ForceField(Box::new(
+                crate::load::PlaneForceField::new(),
+            )))
+        },
+    );
+    r.register("ConstantForceField", "constant force on points", |_, t| {
+        known_template(t)?;
+        Ok(AnyComponent::ForceField(Box::new(
+            crate::load::ConstantForceField::new(),
+        )))
+    });
+    r.register("BarycentricMapping", "maps points inside tetrahedra/hexahedra of the input", |_, t| {
+        if !t.is_empty() && !t.split(',').all(|p| DofType::from_template(p) == Some(DofType::Vec3) || p.trim().starts_with("Ogl") || p.trim().starts_with("ExtVec3")) {
+            return Err(format!("template '{t}' is not supported by BarycentricMapping yet (Vec3d to Vec3d only)"));
+        }
+        Ok(AnyComponent::Mapping(Box::new(BarycentricMapping::new())))
+    });
+    r.register(
+        "IdentityMapping",
+        "output = input (same type, or Rigid3 centers to Vec3)",
+        |_, t| Ok(AnyComponent::Mapping(Box::new(IdentityMapping::new(t)))),
+    );
+    r.register(
+        "SubsetMapping",
+        "output = a subset of the input points",
+        |_, _| Ok(AnyComponent::Mapping(Box::new(SubsetMapping::new()))),
+    );
+    r.register(
+        "SkinningMapping",
+        "points skinned on Rigid3 frames (linear blend)",
+        |_, _| {
+            Ok(AnyComponent::Mapping(Box::new(
+                crate::mappings::SkinningMapping::new(),
+            )))
+        },
+    );
+    r.register(
+        "BeamLinearMapping",
+        "points along a chain of beams between Rigid3 frames",
+        |_, _| {
+            Ok(AnyComponent::Mapping(Box::new(
+                crate::mappings::BeamLinearMapping::new(),
+            )))
+        },
+    );
+    r.register(
+        "SquareMapping",
+        "squares of Vec1 values, with geometric stiffness",
+        |_, _| {
+            Ok(AnyComponent::Mapping(Box::new(
+                crate::square::SquareMapping::new(),
+            )))
+        },
+    );
+    r.register(
+        "IdentityMultiMapping",
+        "output = the inputs' points, concatenated",
+        |_, _| {
+            Ok(AnyComponent::Mapping(Box::new(
+                SubsetMapping::identity_multi(),
+            )))
+        },
+    );
+    r.register(
+        "CenterOfMassMapping",
+        "the input's center of mass (its node's mass weighs the points)",
+        |_, _| {
+            Ok(AnyComponent::Mapping(Box::new(
+                crate::mappings::CenterOfMassMapping::new(),
+            )))
+        },
+    );
+    r.register(
+        "AreaMapping",
+        "triangle areas (Vec3 to Vec1), with geometric stiffness",
+        |_, _| {
+            Ok(AnyComponent::Mapping(Box::new(
+                crate::area::AreaMapping::new(),
+            )))
+        },
+    );
+    r.register(
+        "SubsetMultiMapping",
+        "output = points picked from several inputs (indexPairs)",
+        |_, _| Ok(AnyComponent::Mapping(Box::new(SubsetMapping::multi()))),
+    );
+    r.register("RigidMapping", "points carried by Rigid3 frames", |_, _| {
+        Ok(AnyComponent::Mapping(Box::new(RigidMapping::new())))
+    });
+    r.register(
+        "DistanceMapping",
+        "edge lengths minus rest lengths (Vec3 to Vec1)",
+        |_, _| {
+            Ok(AnyComponent::Mapping(Box::new(DistanceMapping::new(
+                Kind::Distance,
+            ))))
+        },
+    );
+    r.register(
+        "SquareDistanceMapping",
+        "squared edge lengths (Vec3 to Vec1)",
+        |_, _| {
+            Ok(AnyComponent::Mapping(Box::new(DistanceMapping::new(
+                Kind::SquareDistance,
+            ))))
+        },
+    );
+    r.register(
+        "DistanceMultiMapping",
+        "lengths of edges between points of several inputs (Vec3 to Vec1)",
+        |_, _| {
+            Ok(AnyComponent::Mapping(Box::new(DistanceMapping::new(
+                Kind::MultiDistance,
+            ))))
+        },
+    );
+    r.register(
+        "RestShapeSpringsForceField",
+        "springs to the rest shape (Vec1/Vec2/Vec3/Rigid3)",
+        |_, t| {
+            Ok(AnyComponent::ForceField(Box::new(
+                RestShapeSpringsForceField::new(t)?,
+            )))
+        },
+    );
+    r.register("UniformVelocityDampingForceField", "f = -c v", |_, t| {
+        known_template(t)?;
+        Ok(AnyComponent::ForceField(Box::new(
+            UniformVelocityDampingForceField::new(),
+        )))
+    });
+    r.register("SphereROI", "points and elements inside spheres", |_, t| {
+        vec3_only(t, "SphereROI")?;
+        Ok(AnyComponent::Engine(Box::new(
+            crate::engine::ShapeRoi::sphere(),
+        )))
+    });
+    r.register(
+        "PlaneROI",
+        "points and elements inside boxes built on parallelograms",
+        |_, t| {
+            vec3_only(t, "PlaneROI")?;
+            Ok(AnyComponent::Engine(Box::new(
+                crate::engine::ShapeRoi::plane(),
+            )))
+        },
+    );
+    r.register(
+        "TransformEngine",
+        "translates, rotates and scales positions",
+        |_, t| {
+            vec3_only(t, "TransformEngine")?;
+            Ok(AnyComponent::Engine(Box::new(TransformEngine::new())))
+        },
+    );
+    r.register(
+        "OglModel",
+        "visual model (kept for the viewer, moved by its mapping)",
+        |_, _| Ok(AnyComponent::Passive(Box::new(OglModel::new()))),
+    );
+    for (class, _role, desc) in INERT_CLASSES {
+        r.register_inert(class, desc, |class, _| {
+            let role = INERT_CLASSES
+                .iter()
+                .find(|(c, _, _)| *c == class)
+                .map(|(_, r, _)| *r)
+                .unwrap_or(canape_core::component::Role::Other);
+            Ok(AnyComponent::Passive(Box::new(Inert::new(class, role))))
+        });
+    }
+}

@@ -1,0 +1,50 @@
+//! This crate's components (mesh loaders and procedural mesh creators), registered under SOFA's
+//! class names: the facade's registry calls [`register`], and so can an application's own registry.
+
+use crate::loaders::GridMeshCreator;
+use crate::loaders::MeshFormat;
+use crate::loaders::MeshLoaderComponent;
+use crate::loaders::SphereLoader;
+use crate::loaders::StringMeshCreator;
+use canape_core::registry::Registry;
+use canape_core::scene::AnyComponent;
+
+/// Register this crate's components.
+pub fn register(r: &mut Registry) {
+    r.register(
+        "MeshGmshLoader",
+        "Gmsh .msh (v1, v2 ASCII) loader",
+        |_, _| {
+            Ok(AnyComponent::Loader(Box::new(MeshLoaderComponent::new(
+                MeshFormat::Gmsh,
+            ))))
+        },
+    );
+    r.register("MeshOBJLoader", "Wavefront .obj loader", |_, _| {
+        Ok(AnyComponent::Loader(Box::new(MeshLoaderComponent::new(
+            MeshFormat::Obj,
+        ))))
+    });
+    r.register(
+        "MeshVTKLoader",
+        "VTK loader (legacy ASCII/binary, XML .vtu/.vtp ASCII)",
+        |_, _| {
+            Ok(AnyComponent::Loader(Box::new(MeshLoaderComponent::new(
+                MeshFormat::Vtk,
+            ))))
+        },
+    );
+    r.register("SphereLoader", "SOFA .sph sphere loader", |_, _| {
+        Ok(AnyComponent::Loader(Box::new(SphereLoader::new())))
+    });
+    r.register(
+        "StringMeshCreator",
+        "points along a segment joined by edges",
+        |_, _| Ok(AnyComponent::Loader(Box::new(StringMeshCreator::new()))),
+    );
+    r.register(
+        "GridMeshCreator",
+        "procedural 2D grid mesh (points, triangles or quads, edges)",
+        |_, _| Ok(AnyComponent::Loader(Box::new(GridMeshCreator::new()))),
+    );
+}
