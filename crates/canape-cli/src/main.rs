@@ -2,7 +2,7 @@
 //! lists, benchmark scenes.
 
 use canape::core::diag::Severity;
-use canape::record::{run_recorded_until, Recorder, VtkSeries};
+use canape::record::{run_recorded_until, CsvSeries, Recorder, VtkSeries};
 use canape::regression::{default_refs, matches, run_entry, Verdict};
 use canape::{load_scene, load_scene_str, LoadOptions, Simulation};
 use clap::{Parser, Subcommand};
@@ -60,6 +60,13 @@ enum Cmd {
         /// after each frame, so a stopped run keeps what it wrote).
         #[arg(long)]
         vtk: Option<PathBuf>,
+        /// Write a CSV table (time, then each number of each --data) at the moments --vtk
+        /// writes frames (every step, or every N with --every), flushed row by row.
+        #[arg(long, requires = "data")]
+        csv: Option<PathBuf>,
+        /// A Data for --csv, as a SOFA link path: /node/object.position (repeatable).
+        #[arg(long, requires = "csv")]
+        data: Vec<String>,
         /// Extra folders where scene files are looked up.
         #[arg(long = "data-path")]
         data_path: Vec<PathBuf>,
@@ -416,6 +423,8 @@ struct Output {
     every_step: bool,
     every: Option<usize>,
     vtk: Option<PathBuf>,
+    csv: Option<PathBuf>,
+    data: Vec<String>,
 }
 
 fn run(
@@ -433,6 +442,8 @@ fn run(
         every_step,
         every,
         vtk,
+        csv,
+        data,
     } = out;
     let opts = LoadOptions {
         data_paths: data_path,
@@ -484,14 +495,30 @@ fn run(
         },
         None => None,
     };
+    let mut csv_series = match &csv {
+        Some(file) => match CsvSeries::new(&sim, file, &data) {
+            Ok(c) => Some(c),
+            Err(e) => {
+                eprintln!("error: {e}");
+                return ExitCode::from(2);
+            }
+        },
+        None => None,
+    };
     let vtk_every = every.unwrap_or(1);
     let mut vtk_failed: Option<String> = None;
     let mut vtk_capture = |series: &mut Option<VtkSeries>, s: &Simulation| {
+        if vtk_failed.is_some() {
+            return;
+        }
         if let Some(v) = series.as_mut() {
-            if vtk_failed.is_none() {
-                if let Err(e) = v.capture(s) {
-                    vtk_failed = Some(e.to_string());
-                }
+            if let Err(e) = v.capture(s) {
+                vtk_failed = Some(e.to_string());
+            }
+        }
+        if let Some(c) = csv_series.as_mut() {
+            if let Err(e) = c.capture(s) {
+                vtk_failed = Some(format!("CSV: {e}"));
             }
         }
     };
@@ -584,14 +611,17 @@ fn run(
             }
         }
     }
+    if let Some(e) = &vtk_failed {
+        eprintln!("error: writing the VTK series or the CSV table stopped: {e}");
+        return ExitCode::from(1);
+    }
     if let Some(v) = &vtk_series {
-        if let Some(e) = &vtk_failed {
-            eprintln!("error: writing the VTK series stopped: {e}");
-            return ExitCode::from(1);
-        }
         for f in v.collections() {
             println!("wrote {}", f.display());
         }
+    }
+    if let Some(f) = &csv {
+        println!("wrote {}", f.display());
     }
     // what was simulated, in one line
     let simulated: Vec<usize> = sim
@@ -807,6 +837,8 @@ fn main() -> ExitCode {
             every_step,
             every,
             vtk,
+            csv,
+            data,
             data_path,
         }) => run(
             scene,
@@ -820,6 +852,8 @@ fn main() -> ExitCode {
                 every_step,
                 every: every.map(|n| n as usize),
                 vtk,
+                csv,
+                data,
             },
             data_path,
         ),

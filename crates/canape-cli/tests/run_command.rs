@@ -266,3 +266,44 @@ fn vtk_series_and_every_n_steps() {
         );
     }
 }
+
+#[test]
+fn csv_of_chosen_data() {
+    let d = tmp("csv");
+    let scene = write(
+        &d,
+        "falling.scn",
+        &FALLING.replace("<MechanicalObject ", r#"<MechanicalObject name="dofs" "#),
+    );
+    let csv = d.join("out.csv");
+    let (c, out) = code(
+        canape()
+            .args(["run", "-n", "4", "--every", "2", "--csv"])
+            .arg(&csv)
+            .args(["--data", "@/dofs.position", "--data", "/dofs.velocity"])
+            .arg(&scene),
+    );
+    assert_eq!(c, 0, "{out}");
+    let text = std::fs::read_to_string(&csv).unwrap();
+    let rows: Vec<Vec<&str>> = text.lines().map(|l| l.split(',').collect()).collect();
+    assert_eq!(rows[0].len(), 1 + 6 + 6, "{text}");
+    assert_eq!(rows[0][0], "time");
+    assert_eq!(rows[0][1], "/dofs.position[0]");
+    // T = 0, after steps 2 and 4 (the last one is the final state)
+    assert_eq!(rows.len(), 1 + 3, "{text}");
+    let t: Vec<f64> = rows[1..].iter().map(|r| r[0].parse().unwrap()).collect();
+    assert!((t[2] - 0.04).abs() < 1e-12, "{t:?}");
+    // gravity pulls y down: point 0's y decreases
+    let y: Vec<f64> = rows[1..].iter().map(|r| r[2].parse().unwrap()).collect();
+    assert!(y[2] < y[1] && y[1] < y[0], "{y:?}");
+    // a Data that is not there is a bad argument
+    let (c, out) = code(
+        canape()
+            .args(["run", "-n", "1", "--csv"])
+            .arg(&csv)
+            .args(["--data", "/dofs.nothing"])
+            .arg(&scene),
+    );
+    assert_eq!(c, 2, "{out}");
+    assert!(out.contains("no Data 'nothing'"), "{out}");
+}

@@ -186,3 +186,92 @@ impl VtkSeries {
             .collect()
     }
 }
+
+/// A CSV table of chosen Data over time: `time` then one column per number of each Data (a
+/// state's `position`, `velocity`, `force` or `rest_position` read from the state's vectors;
+/// any numeric Data of any component from its table), a row per recorded frame, flushed as it
+/// is written.
+pub struct CsvSeries {
+    out: std::io::BufWriter<std::fs::File>,
+    columns: Vec<(ComponentId, String, Option<VecId>)>,
+}
+
+impl CsvSeries {
+    /// `specs` are SOFA link paths to Data (`@/node/object.position`, the `@` optional).
+    pub fn new(sim: &Simulation, file: &Path, specs: &[String]) -> Result<CsvSeries, String> {
+        use canape_core::scene::{split_data_link, Target};
+        use std::io::Write;
+        if specs.is_empty() {
+            return Err("--csv needs at least one --data PATH.DATA".into());
+        }
+        let scene = &sim.scene;
+        let mut columns = Vec::new();
+        let mut header = vec!["time".to_string()];
+        for spec in specs {
+            let s = spec.trim().trim_start_matches('@');
+            let Some((path, data)) = split_data_link(s) else {
+                return Err(format!(
+                    "'{spec}' is not a Data path (write /node/object.data)"
+                ));
+            };
+            let Some(Target::Component(id)) = scene.resolve_path(scene.root(), None, path) else {
+                return Err(format!("'{spec}': no component at '{path}'"));
+            };
+            let vec = scene.state(id).and(match data {
+                "position" | "x" => Some(VecId::POSITION),
+                "velocity" | "v" => Some(VecId::VELOCITY),
+                "force" | "f" => Some(VecId::FORCE),
+                "rest_position" | "x0" => Some(VecId::REST_POSITION),
+                _ => None,
+            });
+            let col = (id, data.to_string(), vec);
+            let n = Self::values(sim, &col)
+                .map_err(|e| format!("'{spec}': {e}"))?
+                .len();
+            header.extend((0..n).map(|k| format!("{s}[{k}]")));
+            columns.push(col);
+        }
+        let f = canape_io::state_io::create_replacing(file)
+            .map_err(|e| format!("cannot write {}: {e}", file.display()))?;
+        let mut out = std::io::BufWriter::new(f);
+        writeln!(out, "{}", header.join(","))
+            .and_then(|_| out.flush())
+            .map_err(|e| e.to_string())?;
+        Ok(CsvSeries { out, columns })
+    }
+
+    fn values(
+        sim: &Simulation,
+        (id, data, vec): &(ComponentId, String, Option<VecId>),
+    ) -> Result<Vec<f64>, String> {
+        use canape_core::data::Value;
+        if let (Some(v), Some(s)) = (vec, sim.scene.state(*id)) {
+            return Ok(s.vec(*v).to_vec());
+        }
+        let c = sim
+            .scene
+            .component(*id)
+            .ok_or_else(|| "the component is gone".to_string())?;
+        match c.data().value(data) {
+            Some(Value::Real(x)) => Ok(vec![*x]),
+            Some(Value::Int(i)) => Ok(vec![*i as f64]),
+            Some(Value::Bool(b)) => Ok(vec![f64::from(u8::from(*b))]),
+            Some(Value::Reals(v)) => Ok(v.clone()),
+            Some(Value::Ints(v)) => Ok(v.iter().map(|&i| i as f64).collect()),
+            Some(_) => Err(format!("Data '{data}' is not numeric")),
+            None => Err(format!("no Data '{data}'")),
+        }
+    }
+
+    /// Write the current values as a row.
+    pub fn capture(&mut self, sim: &Simulation) -> std::io::Result<()> {
+        use std::io::Write;
+        let mut row = vec![sim.time().to_string()];
+        for col in &self.columns {
+            let v = Self::values(sim, col).map_err(std::io::Error::other)?;
+            row.extend(v.iter().map(|x| x.to_string()));
+        }
+        writeln!(self.out, "{}", row.join(","))?;
+        self.out.flush()
+    }
+}
