@@ -1,5 +1,5 @@
 //! Mesh loader components: MeshGmshLoader (.msh v1/v2 ASCII), MeshOBJLoader, MeshVTKLoader
-//! (legacy and XML VTK, read by `vtk_read`), SphereLoader.
+//! (legacy and XML VTK, read by `vtk_read`), MeshSTLLoader, SphereLoader.
 //! A loader reads its (already resolved) file at init and exposes the content as output Data,
 //! which topologies and states pick up through links (`src="@loader"`).
 
@@ -341,6 +341,75 @@ pub fn parse_obj(text: &str) -> Result<Mesh, String> {
     Ok(mesh)
 }
 
+/// Parse an STL file (Sofa/Component/IO/Mesh/.../MeshSTLLoader.cpp): ASCII when it starts with
+/// `solid` and holds facets, else binary (80-byte header, a count, 50 bytes per facet; the size
+/// must match). Positions are merged by value in order of first appearance, as SOFA's
+/// `mergePositionUsingMap` (on by default) does.
+pub fn parse_stl(bytes: &[u8]) -> Result<Mesh, String> {
+    let mut mesh = Mesh::default();
+    let mut index: std::collections::BTreeMap<[u64; 3], u32> = std::collections::BTreeMap::new();
+    let mut point = |p: [f64; 3], mesh: &mut Mesh| -> u32 {
+        let key = p.map(f64::to_bits);
+        *index.entry(key).or_insert_with(|| {
+            mesh.points.push(p);
+            (mesh.points.len() - 1) as u32
+        })
+    };
+    let head = String::from_utf8_lossy(&bytes[..bytes.len().min(512)]).into_owned();
+    let ascii = head.trim_start().starts_with("solid")
+        && std::str::from_utf8(bytes).is_ok_and(|t| t.contains("facet"));
+    if ascii {
+        let text = std::str::from_utf8(bytes).expect("checked");
+        let mut tri = Vec::with_capacity(3);
+        for (ln, l) in text.lines().enumerate() {
+            let mut w = l.split_whitespace();
+            match w.next() {
+                Some("vertex") => {
+                    let v: Vec<f64> = w.filter_map(|t| t.parse().ok()).collect();
+                    if v.len() != 3 || v.iter().any(|x| !x.is_finite()) {
+                        return Err(format!("line {}: bad vertex", ln + 1));
+                    }
+                    tri.push(point([v[0], v[1], v[2]], &mut mesh));
+                }
+                Some("endloop") => {
+                    if tri.len() != 3 {
+                        return Err(format!(
+                            "line {}: a facet with {} vertices",
+                            ln + 1,
+                            tri.len()
+                        ));
+                    }
+                    mesh.triangles.push([tri[0], tri[1], tri[2]]);
+                    tri.clear();
+                }
+                _ => {}
+            }
+        }
+        return Ok(mesh);
+    }
+    if bytes.len() < 84 {
+        return Err("neither an ASCII STL nor a binary one (shorter than 84 bytes)".into());
+    }
+    let n = u32::from_le_bytes([bytes[80], bytes[81], bytes[82], bytes[83]]) as usize;
+    if n.checked_mul(50).and_then(|b| b.checked_add(84)) != Some(bytes.len()) {
+        return Err(format!(
+            "a binary STL of {n} facets has {} bytes, not {}",
+            bytes.len(),
+            84u128 + 50 * n as u128
+        ));
+    }
+    for f in bytes[84..].chunks_exact(50) {
+        let val = |k: usize| {
+            let o = 12 + 4 * k;
+            f32::from_le_bytes([f[o], f[o + 1], f[o + 2], f[o + 3]]) as f64
+        };
+        let ids: [u32; 3] =
+            std::array::from_fn(|v| point([val(3 * v), val(3 * v + 1), val(3 * v + 2)], &mut mesh));
+        mesh.triangles.push(ids);
+    }
+    Ok(mesh)
+}
+
 /// Which format a [`MeshLoaderComponent`] reads.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub enum MeshFormat {
@@ -348,6 +417,8 @@ pub enum MeshFormat {
     Obj,
     /// VTK legacy (ASCII or binary) and XML (.vtu, .vtp) files.
     Vtk,
+    /// STL, ASCII or binary.
+    Stl,
 }
 
 /// MeshGmshLoader and MeshOBJLoader.
@@ -388,6 +459,7 @@ impl Component for MeshLoaderComponent {
             MeshFormat::Gmsh => "MeshGmshLoader",
             MeshFormat::Obj => "MeshOBJLoader",
             MeshFormat::Vtk => "MeshVTKLoader",
+            MeshFormat::Stl => "MeshSTLLoader",
         }
     }
     fn data(&self) -> &DataTable {
@@ -397,7 +469,7 @@ impl Component for MeshLoaderComponent {
         &mut self.data
     }
     fn init(&mut self, ctx: &mut InitContext<'_>) {
-        let parsed = if self.format == MeshFormat::Vtk {
+        let parsed = if matches!(self.format, MeshFormat::Vtk | MeshFormat::Stl) {
             // binary legacy files: bytes, not text
             let f = self.data.str("filename").to_string();
             if f.is_empty() {
@@ -407,6 +479,7 @@ impl Component for MeshLoaderComponent {
                 return;
             }
             match std::fs::read(&f) {
+                Ok(b) if self.format == MeshFormat::Stl => parse_stl(&b),
                 Ok(b) => crate::vtk_read::parse_vtk(&b),
                 Err(e) => {
                     ctx.error(format!("cannot read '{f}': {e}"));
@@ -748,5 +821,30 @@ mod tests {
         assert_eq!(m.triangles.len(), 1);
         assert_eq!(m.quads.len(), 1);
         assert!(parse_obj("v 0 0 0\nf 1 2 3\n").is_err());
+    }
+
+    #[test]
+    fn stl_ascii_and_binary_merge_shared_vertices() {
+        let ascii = "solid t\nfacet normal 0 0 1\nouter loop\nvertex 0 0 0\nvertex 1 0 0\nvertex 0 1 0\nendloop\nendfacet\nfacet normal 0 0 1\nouter loop\nvertex 1 0 0\nvertex 1 1 0\nvertex 0 1 0\nendloop\nendfacet\nendsolid t\n";
+        let m = parse_stl(ascii.as_bytes()).unwrap();
+        assert_eq!(m.points.len(), 4);
+        assert_eq!(m.triangles, vec![[0, 1, 2], [1, 3, 2]]);
+        let mut b = vec![0u8; 80];
+        b.extend(2u32.to_le_bytes());
+        for tri in [
+            [0.0f32, 0., 0., 1., 0., 0., 0., 1., 0.],
+            [1., 0., 0., 1., 1., 0., 0., 1., 0.],
+        ] {
+            b.extend([0u8; 12]);
+            for v in tri {
+                b.extend(v.to_le_bytes());
+            }
+            b.extend([0u8; 2]);
+        }
+        let m = parse_stl(&b).unwrap();
+        assert_eq!(m.points.len(), 4);
+        assert_eq!(m.triangles, vec![[0, 1, 2], [1, 3, 2]]);
+        // a truncated binary file is refused
+        assert!(parse_stl(&b[..b.len() - 1]).is_err());
     }
 }

@@ -34,6 +34,11 @@ pub fn register(r: &mut Registry) {
             ))))
         },
     );
+    r.register("MeshSTLLoader", "STL loader (ASCII and binary)", |_, _| {
+        Ok(AnyComponent::Loader(Box::new(MeshLoaderComponent::new(
+            MeshFormat::Stl,
+        ))))
+    });
     r.register("SphereLoader", "SOFA .sph sphere loader", |_, _| {
         Ok(AnyComponent::Loader(Box::new(SphereLoader::new())))
     });
