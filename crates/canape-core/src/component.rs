@@ -252,6 +252,11 @@ pub trait Topology: Component {
     fn grid_size(&self) -> Option<[usize; 3]> {
         None
     }
+    /// Per-hexahedron stiffness and mass coefficients (SparseGridTopology: ½ for boundary
+    /// cells with fillWeighted), which hexahedral FEM scales its elements by.
+    fn hexahedron_coefficients(&self) -> Option<&[f64]> {
+        None
+    }
 }
 
 /// A topological mapping: builds an output topology from an input one (at init).

@@ -532,6 +532,9 @@ pub struct HexahedronFemForceField {
     rayleigh: f64,
     /// Node pairs of the elements for assembly, made on the first assembly.
     pairs: std::sync::OnceLock<crate::pairs::NodePairs>,
+    /// Per-element stiffness and mass coefficients from the topology (a SparseGridTopology's
+    /// ½ for boundary cells); empty: all 1.
+    coef: Vec<f64>,
 }
 
 impl Default for HexahedronFemForceField {
@@ -555,6 +558,7 @@ impl HexahedronFemForceField {
             .with("initialPoints", DataKind::Reals(3), "", "Initial Position");
         HexahedronFemForceField {
             data,
+            coef: Vec::new(),
             mass: None,
             method: HexaMethod::Large,
             elems: Vec::new(),
@@ -608,9 +612,13 @@ impl HexahedronFemForceField {
         m.gravity = if separate { Vec3::zeros() } else { gravity };
         m.block.clear();
         m.particle = vec![0.0; n];
-        for (el, rest) in self.elems.iter().zip(&self.rests) {
+        for (e, (el, rest)) in self.elems.iter().zip(&self.rests).enumerate() {
             let p: [Vec3; 8] = std::array::from_fn(|w| rest_point(rest, w));
-            let vol = (p[1] - p[0]).norm() * (p[3] - p[0]).norm() * (p[4] - p[0]).norm();
+            // times the sparse grid's mass coefficient (SOFA's getMassCoef)
+            let vol = (p[1] - p[0]).norm()
+                * (p[3] - p[0]).norm()
+                * (p[4] - p[0]).norm()
+                * self.coef.get(e).copied().unwrap_or(1.0);
             m.block.push(vol * (8.0 / 27.0) * density);
             for &i in &el.idx {
                 m.particle[i as usize] += vol * density / 8.0;
@@ -642,7 +650,11 @@ impl HexahedronFemForceField {
                 *nu.get(e).unwrap_or(&nu[0]),
                 1.0,
             );
-            let k = hexa_stiffness(&mat, &x0r);
+            let mut k = hexa_stiffness(&mat, &x0r);
+            // SOFA's HexahedronFEMForceField scales by the sparse grid's stiffness coefficient
+            if let Some(c) = self.coef.get(e).filter(|c| **c != 1.0) {
+                k *= *c;
+            }
             let kp = component_major(&k);
             if self.kps.last() != Some(&kp) {
                 self.kps.push(kp);
@@ -696,6 +708,12 @@ impl HexahedronFemForceField {
         else {
             return;
         };
+        self.coef = ctx
+            .topology_where(|m| !m.hexahedra.is_empty())
+            .and_then(|t| t.hexahedron_coefficients())
+            .filter(|c| c.len() == mesh.hexahedra.len())
+            .map(<[f64]>::to_vec)
+            .unwrap_or_default();
         self.setup(&rest, &mesh.hexahedra);
         if self.mass.is_some() {
             if self.data.bool("separateGravity") {
@@ -962,5 +980,39 @@ mod simd_tests {
                 assert!((v - dense).abs() < 1e-13, "({row}, {col}): {v} vs {dense}");
             }
         }
+    }
+}
+
+#[cfg(test)]
+mod coefficient_tests {
+    use super::*;
+
+    /// A sparse grid's coefficient scales an element's stiffness (and its masses).
+    #[test]
+    fn coefficients_scale_stiffness_and_mass() {
+        let rest = [
+            0.0, 0.0, 0.0, 1.0, 0.0, 0.0, 1.0, 1.0, 0.0, 0.0, 1.0, 0.0, 0.0, 0.0, 1.0, 1.0, 0.0,
+            1.0, 1.0, 1.0, 1.0, 0.0, 1.0, 1.0,
+        ];
+        let hexa = [[0, 1, 2, 3, 4, 5, 6, 7]];
+        let mut x = rest.to_vec();
+        x[18] += 0.01;
+        let run = |coef: Vec<f64>| {
+            let mut ff = HexahedronFemForceField::with_mass();
+            ff.coef = coef;
+            ff.setup(&rest, &hexa);
+            ff.setup_mass(8, Vec3::zeros());
+            let mut f = vec![0.0; 24];
+            ff.add_force(&x, &[0.0; 24], &mut f);
+            let m: f64 = ff.mass.as_ref().unwrap().particle.iter().sum();
+            (f, m)
+        };
+        let (f1, m1) = run(Vec::new());
+        let (f2, m2) = run(vec![0.5]);
+        assert!(f1.iter().any(|v| v.abs() > 1e-6));
+        for (a, b) in f1.iter().zip(&f2) {
+            assert!((a * 0.5 - b).abs() < 1e-12 * a.abs().max(1.0), "{a} {b}");
+        }
+        assert!((m1 * 0.5 - m2).abs() < 1e-12);
     }
 }

@@ -1,7 +1,8 @@
 //! Input/output: the tolerant SOFA XML reader, scene descriptions with includes and macros, the
 //! scene builder (registry-driven, with diagnostics), file lookup, mesh loaders (Gmsh, OBJ, VTK:
-//! `vtk_read`), SOFA's WriteState format and its regression metric, its topology regression
-//! (`topo_regress`), VTK output (.vtu files and .pvd series).
+//! `vtk_read`), SparseGridTopology (`sparse_grid`), SOFA's WriteState format and its
+//! regression metric, its topology regression (`topo_regress`), VTK output (.vtu files and
+//! .pvd series).
 
 pub mod build;
 pub mod desc;
@@ -9,6 +10,7 @@ pub mod files;
 pub mod loaders;
 pub mod register;
 pub mod regress;
+pub mod sparse_grid;
 pub mod state_io;
 pub mod topo_regress;
 pub mod vtk;

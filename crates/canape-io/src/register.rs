@@ -39,6 +39,15 @@ pub fn register(r: &mut Registry) {
             MeshFormat::Stl,
         ))))
     });
+    r.register(
+        "SparseGridTopology",
+        "the cells of a regular grid a closed surface mesh occupies",
+        |_, _| {
+            Ok(AnyComponent::Topology(Box::new(
+                crate::sparse_grid::SparseGridTopology::new(),
+            )))
+        },
+    );
     r.register("SphereLoader", "SOFA .sph sphere loader", |_, _| {
         Ok(AnyComponent::Loader(Box::new(SphereLoader::new())))
     });

@@ -4,7 +4,8 @@
 //! plasticity and PlaneForceField; its collision components are inert and its tori never touch),
 //! FastTriangularBendingSprings.scn (membrane triangles of TriangularFEMForceFieldOptim and
 //! bending springs), QuadBendingFEMForceField.scn (a legacy VTK quad mesh, DiagonalMass on quads),
-//! and from the topology list Tetra2TriangleTopologicalMapping.scn (the containers' element lists
+//! SparseGridTopology.scn (a surface mesh voxelised into hexahedra with boundary coefficients
+//! under HexahedronFEMForceField), and from the topology list Tetra2TriangleTopologicalMapping.scn (the containers' element lists
 //! compared as SOFA's topology regression does).
 
 mod common;
@@ -26,6 +27,7 @@ const SCENES: &[&str] = &[
     "Component/SolidMechanics/FEM/TetrahedronFEMForceField_plasticity.scn",
     "Component/SolidMechanics/Spring/FastTriangularBendingSprings.scn",
     "Component/SolidMechanics/FEM/QuadBendingFEMForceField.scn",
+    "Component/Topology/Container/Grid/SparseGridTopology.scn",
 ];
 
 #[test]
