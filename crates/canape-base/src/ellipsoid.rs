@@ -331,7 +331,16 @@ mod tests {
         f.damping = 0.0;
         f.reaction = reaction;
         // ids are not used by the force computations
-        let id = ComponentId(0);
+        let mut scene = canape_core::scene::Scene::new();
+        let root = scene.add_node("root", None);
+        let id = scene.add_component(
+            root,
+            "dofs",
+            canape_core::scene::AnyComponent::State(canape_core::state::MechanicalObject::new(
+                canape_types::DofType::Vec3,
+            )),
+            None,
+        );
         f.ends = Some((id, id, 1, 1));
         f
     }

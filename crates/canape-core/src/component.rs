@@ -443,6 +443,17 @@ pub trait SceneControl {
         &mut self,
         id: crate::scene::ComponentId,
     ) -> Option<&mut crate::state::MechanicalObject>;
+    /// Add a component; applied when the step ends (after AnimateEndEvent).
+    fn add_component(
+        &mut self,
+        node: crate::scene::NodeId,
+        name: &str,
+        c: crate::scene::AnyComponent,
+    ) -> Result<(), String>;
+    /// Remove a component; applied when the step ends (refused then if something uses it).
+    fn remove_component(&mut self, id: crate::scene::ComponentId) -> Result<(), String>;
+    /// Remove a node and its subtree; applied when the step ends.
+    fn remove_node(&mut self, id: crate::scene::NodeId) -> Result<(), String>;
 }
 
 /// A component that reacts to events (SOFA's Controller: onAnimateBeginEvent, onKeyPressedEvent

@@ -2,7 +2,13 @@
 //!
 //! Nodes hold their components in document order and by role. Components live in one arena per
 //! role (`Vec<Option<Box<dyn Role>>>`), so a solver can borrow states mutably while force fields
-//! are borrowed separately; a slot is `None` only while its component is being initialised.
+//! are borrowed separately; a slot is `None` while its component is being initialised and once
+//! it was removed.
+//!
+//! Handles are index + generation (rapier's pattern): removing a node or component frees its
+//! index and bumps the generation, so a handle kept from before is refused ([`SceneError`])
+//! instead of reaching whatever reuses the index. Removal refuses what other live components
+//! still use (a link to it, or a state or topology found through the context).
 
 use crate::component::*;
 use crate::data::Value;
@@ -11,13 +17,66 @@ use crate::mesh::Mesh;
 use crate::state::MechanicalObject;
 use canape_types::Vec3;
 
-/// Handle of a node.
+/// Handle of a node: index into the node arena and the generation of that index.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, PartialOrd, Ord)]
-pub struct NodeId(pub u32);
+pub struct NodeId {
+    index: u32,
+    generation: u32,
+}
 
-/// Handle of a component (index into [`Scene::components`]).
+impl NodeId {
+    /// Index in the node arena (stable while the node lives).
+    pub fn index(self) -> usize {
+        self.index as usize
+    }
+    pub fn generation(self) -> u32 {
+        self.generation
+    }
+}
+
+/// Handle of a component: index into the component table and the generation of that index.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, PartialOrd, Ord)]
-pub struct ComponentId(pub u32);
+pub struct ComponentId {
+    index: u32,
+    generation: u32,
+}
+
+impl ComponentId {
+    /// Index in the component table (stable while the component lives).
+    pub fn index(self) -> usize {
+        self.index as usize
+    }
+    pub fn generation(self) -> u32 {
+        self.generation
+    }
+}
+
+impl std::fmt::Display for ComponentId {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        write!(f, "#{}", self.index)?;
+        if self.generation > 0 {
+            write!(f, "g{}", self.generation)?;
+        }
+        Ok(())
+    }
+}
+
+/// Why a change to the scene graph was refused.
+#[derive(Clone, Debug, PartialEq, thiserror::Error)]
+pub enum SceneError {
+    #[error("component {0} no longer exists (it was removed; the handle is stale)")]
+    StaleComponent(ComponentId),
+    #[error("node #{} no longer exists (it was removed; the handle is stale)", .0.index)]
+    StaleNode(NodeId),
+    #[error("the root node cannot be removed")]
+    RemoveRoot,
+    #[error("{target} is used by {user} ({how}): remove or change that first")]
+    InUse {
+        target: String,
+        user: String,
+        how: String,
+    },
+}
 
 /// A component of any role, as produced by a factory.
 pub enum AnyComponent {
@@ -94,6 +153,12 @@ impl AnyComponent {
     }
 }
 
+impl std::fmt::Debug for AnyComponent {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        write!(f, "{:?}({})", self.role(), self.base().class_name())
+    }
+}
+
 /// Where a component lives: its role arena and index there.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub enum Slot {
@@ -125,6 +190,10 @@ pub struct ComponentInfo {
     /// Data links as written (`data name`, `@path`), resolved before init.
     pub data_links: Vec<(String, String)>,
     pub initialized: bool,
+    /// Generation of this table entry (bumped when the component is removed).
+    pub generation: u32,
+    /// False once the component was removed (the entry waits for reuse).
+    pub alive: bool,
 }
 
 /// A node of the scene graph, with its context Data.
@@ -142,13 +211,24 @@ pub struct Node {
     /// A mapping declared in this node could not be created (unknown class or refused): the
     /// node's state, which SOFA would map, is not integrated as an independent state.
     pub missing_mapping: bool,
+    /// Generation of this arena entry (bumped when the node is removed).
+    pub generation: u32,
+    /// False once the node was removed (the entry waits for reuse).
+    pub alive: bool,
 }
 
 /// The whole scene: graph plus component arenas. No global state: many scenes may coexist.
 #[derive(Default)]
 pub struct Scene {
+    /// Node arena; entries of removed nodes stay (`alive == false`) until an index is reused.
     pub nodes: Vec<Node>,
-    pub components: Vec<ComponentInfo>,
+    /// Component table, indexed by [`ComponentId::index`]; see [`Scene::component_ids`].
+    components: Vec<ComponentInfo>,
+    /// Freed node and component indices, reused last-freed first (deterministic).
+    free_nodes: Vec<u32>,
+    free_components: Vec<u32>,
+    /// Freed slots of each role arena, by [`Slot::arena`].
+    free_slots: [Vec<usize>; 14],
     pub states: Vec<Option<MechanicalObject>>,
     pub masses: Vec<Option<Box<dyn Mass>>>,
     pub force_fields: Vec<Option<Box<dyn ForceField>>>,
@@ -168,10 +248,41 @@ pub struct Scene {
 }
 
 macro_rules! push_slot {
-    ($vec:expr, $c:expr, $variant:ident) => {{
-        $vec.push(Some($c));
-        Slot::$variant($vec.len() - 1)
+    ($self:ident, $vec:ident, $c:expr, $variant:ident) => {{
+        let arena = Slot::$variant(0).arena();
+        match $self.free_slots[arena].pop() {
+            Some(i) => {
+                $self.$vec[i] = Some($c);
+                Slot::$variant(i)
+            }
+            None => {
+                $self.$vec.push(Some($c));
+                Slot::$variant($self.$vec.len() - 1)
+            }
+        }
     }};
+}
+
+impl Slot {
+    /// Which role arena the slot is in (0..14).
+    pub fn arena(self) -> usize {
+        match self {
+            Slot::State(_) => 0,
+            Slot::Mass(_) => 1,
+            Slot::ForceField(_) => 2,
+            Slot::Projective(_) => 3,
+            Slot::Ode(_) => 4,
+            Slot::Linear(_) => 5,
+            Slot::Topology(_) => 6,
+            Slot::TopoMapping(_) => 7,
+            Slot::Engine(_) => 8,
+            Slot::Loader(_) => 9,
+            Slot::Mapping(_) => 10,
+            Slot::AnimationLoop(_) => 11,
+            Slot::Controller(_) => 12,
+            Slot::Passive(_) => 13,
+        }
+    }
 }
 
 impl Scene {
@@ -181,15 +292,16 @@ impl Scene {
 
     /// Create a node (root when `parent` is None).
     pub fn add_node(&mut self, name: &str, parent: Option<NodeId>) -> NodeId {
-        let id = NodeId(self.nodes.len() as u32);
         let (gravity, dt) = match parent {
-            Some(p) => (
-                self.nodes[p.0 as usize].gravity,
-                self.nodes[p.0 as usize].dt,
-            ),
+            Some(p) => (self.node(p).gravity, self.node(p).dt),
             None => (Vec3::new(0.0, -9.81, 0.0), 0.01),
         };
-        self.nodes.push(Node {
+        let (index, generation) = match self.free_nodes.pop() {
+            Some(i) => (i, self.nodes[i as usize].generation),
+            None => (self.nodes.len() as u32, 0),
+        };
+        let id = NodeId { index, generation };
+        let node = Node {
             name: name.to_string(),
             parent,
             children: Vec::new(),
@@ -199,23 +311,98 @@ impl Scene {
             dt,
             loc: None,
             missing_mapping: false,
-        });
+            generation,
+            alive: true,
+        };
+        if index as usize == self.nodes.len() {
+            self.nodes.push(node);
+        } else {
+            self.nodes[index as usize] = node;
+        }
         if let Some(p) = parent {
-            self.nodes[p.0 as usize].children.push(id);
+            self.node_mut(p).children.push(id);
         }
         id
     }
 
+    /// The root node (the first node created; it cannot be removed).
     pub fn root(&self) -> NodeId {
-        NodeId(0)
+        NodeId {
+            index: 0,
+            generation: self.nodes.first().map_or(0, |n| n.generation),
+        }
     }
 
+    /// A node by handle. The handle must be live (see [`Scene::check_node`] for handles that
+    /// come from outside the scene).
     pub fn node(&self, id: NodeId) -> &Node {
-        &self.nodes[id.0 as usize]
+        let n = &self.nodes[id.index as usize];
+        debug_assert!(n.generation == id.generation, "stale node handle");
+        n
     }
 
     pub fn node_mut(&mut self, id: NodeId) -> &mut Node {
-        &mut self.nodes[id.0 as usize]
+        let n = &mut self.nodes[id.index as usize];
+        debug_assert!(n.generation == id.generation, "stale node handle");
+        n
+    }
+
+    /// Refuse a handle whose node was removed.
+    pub fn check_node(&self, id: NodeId) -> Result<(), SceneError> {
+        match self.nodes.get(id.index as usize) {
+            Some(n) if n.alive && n.generation == id.generation => Ok(()),
+            _ => Err(SceneError::StaleNode(id)),
+        }
+    }
+
+    /// Refuse a handle whose component was removed.
+    pub fn check_component(&self, id: ComponentId) -> Result<(), SceneError> {
+        match self.components.get(id.index as usize) {
+            Some(c) if c.alive && c.generation == id.generation => Ok(()),
+            _ => Err(SceneError::StaleComponent(id)),
+        }
+    }
+
+    /// The live nodes, in arena order.
+    pub fn node_ids(&self) -> impl Iterator<Item = NodeId> + '_ {
+        self.nodes
+            .iter()
+            .enumerate()
+            .filter(|(_, n)| n.alive)
+            .map(|(i, n)| NodeId {
+                index: i as u32,
+                generation: n.generation,
+            })
+    }
+
+    /// The live components, in table order (creation order while nothing was removed).
+    pub fn component_ids(&self) -> impl Iterator<Item = ComponentId> + '_ {
+        self.components
+            .iter()
+            .enumerate()
+            .filter(|(_, c)| c.alive)
+            .map(|(i, c)| ComponentId {
+                index: i as u32,
+                generation: c.generation,
+            })
+    }
+
+    /// The live component at a table index, if any (for indices that went through a UI).
+    pub fn component_at(&self, index: usize) -> Option<ComponentId> {
+        let c = self.components.get(index)?;
+        c.alive.then_some(ComponentId {
+            index: index as u32,
+            generation: c.generation,
+        })
+    }
+
+    /// The live node at an arena index, if any.
+    pub fn node_at(&self, index: usize) -> Option<NodeId> {
+        let n = self.nodes.get(index)?;
+        n.alive.then_some(NodeId {
+            index: index as u32,
+            generation: n.generation,
+        })
     }
 
     /// Add a component to a node (appended to the node's document order).
@@ -229,25 +416,29 @@ impl Scene {
         let class = c.base().class_name();
         let role = c.role();
         let slot = match c {
-            AnyComponent::State(c) => push_slot!(self.states, c, State),
-            AnyComponent::Mass(c) => push_slot!(self.masses, c, Mass),
-            AnyComponent::ForceField(c) => push_slot!(self.force_fields, c, ForceField),
-            AnyComponent::Projective(c) => push_slot!(self.projective, c, Projective),
-            AnyComponent::Ode(c) => push_slot!(self.odes, c, Ode),
-            AnyComponent::Linear(c) => push_slot!(self.linears, c, Linear),
-            AnyComponent::Topology(c) => push_slot!(self.topologies, c, Topology),
-            AnyComponent::TopoMapping(c) => push_slot!(self.topo_mappings, c, TopoMapping),
-            AnyComponent::Engine(c) => push_slot!(self.engines, c, Engine),
-            AnyComponent::Loader(c) => push_slot!(self.loaders, c, Loader),
-            AnyComponent::Mapping(c) => push_slot!(self.mappings, c, Mapping),
+            AnyComponent::State(c) => push_slot!(self, states, c, State),
+            AnyComponent::Mass(c) => push_slot!(self, masses, c, Mass),
+            AnyComponent::ForceField(c) => push_slot!(self, force_fields, c, ForceField),
+            AnyComponent::Projective(c) => push_slot!(self, projective, c, Projective),
+            AnyComponent::Ode(c) => push_slot!(self, odes, c, Ode),
+            AnyComponent::Linear(c) => push_slot!(self, linears, c, Linear),
+            AnyComponent::Topology(c) => push_slot!(self, topologies, c, Topology),
+            AnyComponent::TopoMapping(c) => push_slot!(self, topo_mappings, c, TopoMapping),
+            AnyComponent::Engine(c) => push_slot!(self, engines, c, Engine),
+            AnyComponent::Loader(c) => push_slot!(self, loaders, c, Loader),
+            AnyComponent::Mapping(c) => push_slot!(self, mappings, c, Mapping),
             AnyComponent::AnimationLoop(c) => {
-                push_slot!(self.animation_loops, c, AnimationLoop)
+                push_slot!(self, animation_loops, c, AnimationLoop)
             }
-            AnyComponent::Controller(c) => push_slot!(self.controllers, c, Controller),
-            AnyComponent::Passive(c) => push_slot!(self.passives, c, Passive),
+            AnyComponent::Controller(c) => push_slot!(self, controllers, c, Controller),
+            AnyComponent::Passive(c) => push_slot!(self, passives, c, Passive),
         };
-        let id = ComponentId(self.components.len() as u32);
-        self.components.push(ComponentInfo {
+        let (index, generation) = match self.free_components.pop() {
+            Some(i) => (i, self.components[i as usize].generation),
+            None => (self.components.len() as u32, 0),
+        };
+        let id = ComponentId { index, generation };
+        let info = ComponentInfo {
             name: name.to_string(),
             class,
             node,
@@ -256,18 +447,214 @@ impl Scene {
             loc,
             data_links: Vec::new(),
             initialized: false,
-        });
-        self.nodes[node.0 as usize].components.push(id);
+            generation,
+            alive: true,
+        };
+        if index as usize == self.components.len() {
+            self.components.push(info);
+        } else {
+            self.components[index as usize] = info;
+        }
+        self.node_mut(node).components.push(id);
         id
     }
 
+    /// Take a component out of its role arena, leaving the slot empty.
+    fn take_slot(&mut self, slot: Slot) -> Option<AnyComponent> {
+        Some(match slot {
+            Slot::State(i) => AnyComponent::State(self.states[i].take()?),
+            Slot::Mass(i) => AnyComponent::Mass(self.masses[i].take()?),
+            Slot::ForceField(i) => AnyComponent::ForceField(self.force_fields[i].take()?),
+            Slot::Projective(i) => AnyComponent::Projective(self.projective[i].take()?),
+            Slot::Ode(i) => AnyComponent::Ode(self.odes[i].take()?),
+            Slot::Linear(i) => AnyComponent::Linear(self.linears[i].take()?),
+            Slot::Topology(i) => AnyComponent::Topology(self.topologies[i].take()?),
+            Slot::TopoMapping(i) => AnyComponent::TopoMapping(self.topo_mappings[i].take()?),
+            Slot::Engine(i) => AnyComponent::Engine(self.engines[i].take()?),
+            Slot::Loader(i) => AnyComponent::Loader(self.loaders[i].take()?),
+            Slot::Mapping(i) => AnyComponent::Mapping(self.mappings[i].take()?),
+            Slot::AnimationLoop(i) => AnyComponent::AnimationLoop(self.animation_loops[i].take()?),
+            Slot::Controller(i) => AnyComponent::Controller(self.controllers[i].take()?),
+            Slot::Passive(i) => AnyComponent::Passive(self.passives[i].take()?),
+        })
+    }
+
+    /// The nodes of the subtree under `n` (itself first, then depth first in child order).
+    pub fn subtree(&self, n: NodeId) -> Vec<NodeId> {
+        let mut out = vec![n];
+        let mut k = 0;
+        while k < out.len() {
+            let kids = self.node(out[k]).children.clone();
+            out.splice(k + 1..k + 1, kids);
+            k += 1;
+        }
+        out
+    }
+
+    /// A live component outside `gone` that uses one of `gone` (or a node of `gone_nodes`): by a
+    /// link written in its Data (`@path`, `@path.data`), or as the state or topology its context
+    /// gives it (a mapping also uses its parent node's state). Returns (user, target, how).
+    pub fn user_of(
+        &self,
+        gone: &[ComponentId],
+        gone_nodes: &[NodeId],
+    ) -> Option<(ComponentId, ComponentId, String)> {
+        let in_gone = |t: &Target| match t {
+            Target::Component(c) => gone.contains(c),
+            Target::Node(n) => gone_nodes.contains(n),
+        };
+        let first_gone = |t: &Target| match t {
+            Target::Component(c) => *c,
+            Target::Node(n) => self.node(*n).components.first().copied().unwrap_or(gone[0]),
+        };
+        for u in self.component_ids() {
+            if gone.contains(&u) {
+                continue;
+            }
+            let info = self.info(u);
+            let node = info.node;
+            // links as written: data links kept for init, and object links in Data values
+            let mut links: Vec<String> = info.data_links.iter().map(|(_, l)| l.clone()).collect();
+            if let Some(c) = self.component(u) {
+                for f in c.data().fields() {
+                    match &f.value {
+                        Value::Str(t) if t.trim_start().starts_with('@') => links.push(t.clone()),
+                        Value::Words(w) => {
+                            links.extend(w.iter().filter(|t| t.starts_with('@')).cloned())
+                        }
+                        _ => {}
+                    }
+                }
+            }
+            for l in &links {
+                let l = l.trim().trim_start_matches('@');
+                let path = split_data_link(l).map_or(l, |(p, _)| p);
+                if let Some(t) = self.resolve_path(node, Some(u), path) {
+                    if in_gone(&t) {
+                        return Some((u, first_gone(&t), format!("link '@{l}'")));
+                    }
+                }
+            }
+            // context: its state, its topologies, and a mapping's parent state
+            if let Some(s) = self.context_state(node) {
+                if gone.contains(&s) && info.role != Role::State {
+                    return Some((u, s, "its context state".into()));
+                }
+            }
+            if info.role == Role::Mapping {
+                if let Some(s) = self.node(node).parent.and_then(|p| self.context_state(p)) {
+                    if gone.contains(&s) {
+                        return Some((u, s, "its input state".into()));
+                    }
+                }
+            }
+            if info.role != Role::Topology {
+                if let Some(t) = self
+                    .context_topologies(node)
+                    .into_iter()
+                    .find(|t| gone.contains(t))
+                {
+                    return Some((u, t, "a topology of its context".into()));
+                }
+            }
+        }
+        None
+    }
+
+    /// Remove a component. Refused for a stale handle and when a live component uses it
+    /// ([`Scene::user_of`]); the caller rebuilds what depends on the graph (solver groups).
+    pub fn remove_component(&mut self, id: ComponentId) -> Result<AnyComponent, SceneError> {
+        self.check_component(id)?;
+        if let Some((user, target, how)) = self.user_of(&[id], &[]) {
+            return Err(SceneError::InUse {
+                target: self.component_label(target),
+                user: self.component_label(user),
+                how,
+            });
+        }
+        Ok(self.drop_component(id))
+    }
+
+    fn drop_component(&mut self, id: ComponentId) -> AnyComponent {
+        let info = self.info_mut(id);
+        info.alive = false;
+        info.generation = info.generation.wrapping_add(1);
+        let (slot, node) = (info.slot, info.node);
+        self.node_mut(node).components.retain(|c| *c != id);
+        self.free_components.push(id.index);
+        self.free_slots[slot.arena()].push(match slot {
+            Slot::State(i)
+            | Slot::Mass(i)
+            | Slot::ForceField(i)
+            | Slot::Projective(i)
+            | Slot::Ode(i)
+            | Slot::Linear(i)
+            | Slot::Topology(i)
+            | Slot::TopoMapping(i)
+            | Slot::Engine(i)
+            | Slot::Loader(i)
+            | Slot::Mapping(i)
+            | Slot::AnimationLoop(i)
+            | Slot::Controller(i)
+            | Slot::Passive(i) => i,
+        });
+        self.take_slot(slot)
+            .expect("a live component is in its slot between steps")
+    }
+
+    /// Remove a node with everything below it. Refused for the root, a stale handle, and when a
+    /// component outside the subtree uses one inside it. Returns the components removed.
+    pub fn remove_node(&mut self, id: NodeId) -> Result<Vec<AnyComponent>, SceneError> {
+        self.check_node(id)?;
+        if id.index == 0 {
+            return Err(SceneError::RemoveRoot);
+        }
+        let nodes = self.subtree(id);
+        let comps: Vec<ComponentId> = nodes
+            .iter()
+            .flat_map(|n| self.node(*n).components.clone())
+            .collect();
+        if let Some((user, target, how)) = self.user_of(&comps, &nodes) {
+            return Err(SceneError::InUse {
+                target: self.component_label(target),
+                user: self.component_label(user),
+                how,
+            });
+        }
+        let out = comps
+            .iter()
+            .rev()
+            .map(|c| self.drop_component(*c))
+            .collect();
+        if let Some(p) = self.node(id).parent {
+            self.node_mut(p).children.retain(|c| *c != id);
+        }
+        for n in nodes.into_iter().rev() {
+            let node = self.node_mut(n);
+            node.alive = false;
+            node.generation = node.generation.wrapping_add(1);
+            node.children.clear();
+            self.free_nodes.push(n.index);
+        }
+        Ok(out)
+    }
+
+    /// A component's book-keeping. The handle must be live (see [`Scene::check_component`]).
     pub fn info(&self, id: ComponentId) -> &ComponentInfo {
-        &self.components[id.0 as usize]
+        let c = &self.components[id.index as usize];
+        debug_assert!(c.generation == id.generation, "stale component handle");
+        c
+    }
+
+    pub fn info_mut(&mut self, id: ComponentId) -> &mut ComponentInfo {
+        let c = &mut self.components[id.index as usize];
+        debug_assert!(c.generation == id.generation, "stale component handle");
+        c
     }
 
     /// Reflective access to any component (None while it is being initialised).
     pub fn component(&self, id: ComponentId) -> Option<&dyn Component> {
-        let s = self.components[id.0 as usize].slot;
+        let s = self.info(id).slot;
         match s {
             Slot::State(i) => self.states[i].as_ref().map(|c| c as &dyn Component),
             Slot::Mass(i) => self.masses[i].as_deref().map(|c| c as &dyn Component),
@@ -292,7 +679,7 @@ impl Scene {
 
     /// Mutable reflective access.
     pub fn component_mut(&mut self, id: ComponentId) -> Option<&mut dyn Component> {
-        let s = self.components[id.0 as usize].slot;
+        let s = self.info(id).slot;
         match s {
             Slot::State(i) => self.states[i].as_mut().map(|c| c as &mut dyn Component),
             Slot::Mass(i) => self.masses[i]

@@ -70,6 +70,29 @@ impl<'a> Builder<'a> {
         }
     }
 
+    /// A builder that adds to an existing scene (see [`Builder::build_under`]).
+    pub fn on_scene(registry: &'a Registry, resolver: &'a FileResolver, scene: Scene) -> Self {
+        Builder {
+            scene,
+            ..Builder::new(registry, resolver)
+        }
+    }
+
+    /// Build a node description as a new child of `parent` (a subtree added to a running
+    /// simulation); links resolve in the whole scene. Returns the scene, the new node and the
+    /// diagnostics. The new components are not initialised.
+    pub fn build_under(mut self, parent: NodeId, d: &NodeDesc) -> (Scene, NodeId, Diagnostics) {
+        self.node(d, Some(parent));
+        let id = *self
+            .scene
+            .node(parent)
+            .children
+            .last()
+            .expect("the node just built");
+        self.expand_src_links();
+        (self.scene, id, self.diags)
+    }
+
     /// Build the whole scene from its root node description.
     pub fn build(mut self, root: &NodeDesc) -> (Scene, Diagnostics) {
         self.node(root, None);
@@ -175,7 +198,7 @@ impl<'a> Builder<'a> {
     /// not be created: the node's state is not integrated as an independent state.
     fn note_missing_mapping(&mut self, node: NodeId, class: &str) {
         if class.ends_with("Mapping") && !class.ends_with("TopologicalMapping") {
-            self.scene.nodes[node.0 as usize].missing_mapping = true;
+            self.scene.node_mut(node).missing_mapping = true;
         }
     }
 
@@ -483,7 +506,7 @@ impl<'a> Builder<'a> {
         let v = a.value.trim();
         if v.starts_with('@') && !OBJECT_LINKS.contains(&fname) {
             if split_data_link(v).is_some() {
-                let info = &mut self.scene.components[id.0 as usize];
+                let info = self.scene.info_mut(id);
                 info.data_links.push((fname.to_string(), v.to_string()));
                 if let Some(c) = self.scene.component_mut(id) {
                     if let Some(f) = c.data_mut().field_mut(fname) {
@@ -565,7 +588,8 @@ impl<'a> Builder<'a> {
                     continue;
                 }
                 let link = format!("@{path}.{name}");
-                self.scene.components[id.0 as usize]
+                self.scene
+                    .info_mut(id)
                     .data_links
                     .push((name.to_string(), link.clone()));
                 if let Some(c) = self.scene.component_mut(id) {

@@ -15,7 +15,7 @@ use canape_types::Vec3;
 use std::time::{Duration, Instant};
 
 /// A force contribution, in document order within the group.
-#[derive(Clone, Copy, Debug)]
+#[derive(Clone, Copy, Debug, PartialEq)]
 pub enum ForceEntry {
     Mass {
         mass: usize,
@@ -36,7 +36,7 @@ pub enum ForceEntry {
 /// One state of an interaction force field: its scene state index and, when the group
 /// integrates it and it receives forces, its group state index (`None`: read only — a passive
 /// side or a state outside the group; its forces are dropped and its dx is 0).
-#[derive(Clone, Copy, Debug)]
+#[derive(Clone, Copy, Debug, PartialEq)]
 pub struct PairSide {
     pub scene: usize,
     pub k: Option<usize>,
@@ -129,7 +129,7 @@ impl MatrixSink for PairSink<'_> {
 }
 
 /// The states and components one ODE solver integrates.
-#[derive(Clone, Debug)]
+#[derive(Clone, Debug, PartialEq)]
 pub struct Group {
     pub node: NodeId,
     pub ode: usize,
@@ -169,6 +169,26 @@ impl Group {
     /// Number of states, independent and mapped.
     pub fn nb_states(&self) -> usize {
         self.states.len() + self.mapped.len()
+    }
+    /// Whether the group uses the component in `slot` (to tell which groups a change to the
+    /// scene touches).
+    pub fn uses(&self, slot: Slot) -> bool {
+        match slot {
+            Slot::State(i) => self.states.contains(&i) || self.mapped.contains(&i),
+            Slot::Ode(i) => self.ode == i,
+            Slot::Linear(i) => self.linear == Some(i),
+            Slot::Mapping(i) => self.mappings.iter().any(|m| m.mapping == i),
+            Slot::Projective(i) => self.projective.iter().any(|p| p.0 == i),
+            Slot::Mass(i) => self
+                .forces
+                .iter()
+                .any(|f| matches!(f, ForceEntry::Mass { mass, .. } if *mass == i)),
+            Slot::ForceField(i) => self.forces.iter().any(|f| match f {
+                ForceEntry::Field { ff, .. } | ForceEntry::Pair { ff, .. } => *ff == i,
+                _ => false,
+            }),
+            _ => false,
+        }
     }
 }
 

@@ -76,7 +76,7 @@ fn init_linked_states(
 }
 
 fn is_initialized(scene: &Scene, id: ComponentId) -> bool {
-    scene.components[id.0 as usize].initialized
+    scene.info(id).initialized
 }
 
 /// Initialise one component (and, first, what it depends on).
@@ -222,7 +222,7 @@ pub fn init_component(
         }
         _ => generic_init(scene, id, slot, diags),
     }
-    scene.components[id.0 as usize].initialized = true;
+    scene.info_mut(id).initialized = true;
     visiting.pop();
 }
 

@@ -15,7 +15,7 @@ use canape_core::state::{MechanicalObject, VecId};
 
 /// A mechanical mapping of a group: its slot in the scene's mapping arena, its input states
 /// and its output state (indices into the scene's state arena).
-#[derive(Clone, Debug)]
+#[derive(Clone, Debug, PartialEq)]
 pub struct GroupMapping {
     pub mapping: usize,
     pub inputs: Vec<usize>,

@@ -1,6 +1,8 @@
 //! A running simulation: an initialised scene, its solver groups, and the step: the root's
 //! animation loop calls the stages it is made of ([`LoopStages`]: events to the controllers,
 //! collision, integration of every group, time, visual mappings), with time per phase.
+//! Between steps (or at the end of a step, for what controllers ask) nodes and components can
+//! be added and removed; the groups a change touches are rebuilt, the others keep their work.
 
 use crate::group::{build_groups, Group, GroupOps, GroupWork, PhaseClock};
 use crate::init::init_scene;
@@ -8,7 +10,7 @@ use canape_core::component::{
     default_step, Event, LoopStages, MapInputs, Role, SceneControl, SolveStats,
 };
 use canape_core::diag::{Diagnostic, Diagnostics};
-use canape_core::scene::{ComponentId, Scene, Slot};
+use canape_core::scene::{AnyComponent, ComponentId, NodeId, Scene, SceneError, Slot};
 use canape_core::state::VecId;
 use std::time::{Duration, Instant};
 
@@ -58,6 +60,20 @@ pub struct Simulation {
     /// Phase times of the step under way (the loop may integrate several times).
     step_clock: PhaseClock,
     step_mapping: Duration,
+    /// Changes to the graph asked for by controllers during a step, applied once it ends.
+    pending: Vec<Change>,
+}
+
+/// A change to the scene graph asked for while a step runs (applied at the end of the step,
+/// after AnimateEndEvent, in the order asked).
+pub enum Change {
+    AddComponent {
+        node: NodeId,
+        name: String,
+        component: AnyComponent,
+    },
+    RemoveComponent(ComponentId),
+    RemoveNode(NodeId),
 }
 
 fn make_pool(threads: usize) -> Result<rayon::ThreadPool, String> {
@@ -88,14 +104,16 @@ impl Simulation {
             controllers: Vec::new(),
             step_clock: PhaseClock::default(),
             step_mapping: Duration::ZERO,
+            pending: Vec::new(),
         };
         sim.find_loop_and_controllers(true);
         sim.map_ends = Self::mapping_ends(&sim.scene);
         sim.works = vec![GroupWork::default(); sim.groups.len()];
         // components acting on a mapped state that no solver group simulates: say so rather
         // than ignore them
-        for (i, info) in sim.scene.components.iter().enumerate() {
+        for id in sim.scene.component_ids().collect::<Vec<_>>() {
             use canape_core::component::Role;
+            let info = sim.scene.info(id);
             if !matches!(
                 info.role,
                 Role::Mass | Role::ForceField | Role::ProjectiveConstraint
@@ -120,7 +138,6 @@ impl Simulation {
                         _ => None,
                     });
             let in_group = st.is_some_and(|k| sim.groups.iter().any(|g| g.mapped.contains(&k)));
-            let id = canape_core::scene::ComponentId(i as u32);
             if !in_group {
                 let d = Diagnostic::warning("this component acts on a state that no solver simulates through its mapping: it has no effect")
                     .at(info.loc.clone())
@@ -344,14 +361,10 @@ impl Simulation {
                 if s.vec(VecId::POSITION).iter().any(|v| !v.is_finite()) {
                     let id = self
                         .scene
-                        .components
-                        .iter()
-                        .position(|c| c.slot == canape_core::scene::Slot::State(i));
+                        .component_ids()
+                        .find(|c| self.scene.info(*c).slot == canape_core::scene::Slot::State(i));
                     let label = id
-                        .map(|id| {
-                            self.scene
-                                .component_label(canape_core::scene::ComponentId(id as u32))
-                        })
+                        .map(|id| self.scene.component_label(id))
                         .unwrap_or_default();
                     return Some(label);
                 }
@@ -407,6 +420,7 @@ impl Simulation {
             }
             None => default_step(&mut Stages { sim: self }, dt),
         }
+        self.apply_pending();
         let clock = std::mem::take(&mut self.step_clock);
         let mapping = self.step_mapping;
         let total = t0.elapsed();
@@ -546,11 +560,8 @@ impl Simulation {
         values: &[(&str, &str)],
         solvers: bool,
     ) -> Result<Vec<Diagnostic>, String> {
-        let info = self
-            .scene
-            .components
-            .get(id.0 as usize)
-            .ok_or_else(|| format!("no component #{}", id.0))?;
+        self.scene.check_component(id).map_err(|e| e.to_string())?;
+        let info = self.scene.info(id);
         if !is_editable_role(info.role) {
             return Err(format!(
                 "Data of {} ({:?}) cannot be edited while the simulation runs",
@@ -560,7 +571,7 @@ impl Simulation {
         let c = self
             .scene
             .component_mut(id)
-            .ok_or_else(|| format!("component #{} is not available", id.0))?;
+            .ok_or_else(|| format!("component {id} is not available"))?;
         let mut old = Vec::new();
         for (name, text) in values {
             let field = c
@@ -599,8 +610,9 @@ impl Simulation {
     }
 
     fn reinit_linear_solvers(&mut self, diags: &mut Diagnostics) {
-        let ids: Vec<_> = (0..self.scene.components.len())
-            .map(|i| canape_core::scene::ComponentId(i as u32))
+        let ids: Vec<_> = self
+            .scene
+            .component_ids()
             .filter(|&i| self.scene.info(i).role == canape_core::component::Role::LinearSolver)
             .collect();
         for id in ids {
@@ -615,6 +627,108 @@ impl Simulation {
         self.groups = build_groups(&self.scene);
         self.map_ends = Self::mapping_ends(&self.scene);
         self.works = vec![GroupWork::default(); self.groups.len()];
+    }
+
+    /// After components were added or removed: initialise the new ones, recompute the solver
+    /// groups, the mapping order, the animation loop and the controllers. A group equal to one
+    /// before and using none of the `changed` slots keeps its work (assembly patterns, buffers);
+    /// the others start afresh. New mapped states get their positions from their inputs.
+    fn structure_changed(&mut self, changed: &[Slot]) {
+        let mut diags = Diagnostics::default();
+        init_scene(&mut self.scene, &mut diags);
+        self.diagnostics.extend(diags);
+        let groups = build_groups(&self.scene);
+        let mut old_groups = std::mem::take(&mut self.groups);
+        let mut old_works = std::mem::take(&mut self.works);
+        let mut works = Vec::with_capacity(groups.len());
+        for g in &groups {
+            let keep = old_groups
+                .iter()
+                .position(|o| o == g)
+                .filter(|_| !changed.iter().any(|s| g.uses(*s)));
+            works.push(match keep {
+                Some(k) => {
+                    old_groups.swap_remove(k);
+                    old_works.swap_remove(k)
+                }
+                None => GroupWork::default(),
+            });
+        }
+        self.groups = groups;
+        self.works = works;
+        self.map_ends = Self::mapping_ends(&self.scene);
+        self.find_loop_and_controllers(false);
+        self.propagate_mappings();
+    }
+
+    /// Add a node under `parent` to a running simulation (its components come with
+    /// [`Simulation::add_component`]).
+    pub fn add_node(&mut self, parent: NodeId, name: &str) -> Result<NodeId, SceneError> {
+        self.scene.check_node(parent)?;
+        Ok(self.scene.add_node(name, Some(parent)))
+    }
+
+    /// Remove a component between steps: refused for a stale handle or while another component
+    /// uses it (see [`Scene::user_of`]). The groups that used it are rebuilt; the others keep
+    /// their work.
+    pub fn remove_component(&mut self, id: ComponentId) -> Result<AnyComponent, SceneError> {
+        let slot = {
+            self.scene.check_component(id)?;
+            self.scene.info(id).slot
+        };
+        let c = self.scene.remove_component(id)?;
+        self.structure_changed(&[slot]);
+        Ok(c)
+    }
+
+    /// Remove a node and everything below it between steps (refused for the root, a stale
+    /// handle, or when a component outside the subtree uses one inside).
+    pub fn remove_node(&mut self, id: NodeId) -> Result<Vec<AnyComponent>, SceneError> {
+        self.scene.check_node(id)?;
+        let slots: Vec<Slot> = self
+            .scene
+            .subtree(id)
+            .iter()
+            .flat_map(|n| self.scene.node(*n).components.clone())
+            .map(|c| self.scene.info(c).slot)
+            .collect();
+        let out = self.scene.remove_node(id)?;
+        self.structure_changed(&slots);
+        Ok(out)
+    }
+
+    /// Initialise what was added to the scene since the last change (for instance a subtree a
+    /// builder added under a node) and rebuild what depends on the graph.
+    pub fn components_added(&mut self, ids: &[ComponentId]) {
+        let slots: Vec<Slot> = ids
+            .iter()
+            .filter(|c| self.scene.check_component(**c).is_ok())
+            .map(|c| self.scene.info(*c).slot)
+            .collect();
+        self.structure_changed(&slots);
+    }
+
+    /// Changes asked for by controllers during the step, in the order asked; a refused one is
+    /// reported and the others still apply.
+    fn apply_pending(&mut self) {
+        for change in std::mem::take(&mut self.pending) {
+            let r = match change {
+                Change::AddComponent {
+                    node,
+                    name,
+                    component,
+                } => self
+                    .add_component(node, &name, component)
+                    .map(|(_, d)| d.into_iter().for_each(|d| self.diagnostics.push(d))),
+                Change::RemoveComponent(id) => self.remove_component(id).map(|_| ()),
+                Change::RemoveNode(id) => self.remove_node(id).map(|_| ()),
+            };
+            if let Err(e) = r {
+                self.diagnostics.push(Diagnostic::error(format!(
+                    "change asked during the step: {e}"
+                )));
+            }
+        }
     }
 
     /// Change the root gravity (every node's, as SOFA takes the root's) and rebuild the groups,
@@ -642,20 +756,22 @@ impl Simulation {
         Ok(())
     }
 
-    /// Add a component to an initialised simulation (e.g. an interaction force field), initialise
-    /// it and rebuild the solver groups.
+    /// Add a component to an initialised simulation between steps (e.g. an interaction force
+    /// field), initialise it and update the solver groups it joins. Its init diagnostics are
+    /// returned (and not kept in `diagnostics`).
     pub fn add_component(
         &mut self,
-        node: canape_core::scene::NodeId,
+        node: NodeId,
         name: &str,
-        c: canape_core::scene::AnyComponent,
-    ) -> (canape_core::scene::ComponentId, Vec<Diagnostic>) {
+        c: AnyComponent,
+    ) -> Result<(ComponentId, Vec<Diagnostic>), SceneError> {
+        self.scene.check_node(node)?;
         let id = self.scene.add_component(node, name, c, None);
         let mut diags = Diagnostics::default();
         crate::init::init_component(&mut self.scene, id, &mut diags, &mut Vec::new());
-        self.rebuild_groups();
-        self.find_loop_and_controllers(false);
-        (id, diags.iter().cloned().collect())
+        let slot = self.scene.info(id).slot;
+        self.structure_changed(&[slot]);
+        Ok((id, diags.iter().cloned().collect()))
     }
 
     /// Whether a state is integrated by some solver group (not mapped, not orphaned).
@@ -706,5 +822,27 @@ impl SceneControl for Control<'_> {
     }
     fn state_mut(&mut self, id: ComponentId) -> Option<&mut canape_core::state::MechanicalObject> {
         self.sim.scene.state_mut(id)
+    }
+    fn add_component(&mut self, node: NodeId, name: &str, c: AnyComponent) -> Result<(), String> {
+        self.sim.scene.check_node(node).map_err(|e| e.to_string())?;
+        self.sim.pending.push(Change::AddComponent {
+            node,
+            name: name.to_string(),
+            component: c,
+        });
+        Ok(())
+    }
+    fn remove_component(&mut self, id: ComponentId) -> Result<(), String> {
+        self.sim
+            .scene
+            .check_component(id)
+            .map_err(|e| e.to_string())?;
+        self.sim.pending.push(Change::RemoveComponent(id));
+        Ok(())
+    }
+    fn remove_node(&mut self, id: NodeId) -> Result<(), String> {
+        self.sim.scene.check_node(id).map_err(|e| e.to_string())?;
+        self.sim.pending.push(Change::RemoveNode(id));
+        Ok(())
     }
 }

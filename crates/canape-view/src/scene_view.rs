@@ -58,17 +58,15 @@ const FLAGS: [(&str, &str, bool); 6] = [
 pub fn display_flags(scene: &Scene) -> Vec<(&'static str, bool)> {
     let mut flags: Vec<(&'static str, bool)> = FLAGS.iter().map(|(k, _, d)| (*k, *d)).collect();
     let words: Vec<String> = scene
-        .components
-        .iter()
-        .enumerate()
-        .filter(|(_, c)| c.class == "VisualStyle")
-        .find_map(|(i, _)| {
-            scene.component(ComponentId(i as u32)).and_then(|c| {
-                match c.data().value("displayFlags") {
+        .component_ids()
+        .filter(|c| scene.info(*c).class == "VisualStyle")
+        .find_map(|id| {
+            scene
+                .component(id)
+                .and_then(|c| match c.data().value("displayFlags") {
                     Some(Value::Words(w)) => Some(w.clone()),
                     _ => None,
-                }
-            })
+                })
         })
         .unwrap_or_default();
     for w in words {
@@ -573,11 +571,11 @@ pub fn tree(scene: &Scene) -> Json {
             .iter()
             .map(|&c| {
                 let i = scene.info(c);
-                json!({"id": c.0, "class": i.class, "name": i.name, "role": format!("{:?}", i.role)})
+                json!({"id": c.index(), "class": i.class, "name": i.name, "role": format!("{:?}", i.role)})
             })
             .collect();
         let children: Vec<Json> = node.children.iter().map(|&c| rec(scene, c)).collect();
-        json!({"id": n.0, "name": node.name, "active": node.activated, "components": comps, "children": children})
+        json!({"id": n.index(), "name": node.name, "active": node.activated, "components": comps, "children": children})
     }
     if scene.nodes.is_empty() {
         return Json::Null;
@@ -613,7 +611,8 @@ fn editable_kind(k: DataKind, v: &Value) -> bool {
 /// The Data of one component, for the panel.
 pub fn component_data(sim: &Simulation, id: ComponentId) -> Option<Json> {
     let scene = &sim.scene;
-    let info = scene.components.get(id.0 as usize)?;
+    scene.check_component(id).ok()?;
+    let info = scene.info(id);
     let c = scene.component(id)?;
     let role_editable = canape::is_editable_role(info.role);
     let fields: Vec<Json> = c
@@ -642,7 +641,7 @@ pub fn component_data(sim: &Simulation, id: ComponentId) -> Option<Json> {
         })
         .collect();
     Some(json!({
-        "type": "data", "component": id.0, "class": info.class, "name": info.name,
+        "type": "data", "component": id.index(), "class": info.class, "name": info.name,
         "path": scene.node_path(info.node), "role": format!("{:?}", info.role),
         "line": info.loc.as_ref().map(|l| l.to_string()),
         "editable": role_editable, "fields": fields,
@@ -651,8 +650,9 @@ pub fn component_data(sim: &Simulation, id: ComponentId) -> Option<Json> {
 
 /// A node's context Data (gravity, dt); editable on the root, as SOFA takes them from there.
 pub fn node_data(sim: &Simulation, n: NodeId) -> Option<Json> {
-    let node = sim.scene.nodes.get(n.0 as usize)?;
-    let root = n.0 == 0;
+    sim.scene.check_node(n).ok()?;
+    let node = sim.scene.node(n);
+    let root = n == sim.scene.root();
     let g = node.gravity;
     let fields = vec![
         json!({"name": "gravity", "value": format!("{} {} {}", g.x, g.y, g.z), "default": "0 -9.81 0",
@@ -663,7 +663,7 @@ pub fn node_data(sim: &Simulation, n: NodeId) -> Option<Json> {
                "help": "to activate or deactivate the node", "kind": "bool", "editable": false}),
     ];
     Some(json!({
-        "type": "node_data", "node": n.0, "name": node.name, "path": sim.scene.node_path(n),
+        "type": "node_data", "node": n.index(), "name": node.name, "path": sim.scene.node_path(n),
         "fields": fields,
     }))
 }

@@ -106,8 +106,8 @@ impl Session {
         let mut springs = BTreeMap::new();
         let states: Vec<(usize, NodeId)> = sim
             .scene
-            .components
-            .iter()
+            .component_ids()
+            .map(|c| sim.scene.info(c))
             .filter_map(|c| match c.slot {
                 Slot::State(k) => Some((k, c.node)),
                 _ => None,
@@ -121,8 +121,12 @@ impl Session {
                 continue;
             }
             let spring = Box::new(MouseSpringForceField::new());
-            let (id, _) = sim.add_component(node, "mouseSpring", AnyComponent::ForceField(spring));
-            springs.insert(slot, id);
+            // the node comes from the scene just listed: it is live
+            if let Ok((id, _)) =
+                sim.add_component(node, "mouseSpring", AnyComponent::ForceField(spring))
+            {
+                springs.insert(slot, id);
+            }
         }
         let view = scene_view::build_view(&sim);
         let initial = sim.snapshot();
@@ -295,14 +299,24 @@ impl Session {
             }
             Command::Select(c) => {
                 changed = false;
-                match scene_view::component_data(&self.sim, ComponentId(c)) {
+                let data = self
+                    .sim
+                    .scene
+                    .component_at(c as usize)
+                    .and_then(|id| scene_view::component_data(&self.sim, id));
+                match data {
                     Some(d) => shared.send_to(client, d.to_string()),
                     None => shared.send_to(client, error_message(&format!("no component #{c}"))),
                 }
             }
             Command::SelectNode(n) => {
                 changed = false;
-                match scene_view::node_data(&self.sim, NodeId(n)) {
+                let data = self
+                    .sim
+                    .scene
+                    .node_at(n as usize)
+                    .and_then(|id| scene_view::node_data(&self.sim, id));
+                match data {
                     Some(d) => shared.send_to(client, d.to_string()),
                     None => shared.send_to(client, error_message(&format!("no node #{n}"))),
                 }
@@ -312,11 +326,10 @@ impl Session {
                 data,
                 value,
             } => {
-                let id = ComponentId(component);
-                if component as usize >= self.sim.scene.components.len() {
+                let Some(id) = self.sim.scene.component_at(component as usize) else {
                     shared.send_to(client, error_message(&format!("no component #{component}")));
                     return false;
-                }
+                };
                 match self.sim.set_data(id, &data, &value) {
                     Ok(diags) => {
                         for d in diags {
@@ -367,7 +380,7 @@ impl Session {
                 match r {
                     Ok(()) => {
                         shared.broadcast(notice_message(&format!("root: {data} = {value}")));
-                        if let Some(d) = scene_view::node_data(&self.sim, NodeId(0)) {
+                        if let Some(d) = scene_view::node_data(&self.sim, self.sim.scene.root()) {
                             shared.send_to(client, d.to_string());
                         }
                     }

@@ -122,5 +122,111 @@ fn load_with(
     Ok(sim)
 }
 
+/// Create a component of a built-in class with Data given as text, as a scene file would (for
+/// [`Simulation::add_component`]). An unknown class or Data, or a bad value, is an error naming
+/// it, with the closest names as suggestions.
+pub fn create_component(
+    class: &str,
+    template: &str,
+    attrs: &[(&str, &str)],
+) -> Result<canape_core::scene::AnyComponent, String> {
+    use canape_core::registry::Lookup;
+    let registry = registry::registry();
+    let entry = match registry.lookup(class) {
+        Lookup::Found(e) | Lookup::Renamed { new: e, .. } => e,
+        Lookup::Removed(why) => return Err(why),
+        Lookup::Unknown { suggestions } => {
+            let hint = if suggestions.is_empty() {
+                String::new()
+            } else {
+                format!(" (did you mean {}?)", suggestions.join(", "))
+            };
+            return Err(format!("unknown component class '{class}'{hint}"));
+        }
+    };
+    let mut c = (entry.create)(entry.class, template)?;
+    for (name, value) in attrs {
+        let data = c.base_mut().data_mut();
+        if data.field(name).is_none() && !data.set_extra(name, value) {
+            let names = data.all_names();
+            let near = canape_core::diag::closest(name, names.iter().copied(), 3);
+            let hint = if near.is_empty() {
+                String::new()
+            } else {
+                format!(" (did you mean {}?)", near.join(", "))
+            };
+            return Err(format!("{class} has no Data '{name}'{hint}"));
+        }
+        if data.field(name).is_some() {
+            data.set_str(name, value)
+                .map_err(|e| format!("{class}.{name} = '{value}': {e}"))?;
+        }
+    }
+    Ok(c)
+}
+
+/// Add the `<Node>` written in `xml` (SOFA's scene syntax, its components and links; links may
+/// name anything in the scene) as a child of `parent` of a running simulation, between steps.
+/// File names resolve from `dir`. The new components are initialised and join the solver groups
+/// of their context; diagnostics go to `sim.diagnostics`. A fragment that does not parse, or
+/// whose build or initialisation gives an error, is refused and nothing stays added.
+pub fn add_xml(
+    sim: &mut Simulation,
+    parent: canape_core::scene::NodeId,
+    xml: &str,
+    dir: &Path,
+    opts: &LoadOptions,
+) -> Result<canape_core::scene::NodeId, LoadError> {
+    let refuse = |d: canape_core::diag::Diagnostic| {
+        let mut diagnostics = Diagnostics::default();
+        diagnostics.push(d);
+        LoadError { diagnostics }
+    };
+    if let Err(e) = sim.scene.check_node(parent) {
+        return Err(refuse(canape_core::diag::Diagnostic::error(e.to_string())));
+    }
+    let registry = registry::registry();
+    let resolver = FileResolver::from_env(&opts.data_paths);
+    let is_component = |t: &str| {
+        registry.get(t).is_some() || canape_core::registry::RENAMED.iter().any(|(o, _)| *o == t)
+    };
+    let mut reader = DescReader::new(&resolver, &is_component);
+    let desc = match reader.read_str(xml, &dir.join("(added).scn")) {
+        Ok(d) => d,
+        Err(d) => {
+            let mut diagnostics = reader.diags;
+            diagnostics.push(d);
+            return Err(LoadError { diagnostics });
+        }
+    };
+    let mut diags = reader.diags;
+    let scene = std::mem::take(&mut sim.scene);
+    let (scene, node, bd) =
+        Builder::on_scene(&registry, &resolver, scene).build_under(parent, &desc);
+    sim.scene = scene;
+    diags.extend(bd);
+    let ids: Vec<_> = sim
+        .scene
+        .subtree(node)
+        .iter()
+        .flat_map(|n| sim.scene.node(*n).components.clone())
+        .collect();
+    let before = sim.diagnostics.len();
+    if !diags.has_errors() {
+        sim.components_added(&ids);
+    }
+    let init_failed = sim.diagnostics.items[before..]
+        .iter()
+        .any(|d| d.severity == canape_core::diag::Severity::Error);
+    if diags.has_errors() || init_failed {
+        diags.items.extend(sim.diagnostics.items.split_off(before));
+        // nothing outside the new subtree can use it yet
+        let _ = sim.remove_node(node);
+        return Err(LoadError { diagnostics: diags });
+    }
+    sim.diagnostics.extend(diags);
+    Ok(node)
+}
+
 /// The bundled demo scene (a corotational FEM beam), used when no scene is given.
 pub const DEMO_SCENE: &str = include_str!("../scenes/demo_beam.scn");

@@ -7,7 +7,7 @@
 use canape::core::component::{Controller, Event, SceneControl};
 use canape::core::data::{DataKind, DataTable};
 use canape::core::impl_component;
-use canape::core::scene::{AnyComponent, ComponentId};
+use canape::core::scene::AnyComponent;
 use canape::core::state::VecId;
 use canape::{load_scene_str, load_scene_str_with, LoadOptions, Simulation};
 
@@ -53,8 +53,9 @@ impl Controller for Recorder {
         self.data.set_str("log", &log).map_err(|e| e.to_string())?;
         if matches!(event, Event::AnimateBegin { .. }) {
             self.begins += 1;
-            let push = (0..scene.scene().components.len() as u32)
-                .map(ComponentId)
+            let push = scene
+                .scene()
+                .component_ids()
                 .find(|&c| scene.scene().info(c).name == "push");
             if let Some(push) = push {
                 scene.set_data(push, "forces", &format!("0 {} 0", self.begins))?;
@@ -90,8 +91,9 @@ fn load(xml: &str) -> Simulation {
 }
 
 fn log_of(sim: &Simulation, name: &str) -> String {
-    let id = (0..sim.scene.components.len() as u32)
-        .map(ComponentId)
+    let id = sim
+        .scene
+        .component_ids()
         .find(|&c| sim.scene.info(c).name == name)
         .unwrap();
     sim.scene

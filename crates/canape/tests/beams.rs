@@ -72,13 +72,12 @@ fn beam_stiffness_matches_finite_differences_at_rest() {
     );
     let mut sim = load(xml);
     let scene = &mut sim.scene;
-    let k = (0..scene.components.len())
-        .find_map(
-            |i| match scene.info(canape::core::scene::ComponentId(i as u32)).slot {
-                Slot::ForceField(k) => Some(k),
-                _ => None,
-            },
-        )
+    let k = scene
+        .component_ids()
+        .find_map(|i| match scene.info(i).slot {
+            Slot::ForceField(k) => Some(k),
+            _ => None,
+        })
         .unwrap();
     let x0 = scene.states[0]
         .as_ref()
@@ -192,13 +191,12 @@ fn a_hinge_joint_turns_freely_about_its_axis_and_holds_the_rest() {
 fn fd_check(xml: &str, offset: f64, tol: f64) {
     let mut sim = load(xml);
     let scene = &mut sim.scene;
-    let k = (0..scene.components.len())
-        .find_map(
-            |i| match scene.info(canape::core::scene::ComponentId(i as u32)).slot {
-                Slot::ForceField(k) => Some(k),
-                _ => None,
-            },
-        )
+    let k = scene
+        .component_ids()
+        .find_map(|i| match scene.info(i).slot {
+            Slot::ForceField(k) => Some(k),
+            _ => None,
+        })
         .unwrap();
     let st = scene.states[0].as_ref().unwrap();
     let dof = st.dof;

@@ -253,13 +253,6 @@ fn include_and_macro_with_attribute_replacement() {
         );
     let sim = load("macro.scn", &scene);
     assert!(!sim.diagnostics.has_errors(), "{:?}", sim.diagnostics);
-    let c = sim
-        .scene
-        .components
-        .iter()
-        .find(|c| c.class == "UniformMass")
-        .unwrap();
-    let _ = c;
     let fixed = sim.scene.projective[0].as_ref().unwrap();
     assert_eq!(
         fixed.fixed_scalar_dofs(3).len(),
@@ -268,14 +261,10 @@ fn include_and_macro_with_attribute_replacement() {
     );
     let mass = sim
         .scene
-        .components
-        .iter()
-        .position(|c| c.class == "UniformMass")
+        .component_ids()
+        .find(|c| sim.scene.info(*c).class == "UniformMass")
         .unwrap();
-    let m = sim
-        .scene
-        .component(canape::core::scene::ComponentId(mass as u32))
-        .unwrap();
+    let m = sim.scene.component(mass).unwrap();
     assert_eq!(m.data().real("totalMass"), 2.0);
 }
 

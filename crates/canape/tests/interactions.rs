@@ -99,8 +99,8 @@ fn positions(sim: &Simulation, nodes: &[&str]) -> Vec<f64> {
     let scene = &sim.scene;
     let mut out = Vec::new();
     for n in nodes {
-        let id = (0..scene.components.len())
-            .map(|i| canape::core::scene::ComponentId(i as u32))
+        let id = scene
+            .component_ids()
             .find(|&c| scene.info(c).name == "dofs" && scene.node_path(scene.info(c).node) == *n)
             .unwrap_or_else(|| panic!("no dofs in {n}"));
         out.extend_from_slice(scene.state(id).unwrap().vec(VecId::POSITION));
@@ -238,16 +238,12 @@ fn mesh_springs_follow_the_topology_elements() {
     use canape::core::scene::Slot;
     let count = |xml: &str| -> usize {
         let sim = load(xml);
-        let k = (0..sim.scene.components.len())
-            .find_map(|i| {
-                match sim
-                    .scene
-                    .info(canape::core::scene::ComponentId(i as u32))
-                    .slot
-                {
-                    Slot::ForceField(k) => Some(k),
-                    _ => None,
-                }
+        let k = sim
+            .scene
+            .component_ids()
+            .find_map(|i| match sim.scene.info(i).slot {
+                Slot::ForceField(k) => Some(k),
+                _ => None,
             })
             .unwrap();
         sim.scene.force_fields[k]
@@ -306,16 +302,12 @@ fn regular_grid_springs_cover_lines_faces_and_cubes() {
         r#"<Node name="root" gravity="0 0 0"><RegularGridTopology n="3 2 2" min="0 0 0" max="2 1 1"/>
   <MechanicalObject/><RegularGridSpringForceField stiffness="50" damping="1"/></Node>"#,
     );
-    let k = (0..sim.scene.components.len())
-        .find_map(|i| {
-            match sim
-                .scene
-                .info(canape::core::scene::ComponentId(i as u32))
-                .slot
-            {
-                Slot::ForceField(k) => Some(k),
-                _ => None,
-            }
+    let k = sim
+        .scene
+        .component_ids()
+        .find_map(|i| match sim.scene.info(i).slot {
+            Slot::ForceField(k) => Some(k),
+            _ => None,
         })
         .unwrap();
     let ff = sim.scene.force_fields[k].as_ref().unwrap();

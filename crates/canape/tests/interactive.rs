@@ -32,13 +32,10 @@ fn run(sim: &mut Simulation, n: usize) -> Vec<f64> {
 }
 
 fn find(sim: &Simulation, class: &str) -> ComponentId {
-    ComponentId(
-        sim.scene
-            .components
-            .iter()
-            .position(|c| c.class == class)
-            .unwrap() as u32,
-    )
+    sim.scene
+        .component_ids()
+        .find(|c| sim.scene.info(*c).class == class)
+        .unwrap()
 }
 
 #[test]
@@ -99,11 +96,13 @@ fn idle_mouse_spring_changes_nothing_and_an_active_one_pulls() {
     let node = with.scene.info(find(&with, "MechanicalObject")).node;
     let spring = canape_base::interaction::MouseSpringForceField::new();
     assert_eq!(spring.class_name(), "MouseSpringForceField");
-    let (id, diags) = with.add_component(
-        node,
-        "mouseSpring",
-        AnyComponent::ForceField(Box::new(spring)),
-    );
+    let (id, diags) = with
+        .add_component(
+            node,
+            "mouseSpring",
+            AnyComponent::ForceField(Box::new(spring)),
+        )
+        .expect("the node is live");
     assert!(diags.is_empty(), "{diags:?}");
     assert_eq!(run(&mut plain, 10), run(&mut with, 10));
 

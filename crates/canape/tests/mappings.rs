@@ -315,8 +315,9 @@ fn linear_mappings_derivatives() {
     check_mapping(rigid_frames, "out", true);
     // with globalToLocalCoords the frames are mapped back where they were given
     let sim = load(rigid_frames);
-    let out = (0..sim.scene.components.len())
-        .map(|i| canape::core::scene::ComponentId(i as u32))
+    let out = sim
+        .scene
+        .component_ids()
         .find(|&c| sim.scene.info(c).name == "out")
         .unwrap();
     let x = sim.scene.state(out).unwrap().vec(VecId::POSITION);
@@ -374,8 +375,9 @@ fn linear_mappings_derivatives() {
   <RigidMapping template="Rigid2,Vec2" rigidIndexPerPoint="0 1 1" globalToLocalCoords="1" input="@../in" output="@out"/></Node></Node></Node>"#;
     check_mapping(planar, "out", false);
     let sim = load(planar);
-    let out = (0..sim.scene.components.len())
-        .map(|i| canape::core::scene::ComponentId(i as u32))
+    let out = sim
+        .scene
+        .component_ids()
         .find(|&c| sim.scene.info(c).name == "out")
         .unwrap();
     let x = sim.scene.state(out).unwrap().vec(VecId::POSITION);
@@ -390,8 +392,9 @@ fn linear_mappings_derivatives() {
   <CenterOfMassMapping input="@../in" output="@out"/></Node></Node></Node>"#;
     check_mapping(com, "out", false);
     let sim = load(com);
-    let out = (0..sim.scene.components.len())
-        .map(|i| canape::core::scene::ComponentId(i as u32))
+    let out = sim
+        .scene
+        .component_ids()
         .find(|&c| sim.scene.info(c).name == "out")
         .unwrap();
     let x = sim.scene.state(out).unwrap().vec(VecId::POSITION);
@@ -400,8 +403,9 @@ fn linear_mappings_derivatives() {
     }
     // at rest, the points stay where they were given
     let sim = load(skinning);
-    let out = (0..sim.scene.components.len())
-        .map(|i| canape::core::scene::ComponentId(i as u32))
+    let out = sim
+        .scene
+        .component_ids()
         .find(|&c| sim.scene.info(c).name == "out")
         .unwrap();
     let x = sim.scene.state(out).unwrap().vec(VecId::POSITION);
@@ -447,8 +451,8 @@ fn barycentric_mapping_on_surfaces_and_edges_places_points_as_sofa() {
     };
     let out = |sim: &Simulation| -> Vec<f64> {
         let scene = &sim.scene;
-        let id = (0..scene.components.len())
-            .map(|i| canape::core::scene::ComponentId(i as u32))
+        let id = scene
+            .component_ids()
             .find(|&c| scene.info(c).name == "out")
             .unwrap();
         scene.state(id).unwrap().vec(VecId::POSITION).to_vec()

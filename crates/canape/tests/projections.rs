@@ -357,14 +357,10 @@ fn sphere_and_plane_rois_select_points_and_elements() {
     let d = |name: &str, field: &str| -> Vec<u32> {
         let id = sim
             .scene
-            .components
-            .iter()
-            .position(|c| c.name == name)
+            .component_ids()
+            .find(|c| sim.scene.info(*c).name == name)
             .unwrap();
-        let c = sim
-            .scene
-            .component(canape::core::scene::ComponentId(id as u32))
-            .unwrap();
+        let c = sim.scene.component(id).unwrap();
         c.data().ints(field).to_vec()
     };
     assert_eq!(d("s", "indices"), vec![0, 1, 2, 4]);

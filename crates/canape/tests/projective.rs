@@ -93,8 +93,9 @@ fn rigid_uniform_mass_reads_sofa_rigid_mass_text() {
         r#"<Node name="root"><MechanicalObject template="Rigid3"/>
   <UniformMass template="Rigid3" vertexMass="2 1 [1 0 0,0 3 0.5,0 0.5 5]"/></Node>"#,
     );
-    let id = (0..sim.scene.components.len())
-        .map(|i| canape::core::scene::ComponentId(i as u32))
+    let id = sim
+        .scene
+        .component_ids()
         .find(|&c| {
             sim.scene.info(c).name == "UniformMass1" || sim.scene.info(c).class == "UniformMass"
         })
@@ -174,16 +175,12 @@ fn diagonal_mass_on_rigid_and_vec1_states() {
 </Node>"#,
     );
     let mass = |sim: &Simulation| {
-        let k = (0..sim.scene.components.len())
-            .find_map(|i| {
-                match sim
-                    .scene
-                    .info(canape::core::scene::ComponentId(i as u32))
-                    .slot
-                {
-                    Slot::Mass(k) => Some(k),
-                    _ => None,
-                }
+        let k = sim
+            .scene
+            .component_ids()
+            .find_map(|i| match sim.scene.info(i).slot {
+                Slot::Mass(k) => Some(k),
+                _ => None,
             })
             .unwrap();
         let m = sim.scene.masses[k].as_ref().unwrap();

@@ -303,10 +303,8 @@ fn static_elasticity_matches_scikit_fem_on_the_same_mesh() {
         .to_vec();
     let find = |name: &str| {
         sim.scene
-            .components
-            .iter()
-            .position(|c| c.name == name)
-            .map(|i| canape::core::scene::ComponentId(i as u32))
+            .component_ids()
+            .find(|c| sim.scene.info(*c).name == name)
             .unwrap()
     };
     let tets = sim

@@ -1,0 +1,296 @@
+//! Living scenes: components and nodes added and removed between steps (and by a controller
+//! during a step, applied when it ends) give bit for bit the states of scenes built by hand with
+//! the same history; stale handles are refused; removing what others use is refused and leaves
+//! the simulation running; a fragment with an error adds nothing.
+
+use canape::core::component::{Controller, Event, SceneControl};
+use canape::core::data::DataTable;
+use canape::core::impl_component;
+use canape::core::scene::{AnyComponent, ComponentId, NodeId, SceneError};
+use canape::core::state::VecId;
+use canape::Simulation;
+use canape::{add_xml, create_component, load_scene_str, load_scene_str_with, LoadOptions};
+use std::path::Path;
+
+/// A cantilever of hexahedra under gravity; `{solver}` is the linear solver, `{ff}` an extra
+/// component at the end of the beam node, `{node}` an extra child node at its end.
+const BASE: &str = r#"<Node name="root" gravity="0 -9.81 0" dt="0.01">
+  <DefaultAnimationLoop/>
+  <Node name="beam">
+    <EulerImplicitSolver rayleighStiffness="0.1" rayleighMass="0.1"/>
+    {solver}
+    <RegularGridTopology name="grid" n="5 2 2" min="0 0 0" max="4 1 1"/>
+    <MechanicalObject name="dofs"/>
+    <UniformMass totalMass="2"/>
+    <HexahedronFEMForceField name="fem" youngModulus="2000" poissonRatio="0.3"/>
+    <FixedProjectiveConstraint indices="0 5 10 15"/>
+    {ff}
+    {node}
+  </Node>
+</Node>"#;
+
+const FF: &str = r#"<ConstantForceField name="push" indices="4 9 14 19" forces="0 0 3"/>"#;
+const SKIN: &str = r#"<Node name="skin">
+      <MechanicalObject name="pts"/>
+      <UniformMass totalMass="0.5"/>
+      <SubsetMapping indices="3 8 13 18"/>
+    </Node>"#;
+
+const SOLVERS: &[&str] = &[
+    r#"<SparseLDLSolver/>"#,
+    r#"<CGLinearSolver iterations="40" tolerance="1e-12" threshold="1e-20"/>"#,
+];
+
+fn scene(solver: &str, ff: bool, node: bool) -> String {
+    BASE.replace("{solver}", solver)
+        .replace("{ff}", if ff { FF } else { "" })
+        .replace("{node}", if node { SKIN } else { "" })
+}
+
+fn load(xml: &str) -> Simulation {
+    let sim = load_scene_str(xml, "living.scn", Path::new("."), &LoadOptions::default())
+        .expect("scene loads");
+    assert!(!sim.diagnostics.has_errors(), "{:?}", sim.diagnostics);
+    sim
+}
+
+fn find(sim: &Simulation, name: &str) -> ComponentId {
+    sim.scene
+        .component_ids()
+        .find(|c| sim.scene.info(*c).name == name)
+        .unwrap_or_else(|| panic!("no component '{name}'"))
+}
+
+fn beam_node(sim: &Simulation) -> NodeId {
+    sim.scene.info(find(sim, "dofs")).node
+}
+
+fn dofs(sim: &Simulation, id: VecId) -> Vec<f64> {
+    sim.scene.state(find(sim, "dofs")).unwrap().vec(id).to_vec()
+}
+
+/// Carry positions, velocities and time from one simulation to another with the same beam.
+fn carry(from: &Simulation, to: &mut Simulation) {
+    let (x, v) = (dofs(from, VecId::POSITION), dofs(from, VecId::VELOCITY));
+    let id = find(to, "dofs");
+    let s = to.scene.state_mut(id).unwrap();
+    s.vec_mut(VecId::POSITION).copy_from_slice(&x);
+    s.vec_mut(VecId::VELOCITY).copy_from_slice(&v);
+    to.scene.time = from.scene.time;
+}
+
+fn steps(sim: &mut Simulation, n: usize) {
+    for _ in 0..n {
+        sim.step();
+    }
+}
+
+#[test]
+fn added_then_removed_equals_the_same_history_built_by_hand() {
+    for solver in SOLVERS {
+        // live: 10 steps, add a force field and a mapped child node, 10 steps, remove both,
+        // 10 steps
+        let mut live = load(&scene(solver, false, false));
+        steps(&mut live, 10);
+        let beam = beam_node(&live);
+        let ff = create_component(
+            "ConstantForceField",
+            "",
+            &[("indices", "4 9 14 19"), ("forces", "0 0 3")],
+        )
+        .unwrap();
+        let (ff, diags) = live.add_component(beam, "push", ff).unwrap();
+        assert!(diags.is_empty(), "{diags:?}");
+        let skin = add_xml(
+            &mut live,
+            beam,
+            SKIN,
+            Path::new("."),
+            &LoadOptions::default(),
+        )
+        .expect("the fragment builds");
+        assert!(!live.diagnostics.has_errors(), "{:?}", live.diagnostics);
+        steps(&mut live, 10);
+        let mid = dofs(&live, VecId::POSITION);
+        live.remove_component(ff).unwrap();
+        live.remove_node(skin).unwrap();
+        steps(&mut live, 10);
+
+        // by hand: three scenes, the state carried from one to the next
+        let mut a = load(&scene(solver, false, false));
+        steps(&mut a, 10);
+        let mut b = load(&scene(solver, true, true));
+        carry(&a, &mut b);
+        steps(&mut b, 10);
+        assert_eq!(dofs(&b, VecId::POSITION), mid, "{solver}: while added");
+        let mut c = load(&scene(solver, false, false));
+        carry(&b, &mut c);
+        steps(&mut c, 10);
+        assert_eq!(
+            dofs(&c, VecId::POSITION),
+            dofs(&live, VecId::POSITION),
+            "{solver}: after removal"
+        );
+        assert_eq!(dofs(&c, VecId::VELOCITY), dofs(&live, VecId::VELOCITY));
+
+        // and the additions did act: without them the states differ
+        let mut plain = load(&scene(solver, false, false));
+        steps(&mut plain, 30);
+        assert_ne!(dofs(&plain, VecId::POSITION), dofs(&live, VecId::POSITION));
+    }
+}
+
+#[test]
+fn stale_handles_are_refused() {
+    let mut sim = load(&scene(SOLVERS[0], true, true));
+    let push = find(&sim, "push");
+    let skin = sim.scene.info(find(&sim, "pts")).node;
+    sim.remove_component(push).unwrap();
+    assert_eq!(
+        sim.scene.check_component(push),
+        Err(SceneError::StaleComponent(push))
+    );
+    let err = sim.set_data(push, "forces", "0 0 1").unwrap_err();
+    assert!(err.contains("no longer exists"), "{err}");
+    assert!(matches!(
+        sim.remove_component(push),
+        Err(SceneError::StaleComponent(_))
+    ));
+    // a new component reuses the index, with another generation: the old handle stays refused
+    let c = create_component(
+        "ConstantForceField",
+        "",
+        &[("indices", "4"), ("forces", "0 1 0")],
+    )
+    .unwrap();
+    let (again, _) = sim.add_component(beam_node(&sim), "again", c).unwrap();
+    assert_eq!(again.index(), push.index());
+    assert_ne!(again, push);
+    assert!(sim.set_data(push, "forces", "0 0 1").is_err());
+    assert!(sim.set_data(again, "forces", "0 0 1").is_ok());
+    // nodes likewise
+    sim.remove_node(skin).unwrap();
+    assert!(matches!(
+        sim.remove_node(skin),
+        Err(SceneError::StaleNode(_))
+    ));
+    let n = sim.add_node(beam_node(&sim), "other").unwrap();
+    assert_eq!(n.index(), skin.index());
+    assert!(sim.scene.check_node(skin).is_err());
+    assert!(matches!(
+        sim.add_component(skin, "x", create_component("UniformMass", "", &[]).unwrap()),
+        Err(SceneError::StaleNode(_))
+    ));
+    steps(&mut sim, 3);
+    assert!(dofs(&sim, VecId::POSITION).iter().all(|v| v.is_finite()));
+}
+
+#[test]
+fn removing_what_others_use_is_refused_and_the_run_goes_on() {
+    let mut sim = load(&scene(SOLVERS[0], true, true));
+    steps(&mut sim, 2);
+    let dofs_id = find(&sim, "dofs");
+    let grid = find(&sim, "grid");
+    let err = sim.remove_component(dofs_id).unwrap_err();
+    assert!(matches!(err, SceneError::InUse { .. }), "{err}");
+    assert!(err.to_string().contains("/root/beam/dofs"), "{err}");
+    let err = sim.remove_component(grid).unwrap_err().to_string();
+    assert!(err.contains("topology"), "{err}");
+    assert_eq!(
+        sim.remove_node(sim.scene.root()).unwrap_err(),
+        SceneError::RemoveRoot
+    );
+    // the beam node's state is used by the mapping in skin: the beam cannot go alone... but
+    // the whole beam subtree can
+    let mut same = load(&scene(SOLVERS[0], true, true));
+    steps(&mut same, 2);
+    steps(&mut sim, 3);
+    steps(&mut same, 3);
+    assert_eq!(dofs(&sim, VecId::POSITION), dofs(&same, VecId::POSITION));
+    let beam = beam_node(&sim);
+    assert_eq!(sim.remove_node(beam).unwrap().len(), 11);
+    steps(&mut sim, 2);
+    assert!(sim.groups.is_empty());
+}
+
+#[test]
+fn a_fragment_with_an_error_adds_nothing() {
+    let mut sim = load(&scene(SOLVERS[0], false, false));
+    let beam = beam_node(&sim);
+    let kids = sim.scene.node(beam).children.len();
+    let n = sim.scene.component_ids().count();
+    let bad = r#"<Node name="bad"><MechanicalObject/><UniformMas totalMass="1"/><SubsetMapping indices="1"/></Node>"#;
+    let err = add_xml(&mut sim, beam, bad, Path::new("."), &LoadOptions::default())
+        .unwrap_err()
+        .to_string();
+    assert!(err.contains("UniformMas"), "{err}");
+    assert!(err.contains("UniformMass"), "a suggestion: {err}");
+    assert_eq!(sim.scene.node(beam).children.len(), kids);
+    assert_eq!(sim.scene.component_ids().count(), n);
+    let err = create_component("ConstantForceField", "", &[("forcez", "0 1 0")]).unwrap_err();
+    assert!(err.contains("forces"), "{err}");
+    steps(&mut sim, 2);
+}
+
+/// Removes the component named `push` when it gets its `at`-th AnimateBegin.
+struct Remover {
+    data: DataTable,
+    begins: u32,
+    at: u32,
+}
+
+impl_component!(Remover, "Remover");
+
+impl Controller for Remover {
+    fn on_event(&mut self, event: &Event, scene: &mut dyn SceneControl) -> Result<(), String> {
+        if matches!(event, Event::AnimateBegin { .. }) {
+            self.begins += 1;
+            if self.begins == self.at {
+                let push = scene
+                    .scene()
+                    .component_ids()
+                    .find(|&c| scene.scene().info(c).name == "push")
+                    .ok_or("no push")?;
+                scene.remove_component(push)?;
+            }
+        }
+        Ok(())
+    }
+}
+
+#[test]
+fn a_controller_removal_applies_when_the_step_ends() {
+    let mut registry = canape::registry::registry();
+    registry.register("Remover", "test controller", |_, _| {
+        Ok(AnyComponent::Controller(Box::new(Remover {
+            data: canape::core::data::base_fields(DataTable::new()),
+            begins: 0,
+            at: 5,
+        })))
+    });
+    let xml = scene(SOLVERS[0], true, false).replace(
+        "<DefaultAnimationLoop/>",
+        "<DefaultAnimationLoop/><Remover/>",
+    );
+    let mut sim = load_scene_str_with(
+        &xml,
+        "remover.scn",
+        Path::new("."),
+        &LoadOptions::default(),
+        &registry,
+    )
+    .unwrap();
+    assert!(!sim.diagnostics.has_errors(), "{:?}", sim.diagnostics);
+    steps(&mut sim, 10);
+    // by hand: the force acts during the 5th step, and is gone from the 6th
+    let mut by_hand = load(&scene(SOLVERS[0], true, false));
+    steps(&mut by_hand, 5);
+    let push = find(&by_hand, "push");
+    by_hand.remove_component(push).unwrap();
+    steps(&mut by_hand, 5);
+    assert_eq!(dofs(&sim, VecId::POSITION), dofs(&by_hand, VecId::POSITION));
+    assert!(sim
+        .scene
+        .component_ids()
+        .all(|c| sim.scene.info(c).name != "push"));
+}
