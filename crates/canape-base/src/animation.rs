@@ -31,6 +31,7 @@ fn loop_data() -> DataTable {
         )
 }
 
+#[derive(Clone)]
 pub struct DefaultAnimationLoop {
     data: DataTable,
 }
@@ -55,6 +56,7 @@ impl AnimationLoop for DefaultAnimationLoop {
     }
 }
 
+#[derive(Clone)]
 pub struct MultiStepAnimationLoop {
     data: DataTable,
     collision_steps: u32,

@@ -12,6 +12,7 @@ use canape_core::impl_component;
 use canape_core::scene::{ComponentId, InitContext};
 use canape_types::{get3, DofType, Mat3, Vec3};
 
+#[derive(Clone)]
 pub struct AreaMapping {
     data: DataTable,
     input: Vec<ComponentId>,

@@ -12,6 +12,7 @@ use canape_core::scene::InitContext;
 
 /// Fixes a set of DOFs: their dx, force and right-hand-side entries are projected to zero (for
 /// the partial variant, only the components of `fixedDirections`).
+#[derive(Clone)]
 pub struct FixedProjectiveConstraint {
     data: DataTable,
     /// PartialFixedProjectiveConstraint: per derivative component, whether it is fixed.
@@ -196,6 +197,7 @@ impl ProjectiveConstraint for FixedProjectiveConstraint {
 /// displacement along `direction` (dx −= direction (dx·direction), the direction used as given);
 /// in assembled systems, as SOFA, every coordinate in which the direction is non-zero is fixed.
 /// Vec3 states and rigid centers.
+#[derive(Clone)]
 pub struct FixedPlaneProjectiveConstraint {
     data: DataTable,
     dir: [f64; 3],

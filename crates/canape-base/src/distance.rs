@@ -30,6 +30,7 @@ pub enum Kind {
 }
 
 /// DistanceMapping, SquareDistanceMapping and DistanceMultiMapping (one implementation).
+#[derive(Clone)]
 pub struct DistanceMapping {
     data: DataTable,
     kind: Kind,

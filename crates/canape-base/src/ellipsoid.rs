@@ -26,6 +26,7 @@ struct Contact {
     m: Mat3,
 }
 
+#[derive(Clone)]
 pub struct InteractionEllipsoidForceField {
     data: DataTable,
     /// (object1, object2, object1's point count, object2's point count)

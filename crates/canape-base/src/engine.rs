@@ -10,6 +10,7 @@ use canape_core::state::VecId;
 use canape_types::Vec3;
 
 /// Selects the points inside one or more axis-aligned boxes (bounds inclusive).
+#[derive(Clone)]
 pub struct BoxRoi {
     data: DataTable,
 }
@@ -313,6 +314,7 @@ impl Engine for BoxRoi {}
 /// TransformEngine (Sofa/Component/Engine/Transform/.../TransformEngine.inl): output positions
 /// = translation + R_q R_euler (scale ∘ input) (with `inverse`, the inverse operations in reverse
 /// order); Euler angles in degrees, R = Rz Ry Rx. For Vec3d positions.
+#[derive(Clone)]
 pub struct TransformEngine {
     data: DataTable,
 }
@@ -417,6 +419,7 @@ impl Engine for TransformEngine {
 /// (p0, p1, p2, p0 + p2 − p1) extruded by ±depth/2 along its normal, and the elements whose
 /// points are all inside one region (for spheres, edges within `edgeAngle` degrees of
 /// `direction` and triangles within `triAngle` degrees of `normal` when those are positive).
+#[derive(Clone)]
 pub struct ShapeRoi {
     data: DataTable,
     sphere: bool,

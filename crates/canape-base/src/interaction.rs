@@ -16,6 +16,7 @@ use canape_types::Mat3;
 /// Class name shown for the interaction spring.
 pub const MOUSE_SPRING_CLASS: &str = "MouseSpringForceField";
 
+#[derive(Clone)]
 pub struct MouseSpringForceField {
     data: DataTable,
     /// Grabbed point, if any, and where it is pulled to.

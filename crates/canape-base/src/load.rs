@@ -11,6 +11,7 @@ use canape_core::impl_component;
 use canape_core::matrix::MatrixSink;
 use canape_core::scene::InitContext;
 
+#[derive(Clone)]
 pub struct ConstantForceField {
     data: DataTable,
     /// (point, force) pairs, `ds` values per force.
@@ -160,6 +161,7 @@ impl ForceField for ConstantForceField {
 /// f = −k·δ·n + damping·δ·v (δ = x·n − d < 0: the damping grows with the penetration), capped at
 /// `maxForce`; stiffness −k n nᵀ on those points (the contacts of the last `add_force`). On any
 /// DOF type: the plane lives in the positions' space (Vec1/Vec2/Vec3, rigid centers).
+#[derive(Clone)]
 pub struct PlaneForceField {
     data: DataTable,
     /// Spatial dimension (the normal's size) and the state's coordinate/derivative sizes.
@@ -340,6 +342,7 @@ impl ForceField for PlaneForceField {
 /// constant-force mode, SOFA's default): each triangle of `triangleList` (indices into the
 /// context topology's triangles) carries the force `pressure`·(rest area), a vector, shared
 /// equally by its three vertices. The force does not depend on the positions: no stiffness.
+#[derive(Clone)]
 pub struct TrianglePressureForceField {
     data: DataTable,
     /// (vertices, force per vertex)
@@ -473,6 +476,7 @@ impl ForceField for TrianglePressureForceField {
 /// on each of `points`, interpolated linearly between key `times` of `forces` and scaled by
 /// `force`; none before the first key; after the last key the last force, unscaled (as SOFA
 /// computes it). On any DOF type (a force has the state's derivative size).
+#[derive(Clone)]
 pub struct LinearForceField {
     data: DataTable,
     points: Vec<usize>,
@@ -621,6 +625,7 @@ impl ForceField for LinearForceField {
 /// by the edge's two points: `pressure` times the rest length when `pressure` is non-zero;
 /// otherwise `p_intensity` along the in-plane normal normalize(binormal × edge direction),
 /// times the rest length, that normal following the edge (with SOFA's lag of one step).
+#[derive(Clone)]
 pub struct EdgePressureForceField {
     data: DataTable,
     /// (vertices, rest length, intensity, force per edge)

@@ -245,6 +245,7 @@ pub fn compute_weights(
     Ok(wts)
 }
 
+#[derive(Clone)]
 pub struct BarycentricMapping {
     data: DataTable,
     weights: BarycentricWeights,
@@ -428,6 +429,7 @@ impl Mapping for BarycentricMapping {
 }
 
 /// OglModel: a visual mesh (points and faces), kept for the viewer and driven by its mapping.
+#[derive(Clone)]
 pub struct OglModel {
     data: DataTable,
     mesh: canape_core::mesh::Mesh,

@@ -114,6 +114,7 @@ fn points_of(scene: &Scene, id: ComponentId) -> usize {
 // IdentityMapping
 
 /// IdentityMapping: out[i] = in[i] (Vec→Vec of the same size, Rigid3→Rigid3, Rigid3→Vec3 center).
+#[derive(Clone)]
 pub struct IdentityMapping {
     data: DataTable,
     input: Vec<ComponentId>,
@@ -228,6 +229,7 @@ impl Mapping for IdentityMapping {
 /// SubsetMapping (one input) and SubsetMultiMapping (several inputs, SOFA's
 /// Sofa/Component/Mapping/Linear/.../SubsetMultiMapping.inl): each output point copies one point
 /// of one input, (input, index) per output point.
+#[derive(Clone)]
 pub struct SubsetMapping {
     data: DataTable,
     input: Vec<ComponentId>,
@@ -519,6 +521,7 @@ impl Mapping for SubsetMapping {
 /// out_i = c_k + R_k p_i. v_i = v_k + ω_k × r_i (r_i = R_k p_i); forces up: f_k += f_i,
 /// τ_k += r_i × f_i. Geometric stiffness (optional, `geometricStiffness` 1 or 2):
 /// K_k = Σ [f_i]× [r_i]× on the rotational block.
+#[derive(Clone)]
 pub struct RigidMapping {
     data: DataTable,
     input: Vec<ComponentId>,
@@ -1012,6 +1015,7 @@ impl Mapping for RigidMapping {
 /// renormalised to sum 1: out = Σ w (c_k + R_k R_k0ᵀ (x0 − c_k0)). With r = w R_k R_k0ᵀ(x0 − c_k0):
 /// J = [w I | −[r]×] per frame, forces up f_k += w f, τ_k += r × f. No geometric stiffness, as in
 /// SOFA. A point's list of frames ends at its first weight ≤ 0, as SOFA reads it.
+#[derive(Clone)]
 pub struct SkinningMapping {
     data: DataTable,
     input: Vec<ComponentId>,
@@ -1245,6 +1249,7 @@ impl Mapping for SkinningMapping {
 /// r0 = L_b R_b (t, y, z) and r1 = L_b R_{b+1} (t − 1, y, z):
 /// out = (1 − s)(c_b + r0) + s(c_{b+1} + r1). The Jacobian is that of this map (SOFA's assembled
 /// J leaves the translation blocks unweighted; its applyJ, followed here, weighs them).
+#[derive(Clone)]
 pub struct BeamLinearMapping {
     data: DataTable,
     input: Vec<ComponentId>,
@@ -1438,6 +1443,7 @@ impl Mapping for BeamLinearMapping {
 /// Σ m_i c_i / Σ m_i, with each point's mass from the mass component of the input's node (SOFA's
 /// getElementMass; here the diagonal of M): J = (m_i / M) I on each point's translation
 /// (Sofa/Component/Mapping/Linear/.../CenterOfMassMapping.inl).
+#[derive(Clone)]
 pub struct CenterOfMassMapping {
     data: DataTable,
     input: Vec<ComponentId>,

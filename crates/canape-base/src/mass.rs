@@ -38,6 +38,7 @@ fn mass_base(t: DataTable) -> DataTable {
 // ---------------------------------------------------------------- UniformMass
 
 /// The same mass on every DOF (Sofa/Component/Mass/.../UniformMass.inl).
+#[derive(Clone)]
 pub struct UniformMass {
     data: DataTable,
     /// The DOF type of the state (Rigid3: mass on the translation, the inertia matrix times the
@@ -322,6 +323,7 @@ impl Mass for UniformMass {
 /// On Vec1/Vec2/Rigid3 states the element measures use the points padded to 3D (the rigid
 /// centers), and every derivative component of a point gets its mass (a rigid's inertia is
 /// m·I, SOFA's RigidMass default).
+#[derive(Clone)]
 pub struct DiagonalMass {
     data: DataTable,
     dof: DofType,
@@ -595,6 +597,7 @@ impl Mass for DiagonalMass {
 
 /// Consistent mass matrix from element volumes (Sofa/Component/Mass/.../MeshMatrixMass.inl):
 /// vertices get ρV/10 and edges ρV/20 per tetrahedron (hexahedra: ρV/20 and ρV/40).
+#[derive(Clone)]
 pub struct MeshMatrixMass {
     data: DataTable,
     vertex_mass: Vec<f64>,

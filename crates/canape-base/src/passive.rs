@@ -9,6 +9,7 @@ use canape_core::data::{DataKind, DataTable};
 use canape_core::mesh::Mesh;
 
 /// A kept-but-inert component of a given class and role.
+#[derive(Clone)]
 pub struct Inert {
     class: &'static str,
     role: Role,

@@ -63,6 +63,7 @@ enum Shape {
 }
 
 /// PointProjectiveConstraint, LineProjectiveConstraint and PlaneProjectiveConstraint.
+#[derive(Clone)]
 pub struct GeometricProjectiveConstraint {
     data: DataTable,
     shape: Shape,
@@ -290,6 +291,7 @@ impl ProjectiveConstraint for GeometricProjectiveConstraint {
 }
 
 /// LinearMovementProjectiveConstraint.
+#[derive(Clone)]
 pub struct LinearMovementProjectiveConstraint {
     data: DataTable,
     indices: Vec<u32>,
@@ -496,6 +498,7 @@ type Oscillator = (usize, [f64; 3], [f64; 3], f64, f64);
 
 /// OscillatorProjectiveConstraint (Vec3): `oscillators` records "index mean(3) amplitude(3)
 /// pulsation phase".
+#[derive(Clone)]
 pub struct OscillatorProjectiveConstraint {
     data: DataTable,
     osc: Vec<Oscillator>,

@@ -16,6 +16,7 @@ use canape_types::dof::quat_of;
 use canape_types::{DataTypes, DofType, Rigid3Types};
 
 /// RestShapeSpringsForceField.
+#[derive(Clone)]
 pub struct RestShapeSpringsForceField {
     data: DataTable,
     dof: DofType,
@@ -374,6 +375,7 @@ impl ForceField for RestShapeSpringsForceField {
 }
 
 /// UniformVelocityDampingForceField: f = −c v on every DOF.
+#[derive(Clone)]
 pub struct UniformVelocityDampingForceField {
     data: DataTable,
     c: f64,

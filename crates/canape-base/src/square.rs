@@ -9,6 +9,7 @@ use canape_core::impl_component;
 use canape_core::scene::{ComponentId, InitContext};
 use canape_types::DofType;
 
+#[derive(Clone)]
 pub struct SquareMapping {
     data: DataTable,
     input: Vec<ComponentId>,

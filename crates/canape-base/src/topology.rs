@@ -55,6 +55,7 @@ fn mesh_from_data(d: &DataTable) -> Mesh {
 }
 
 /// A static mesh topology given by Data (MeshTopology, and the *SetTopologyContainer family).
+#[derive(Clone)]
 pub struct MeshContainer {
     class: &'static str,
     data: DataTable,
@@ -175,6 +176,7 @@ impl Topology for MeshContainer {
 
 /// A regular grid of points and hexahedra
 /// (Sofa/Component/Topology/Container/Grid/.../RegularGridTopology.cpp, GridTopology.cpp).
+#[derive(Clone)]
 pub struct RegularGridTopology {
     data: DataTable,
     mesh: Mesh,
@@ -398,6 +400,7 @@ impl Topology for RegularGridTopology {
 
 /// Splits each hexahedron into 6 tetrahedra
 /// (Sofa/Component/Topology/Mapping/.../Hexa2TetraTopologicalMapping.cpp).
+#[derive(Clone)]
 pub struct Hexa2TetraTopologicalMapping {
     data: DataTable,
 }
@@ -602,6 +605,7 @@ fn mapping_data(t: DataTable) -> DataTable {
 /// Hexa2QuadTopologicalMapping.cpp): the input's quads that belong to one hexahedron, in the
 /// input's quad order (a grid's quads, SOFA's container faces, or the quads a loader gave),
 /// reversed with `flipNormals`.
+#[derive(Clone)]
 pub struct Hexa2QuadTopologicalMapping {
     data: DataTable,
 }
@@ -667,6 +671,7 @@ impl TopologicalMapping for Hexa2QuadTopologicalMapping {
 /// The boundary triangles of a tetrahedral topology (Sofa/Component/Topology/Mapping/.../
 /// Tetra2TriangleTopologicalMapping.cpp): the input's triangles that belong to one tetrahedron,
 /// in the input's order, (t0, t2, t1) with `flipNormals`; none with `noInitialTriangles`.
+#[derive(Clone)]
 pub struct Tetra2TriangleTopologicalMapping {
     data: DataTable,
 }
@@ -734,6 +739,7 @@ impl TopologicalMapping for Tetra2TriangleTopologicalMapping {
 /// Quad2TriangleTopologicalMapping.cpp): split along p1–p3 or p0–p2 in a checkerboard over the
 /// quad index (column and row by the grid's cell count in x, or by 2 for a plain mesh), both
 /// triangles keeping the quad's winding.
+#[derive(Clone)]
 pub struct Quad2TriangleTopologicalMapping {
     data: DataTable,
 }
@@ -795,6 +801,7 @@ impl TopologicalMapping for Quad2TriangleTopologicalMapping {
 /// The boundary edges of a triangle topology (Sofa/Component/Topology/Mapping/.../
 /// Triangle2EdgeTopologicalMapping.cpp): the input's edges (its own, or those its triangles
 /// give) that belong to one triangle, in their order and orientation.
+#[derive(Clone)]
 pub struct Triangle2EdgeTopologicalMapping {
     data: DataTable,
 }

@@ -48,8 +48,42 @@ pub enum Role {
     Other,
 }
 
+/// Boxed components of every role can be cloned (a simulation is cloned component by
+/// component): each role trait has a `…Clone` supertrait, implemented for every `Clone` type.
+macro_rules! role_clone {
+    ($role:ident, $helper:ident) => {
+        #[doc = concat!("Clone a boxed [`", stringify!($role), "`] (implemented for every `Clone` type).")]
+        pub trait $helper {
+            fn clone_boxed(&self) -> Box<dyn $role>;
+        }
+        impl<T: $role + Clone + 'static> $helper for T {
+            fn clone_boxed(&self) -> Box<dyn $role> {
+                Box::new(self.clone())
+            }
+        }
+        impl Clone for Box<dyn $role> {
+            fn clone(&self) -> Self {
+                self.as_ref().clone_boxed()
+            }
+        }
+    };
+}
+role_clone!(Mass, MassClone);
+role_clone!(ForceField, ForceFieldClone);
+role_clone!(ProjectiveConstraint, ProjectiveConstraintClone);
+role_clone!(LinearSolver, LinearSolverClone);
+role_clone!(OdeSolver, OdeSolverClone);
+role_clone!(Topology, TopologyClone);
+role_clone!(TopologicalMapping, TopologicalMappingClone);
+role_clone!(Engine, EngineClone);
+role_clone!(Loader, LoaderClone);
+role_clone!(Mapping, MappingClone);
+role_clone!(AnimationLoop, AnimationLoopClone);
+role_clone!(Controller, ControllerClone);
+role_clone!(Passive, PassiveClone);
+
 /// A mass: gravity force, M·dx products and assembled M.
-pub trait Mass: Component {
+pub trait Mass: Component + MassClone {
     /// f += M g (gravity of the node's context).
     fn add_gravity_force(&self, f: &mut [f64], gravity: &Vec3);
     /// res += factor · M dx
@@ -90,7 +124,7 @@ pub struct Interaction {
 }
 
 /// A force field acting on its node's state, or on two states ([`ForceField::interaction`]).
-pub trait ForceField: Component {
+pub trait ForceField: Component + ForceFieldClone {
     /// The two states this force field couples, when it is an interaction force field between
     /// different states (known after init). `None`: it acts on its context state.
     fn interaction(&self) -> Option<Interaction> {
@@ -138,7 +172,7 @@ pub trait ForceField: Component {
 }
 
 /// A projective constraint (fixed points and the like).
-pub trait ProjectiveConstraint: Component {
+pub trait ProjectiveConstraint: Component + ProjectiveConstraintClone {
     /// Project a derivative vector (dx, force, rhs): zero the constrained directions.
     fn project_response(&self, dx: &mut [f64]);
     fn project_velocity(&self, _v: &mut [f64]) {}
@@ -182,7 +216,7 @@ pub trait LinearSystem {
 }
 
 /// A linear solver.
-pub trait LinearSolver: Component {
+pub trait LinearSolver: Component + LinearSolverClone {
     /// Solve A x = b. `x` holds the previous solution on entry (for warm starts).
     fn solve(&mut self, sys: &mut dyn LinearSystem, b: &[f64], x: &mut [f64]) -> SolveStats;
     /// Forget what is carried from one solve to the next (a preconditioner's age), so that the
@@ -235,7 +269,7 @@ pub trait MechanicalOps {
 }
 
 /// An ODE solver: advances position and velocity of its group by dt.
-pub trait OdeSolver: Component {
+pub trait OdeSolver: Component + OdeSolverClone {
     fn solve(&mut self, ops: &mut dyn MechanicalOps, dt: f64);
     /// Whether the solver needs a linear solver in its context (explicit schemes with diagonal
     /// masses do not).
@@ -245,7 +279,7 @@ pub trait OdeSolver: Component {
 }
 
 /// A topology: points and elements.
-pub trait Topology: Component {
+pub trait Topology: Component + TopologyClone {
     fn mesh(&self) -> &Mesh;
     fn mesh_mut(&mut self) -> &mut Mesh;
     /// Whether this topology is a regular grid, and its resolution (for hexa→tetra parity).
@@ -260,13 +294,13 @@ pub trait Topology: Component {
 }
 
 /// A topological mapping: builds an output topology from an input one (at init).
-pub trait TopologicalMapping: Component {
+pub trait TopologicalMapping: Component + TopologicalMappingClone {
     /// Compute the output mesh from the input mesh and the input's grid resolution, if any.
     fn map(&self, input: &Mesh, grid: Option<[usize; 3]>) -> Mesh;
 }
 
 /// An engine: computes output Data from inputs (at init, and when inputs change).
-pub trait Engine: Component {
+pub trait Engine: Component + EngineClone {
     /// Whether the engine reads its context's state (BoxROI selects among its points), which is
     /// then initialised first. An engine that only transforms its input Data says no, so that a
     /// state whose topology reads the engine's output can be initialised after it.
@@ -276,7 +310,7 @@ pub trait Engine: Component {
 }
 
 /// A loader: reads a file at init and exposes its content as output Data.
-pub trait Loader: Component {}
+pub trait Loader: Component + LoaderClone {}
 
 /// The vectors `id` of a mapping's input states, read in place (no copy): `get(k)` is input
 /// `k`'s vector. Built by the caller over the state arena; the output vector is taken out of
@@ -332,7 +366,7 @@ pub struct KEntry {
 /// down as x_out = J(x_in), v_out = J v_in; forces come up as f_in += Jᵀ f_out) or to a visual
 /// model (positions only). SOFA's Mapping / MultiMapping
 /// (Sofa/framework/Core/src/sofa/core/Mapping.h, MultiMapping.h).
-pub trait Mapping: Component {
+pub trait Mapping: Component + MappingClone {
     /// The input states, resolved at init (one for most mappings, several for multi-mappings).
     fn inputs(&self) -> &[crate::scene::ComponentId];
     /// The output (a state or a visual model), resolved at init.
@@ -411,7 +445,7 @@ pub trait LoopStages {
 }
 
 /// The component that runs a step: the root's animation loop.
-pub trait AnimationLoop: Component {
+pub trait AnimationLoop: Component + AnimationLoopClone {
     fn step(&mut self, stages: &mut dyn LoopStages, dt: f64);
 }
 
@@ -459,12 +493,12 @@ pub trait SceneControl {
 /// A component that reacts to events (SOFA's Controller: onAnimateBeginEvent, onKeyPressedEvent
 /// …). Its own slot is empty while it handles an event; an error is reported with its path and
 /// the simulation goes on.
-pub trait Controller: Component {
+pub trait Controller: Component + ControllerClone {
     fn on_event(&mut self, event: &Event, scene: &mut dyn SceneControl) -> Result<(), String>;
 }
 
 /// Any other component (visual model, collision model, plugin marker…).
-pub trait Passive: Component {
+pub trait Passive: Component + PassiveClone {
     fn role(&self) -> Role;
     /// Mesh to display (visual models), if any.
     fn visual_mesh(&self) -> Option<&Mesh> {

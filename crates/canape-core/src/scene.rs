@@ -217,8 +217,9 @@ pub struct Node {
     pub alive: bool,
 }
 
-/// The whole scene: graph plus component arenas. No global state: many scenes may coexist.
-#[derive(Default)]
+/// The whole scene: graph plus component arenas. No global state: many scenes may coexist, and
+/// a scene clones component by component (each role's boxed trait object is `Clone`).
+#[derive(Clone, Default)]
 pub struct Scene {
     /// Node arena; entries of removed nodes stay (`alive == false`) until an index is reused.
     pub nodes: Vec<Node>,

@@ -43,6 +43,7 @@ impl VecId {
 }
 
 /// SOFA's MechanicalObject.
+#[derive(Clone)]
 pub struct MechanicalObject {
     data: DataTable,
     pub dof: DofType,

@@ -26,6 +26,7 @@ use nalgebra::{Quaternion, SMatrix, SVector};
 type Mat12 = SMatrix<f64, 12, 12>;
 type Vec12 = SVector<f64, 12>;
 
+#[derive(Clone)]
 struct Beam {
     a: usize,
     b: usize,
@@ -34,6 +35,7 @@ struct Beam {
     r: Mat3,
 }
 
+#[derive(Clone)]
 pub struct BeamFemForceField {
     data: DataTable,
     beams: Vec<Beam>,

@@ -86,6 +86,7 @@ impl Spring {
     }
 }
 
+#[derive(Clone)]
 pub struct FastTriangularBendingSprings {
     data: DataTable,
     springs: Vec<Spring>,
@@ -266,6 +267,7 @@ impl ForceField for FastTriangularBendingSprings {
 }
 
 /// TriangularBendingSprings.
+#[derive(Clone)]
 pub struct TriangularBendingSprings {
     data: DataTable,
     /// (m1, m2, rest length): m2 the apex in the lower-index triangle, m1 in the other.

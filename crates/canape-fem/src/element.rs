@@ -191,6 +191,7 @@ fn frame(shape: Shape, p: &[Vec3]) -> Mat3 {
     Mat3::from_rows(&[x.transpose(), y.transpose(), z.transpose()])
 }
 
+#[derive(Clone)]
 struct Elem {
     idx: Vec<u32>,
     k: Vec<f64>,
@@ -200,6 +201,7 @@ struct Elem {
 }
 
 /// LinearSmallStrainFEMForceField (`corotational == false`) and CorotationalFEMForceField.
+#[derive(Clone)]
 pub struct ElementFemForceField {
     class: &'static str,
     corotational: bool,
@@ -415,6 +417,7 @@ impl ForceField for ElementFemForceField {
 
 /// FEMMass: the consistent mass matrix of the elements, with a density interpolated from the
 /// nodal values of a NodalMassDensity. Stored as node-to-node scalar entries (each a 3×3 m·I).
+#[derive(Clone)]
 pub struct FemMass {
     shape: Shape,
     data: DataTable,

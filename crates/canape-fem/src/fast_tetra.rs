@@ -28,6 +28,7 @@ pub enum FastMethod {
     Linear,
 }
 
+#[derive(Clone)]
 struct FastTet {
     idx: [u32; 4],
     /// Barycentric gradients of the rest element.
@@ -42,6 +43,7 @@ struct FastTet {
     r: Mat3,
 }
 
+#[derive(Clone)]
 pub struct FastTetrahedralCorotationalForceField {
     data: DataTable,
     method: FastMethod,

@@ -505,6 +505,7 @@ struct HexElem {
 /// The mass part of HexahedronFEMForceFieldAndMass (SOFA's formulation, including its quirk:
 /// every 3×3 node block of the element mass matrix is (8/27)·ρ·vol·I, while gravity uses ρ·vol/8
 /// per node; HexahedronFEMForceFieldAndMass.inl computeElementMass/integrateMass).
+#[derive(Clone)]
 struct HexMass {
     density: f64,
     lumped: bool,
@@ -515,6 +516,7 @@ struct HexMass {
     gravity: Vec3,
 }
 
+#[derive(Clone)]
 pub struct HexahedronFemForceField {
     data: DataTable,
     mass: Option<HexMass>,

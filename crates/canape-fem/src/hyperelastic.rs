@@ -398,6 +398,7 @@ struct Tet {
 
 const LOCAL_EDGES: [[usize; 2]; 6] = [[0, 1], [0, 2], [0, 3], [1, 2], [1, 3], [2, 3]];
 
+#[derive(Clone)]
 pub struct TetrahedronHyperelasticityFemForceField {
     data: DataTable,
     material: Option<Material>,

@@ -192,6 +192,7 @@ fn inverse(q: &Quaternion<f64>) -> Quaternion<f64> {
     q.conjugate() / q.norm_squared()
 }
 
+#[derive(Clone)]
 pub struct JointSpringForceField {
     data: DataTable,
     springs: Vec<JointSpring>,

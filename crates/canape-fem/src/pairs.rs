@@ -40,6 +40,20 @@ pub struct NodePairs {
     scratch: Mutex<Vec<Mat3>>,
 }
 
+/// A clone gets its own (empty) sums.
+impl Clone for NodePairs {
+    fn clone(&self) -> Self {
+        NodePairs {
+            nodes: self.nodes.clone(),
+            pairs: self.pairs.clone(),
+            elem_nodes: self.elem_nodes.clone(),
+            elem_pairs: self.elem_pairs.clone(),
+            slot_nodes: self.slot_nodes.clone(),
+            scratch: Mutex::new(Vec::new()),
+        }
+    }
+}
+
 /// The blocks of one element: `diag[v]` = K_vv, `upper[j]` = K_vw for the j-th local pair
 /// v < w (K_wv is its transpose).
 pub struct ElementBlocks<const N: usize, const P: usize> {

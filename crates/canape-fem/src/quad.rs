@@ -110,6 +110,7 @@ impl Quad {
     }
 }
 
+#[derive(Clone)]
 pub struct QuadBendingFemForceField {
     data: DataTable,
     quads: Vec<Quad>,

@@ -22,6 +22,7 @@ struct Spring {
     enabled: bool,
 }
 
+#[derive(Clone)]
 pub struct SpringForceField {
     data: DataTable,
     springs: Vec<Spring>,

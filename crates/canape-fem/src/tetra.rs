@@ -378,6 +378,7 @@ struct Shape {
 }
 
 /// Both tetrahedral FEM force fields (selected by [`Flavor`]).
+#[derive(Clone)]
 pub struct TetrahedronFemForceField {
     flavor: Flavor,
     data: DataTable,
@@ -448,7 +449,7 @@ pub const NODE_OPERATOR_MIN_PRODUCTS: u32 = 8;
 /// solved by a direct solver makes one). Used only where the element loop would run on one
 /// thread. A matrix-free solver still sees a product: only the force field's own storage of
 /// its operator changes (results differ from the element-wise sums by round-off).
-#[derive(Debug)]
+#[derive(Clone, Debug)]
 struct NodeOperator {
     /// K = Σ J_w M J_wᵀ (not scaled by k), once built.
     matrix: Option<canape_core::matrix::SymBsr3>,

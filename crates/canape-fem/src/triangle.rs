@@ -110,6 +110,7 @@ impl Tri {
     }
 }
 
+#[derive(Clone)]
 pub struct TriangularFemForceFieldOptim {
     data: DataTable,
     tris: Vec<Tri>,
@@ -506,6 +507,7 @@ mod tests {
 /// displacement matrix J is rebuilt from the current triangle in its current frame, and the
 /// force is Rᵀ·J·K·Jᵀ·(rest − current) in local coordinates. `add_dforce` and the assembled
 /// stiffness use the J and frame of the last `add_force`.
+#[derive(Clone)]
 pub struct TriangularFemForceField {
     data: DataTable,
     tris: Vec<LargeTri>,

@@ -422,6 +422,7 @@ pub enum MeshFormat {
 }
 
 /// MeshGmshLoader and MeshOBJLoader.
+#[derive(Clone)]
 pub struct MeshLoaderComponent {
     format: MeshFormat,
     data: DataTable,
@@ -562,6 +563,7 @@ pub fn parse_sph(text: &str) -> Result<(Vec<[f64; 3]>, Vec<f64>), String> {
 }
 
 /// SphereLoader: sphere centres and radii from a `.sph` file.
+#[derive(Clone)]
 pub struct SphereLoader {
     data: DataTable,
 }
@@ -616,6 +618,7 @@ impl Loader for SphereLoader {}
 
 /// StringMeshCreator (Sofa/Component/IO/Mesh/.../StringMeshCreator.cpp): `resolution` points
 /// along x from 0 to 1 (point i at i·(1/(N−1)), as SOFA computes it) joined by N−1 edges.
+#[derive(Clone)]
 pub struct StringMeshCreator {
     data: DataTable,
 }
@@ -679,6 +682,7 @@ impl Loader for StringMeshCreator {}
 /// with quads (`trianglePattern` 0) or two triangles per cell (1: alternate, 2: upward, 3:
 /// downward), and the unique edges in SOFA's order (a set ordered by (first, second), each
 /// edge kept in the direction first met).
+#[derive(Clone)]
 pub struct GridMeshCreator {
     data: DataTable,
 }

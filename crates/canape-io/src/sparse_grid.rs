@@ -463,6 +463,7 @@ impl Ord for OrderedF64 {
 }
 
 /// The SparseGridTopology component.
+#[derive(Clone)]
 pub struct SparseGridTopology {
     data: DataTable,
     mesh: Mesh,

@@ -441,6 +441,36 @@ impl Simulation {
     }
 }
 
+/// A clone is an independent simulation in the same state: every component is cloned (linear
+/// solvers with their factorizations, solver groups with their assembly patterns), and it has
+/// its own worker threads. Stepping the clone and the original the same way gives the same
+/// bytes; they may step on two threads at once.
+impl Clone for Simulation {
+    fn clone(&self) -> Self {
+        let threads = self.threads();
+        let pool = (threads > 1)
+            .then(|| make_pool(threads).ok().map(std::sync::Arc::new))
+            .flatten();
+        Simulation {
+            scene: self.scene.clone(),
+            groups: self.groups.clone(),
+            diagnostics: self.diagnostics.clone(),
+            times: self.times.clone(),
+            last_solve: self.last_solve.clone(),
+            dt: self.dt,
+            works: self.works.clone(),
+            map_ends: self.map_ends.clone(),
+            pool,
+            animation_loop: self.animation_loop,
+            controllers: self.controllers.clone(),
+            step_clock: self.step_clock.clone(),
+            step_mapping: self.step_mapping,
+            // changes are applied at the end of the step that asks for them: none between steps
+            pending: Vec::new(),
+        }
+    }
+}
+
 /// Positions, velocities and time of a simulation, to reset to (runSofa's Reset).
 #[derive(Clone, Debug)]
 pub struct Snapshot {

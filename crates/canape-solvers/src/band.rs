@@ -51,6 +51,7 @@ impl Layout {
 }
 
 /// Where each assembled value goes in the band (fixed for one assembly pattern and order).
+#[derive(Clone)]
 pub struct BandPattern {
     lay: Layout,
     /// Per assembled value: its index in the band storage (`u32::MAX`: not stored, the lower

@@ -11,6 +11,7 @@ use canape_core::impl_component;
 use canape_core::matrix::{Bsr3, BsrCache, Csr, SymBsr3, SymBsrCache};
 use canape_core::scene::InitContext;
 
+#[derive(Clone)]
 pub struct CgLinearSolver {
     data: DataTable,
     assembled: bool,

@@ -65,11 +65,13 @@ pub enum Factorization {
     Qr,
 }
 
+#[derive(Clone)]
 enum Symbolic {
     /// Cholesky: always the supernodal variant (dense blocks; FEM matrices of 3×3 blocks make
     /// supernodes of at least 3 columns, where faer's automatic choice often picked the slower
     /// column-by-column simplicial variant).
-    Llt(Box<SymbolicCholesky<u32>>),
+    /// Shared between clones of the solver (faer's symbolic factor is immutable, not `Clone`).
+    Llt(std::sync::Arc<SymbolicCholesky<u32>>),
     /// Cholesky in the given order when its factor fills the matrix's band (see
     /// [`crate::band`]): the band's layout.
     Band(Box<BandPattern>),
@@ -82,6 +84,7 @@ enum Symbolic {
     GeneralBand(Box<GeneralBand>, Option<Box<BandPattern>>),
 }
 
+#[derive(Clone)]
 enum Numeric {
     /// Values of L for the symbolic structure.
     Llt(Vec<f64>),
@@ -143,6 +146,7 @@ fn transpose_pattern(a: &Csr) -> SymbolicSparseColMat<u32> {
 /// B = P A Pᵀ's lower triangle, gathered from the assembled A through a map made once per
 /// pattern (faer would otherwise permute the whole matrix, pattern included, at every
 /// factorization). B is factored in its own (identity) order.
+#[derive(Clone)]
 struct Permuted {
     /// New index of each DOF: B[new(i), new(j)] = A[i, j].
     new_of: Vec<u32>,
@@ -208,7 +212,7 @@ impl Permuted {
 /// sparse (faer's supernodal factorization, with the matrix reordered by us for AMD).
 enum CholeskyPlan {
     Band(BandPattern),
-    Sparse(Box<SymbolicCholesky<u32>>, Option<Permuted>),
+    Sparse(std::sync::Arc<SymbolicCholesky<u32>>, Option<Permuted>),
 }
 
 /// The Cholesky plan for `a` (its blocks on and above the diagonal) in `ordering`:
@@ -236,7 +240,7 @@ fn cholesky_plan(a: &Csr, ordering: CholeskyOrdering) -> Result<CholeskyPlan, Fa
         let given = symbolic(a, SymmetricOrdering::Identity)?;
         return Ok(match BandPattern::new(a) {
             Some(band) if 2 * band.storage() <= 3 * given.len_val() => CholeskyPlan::Band(band),
-            _ => CholeskyPlan::Sparse(Box::new(given), None),
+            _ => CholeskyPlan::Sparse(std::sync::Arc::new(given), None),
         });
     }
     let amd = symbolic(a, SymmetricOrdering::Amd)?;
@@ -261,11 +265,11 @@ fn cholesky_plan(a: &Csr, ordering: CholeskyOrdering) -> Result<CholeskyPlan, Fa
         }
         let given = symbolic(a, SymmetricOrdering::Identity)?;
         if given.len_val() <= amd.len_val() {
-            return Ok(CholeskyPlan::Sparse(Box::new(given), None));
+            return Ok(CholeskyPlan::Sparse(std::sync::Arc::new(given), None));
         }
     }
     let Some(perm) = amd.perm() else {
-        return Ok(CholeskyPlan::Sparse(Box::new(amd), None));
+        return Ok(CholeskyPlan::Sparse(std::sync::Arc::new(amd), None));
     };
     // faer's permutation arrays: B[k, l] = A[fwd[k], fwd[l]], so DOF i moves to inv[i]
     let (_, inv) = perm.arrays();
@@ -275,9 +279,9 @@ fn cholesky_plan(a: &Csr, ordering: CholeskyOrdering) -> Result<CholeskyPlan, Fa
     let s = symbolic(&p.b, SymmetricOrdering::Identity)?;
     if s.len_val() != amd.len_val() {
         // not the fill AMD predicted: keep faer's own handling of the permutation
-        return Ok(CholeskyPlan::Sparse(Box::new(amd), None));
+        return Ok(CholeskyPlan::Sparse(std::sync::Arc::new(amd), None));
     }
-    Ok(CholeskyPlan::Sparse(Box::new(s), Some(p)))
+    Ok(CholeskyPlan::Sparse(std::sync::Arc::new(s), Some(p)))
 }
 
 /// With no ordering component, an envelope (given order or reverse Cuthill–McKee's) is taken
@@ -345,6 +349,38 @@ pub struct DirectSolver {
     /// step) keeps the factor instead of computing the same one again.
     factored: Option<Csr>,
     factorizations: u64,
+}
+
+/// A clone carries the factorization (a PrecomputedLinearSolver keeps its first factor).
+impl Clone for DirectSolver {
+    fn clone(&self) -> Self {
+        DirectSolver {
+            class: self.class,
+            data: self.data.clone(),
+            kind: self.kind,
+            precomputed: self.precomputed,
+            pattern: self.pattern.clone(),
+            symbolic: self.symbolic.clone(),
+            numeric: self.numeric.clone(),
+            failed: self.failed.clone(),
+            warned_fallback: self.warned_fallback,
+            l_values: self.l_values.clone(),
+            // a work space: same size, fresh memory (its content is not read before written)
+            scratch: self
+                .scratch
+                .as_ref()
+                .map(|(req, _)| (*req, MemBuffer::new(*req))),
+            ordering: self.ordering,
+            lu_values: self.lu_values.clone(),
+            permuted: self.permuted.clone(),
+            band_factor: self.band_factor.clone(),
+            band_work: self.band_work.clone(),
+            symmetric_pattern: self.symmetric_pattern,
+            column_values: self.column_values.clone(),
+            factored: self.factored.clone(),
+            factorizations: self.factorizations,
+        }
+    }
 }
 
 impl DirectSolver {

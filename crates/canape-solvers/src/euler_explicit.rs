@@ -6,6 +6,7 @@ use canape_core::data::{DataKind, DataTable};
 use canape_core::impl_component;
 use canape_core::state::VecId;
 
+#[derive(Clone)]
 pub struct EulerExplicitSolver {
     data: DataTable,
     /// `symplectic`, read at init (no string look-up inside a step).

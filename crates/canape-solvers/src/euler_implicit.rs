@@ -10,6 +10,7 @@ use canape_core::impl_component;
 use canape_core::scene::InitContext;
 use canape_core::state::VecId;
 
+#[derive(Clone)]
 pub struct EulerImplicitSolver {
     data: DataTable,
     rayleigh_stiffness: f64,

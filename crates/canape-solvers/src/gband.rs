@@ -30,6 +30,7 @@ const PANEL: usize = 8;
 const BOTTOM: usize = PANEL + 4;
 
 /// Where each assembled value goes in the band (fixed for one assembly pattern).
+#[derive(Clone)]
 pub struct GeneralBand {
     n: usize,
     /// Lower and upper bandwidths of the matrix.
@@ -50,7 +51,7 @@ pub struct Singular {
 }
 
 /// The factors of one matrix: band values, LU's row exchanges, QR's reflector scalars.
-#[derive(Default)]
+#[derive(Clone, Default)]
 pub struct BandFactor {
     values: Vec<f64>,
     pivots: Vec<u32>,

@@ -13,6 +13,7 @@ use canape_core::state::VecId;
 /// warm starts use others).
 const ACCELERATION_KEY: u32 = 7;
 
+#[derive(Clone)]
 pub struct NewmarkImplicitSolver {
     data: DataTable,
     rayleigh_stiffness: f64,

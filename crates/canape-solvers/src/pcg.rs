@@ -210,6 +210,7 @@ impl Preconditioner {
 }
 
 /// PCGLinearSolver.
+#[derive(Clone)]
 pub struct PcgLinearSolver {
     data: DataTable,
     max_iter: usize,
@@ -454,6 +455,7 @@ impl PcgLinearSolver {
 }
 
 /// MinResLinearSolver: MINRES (tminres) without preconditioner, warm-started.
+#[derive(Clone)]
 pub struct MinResLinearSolver {
     data: DataTable,
     max_iter: usize,

@@ -36,6 +36,7 @@ fn solver_data() -> DataTable {
 }
 
 /// RungeKutta4Solver: the classical fourth-order scheme.
+#[derive(Clone)]
 pub struct RungeKutta4Solver {
     data: DataTable,
 }
@@ -96,6 +97,7 @@ impl OdeSolver for RungeKutta4Solver {
 }
 
 /// RungeKutta2Solver: the midpoint scheme.
+#[derive(Clone)]
 pub struct RungeKutta2Solver {
     data: DataTable,
 }
@@ -141,6 +143,7 @@ impl OdeSolver for RungeKutta2Solver {
 
 /// CentralDifferenceSolver: v += h·M⁻¹f, x += h·v, with SOFA's Rayleigh mass damping when
 /// `rayleighMass` is set.
+#[derive(Clone)]
 pub struct CentralDifferenceSolver {
     data: DataTable,
     rayleigh_mass: f64,

@@ -8,6 +8,7 @@ use canape_core::impl_component;
 use canape_core::scene::InitContext;
 use canape_core::state::VecId;
 
+#[derive(Clone)]
 pub struct StaticSolver {
     data: DataTable,
     /// Newton iterations done in the last solve and whether it converged.

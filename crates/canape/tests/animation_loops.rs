@@ -14,6 +14,7 @@ use canape::{load_scene_str, load_scene_str_with, LoadOptions, Simulation};
 /// Appends every event it gets to its `log` Data; at AnimateBegin, sets the `forces` of the
 /// component named `push` to its count of AnimateBegin events (along y); fails on a Script
 /// event named "fail".
+#[derive(Clone)]
 struct Recorder {
     data: DataTable,
     begins: u32,

@@ -233,6 +233,7 @@ fn a_fragment_with_an_error_adds_nothing() {
 }
 
 /// Removes the component named `push` when it gets its `at`-th AnimateBegin.
+#[derive(Clone)]
 struct Remover {
     data: DataTable,
     begins: u32,
@@ -293,4 +294,47 @@ fn a_controller_removal_applies_when_the_step_ends() {
         .scene
         .component_ids()
         .all(|c| sim.scene.info(c).name != "push"));
+}
+
+#[test]
+fn a_clone_steps_on_another_thread_alongside_the_original() {
+    for (solver, threads) in [(SOLVERS[0], 1), (SOLVERS[1], 2)] {
+        let xml = scene(solver, true, true);
+        let opts = LoadOptions {
+            threads,
+            ..LoadOptions::default()
+        };
+        let load_t = || load_scene_str(&xml, "clone.scn", Path::new("."), &opts).unwrap();
+        let mut straight = load_t();
+        steps(&mut straight, 30);
+
+        let mut original = load_t();
+        steps(&mut original, 10);
+        let mut copy = original.clone();
+        assert_eq!(copy.threads(), threads);
+        let mut other = original.clone();
+        std::thread::scope(|s| {
+            s.spawn(|| steps(&mut original, 20));
+            s.spawn(|| steps(&mut copy, 20));
+            // a clone changed does not change the others
+            s.spawn(|| {
+                let fem = find(&other, "fem");
+                other.set_data(fem, "youngModulus", "500").unwrap();
+                steps(&mut other, 20);
+            });
+        });
+        let x = dofs(&straight, VecId::POSITION);
+        assert_eq!(dofs(&original, VecId::POSITION), x, "{solver}: original");
+        assert_eq!(dofs(&copy, VecId::POSITION), x, "{solver}: clone");
+        assert_eq!(
+            dofs(&copy, VecId::VELOCITY),
+            dofs(&straight, VecId::VELOCITY)
+        );
+        assert_ne!(
+            dofs(&other, VecId::POSITION),
+            x,
+            "{solver}: the edited clone"
+        );
+        assert_eq!(copy.scene.time, straight.scene.time);
+    }
 }
