@@ -223,6 +223,17 @@ pub trait LinearSolver: Component + LinearSolverClone {
     /// next solve starts as after a snapshot or restore: a restored simulation then continues
     /// bit for bit. Factorizations meant to last (PrecomputedLinearSolver) stay.
     fn restart(&mut self) {}
+    /// The matrix may have changed between steps (a Data was edited): what depends on its
+    /// values is refreshed at the next solve, what depends only on its pattern (a symbolic
+    /// factorization) is kept. By default, as [`LinearSolver::restart`].
+    fn matrix_changed(&mut self) {
+        self.restart();
+    }
+    /// (symbolic analyses, numeric factorizations) computed since creation, for solvers that
+    /// factor.
+    fn factorization_counts(&self) -> Option<(u64, u64)> {
+        None
+    }
 }
 
 /// Operations an ODE solver performs over the states of its group, in SOFA's vector-id style.

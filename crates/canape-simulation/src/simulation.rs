@@ -562,9 +562,11 @@ impl Simulation {
         }
     }
 
-    /// Set one Data of a component from text and re-initialise the component (SOFA's reinit),
-    /// then the linear solvers (their factorisations depend on every matrix). On a bad value or
-    /// a failed re-initialisation the previous value is put back and the error returned.
+    /// Set one Data of a component from text and re-initialise the component (SOFA's reinit);
+    /// the linear solvers are told the matrix may have changed (numeric factorizations are
+    /// redone, symbolic ones and the groups' assembly patterns kept while the pattern is the
+    /// same). On a bad value or a failed re-initialisation the previous value is put back and
+    /// the error returned.
     pub fn set_data(
         &mut self,
         id: canape_core::scene::ComponentId,
@@ -634,21 +636,11 @@ impl Simulation {
             return Err(msg.join("; "));
         }
         if solvers {
-            self.reinit_linear_solvers(&mut diags);
+            for l in self.scene.linears.iter_mut().flatten() {
+                l.matrix_changed();
+            }
         }
         Ok(diags.iter().cloned().collect())
-    }
-
-    fn reinit_linear_solvers(&mut self, diags: &mut Diagnostics) {
-        let ids: Vec<_> = self
-            .scene
-            .component_ids()
-            .filter(|&i| self.scene.info(i).role == canape_core::component::Role::LinearSolver)
-            .collect();
-        for id in ids {
-            let _ = crate::init::reinit_component(&mut self.scene, id, diags);
-        }
-        self.works = vec![GroupWork::default(); self.groups.len()];
     }
 
     /// Recompute the solver groups (after the scene's components or context changed) and start

@@ -349,6 +349,7 @@ pub struct DirectSolver {
     /// step) keeps the factor instead of computing the same one again.
     factored: Option<Csr>,
     factorizations: u64,
+    symbolic_factorizations: u64,
 }
 
 /// A clone carries the factorization (a PrecomputedLinearSolver keeps its first factor).
@@ -379,6 +380,7 @@ impl Clone for DirectSolver {
             column_values: self.column_values.clone(),
             factored: self.factored.clone(),
             factorizations: self.factorizations,
+            symbolic_factorizations: self.symbolic_factorizations,
         }
     }
 }
@@ -486,6 +488,7 @@ impl DirectSolver {
             column_values: Default::default(),
             factored: None,
             factorizations: 0,
+            symbolic_factorizations: 0,
         })
     }
 
@@ -539,6 +542,7 @@ impl DirectSolver {
                 .filter(|()| self.kind == Factorization::Lu && self.symmetric_pattern)
                 .and_then(|()| BandPattern::new(a))
                 .map(Box::new);
+            self.symbolic_factorizations += 1;
             self.symbolic = Some(match self.kind {
                 _ if band.is_some() => {
                     Symbolic::GeneralBand(Box::new(band.expect("band")), symmetric_lu)
@@ -748,6 +752,17 @@ impl LinearSolver for DirectSolver {
             iterations: 1,
             residual: 0.0,
         }
+    }
+    /// Every factorization compares the new matrix with the factored one, so only the
+    /// precomputed factor must go; the symbolic analysis stays while the pattern does.
+    fn matrix_changed(&mut self) {
+        if self.precomputed {
+            self.numeric = None;
+            self.factored = None;
+        }
+    }
+    fn factorization_counts(&self) -> Option<(u64, u64)> {
+        Some((self.symbolic_factorizations, self.factorizations))
     }
 }
 
