@@ -151,6 +151,12 @@ enum Cmd {
         #[arg(long = "data-path")]
         data_path: Vec<PathBuf>,
     },
+    /// List the component classes a scene can name: role, implementing file, description.
+    Components {
+        /// Print docs/components.md (a Markdown table) instead of a plain list.
+        #[arg(long)]
+        markdown: bool,
+    },
 }
 
 fn scaling(
@@ -876,6 +882,22 @@ fn main() -> ExitCode {
             dt,
             data_path,
         ),
+        Some(Cmd::Components { markdown }) => {
+            if markdown {
+                print!("{}", canape::registry::components_markdown());
+            } else {
+                for c in canape::registry::class_index() {
+                    println!(
+                        "{:<44} {:<20} {}{}",
+                        c.class,
+                        c.role,
+                        c.file.as_deref().unwrap_or("-"),
+                        if c.inert { "  (passive)" } else { "" }
+                    );
+                }
+            }
+            ExitCode::SUCCESS
+        }
         Some(Cmd::Regress {
             list,
             refs,

@@ -25,6 +25,10 @@ pub trait Component: Send {
     }
     /// Initialise from Data and context. Problems are reported through `ctx`.
     fn init(&mut self, _ctx: &mut InitContext<'_>) {}
+    /// The Rust type implementing the class (its module path tells where its code is).
+    fn type_name(&self) -> &'static str {
+        std::any::type_name::<Self>()
+    }
 }
 
 /// The role a component plays in its node.

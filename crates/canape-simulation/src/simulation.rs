@@ -477,6 +477,9 @@ pub struct Snapshot {
     time: f64,
     /// Every vector of every state (positions, velocities, forces, dx, the solvers' vectors).
     states: Vec<Option<Vec<Vec<f64>>>>,
+    /// The component owning each state slot then: a restore after the graph changed fills only
+    /// the states that are still the same components.
+    owners: Vec<Option<ComponentId>>,
     visual: Vec<Option<Vec<[f64; 3]>>>,
 }
 
@@ -503,6 +506,7 @@ impl Simulation {
         // exactly as the run went on from here
         self.restart_solvers();
         Snapshot {
+            owners: self.state_owners(),
             time: self.scene.time,
             states: self
                 .scene
@@ -533,10 +537,15 @@ impl Simulation {
     /// solver work vectors, warm-start solutions) is zeroed, as after init.
     pub fn restore(&mut self, snap: &Snapshot) {
         self.scene.time = snap.time;
-        for (s, saved) in self.scene.states.iter_mut().zip(&snap.states) {
+        let owners = self.state_owners();
+        for (k, (s, saved)) in self.scene.states.iter_mut().zip(&snap.states).enumerate() {
             let (Some(s), Some(vecs)) = (s.as_mut(), saved) else {
                 continue;
             };
+            if owners.get(k) != snap.owners.get(k) {
+                // another component in this slot since: it keeps its own state
+                continue;
+            }
             // every vector as it was (the solvers' warm starts included); vectors created since
             // are zeroed
             for k in 0..s.nb_vecs() as u32 {
@@ -554,6 +563,17 @@ impl Simulation {
         }
         self.last_solve.clear();
         self.restart_solvers();
+    }
+
+    /// The component in each state slot.
+    fn state_owners(&self) -> Vec<Option<ComponentId>> {
+        let mut owners = vec![None; self.scene.states.len()];
+        for c in self.scene.component_ids() {
+            if let Slot::State(k) = self.scene.info(c).slot {
+                owners[k] = Some(c);
+            }
+        }
+        owners
     }
 
     fn restart_solvers(&mut self) {

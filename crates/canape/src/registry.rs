@@ -13,6 +13,101 @@ pub fn registry() -> Registry {
     r
 }
 
+/// One registered class, as the component index lists it.
+pub struct ClassInfo {
+    pub class: &'static str,
+    pub role: String,
+    /// Passive: held in the graph and read by other components (orderings, preconditioners)
+    /// or without effect on the mechanics yet (visual, collision, GUI).
+    pub inert: bool,
+    /// The implementing type (`canape_fem::tetra::TetrahedronFemForceField`), when the class
+    /// can be created without a template.
+    pub type_name: Option<&'static str>,
+    /// Its source file, from the type's module path (`crates/canape-fem/src/tetra.rs`).
+    pub file: Option<String>,
+    pub description: &'static str,
+}
+
+/// Every registered class in name order, with its role and source file.
+pub fn class_index() -> Vec<ClassInfo> {
+    let r = registry();
+    r.classes()
+        .map(|e| {
+            let made = [
+                "",
+                "Vec3d",
+                "Rigid3d",
+                "Vec1d",
+                "Vec3,Hexahedron",
+                "Vec3,Tetrahedron",
+            ]
+            .iter()
+            .find_map(|t| (e.create)(e.class, t).ok());
+            let type_name = made.as_ref().map(|c| c.base().type_name());
+            let file = type_name.map(|t| {
+                let path = t.split('<').next().unwrap_or(t);
+                let mut parts: Vec<&str> = path.split("::").collect();
+                parts.pop(); // the type
+                let krate = parts.remove(0).replace('_', "-");
+                if parts.is_empty() {
+                    format!("crates/{krate}/src/lib.rs")
+                } else {
+                    format!("crates/{krate}/src/{}.rs", parts.join("/"))
+                }
+            });
+            ClassInfo {
+                class: e.class,
+                role: made
+                    .as_ref()
+                    .map_or("?".to_string(), |c| format!("{:?}", c.role())),
+                inert: e.inert,
+                type_name,
+                file,
+                description: e.description,
+            }
+        })
+        .collect()
+}
+
+/// The component index, docs/components.md (`canape components --markdown` prints it; a test
+/// checks the file is up to date).
+pub fn components_markdown() -> String {
+    let index = class_index();
+    let mut out = String::from(
+        "# Components\n\nEvery class a scene can name, with its role and the file that implements it. \
+Generated from the registry by `canape components --markdown > docs/components.md`; \
+a test fails when this file is out of date.\n\n",
+    );
+    let active = index.iter().filter(|c| !c.inert).count();
+    out.push_str(&format!(
+        "{} classes: {} active, {} passive (held in the graph and read by other components — \
+orderings, preconditioners — or without effect on the mechanics yet: visual, collision, GUI).\n\n",
+        index.len(),
+        active,
+        index.len() - active
+    ));
+    out.push_str("| Class | Role | File | Description |\n|---|---|---|---|\n");
+    for c in &index {
+        let role = if c.inert {
+            format!("{} (passive)", c.role)
+        } else {
+            c.role.clone()
+        };
+        let file = c
+            .file
+            .as_deref()
+            .map_or("—".to_string(), |f| format!("[{f}](../{f})"));
+        out.push_str(&format!(
+            "| {} | {} | {} | {} |\n",
+            c.class,
+            role,
+            file,
+            c.description.replace('|', "\\|")
+        ));
+    }
+    out
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
