@@ -212,7 +212,19 @@ impl Simulation {
             let Some(mut c) = self.scene.controllers[i].take() else {
                 continue;
             };
-            let result = c.on_event(event, &mut Control { sim: self });
+            // a panicking controller is reported like one returning an error: the simulation
+            // stays usable (its state vectors are whole; the controller is kept)
+            let result = std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| {
+                c.on_event(event, &mut Control { sim: self })
+            }))
+            .unwrap_or_else(|p| {
+                let msg = p
+                    .downcast_ref::<&str>()
+                    .map(|s| s.to_string())
+                    .or_else(|| p.downcast_ref::<String>().cloned())
+                    .unwrap_or_else(|| "a panic".into());
+                Err(format!("panicked: {msg}"))
+            });
             self.scene.controllers[i] = Some(c);
             if let Err(e) = result {
                 let d = Diagnostic::error(format!("while handling {event:?}: {e}"))

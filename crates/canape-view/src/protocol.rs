@@ -48,6 +48,12 @@ pub enum Command {
     },
     Release,
     SetGrabStiffness(f64),
+    /// A key pressed (`down`) or released with Ctrl held: sent to the scene's controllers as
+    /// SOFA's runSofa does (KeypressedEvent / KeyreleasedEvent).
+    Key {
+        key: char,
+        down: bool,
+    },
 }
 
 fn field<'a>(o: &'a Map<String, Value>, name: &str) -> Result<&'a Value, String> {
@@ -135,6 +141,17 @@ pub fn parse_command(msg: &str) -> Result<Command, String> {
             }
             (&["dt"], Command::SetDt(dt))
         }
+        "key" => {
+            let k = text(o, "key")?;
+            let mut chars = k.chars();
+            let (Some(key), None) = (chars.next(), chars.next()) else {
+                return Err("'key' must be one character".into());
+            };
+            let down = field(o, "down")?
+                .as_bool()
+                .ok_or_else(|| "'down' must be a boolean".to_string())?;
+            (&["key", "down"], Command::Key { key, down })
+        }
         "set_realtime" => {
             let on = field(o, "on")?
                 .as_bool()
@@ -220,6 +237,14 @@ mod tests {
                 value: "2000".into()
             })
         );
+        assert_eq!(
+            parse_command(r#"{"type":"key","key":"a","down":true}"#),
+            Ok(Command::Key {
+                key: 'a',
+                down: true
+            })
+        );
+        assert!(parse_command(r#"{"type":"key","key":"ab","down":true}"#).is_err());
         match parse_command(r#"{"type":"grab","origin":[0,0,10],"dir":[0,0,-2]}"#) {
             Ok(Command::Grab { dir, .. }) => assert_eq!(dir, [0.0, 0.0, -1.0]),
             other => panic!("{other:?}"),

@@ -441,6 +441,14 @@ impl Session {
                     let _ = self.set_spring(&g, -1);
                 }
             }
+            Command::Key { key, down } => {
+                let event = if down {
+                    canape::core::component::Event::KeyPressed(key)
+                } else {
+                    canape::core::component::Event::KeyReleased(key)
+                };
+                self.sim.send(&event);
+            }
             Command::SetGrabStiffness(k) => {
                 self.stiffness = k;
                 if let Some(g) = self.grab {

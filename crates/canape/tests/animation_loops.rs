@@ -13,7 +13,7 @@ use canape::{load_scene_str, load_scene_str_with, LoadOptions, Simulation};
 
 /// Appends every event it gets to its `log` Data; at AnimateBegin, sets the `forces` of the
 /// component named `push` to its count of AnimateBegin events (along y); fails on a Script
-/// event named "fail".
+/// event named "fail", panics on one named "panic".
 #[derive(Clone)]
 struct Recorder {
     data: DataTable,
@@ -47,6 +47,7 @@ impl Controller for Recorder {
             Event::CollisionBegin => "collision-begin".into(),
             Event::CollisionEnd => "collision-end".into(),
             Event::Script(s) if s == "fail" => return Err("asked to fail".into()),
+            Event::Script(s) if s == "panic" => panic!("asked to panic"),
             other => format!("{other:?}"),
         };
         let line = format!("{}{} t={};", self.data.str("tag"), name, scene.scene().time);
@@ -152,6 +153,30 @@ fn a_controller_error_is_reported_and_the_simulation_goes_on() {
     assert!(errors[0].contains("/root/first") && errors[0].contains("loop-test.scn:3"));
     sim.step();
     assert!(sim.time() > 0.0);
+}
+
+#[test]
+fn a_controller_panic_is_reported_and_the_simulation_goes_on() {
+    let mut sim = load(FALL);
+    sim.step();
+    sim.send(&Event::Script("panic".into()));
+    let errors: Vec<String> = sim
+        .diagnostics
+        .iter()
+        .filter(|d| d.to_string().contains("panicked: asked to panic"))
+        .map(|d| d.to_string())
+        .collect();
+    assert_eq!(errors.len(), 2, "{errors:?}");
+    assert!(errors[0].contains("/root/first"), "{errors:?}");
+    // the controllers still get events, and the simulation steps
+    sim.send(&Event::KeyPressed('a'));
+    sim.step();
+    assert!(log_of(&sim, "first").contains("KeyPressed('a')"));
+    assert!(
+        log_of(&sim, "first").ends_with("a:end t=1;"),
+        "{}",
+        log_of(&sim, "first")
+    );
 }
 
 #[test]

@@ -543,8 +543,17 @@ canvas.addEventListener('wheel', (ev) => {
 
 function togglePlay() { send({ type: S.status && S.status.playing ? 'pause' : 'play' }); }
 function toggleHelp(on) { $('help').hidden = on === undefined ? !$('help').hidden : !on; }
+// Ctrl + a key goes to the scene's controllers, as in runSofa
+const sceneKey = (ev, down) => {
+  if (!ev.ctrlKey || ev.key.length !== 1 || ev.target instanceof HTMLInputElement) return false;
+  send({ type: 'key', key: ev.key, down });
+  ev.preventDefault();
+  return true;
+};
+window.addEventListener('keyup', (ev) => { sceneKey(ev, false); });
 window.addEventListener('keydown', (ev) => {
   if (ev.target instanceof HTMLInputElement) return;
+  if (sceneKey(ev, true)) return;
   const k = ev.key;
   if (k === ' ') { togglePlay(); ev.preventDefault(); }
   else if (k === 'n') send({ type: 'step' });
