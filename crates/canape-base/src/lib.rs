@@ -1,23 +1,22 @@
-//! Masses, projective constraints, engines, topologies, topological mappings, and the components
-//! Canapé accepts without simulating yet (animation/visual loops, visual models, collision).
+//! SOFA's components outside finite elements and solvers, one folder per SOFA area
+//! (Sofa/Component/…): masses, projective constraints, mappings, mechanical loads, springs,
+//! engines, topologies and topological mappings, animation loops, visual models, the viewer's
+//! mouse spring, and the components Canapé accepts without simulating yet (collision, GUI
+//! settings…).
+//! `canape components` (docs/components.md) gives each class's file.
 
-pub mod animation;
-pub mod area;
+pub mod animation_loop;
 pub mod constraint;
-pub mod distance;
-pub mod ellipsoid;
 pub mod engine;
-pub mod interaction;
-pub mod load;
+pub mod gui;
 pub mod mapping;
-pub mod mappings;
 pub mod mass;
+pub mod mechanical_load;
 pub mod passive;
-pub mod projection;
 pub mod register;
-pub mod springs;
-pub mod square;
+pub mod solid_mechanics;
 pub mod topology;
+pub mod visual;
 
 /// Data every SOFA component has (Base/BaseObject), declared on each table.
 pub use canape_core::data::base_fields as base_data;

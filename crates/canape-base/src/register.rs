@@ -3,23 +3,22 @@
 //! registered under SOFA's class names: the facade's registry calls [`register`], and so can an
 //! application's own registry.
 
-use crate::constraint::FixedProjectiveConstraint;
-use crate::distance::DistanceMapping;
-use crate::distance::Kind;
+use crate::constraint::projective::fixed::FixedProjectiveConstraint;
 use crate::engine::BoxRoi;
 use crate::engine::TransformEngine;
-use crate::mapping::BarycentricMapping;
-use crate::mapping::OglModel;
-use crate::mappings::IdentityMapping;
-use crate::mappings::RigidMapping;
-use crate::mappings::SubsetMapping;
+use crate::mapping::barycentric::BarycentricMapping;
+use crate::mapping::linear::IdentityMapping;
+use crate::mapping::linear::RigidMapping;
+use crate::mapping::linear::SubsetMapping;
+use crate::mapping::nonlinear::distance::DistanceMapping;
+use crate::mapping::nonlinear::distance::Kind;
 use crate::mass::DiagonalMass;
 use crate::mass::MeshMatrixMass;
 use crate::mass::UniformMass;
 use crate::passive::Inert;
 use crate::passive::INERT_CLASSES;
-use crate::springs::RestShapeSpringsForceField;
-use crate::springs::UniformVelocityDampingForceField;
+use crate::solid_mechanics::spring::RestShapeSpringsForceField;
+use crate::solid_mechanics::spring::UniformVelocityDampingForceField;
 use crate::topology::Hexa2QuadTopologicalMapping;
 use crate::topology::Hexa2TetraTopologicalMapping;
 use crate::topology::MeshContainer;
@@ -27,6 +26,7 @@ use crate::topology::Quad2TriangleTopologicalMapping;
 use crate::topology::RegularGridTopology;
 use crate::topology::Tetra2TriangleTopologicalMapping;
 use crate::topology::Triangle2EdgeTopologicalMapping;
+use crate::visual::OglModel;
 use canape_core::registry::{known_template, vec3_only, Registry};
 use canape_core::scene::AnyComponent;
 use canape_core::state::MechanicalObject;
@@ -90,7 +90,7 @@ pub fn register(r: &mut Registry) {
         |_, t| {
             known_template(t)?;
             Ok(AnyComponent::Projective(Box::new(
-                crate::projection::GeometricProjectiveConstraint::point(),
+                crate::constraint::projective::projections::GeometricProjectiveConstraint::point(),
             )))
         },
     );
@@ -100,7 +100,7 @@ pub fn register(r: &mut Registry) {
         |_, t| {
             known_template(t)?;
             Ok(AnyComponent::Projective(Box::new(
-                crate::projection::GeometricProjectiveConstraint::line(),
+                crate::constraint::projective::projections::GeometricProjectiveConstraint::line(),
             )))
         },
     );
@@ -110,7 +110,7 @@ pub fn register(r: &mut Registry) {
         |_, t| {
             known_template(t)?;
             Ok(AnyComponent::Projective(Box::new(
-                crate::projection::GeometricProjectiveConstraint::plane(),
+                crate::constraint::projective::projections::GeometricProjectiveConstraint::plane(),
             )))
         },
     );
@@ -120,7 +120,8 @@ pub fn register(r: &mut Registry) {
         |_, t| {
             known_template(t)?;
             Ok(AnyComponent::Projective(Box::new(
-                crate::projection::LinearMovementProjectiveConstraint::new(),
+                crate::constraint::projective::projections::LinearMovementProjectiveConstraint::new(
+                ),
             )))
         },
     );
@@ -130,7 +131,7 @@ pub fn register(r: &mut Registry) {
         |_, t| {
             known_template(t)?;
             Ok(AnyComponent::Projective(Box::new(
-                crate::projection::OscillatorProjectiveConstraint::new(),
+                crate::constraint::projective::projections::OscillatorProjectiveConstraint::new(),
             )))
         },
     );
@@ -142,7 +143,7 @@ pub fn register(r: &mut Registry) {
                 return Err(format!("template '{t}' is not supported: InteractionEllipsoidForceField is Vec3,Rigid3"));
             }
             Ok(AnyComponent::ForceField(Box::new(
-                crate::ellipsoid::InteractionEllipsoidForceField::new(),
+                crate::mechanical_load::ellipsoid::InteractionEllipsoidForceField::new(),
             )))
         },
     );
@@ -152,7 +153,7 @@ pub fn register(r: &mut Registry) {
         |_, t| {
             known_template(t)?;
             Ok(AnyComponent::ForceField(Box::new(
-                crate::load::LinearForceField::new(),
+                crate::mechanical_load::loads::LinearForceField::new(),
             )))
         },
     );
@@ -162,7 +163,7 @@ pub fn register(r: &mut Registry) {
         |_, t| {
             vec3_only(t, "EdgePressureForceField")?;
             Ok(AnyComponent::ForceField(Box::new(
-                crate::load::EdgePressureForceField::new(),
+                crate::mechanical_load::loads::EdgePressureForceField::new(),
             )))
         },
     );
@@ -172,7 +173,7 @@ pub fn register(r: &mut Registry) {
         |_, t| {
             vec3_only(t, "TrianglePressureForceField")?;
             Ok(AnyComponent::ForceField(Box::new(
-                crate::load::TrianglePressureForceField::new(),
+                crate::mechanical_load::loads::TrianglePressureForceField::new(),
             )))
         },
     );
@@ -182,7 +183,7 @@ pub fn register(r: &mut Registry) {
         |_, t| {
             known_template(t)?;
             Ok(AnyComponent::Projective(Box::new(
-                crate::constraint::FixedPlaneProjectiveConstraint::new(),
+                crate::constraint::projective::fixed::FixedPlaneProjectiveConstraint::new(),
             )))
         },
     );
@@ -296,7 +297,7 @@ pub fn register(r: &mut Registry) {
         "the default animation loop: events, collision, integration, mappings",
         |_, _| {
             Ok(AnyComponent::AnimationLoop(Box::new(
-                crate::animation::DefaultAnimationLoop::new(),
+                crate::animation_loop::DefaultAnimationLoop::new(),
             )))
         },
     );
@@ -305,7 +306,7 @@ pub fn register(r: &mut Registry) {
         "several collision and integration steps per animation step",
         |_, _| {
             Ok(AnyComponent::AnimationLoop(Box::new(
-                crate::animation::MultiStepAnimationLoop::new(),
+                crate::animation_loop::MultiStepAnimationLoop::new(),
             )))
         },
     );
@@ -315,14 +316,14 @@ pub fn register(r: &mut Registry) {
         |_, t| {
             known_template(t)?;
             Ok(AnyComponent::ForceField(Box::new(
-                crate::load::PlaneForceField::new(),
+                crate::mechanical_load::loads::PlaneForceField::new(),
             )))
         },
     );
     r.register("ConstantForceField", "constant force on points", |_, t| {
         known_template(t)?;
         Ok(AnyComponent::ForceField(Box::new(
-            crate::load::ConstantForceField::new(),
+            crate::mechanical_load::loads::ConstantForceField::new(),
         )))
     });
     r.register("BarycentricMapping", "maps points inside tetrahedra/hexahedra of the input", |_, t| {
@@ -346,7 +347,7 @@ pub fn register(r: &mut Registry) {
         "points skinned on Rigid3 frames (linear blend)",
         |_, _| {
             Ok(AnyComponent::Mapping(Box::new(
-                crate::mappings::SkinningMapping::new(),
+                crate::mapping::linear::SkinningMapping::new(),
             )))
         },
     );
@@ -355,7 +356,7 @@ pub fn register(r: &mut Registry) {
         "points along a chain of beams between Rigid3 frames",
         |_, _| {
             Ok(AnyComponent::Mapping(Box::new(
-                crate::mappings::BeamLinearMapping::new(),
+                crate::mapping::linear::BeamLinearMapping::new(),
             )))
         },
     );
@@ -364,7 +365,7 @@ pub fn register(r: &mut Registry) {
         "squares of Vec1 values, with geometric stiffness",
         |_, _| {
             Ok(AnyComponent::Mapping(Box::new(
-                crate::square::SquareMapping::new(),
+                crate::mapping::nonlinear::square::SquareMapping::new(),
             )))
         },
     );
@@ -382,7 +383,7 @@ pub fn register(r: &mut Registry) {
         "the input's center of mass (its node's mass weighs the points)",
         |_, _| {
             Ok(AnyComponent::Mapping(Box::new(
-                crate::mappings::CenterOfMassMapping::new(),
+                crate::mapping::linear::CenterOfMassMapping::new(),
             )))
         },
     );
@@ -391,7 +392,7 @@ pub fn register(r: &mut Registry) {
         "triangle areas (Vec3 to Vec1), with geometric stiffness",
         |_, _| {
             Ok(AnyComponent::Mapping(Box::new(
-                crate::area::AreaMapping::new(),
+                crate::mapping::nonlinear::area::AreaMapping::new(),
             )))
         },
     );

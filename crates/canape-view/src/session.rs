@@ -8,7 +8,7 @@
 use crate::protocol::{error_message, notice_message, Command};
 use crate::scene_view::{self, SourceKind, View};
 use canape::Simulation;
-use canape_base::interaction::MouseSpringForceField;
+use canape_base::gui::mouse::MouseSpringForceField;
 use canape_core::scene::{AnyComponent, ComponentId, NodeId, Slot};
 use canape_core::state::VecId;
 use serde_json::json;

@@ -94,7 +94,7 @@ fn idle_mouse_spring_changes_nothing_and_an_active_one_pulls() {
     let mut plain = demo();
     let mut with = demo();
     let node = with.scene.info(find(&with, "MechanicalObject")).node;
-    let spring = canape_base::interaction::MouseSpringForceField::new();
+    let spring = canape_base::gui::mouse::MouseSpringForceField::new();
     assert_eq!(spring.class_name(), "MouseSpringForceField");
     let (id, diags) = with
         .add_component(

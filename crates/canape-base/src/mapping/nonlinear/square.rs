@@ -2,7 +2,7 @@
 //! diag(2 f_i) (Sofa/Component/Mapping/NonLinear/.../SquareMapping.inl; its geometricStiffness
 //! option is None or Exact, the default).
 
-use crate::mappings::{mapping_data, parse_gs, resolve_ends};
+use crate::mapping::linear::{mapping_data, parse_gs, resolve_ends};
 use canape_core::component::{JEntry, KEntry, MapInputs, Mapping};
 use canape_core::data::{DataKind, DataTable};
 use canape_core::impl_component;

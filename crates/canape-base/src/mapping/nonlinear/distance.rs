@@ -12,7 +12,7 @@
 //! default) keeps, when Stabilized, only the edges whose output force is negative (in
 //! extension), as SOFA does.
 
-use crate::mappings::{mapping_data, parse_gs, resolve_ends};
+use crate::mapping::linear::{mapping_data, parse_gs, resolve_ends};
 use crate::mass::linked_or_context_topology;
 use canape_core::component::{JEntry, KEntry, MapInputs, Mapping};
 use canape_core::data::{DataKind, DataTable, Value};

@@ -5,7 +5,7 @@
 //! Jacobian (and geometric stiffness where SOFA has one) for assembled solvers.
 
 use crate::base_data;
-use crate::mapping::resolve_end;
+use crate::mapping::barycentric::resolve_end;
 use canape_core::component::{JEntry, KEntry, MapInputs, Mapping};
 use canape_core::data::{DataKind, DataTable};
 use canape_core::impl_component;
@@ -87,7 +87,9 @@ pub fn resolve_ends(ctx: &mut InitContext<'_>, data: &DataTable) -> Option<Ends>
     // a visual model (OglModel) takes 3D points: positions only go down to it
     let out_dof = match scene.state(output) {
         Some(st) => st.dof,
-        None if crate::mapping::end_positions(scene, output).is_some() => DofType::Vec3,
+        None if crate::mapping::barycentric::end_positions(scene, output).is_some() => {
+            DofType::Vec3
+        }
         None => {
             ctx.error("the mapping's output is neither a MechanicalObject nor a visual model");
             return None;
@@ -412,7 +414,8 @@ impl SubsetMapping {
             let Some(si) = ctx.scene.state(e.inputs[0]) else {
                 return;
             };
-            let xo = crate::mapping::end_positions(ctx.scene, e.output).unwrap_or_default();
+            let xo =
+                crate::mapping::barycentric::end_positions(ctx.scene, e.output).unwrap_or_default();
             let r = self.data.real("radius");
             let xi = si.vec(VecId::POSITION);
             for p in xo.chunks_exact(cs) {
@@ -648,7 +651,7 @@ impl RigidMapping {
             ctx.warn("geometricStiffness is not computed for Rigid2d → Vec2d (SOFA neither)");
             self.gs = 0;
         }
-        let out_x = crate::mapping::end_positions(scene, e.output).unwrap_or_default();
+        let out_x = crate::mapping::barycentric::end_positions(scene, e.output).unwrap_or_default();
         let out_x0 = scene
             .state(e.output)
             .map_or_else(|| out_x.clone(), |s| s.vec(VecId::REST_POSITION).to_vec());
@@ -1096,7 +1099,7 @@ impl SkinningMapping {
             ctx.error("SkinningMapping: the input has no frame");
             return;
         }
-        let out_x = crate::mapping::end_positions(scene, e.output).unwrap_or_default();
+        let out_x = crate::mapping::barycentric::end_positions(scene, e.output).unwrap_or_default();
         let given = self.data.reals("initPos");
         let x0: Vec<f64> = if given.len() == out_x.len() && !given.is_empty() {
             given.to_vec()
@@ -1319,7 +1322,7 @@ impl BeamLinearMapping {
             ctx.error(format!("beam {k} has zero length"));
             return;
         }
-        let x = crate::mapping::end_positions(scene, e.output).unwrap_or_default();
+        let x = crate::mapping::barycentric::end_positions(scene, e.output).unwrap_or_default();
         let local = self.data.bool("localCoord");
         let mut points = Vec::with_capacity(x.len() / 3);
         for p in x.chunks_exact(3) {

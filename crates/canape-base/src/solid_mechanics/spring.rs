@@ -5,7 +5,7 @@
 //! - UniformVelocityDampingForceField (Sofa/Component/MechanicalLoad/.../UniformVelocityDampingForceField.inl):
 //!   f = −c v, with its damping matrix in implicit solves when `implicit` is set.
 
-use crate::mapping::resolve_end;
+use crate::mapping::barycentric::resolve_end;
 use canape_core::component::{ForceField, Interaction};
 use canape_core::data::{DataKind, DataTable};
 use canape_core::impl_component;

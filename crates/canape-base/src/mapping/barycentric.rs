@@ -3,8 +3,7 @@
 //! nearest element when it lies outside the mesh (SOFA's MeshTopology mapper). J is constant:
 //! positions and velocities go down as J·x, forces go up as Jᵀ·f.
 
-use crate::base_data;
-use canape_core::component::{JEntry, MapInputs, Mapping, Passive, Role};
+use canape_core::component::{JEntry, MapInputs, Mapping, Role};
 use canape_core::data::{DataKind, DataTable};
 use canape_core::impl_component;
 use canape_core::scene::{ComponentId, InitContext, Scene, Slot, Target};
@@ -305,7 +304,7 @@ pub fn end_positions(scene: &Scene, id: ComponentId) -> Option<Vec<f64>> {
 
 impl BarycentricMapping {
     pub fn new() -> Self {
-        let data = crate::mappings::mapping_data(DataTable::new())
+        let data = crate::mapping::linear::mapping_data(DataTable::new())
             .with(
                 "useRestPosition",
                 DataKind::Bool,
@@ -331,7 +330,7 @@ impl BarycentricMapping {
     }
 
     fn init_impl(&mut self, ctx: &mut InitContext<'_>) {
-        let Some(e) = crate::mappings::resolve_ends(ctx, &self.data) else {
+        let Some(e) = crate::mapping::linear::resolve_ends(ctx, &self.data) else {
             return;
         };
         if e.inputs.len() != 1 || e.in_dofs[0] != DofType::Vec3 || e.out_dof != DofType::Vec3 {
@@ -425,80 +424,6 @@ impl Mapping for BarycentricMapping {
                 }
             }
         }
-    }
-}
-
-/// OglModel: a visual mesh (points and faces), kept for the viewer and driven by its mapping.
-#[derive(Clone)]
-pub struct OglModel {
-    data: DataTable,
-    mesh: canape_core::mesh::Mesh,
-}
-
-impl Default for OglModel {
-    fn default() -> Self {
-        Self::new()
-    }
-}
-
-impl OglModel {
-    pub fn new() -> Self {
-        let data = base_data(DataTable::new())
-            .with("position", DataKind::Reals(3), "", "Vertices coordinates")
-            .alias(&["vertices"])
-            .with("triangles", DataKind::Ints(3), "", "Triangles of the mesh")
-            .with("quads", DataKind::Ints(4), "", "Quads of the mesh")
-            .with(
-                "translation",
-                DataKind::Vector(3),
-                "0 0 0",
-                "Initial Translation of the object",
-            )
-            .alias(&["dx"])
-            .open();
-        OglModel {
-            data,
-            mesh: Default::default(),
-        }
-    }
-}
-
-impl canape_core::component::Component for OglModel {
-    fn class_name(&self) -> &'static str {
-        "OglModel"
-    }
-    fn data(&self) -> &DataTable {
-        &self.data
-    }
-    fn data_mut(&mut self) -> &mut DataTable {
-        &mut self.data
-    }
-    fn init(&mut self, _ctx: &mut InitContext<'_>) {
-        let mut pos = self.data.reals("position").to_vec();
-        canape_core::state::apply_transform(
-            &mut pos,
-            &[1.0, 1.0, 1.0],
-            &[0.0, 0.0, 0.0],
-            self.data.reals("translation"),
-        );
-        self.mesh = canape_core::mesh::Mesh {
-            points: canape_core::mesh::group_points(&pos),
-            triangles: canape_core::mesh::group(self.data.ints("triangles")),
-            quads: canape_core::mesh::group(self.data.ints("quads")),
-            ..Default::default()
-        };
-    }
-}
-
-impl Passive for OglModel {
-    fn role(&self) -> Role {
-        Role::Visual
-    }
-    fn visual_mesh(&self) -> Option<&canape_core::mesh::Mesh> {
-        Some(&self.mesh)
-    }
-    fn visual_mesh_mut(&mut self) -> Option<&mut canape_core::mesh::Mesh> {
-        Some(&mut self.mesh)
     }
 }
 

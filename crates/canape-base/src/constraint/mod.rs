@@ -1,0 +1,3 @@
+//! Constraints (Sofa/Component/Constraint): the projective ones so far.
+
+pub mod projective;

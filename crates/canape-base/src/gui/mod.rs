@@ -1,0 +1,3 @@
+//! What the viewer adds to a scene: the mouse spring (`mouse`).
+
+pub mod mouse;
