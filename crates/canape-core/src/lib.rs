@@ -7,10 +7,11 @@
 pub mod component;
 pub mod data;
 pub mod diag;
-pub mod matrix;
 pub mod mesh;
 pub mod registry;
 pub mod scene;
 pub mod state;
 
+/// Sparse assembly and CSR matrices (the `canape-sparse` crate).
+pub use canape_sparse as matrix;
 pub use canape_types as types;

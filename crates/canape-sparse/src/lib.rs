@@ -1,5 +1,6 @@
-//! Sparse matrices for assembled linear systems: components add entries (or 3x3 blocks) into a
-//! [`MatrixSink`]; the triplets are then compressed into a CSR matrix. Duplicate entries are summed
+//! Sparse linear algebra for assembled linear systems (re-exported as `canape_core::matrix`):
+//! components add entries (or 3x3 blocks) into a [`MatrixSink`]; the triplets are then
+//! compressed into a CSR matrix, whose structure a [`PatternCache`] reuses from step to step. Duplicate entries are summed
 //! in insertion order after a stable sort, so the result is deterministic.
 
 use canape_types::Mat3;
