@@ -486,7 +486,7 @@ pub trait SceneControl {
         id: crate::scene::ComponentId,
         name: &str,
         text: &str,
-    ) -> Result<(), String>;
+    ) -> Result<(), crate::scene::EditError>;
     /// A state's vectors, to read or move points directly.
     fn state_mut(
         &mut self,
@@ -498,11 +498,14 @@ pub trait SceneControl {
         node: crate::scene::NodeId,
         name: &str,
         c: crate::scene::AnyComponent,
-    ) -> Result<(), String>;
+    ) -> Result<(), crate::scene::SceneError>;
     /// Remove a component; applied when the step ends (refused then if something uses it).
-    fn remove_component(&mut self, id: crate::scene::ComponentId) -> Result<(), String>;
+    fn remove_component(
+        &mut self,
+        id: crate::scene::ComponentId,
+    ) -> Result<(), crate::scene::SceneError>;
     /// Remove a node and its subtree; applied when the step ends.
-    fn remove_node(&mut self, id: crate::scene::NodeId) -> Result<(), String>;
+    fn remove_node(&mut self, id: crate::scene::NodeId) -> Result<(), crate::scene::SceneError>;
 }
 
 /// A component that reacts to events (SOFA's Controller: onAnimateBeginEvent, onKeyPressedEvent

@@ -78,6 +78,63 @@ pub enum SceneError {
     },
 }
 
+/// Why an edit of a running simulation (a Data, the gravity, the time step, the threads) was
+/// refused. The simulation is unchanged when one is returned.
+#[derive(Clone, Debug, PartialEq, thiserror::Error)]
+pub enum EditError {
+    #[error(transparent)]
+    Scene(#[from] SceneError),
+    #[error("Data of {class} ({role:?}) cannot be edited while the simulation runs")]
+    NotEditable { class: &'static str, role: Role },
+    #[error("{component} is busy (it is running)")]
+    Busy { component: String },
+    #[error("{class} has no Data '{name}'{}", hint(.suggestions))]
+    NoData {
+        class: &'static str,
+        name: String,
+        suggestions: Vec<&'static str>,
+    },
+    #[error("'{0}' is an output and cannot be set")]
+    Output(String),
+    #[error("{name}: {reason}")]
+    BadValue { name: String, reason: String },
+    /// The component refused the new value when re-initialised; the previous one is back.
+    #[error("{component}: {}", .reasons.join("; "))]
+    Refused {
+        component: String,
+        reasons: Vec<String>,
+    },
+    #[error("{what} must be {expected}")]
+    Invalid {
+        what: &'static str,
+        expected: &'static str,
+    },
+    #[error("cannot start {threads} worker threads: {reason}")]
+    Threads { threads: usize, reason: String },
+}
+
+fn hint(s: &[&str]) -> String {
+    if s.is_empty() {
+        String::new()
+    } else {
+        format!(" (did you mean {}?)", s.join(", "))
+    }
+}
+
+/// Controllers return text errors; a scene error converts to its message.
+impl From<SceneError> for String {
+    fn from(e: SceneError) -> String {
+        e.to_string()
+    }
+}
+
+/// Controllers return text errors; an edit's error converts to its message.
+impl From<EditError> for String {
+    fn from(e: EditError) -> String {
+        e.to_string()
+    }
+}
+
 /// A component of any role, as produced by a factory.
 pub enum AnyComponent {
     State(MechanicalObject),

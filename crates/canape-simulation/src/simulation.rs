@@ -10,7 +10,7 @@ use canape_core::component::{
     default_step, Event, LoopStages, MapInputs, Role, SceneControl, SolveStats,
 };
 use canape_core::diag::{Diagnostic, Diagnostics};
-use canape_core::scene::{AnyComponent, ComponentId, NodeId, Scene, SceneError, Slot};
+use canape_core::scene::{AnyComponent, ComponentId, EditError, NodeId, Scene, SceneError, Slot};
 use canape_core::state::VecId;
 use std::time::{Duration, Instant};
 
@@ -76,12 +76,15 @@ pub enum Change {
     RemoveNode(NodeId),
 }
 
-fn make_pool(threads: usize) -> Result<rayon::ThreadPool, String> {
+fn make_pool(threads: usize) -> Result<rayon::ThreadPool, EditError> {
     rayon::ThreadPoolBuilder::new()
         .num_threads(threads.max(1))
         .thread_name(|i| format!("canape-worker-{i}"))
         .build()
-        .map_err(|e| format!("cannot start {threads} worker threads: {e}"))
+        .map_err(|e| EditError::Threads {
+            threads,
+            reason: e.to_string(),
+        })
 }
 
 impl Simulation {
@@ -399,7 +402,7 @@ impl Simulation {
     /// Use `threads` worker threads for the element loops of later steps. Results are
     /// bit-identical run to run for a given thread count (reductions in a fixed order); they may
     /// differ in the last bits between thread counts.
-    pub fn set_threads(&mut self, threads: usize) -> Result<(), String> {
+    pub fn set_threads(&mut self, threads: usize) -> Result<(), EditError> {
         self.pool = if threads > 1 {
             Some(std::sync::Arc::new(make_pool(threads)?))
         } else {
@@ -604,7 +607,7 @@ impl Simulation {
         id: canape_core::scene::ComponentId,
         name: &str,
         text: &str,
-    ) -> Result<Vec<Diagnostic>, String> {
+    ) -> Result<Vec<Diagnostic>, EditError> {
         self.edit_data(id, &[(name, text)], true)
     }
 
@@ -614,7 +617,7 @@ impl Simulation {
         &mut self,
         id: canape_core::scene::ComponentId,
         values: &[(&str, &str)],
-    ) -> Result<Vec<Diagnostic>, String> {
+    ) -> Result<Vec<Diagnostic>, EditError> {
         self.edit_data(id, values, false)
     }
 
@@ -623,39 +626,58 @@ impl Simulation {
         id: canape_core::scene::ComponentId,
         values: &[(&str, &str)],
         solvers: bool,
-    ) -> Result<Vec<Diagnostic>, String> {
-        self.scene.check_component(id).map_err(|e| e.to_string())?;
+    ) -> Result<Vec<Diagnostic>, EditError> {
+        self.scene.check_component(id)?;
         let info = self.scene.info(id);
         if !is_editable_role(info.role) {
-            return Err(format!(
-                "Data of {} ({:?}) cannot be edited while the simulation runs",
-                info.class, info.role
-            ));
+            return Err(EditError::NotEditable {
+                class: info.class,
+                role: info.role,
+            });
         }
+        let label = self.scene.component_label(id);
         let c = self
             .scene
             .component_mut(id)
-            .ok_or_else(|| format!("component {id} is not available"))?;
+            .ok_or(EditError::Busy { component: label })?;
         let mut old = Vec::new();
         for (name, text) in values {
-            let field = c
-                .data()
-                .field(name)
-                .ok_or_else(|| format!("{} has no Data '{name}'", c.class_name()))?;
+            let Some(field) = c.data().field(name) else {
+                let names = c.data().all_names();
+                let near = canape_core::diag::closest(name, names.iter().copied(), 3);
+                let class = c.class_name();
+                // put back what was already set
+                for (n, v) in old {
+                    let _ = c.data_mut().set_value(n, v);
+                }
+                return Err(EditError::NoData {
+                    class,
+                    name: name.to_string(),
+                    suggestions: near,
+                });
+            };
             if field.output {
-                return Err(format!("'{name}' is an output and cannot be set"));
+                return Err(EditError::Output(name.to_string()));
             }
             let prev = field.value.clone();
             if let Err(e) = c.data_mut().set_str(name, text) {
                 for (n, v) in old {
                     let _ = c.data_mut().set_value(n, v);
                 }
-                return Err(format!("{name}: {e}"));
+                return Err(EditError::BadValue {
+                    name: name.to_string(),
+                    reason: e,
+                });
             }
             old.push((*name, prev));
         }
         let mut diags = Diagnostics::default();
-        crate::init::reinit_component(&mut self.scene, id, &mut diags)?;
+        if let Err(reason) = crate::init::reinit_component(&mut self.scene, id, &mut diags) {
+            return Err(EditError::Refused {
+                component: self.scene.component_label(id),
+                reasons: vec![reason],
+            });
+        }
         if diags.has_errors() {
             if let Some(c) = self.scene.component_mut(id) {
                 for (n, v) in old {
@@ -664,8 +686,10 @@ impl Simulation {
             }
             let mut back = Diagnostics::default();
             let _ = crate::init::reinit_component(&mut self.scene, id, &mut back);
-            let msg: Vec<String> = diags.iter().map(|d| d.message.clone()).collect();
-            return Err(msg.join("; "));
+            return Err(EditError::Refused {
+                component: self.scene.component_label(id),
+                reasons: diags.iter().map(|d| d.message.clone()).collect(),
+            });
         }
         if solvers {
             for l in self.scene.linears.iter_mut().flatten() {
@@ -787,9 +811,12 @@ impl Simulation {
 
     /// Change the root gravity (every node's, as SOFA takes the root's) and rebuild the groups,
     /// which hold the gravity their masses use.
-    pub fn set_gravity(&mut self, g: canape_types::Vec3) -> Result<(), String> {
+    pub fn set_gravity(&mut self, g: canape_types::Vec3) -> Result<(), EditError> {
         if g.iter().any(|v| !v.is_finite()) {
-            return Err("gravity must be three finite numbers".into());
+            return Err(EditError::Invalid {
+                what: "gravity",
+                expected: "three finite numbers",
+            });
         }
         for n in &mut self.scene.nodes {
             n.gravity = g;
@@ -799,9 +826,12 @@ impl Simulation {
     }
 
     /// Change the time step used by `step`.
-    pub fn set_dt(&mut self, dt: f64) -> Result<(), String> {
+    pub fn set_dt(&mut self, dt: f64) -> Result<(), EditError> {
         if !(dt.is_finite() && dt > 0.0) {
-            return Err("dt must be a positive, finite number".into());
+            return Err(EditError::Invalid {
+                what: "dt",
+                expected: "a positive, finite number",
+            });
         }
         self.dt = dt;
         if let Some(root) = self.scene.nodes.first_mut() {
@@ -871,14 +901,19 @@ impl SceneControl for Control<'_> {
     fn scene(&self) -> &Scene {
         &self.sim.scene
     }
-    fn set_data(&mut self, id: ComponentId, name: &str, text: &str) -> Result<(), String> {
+    fn set_data(&mut self, id: ComponentId, name: &str, text: &str) -> Result<(), EditError> {
         self.sim.set_data(id, name, text).map(|_| ())
     }
     fn state_mut(&mut self, id: ComponentId) -> Option<&mut canape_core::state::MechanicalObject> {
         self.sim.scene.state_mut(id)
     }
-    fn add_component(&mut self, node: NodeId, name: &str, c: AnyComponent) -> Result<(), String> {
-        self.sim.scene.check_node(node).map_err(|e| e.to_string())?;
+    fn add_component(
+        &mut self,
+        node: NodeId,
+        name: &str,
+        c: AnyComponent,
+    ) -> Result<(), SceneError> {
+        self.sim.scene.check_node(node)?;
         self.sim.pending.push(Change::AddComponent {
             node,
             name: name.to_string(),
@@ -886,16 +921,13 @@ impl SceneControl for Control<'_> {
         });
         Ok(())
     }
-    fn remove_component(&mut self, id: ComponentId) -> Result<(), String> {
-        self.sim
-            .scene
-            .check_component(id)
-            .map_err(|e| e.to_string())?;
+    fn remove_component(&mut self, id: ComponentId) -> Result<(), SceneError> {
+        self.sim.scene.check_component(id)?;
         self.sim.pending.push(Change::RemoveComponent(id));
         Ok(())
     }
-    fn remove_node(&mut self, id: NodeId) -> Result<(), String> {
-        self.sim.scene.check_node(id).map_err(|e| e.to_string())?;
+    fn remove_node(&mut self, id: NodeId) -> Result<(), SceneError> {
+        self.sim.scene.check_node(id)?;
         self.sim.pending.push(Change::RemoveNode(id));
         Ok(())
     }

@@ -259,6 +259,7 @@ impl Session {
                 &[("index", &i), ("target", &t), ("stiffness", &k)],
             )
             .map(|_| ())
+            .map_err(|e| e.to_string())
     }
 
     /// Apply one command; replies go to `client`, changes are broadcast.
@@ -289,7 +290,7 @@ impl Session {
             }
             Command::SetDt(dt) => {
                 if let Err(e) = self.sim.set_dt(dt) {
-                    shared.send_to(client, error_message(&e));
+                    shared.send_to(client, error_message(&e.to_string()));
                 }
                 self.anchor = None;
             }
@@ -369,10 +370,11 @@ impl Session {
                         } else {
                             self.sim
                                 .set_gravity(canape_types::Vec3::new(v[0], v[1], v[2]))
+                                .map_err(String::from)
                         }
                     }
                     "dt" => match value.trim().parse::<f64>() {
-                        Ok(dt) => self.sim.set_dt(dt),
+                        Ok(dt) => self.sim.set_dt(dt).map_err(String::from),
                         Err(_) => Err("dt must be a number".into()),
                     },
                     other => Err(format!("node Data '{other}' cannot be edited")),

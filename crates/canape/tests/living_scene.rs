@@ -6,7 +6,7 @@
 use canape::core::component::{Controller, Event, SceneControl};
 use canape::core::data::DataTable;
 use canape::core::impl_component;
-use canape::core::scene::{AnyComponent, ComponentId, NodeId, SceneError};
+use canape::core::scene::{AnyComponent, ComponentId, EditError, NodeId, SceneError};
 use canape::core::state::VecId;
 use canape::Simulation;
 use canape::{add_xml, create_component, load_scene_str, load_scene_str_with, LoadOptions};
@@ -151,7 +151,8 @@ fn stale_handles_are_refused() {
         Err(SceneError::StaleComponent(push))
     );
     let err = sim.set_data(push, "forces", "0 0 1").unwrap_err();
-    assert!(err.contains("no longer exists"), "{err}");
+    assert_eq!(err, EditError::Scene(SceneError::StaleComponent(push)));
+    assert!(err.to_string().contains("no longer exists"), "{err}");
     assert!(matches!(
         sim.remove_component(push),
         Err(SceneError::StaleComponent(_))
@@ -403,4 +404,60 @@ fn editing_young_modulus_keeps_the_symbolic_factorization() {
         dofs(&unedited, VecId::POSITION),
         dofs(&sim, VecId::POSITION)
     );
+}
+
+#[test]
+fn refused_edits_say_why_in_typed_errors_and_change_nothing() {
+    let mut sim = load(&scene(SOLVERS[0], true, false));
+    steps(&mut sim, 2);
+    let fem = find(&sim, "fem");
+    let before = sim.clone();
+    match sim.set_data(fem, "youngModulu", "10") {
+        Err(EditError::NoData {
+            class, suggestions, ..
+        }) => {
+            assert_eq!(class, "HexahedronFEMForceField");
+            assert!(suggestions.contains(&"youngModulus"), "{suggestions:?}");
+        }
+        other => panic!("{other:?}"),
+    }
+    assert!(matches!(
+        sim.set_data(fem, "youngModulus", "soft"),
+        Err(EditError::BadValue { .. })
+    ));
+    match sim.set_data(fem, "youngModulus", "-5") {
+        Err(EditError::Refused {
+            component, reasons, ..
+        }) => {
+            assert!(component.contains("/root/beam/fem"), "{component}");
+            assert!(!reasons.is_empty());
+        }
+        other => panic!("{other:?}"),
+    }
+    assert_eq!(
+        sim.scene
+            .component(fem)
+            .unwrap()
+            .data()
+            .real("youngModulus"),
+        2000.0,
+        "the previous value is back"
+    );
+    assert!(matches!(
+        sim.set_data(find(&sim, "dofs"), "position", "0 0 0"),
+        Err(EditError::NotEditable { .. })
+    ));
+    assert!(matches!(
+        sim.set_dt(-1.0),
+        Err(EditError::Invalid { what: "dt", .. })
+    ));
+    assert!(matches!(
+        sim.set_gravity(canape::types::Vec3::new(f64::NAN, 0.0, 0.0)),
+        Err(EditError::Invalid { .. })
+    ));
+    // nothing changed: the same steps give the same states
+    let mut same = before.clone();
+    steps(&mut sim, 3);
+    steps(&mut same, 3);
+    assert_eq!(dofs(&sim, VecId::POSITION), dofs(&same, VecId::POSITION));
 }
