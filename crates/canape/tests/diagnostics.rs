@@ -435,3 +435,28 @@ fn solvers_stop_on_non_finite_residuals() {
     assert!(t0.elapsed().as_secs_f64() < 5.0);
     assert!(sim.last_solve[0].iterations < 10, "{:?}", sim.last_solve);
 }
+
+/// SOFA's LinearMovementConstraint_RemovingMeshTest.scn gives Rigid-sized movements to a Vec3
+/// state: the constraint is refused with the reason, and the rest runs (it used to panic).
+#[test]
+fn a_refused_linear_movement_does_nothing_instead_of_panicking() {
+    let mut sim = load(
+        "movement.scn",
+        r#"<Node name="root" dt="0.01" gravity="0 -9.81 0">
+  <EulerImplicitSolver/><CGLinearSolver iterations="20" tolerance="1e-12" threshold="1e-20"/>
+  <MechanicalObject position="0 0 0 1 0 0"/><UniformMass totalMass="1"/>
+  <LinearMovementProjectiveConstraint indices="0" keyTimes="0 1" movements="0 0 0 0 0 0  0 1 0 0 0 0"/>
+</Node>"#,
+    );
+    let errors = messages(&sim, Severity::Error);
+    assert!(
+        errors
+            .iter()
+            .any(|e| e.contains("movements has 12 numbers") && e.contains("movement.scn:4")),
+        "{errors:?}"
+    );
+    for _ in 0..5 {
+        sim.step();
+    }
+    assert!(sim.find_non_finite().is_none());
+}

@@ -373,7 +373,11 @@ impl LinearMovementProjectiveConstraint {
     }
 
     fn init_impl(&mut self, ctx: &mut InitContext<'_>) {
+        // a refused init leaves a constraint that does nothing (no key times)
         self.indices.clear();
+        self.key_times.clear();
+        self.movements.clear();
+        self.x0.clear();
         let Some(st) = ctx.state() else {
             ctx.error("no MechanicalObject in the context to constrain");
             return;
@@ -385,22 +389,24 @@ impl LinearMovementProjectiveConstraint {
         }
         self.dof = dof;
         let ds = dof.deriv_size();
-        self.key_times = self.data.reals("keyTimes").to_vec();
-        if self.key_times.windows(2).any(|w| w[1] < w[0]) {
+        let key_times = self.data.reals("keyTimes").to_vec();
+        if key_times.windows(2).any(|w| w[1] < w[0]) {
             ctx.error("keyTimes must be in chronological order");
             return;
         }
         let m = self.data.reals("movements");
-        if m.len() != ds * self.key_times.len() {
+        if m.len() != ds * key_times.len() {
             ctx.error(format!(
-                "movements has {} numbers: {} key times of {} numbers each are needed",
+                "movements has {} numbers: {} key times of {} numbers each are needed for a {:?} state",
                 m.len(),
-                self.key_times.len(),
-                ds
+                key_times.len(),
+                ds,
+                dof
             ));
             return;
         }
         self.movements = m.chunks(ds).map(|c| c.to_vec()).collect();
+        self.key_times = key_times;
         self.relative = self.data.bool("relativeMovements");
         let indices = valid_indices(ctx, &self.data, n);
         let cs = dof.coord_size();
