@@ -276,13 +276,21 @@ impl MechanicalObject {
 
     /// Set up the state from its Data at init: sizes, positions, velocities, transforms.
     /// `topology_points` are used when no position was given (grid or mesh in the node).
-    pub fn init_from_data(&mut self, topology_points: Option<&[[f64; 3]]>) -> Vec<String> {
+    pub fn init_from_data(
+        &mut self,
+        topology_points: Option<&[[f64; 3]]>,
+        topology_in_node: bool,
+    ) -> Vec<String> {
         let mut warnings = Vec::new();
         let cs = self.dof.coord_size();
         let ds = self.dof.deriv_size();
         let mut pos = self.data.reals("position").to_vec();
-        if pos.is_empty() {
-            if let Some(p) = topology_points {
+        // SOFA's MechanicalObject::init: positions and velocities of at most one point are
+        // replaced by the points of the node's own topology (`position="0 0 0"` beside a
+        // SparseGridTopology gives the grid's points)
+        let at_most_one = pos.len() <= cs && self.data.reals("velocity").len() <= ds;
+        if pos.is_empty() || (at_most_one && topology_in_node) {
+            if let Some(p) = topology_points.filter(|p| !p.is_empty()) {
                 pos = points_as_coords(self.dof, p);
             }
         }
@@ -535,11 +543,39 @@ mod tests {
         let mut mo = MechanicalObject::new(DofType::Vec3);
         mo.data_mut().set_str("position", "0 0 0 1 0 0").unwrap();
         mo.data_mut().set_str("translation", "1 2 3").unwrap();
-        mo.init_from_data(None);
+        mo.init_from_data(None, false);
         assert_eq!(mo.size(), 2);
         assert_eq!(mo.vec(VecId::POSITION), &[1., 2., 3., 2., 2., 3.]);
         assert_eq!(mo.vec(VecId::REST_POSITION), mo.vec(VecId::POSITION));
         assert_eq!(mo.vec(VecId::VELOCITY), &[0.0; 6]);
+    }
+
+    #[test]
+    fn one_given_point_gives_way_to_the_nodes_topology() {
+        let grid = [[0.0, 0.0, 0.0], [1.0, 0.0, 0.0], [0.0, 1.0, 0.0]];
+        let one = |v: &str| {
+            let mut mo = MechanicalObject::new(DofType::Vec3);
+            mo.data_mut().set_str("position", "0 0 0").unwrap();
+            mo.data_mut().set_str("velocity", v).unwrap();
+            mo
+        };
+        // SOFA's MechanicalObject::init: at most one point given, a topology in the node
+        let mut mo = one("0 0 1");
+        mo.init_from_data(Some(&grid), true);
+        assert_eq!(mo.size(), 3);
+        assert_eq!(
+            mo.vec(VecId::VELOCITY),
+            &[0., 0., 1., 0., 0., 1., 0., 0., 1.]
+        );
+        // a topology found above the node does not replace the point
+        let mut mo = one("");
+        mo.init_from_data(Some(&grid), false);
+        assert_eq!(mo.size(), 1);
+        // two points given stay
+        let mut mo = MechanicalObject::new(DofType::Vec3);
+        mo.data_mut().set_str("position", "0 0 0 5 5 5").unwrap();
+        mo.init_from_data(Some(&grid), true);
+        assert_eq!(mo.size(), 2);
     }
 
     #[test]

@@ -194,7 +194,13 @@ pub fn init_component(
                 ctx.topology_where(|m| !m.points.is_empty())
                     .map(|t| t.mesh().points.clone())
             };
-            for w in st.init_from_data(pts.as_deref()) {
+            // the node's own topology (SOFA's getMeshTopology(Local)): the last one declared
+            let in_node = scene
+                .node_components(node, Role::Topology)
+                .last()
+                .and_then(|t| scene.topology(t))
+                .is_some_and(|t| !t.mesh().points.is_empty());
+            for w in st.init_from_data(pts.as_deref(), in_node) {
                 diags.push(
                     Diagnostic::warning(w)
                         .at(scene.info(id).loc.clone())
