@@ -710,3 +710,171 @@ impl_component!(
     init
 );
 impl Engine for ShapeRoi {}
+
+/// PairBoxROI (Sofa/Component/Engine/Select/.../PairBoxRoi.inl): the points inside
+/// `inclusiveBox` but not inside `includedBox` (both closed, corners reordered), from `position`
+/// or the context state's rest positions. A box left at zeros selects nothing, as in SOFA.
+#[derive(Clone)]
+pub struct PairBoxRoi {
+    data: DataTable,
+}
+
+impl Default for PairBoxRoi {
+    fn default() -> Self {
+        Self::new()
+    }
+}
+
+impl PairBoxRoi {
+    pub fn new() -> Self {
+        let data = base_data(DataTable::new())
+            .with(
+                "inclusiveBox",
+                DataKind::Reals(6),
+                "0 0 0 0 0 0",
+                "Inclusive box defined by xmin,ymin,zmin, xmax,ymax,zmax",
+            )
+            .with(
+                "includedBox",
+                DataKind::Reals(6),
+                "0 0 0 0 0 0",
+                "Included box defined by xmin,ymin,zmin, xmax,ymax,zmax",
+            )
+            .with(
+                "position",
+                DataKind::Reals(3),
+                "",
+                "Rest position coordinates of the degrees of freedom",
+            )
+            .alias(&["rest_position"])
+            .with(
+                "meshPosition",
+                DataKind::Reals(3),
+                "",
+                "Vertices of the mesh loaded",
+            )
+            .with(
+                "drawInclusiveBox",
+                DataKind::Bool,
+                "0",
+                "Draw Inclusive Box",
+            )
+            .with("drawIncludedBox", DataKind::Bool, "0", "Draw Included Box")
+            .with("drawPoints", DataKind::Bool, "0", "Draw Points")
+            .with("drawSize", DataKind::Real, "0", "Draw Size")
+            .output(
+                "indices",
+                DataKind::Ints(0),
+                "Indices of the points contained in the ROI",
+            )
+            .output(
+                "pointsInROI",
+                DataKind::Reals(3),
+                "Points contained in the ROI",
+            )
+            .alias(&["pointsInBox"]);
+        PairBoxRoi { data }
+    }
+
+    fn init_impl(&mut self, ctx: &mut InitContext<'_>) {
+        let _ = self.data.set_value("indices", Value::Ints(Vec::new()));
+        let _ = self.data.set_value("pointsInROI", Value::Reals(Vec::new()));
+        let pts: Vec<f64> = if self.data.is_set("position") {
+            self.data.reals("position").to_vec()
+        } else {
+            match ctx.state() {
+                Some(s) if s.dof.coord_size() >= 3 && s.dof != canape_types::DofType::Rigid2 => {
+                    let cs = s.dof.coord_size();
+                    s.vec(VecId::REST_POSITION)
+                        .chunks_exact(cs)
+                        .flat_map(|c| [c[0], c[1], c[2]])
+                        .collect()
+                }
+                _ => {
+                    ctx.error("no position given and no MechanicalObject with 3D positions in the context");
+                    return;
+                }
+            }
+        };
+        let boxes = ["inclusiveBox", "includedBox"].map(|n| {
+            let b = self.data.reals(n);
+            let mut b: [f64; 6] = std::array::from_fn(|k| b.get(k).copied().unwrap_or(0.0));
+            let zero = b.iter().all(|v| *v == 0.0);
+            for k in 0..3 {
+                if b[k] > b[k + 3] {
+                    b.swap(k, k + 3);
+                }
+            }
+            (b, zero)
+        });
+        if boxes.iter().any(|(_, zero)| *zero) {
+            // SOFA selects nothing while either box is unset
+            return;
+        }
+        let inside = |p: &[f64], b: &[f64; 6]| (0..3).all(|k| p[k] >= b[k] && p[k] <= b[k + 3]);
+        let (outer, inner) = (&boxes[0].0, &boxes[1].0);
+        let mut idx = Vec::new();
+        let mut pin = Vec::new();
+        for (i, p) in pts.chunks_exact(3).enumerate() {
+            if inside(p, outer) && !inside(p, inner) {
+                idx.push(i as u32);
+                pin.extend_from_slice(p);
+            }
+        }
+        let _ = self.data.set_value("indices", Value::Ints(idx));
+        let _ = self.data.set_value("pointsInROI", Value::Reals(pin));
+    }
+}
+
+impl_component!(PairBoxRoi, "PairBoxROI", init);
+
+impl Engine for PairBoxRoi {}
+
+#[cfg(test)]
+mod pair_box_tests {
+    use super::*;
+    use canape_core::scene::{AnyComponent, Scene};
+
+    #[test]
+    fn points_between_the_two_boxes() {
+        let mut scene = Scene::new();
+        let root = scene.add_node("root", None);
+        let mut e = PairBoxRoi::new();
+        // a 3×3 grid in the z = 0 plane: the ring of 8 points around the centre
+        let grid: Vec<String> = (0..9).map(|i| format!("{} {} 0", i % 3, i / 3)).collect();
+        e.data.set_str("position", &grid.join(" ")).unwrap();
+        e.data
+            .set_str("inclusiveBox", "2.1 2.1 0.1 -0.1 -0.1 -0.1")
+            .unwrap();
+        e.data
+            .set_str("includedBox", "0.9 0.9 -1 1.1 1.1 1")
+            .unwrap();
+        let id = scene.add_component(
+            root,
+            "pair",
+            AnyComponent::Engine(Box::new(e.clone())),
+            None,
+        );
+        let mut diags = canape_core::diag::Diagnostics::default();
+        let mut ctx = InitContext {
+            scene: &scene,
+            node: root,
+            id,
+            diags: &mut diags,
+        };
+        e.init_impl(&mut ctx);
+        assert!(diags.is_empty(), "{diags:?}");
+        assert_eq!(e.data.ints("indices"), &[0, 1, 2, 3, 5, 6, 7, 8]);
+        assert_eq!(e.data.reals("pointsInROI").len(), 24);
+        // an unset box selects nothing
+        e.data.set_str("includedBox", "0 0 0 0 0 0").unwrap();
+        let mut ctx = InitContext {
+            scene: &scene,
+            node: root,
+            id,
+            diags: &mut diags,
+        };
+        e.init_impl(&mut ctx);
+        assert!(e.data.ints("indices").is_empty());
+    }
+}

@@ -117,6 +117,11 @@ pub const INERT_CLASSES: &[(&str, Role, &str)] = &[
     ("OglFloat3Variable", Role::Visual, "shader variable (display only)"),
     ("OglFloat4Variable", Role::Visual, "shader variable (display only)"),
     ("TrailRenderer", Role::Visual, "trail display"),
+    (
+        "VisualMesh",
+        Role::Visual,
+        "display of a state's topology (display only)",
+    ),
     ("RecordedCamera", Role::Visual, "camera path (display only)"),
     ("ConstraintAttachButtonSetting", Role::Visual, "GUI mouse-button setting"),
     ("AttachBodyButtonSetting", Role::Visual, "GUI mouse-button setting"),

@@ -463,6 +463,16 @@ pub fn register(r: &mut Registry) {
         },
     );
     r.register(
+        "PairBoxROI",
+        "points inside one box but not inside a second one",
+        |_, t| {
+            vec3_only(t, "PairBoxROI")?;
+            Ok(AnyComponent::Engine(Box::new(
+                crate::engine::PairBoxRoi::new(),
+            )))
+        },
+    );
+    r.register(
         "TransformEngine",
         "translates, rotates and scales positions",
         |_, t| {
