@@ -8,10 +8,10 @@ use crate::engine::BoxRoi;
 use crate::engine::TransformEngine;
 use crate::mapping::barycentric::BarycentricMapping;
 use crate::mapping::linear::IdentityMapping;
-use crate::mapping::linear::RigidMapping;
 use crate::mapping::linear::SubsetMapping;
 use crate::mapping::nonlinear::distance::DistanceMapping;
 use crate::mapping::nonlinear::distance::Kind;
+use crate::mapping::nonlinear::rigid::RigidMapping;
 use crate::mass::DiagonalMass;
 use crate::mass::MeshMatrixMass;
 use crate::mass::UniformMass;
@@ -347,7 +347,7 @@ pub fn register(r: &mut Registry) {
         "points skinned on Rigid3 frames (linear blend)",
         |_, _| {
             Ok(AnyComponent::Mapping(Box::new(
-                crate::mapping::linear::SkinningMapping::new(),
+                crate::mapping::skinning::SkinningMapping::new(),
             )))
         },
     );
@@ -356,7 +356,7 @@ pub fn register(r: &mut Registry) {
         "points along a chain of beams between Rigid3 frames",
         |_, _| {
             Ok(AnyComponent::Mapping(Box::new(
-                crate::mapping::linear::BeamLinearMapping::new(),
+                crate::mapping::skinning::BeamLinearMapping::new(),
             )))
         },
     );

@@ -1,5 +1,6 @@
-//! Nonlinear mappings (Sofa/Component/Mapping/NonLinear): distances, areas, squares.
+//! Nonlinear mappings (Sofa/Component/Mapping/NonLinear): RigidMapping, distances, areas, squares.
 
 pub mod area;
 pub mod distance;
+pub mod rigid;
 pub mod square;

@@ -4,7 +4,8 @@
 //! the output force times the Hessian of A (SOFA's computeSecondDerivativeArea), for every
 //! triangle (Exact) or only those whose output force is negative (Stabilized, the default).
 
-use crate::mapping::linear::{mapping_data, parse_gs, resolve_ends};
+use crate::mapping::linear::{mapping_data, resolve_ends};
+use crate::mapping::nonlinear::rigid::parse_gs;
 use crate::mass::linked_or_context_topology;
 use canape_core::component::{JEntry, KEntry, MapInputs, Mapping};
 use canape_core::data::{DataKind, DataTable};

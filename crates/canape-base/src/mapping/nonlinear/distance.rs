@@ -12,7 +12,8 @@
 //! default) keeps, when Stabilized, only the edges whose output force is negative (in
 //! extension), as SOFA does.
 
-use crate::mapping::linear::{mapping_data, parse_gs, resolve_ends};
+use crate::mapping::linear::{mapping_data, resolve_ends};
+use crate::mapping::nonlinear::rigid::parse_gs;
 use crate::mass::linked_or_context_topology;
 use canape_core::component::{JEntry, KEntry, MapInputs, Mapping};
 use canape_core::data::{DataKind, DataTable, Value};

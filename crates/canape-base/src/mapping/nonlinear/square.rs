@@ -2,7 +2,8 @@
 //! diag(2 f_i) (Sofa/Component/Mapping/NonLinear/.../SquareMapping.inl; its geometricStiffness
 //! option is None or Exact, the default).
 
-use crate::mapping::linear::{mapping_data, parse_gs, resolve_ends};
+use crate::mapping::linear::{mapping_data, resolve_ends};
+use crate::mapping::nonlinear::rigid::parse_gs;
 use canape_core::component::{JEntry, KEntry, MapInputs, Mapping};
 use canape_core::data::{DataKind, DataTable};
 use canape_core::impl_component;
