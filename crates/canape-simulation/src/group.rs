@@ -476,6 +476,14 @@ pub struct GroupWork {
     pair: PairBuf,
 }
 
+impl GroupWork {
+    /// A projective constraint changed (a Data edit): the fixed-DOF mask is recomputed at the
+    /// next assembly; the patterns stay.
+    pub fn constraints_changed(&mut self) {
+        self.fixed.clear();
+    }
+}
+
 /// Mechanical operations over one group (borrowing the scene's arenas).
 pub struct GroupOps<'a> {
     pub group: &'a Group,
@@ -729,7 +737,7 @@ struct GroupSystem<'b, 'a> {
 
 impl GroupSystem<'_, '_> {
     /// The DOFs projective constraints fix, computed once per group work (constraints change
-    /// only through Data edits, which start a new work).
+    /// only through Data edits, which clear it: `GroupWork::constraints_changed`).
     fn fixed_mask(ops: &mut GroupOps<'_>, mask: &mut Vec<bool>) {
         if mask.len() == ops.group.size {
             return;

@@ -696,6 +696,11 @@ impl Simulation {
                 l.matrix_changed();
             }
         }
+        if self.scene.info(id).role == canape_core::component::Role::ProjectiveConstraint {
+            for w in &mut self.works {
+                w.constraints_changed();
+            }
+        }
         Ok(diags.iter().cloned().collect())
     }
 
