@@ -463,6 +463,17 @@ pub fn register(r: &mut Registry) {
         },
     );
     r.register(
+        "AffineMovementProjectiveConstraint",
+        "points moved from x0 to R·x0 + t between two times",
+        |_, t| {
+            vec3_only(t, "AffineMovementProjectiveConstraint")?;
+            Ok(AnyComponent::Projective(Box::new(
+                crate::constraint::projective::projections::AffineMovementProjectiveConstraint::new(
+                ),
+            )))
+        },
+    );
+    r.register(
         "PairBoxROI",
         "points inside one box but not inside a second one",
         |_, t| {

@@ -410,3 +410,36 @@ fn uniform_mass_without_mass_data_shares_a_total_of_one() {
     // each point weighs 1/4: the unit force accelerates point 0 by 4
     assert!((v(&sim)[0] - 0.4).abs() < 1e-12, "{:?}", v(&sim));
 }
+
+#[test]
+fn affine_movement_goes_from_x0_to_r_x0_plus_t_between_its_times() {
+    // a quarter turn about z and a shift, over t in (0.2, 0.6], then held
+    let mut sim = falling(
+        r#"<AffineMovementProjectiveConstraint indices="0" beginConstraintTime="0.2" endConstraintTime="0.6"
+             rotation="[0 -1 0, 1 0 0, 0 0 1]" translation="0.1 0 0"/>"#,
+        CG,
+    );
+    let x0 = [0.5, 0.5, 0.5];
+    let xf = [-0.5 + 0.1, 0.5, 0.5];
+    for k in 1..=100 {
+        sim.step();
+        // the step's start time, as SOFA's context time during the projection
+        let t = (k - 1) as f64 * 0.01;
+        let p = x(&sim);
+        let s = ((t - 0.2) / 0.4).clamp(0.0, 1.0);
+        if t > 0.2 + 1e-9 {
+            for c in 0..3 {
+                let want = x0[c] + (xf[c] - x0[c]) * s;
+                assert!(
+                    (p[c] - want).abs() < 1e-9,
+                    "step {k}: {:?} vs {want}",
+                    &p[0..3]
+                );
+            }
+            assert!(
+                v(&sim)[0..3].iter().all(|c| *c == 0.0),
+                "velocity projected"
+            );
+        }
+    }
+}
