@@ -121,6 +121,14 @@ impl Diagnostics {
     }
 }
 
+/// "did you mean 'a' or 'b'?" for a list of suggestions (None when it is empty).
+pub fn did_you_mean(suggestions: &[&str]) -> Option<String> {
+    (!suggestions.is_empty()).then(|| {
+        let names: Vec<String> = suggestions.iter().map(|s| format!("'{s}'")).collect();
+        format!("did you mean {}?", names.join(" or "))
+    })
+}
+
 /// Levenshtein distance, for "did you mean" suggestions.
 pub fn edit_distance(a: &str, b: &str) -> usize {
     let a: Vec<char> = a.to_lowercase().chars().collect();

@@ -114,11 +114,7 @@ pub enum EditError {
 }
 
 fn hint(s: &[&str]) -> String {
-    if s.is_empty() {
-        String::new()
-    } else {
-        format!(" (did you mean {}?)", s.join(", "))
-    }
+    crate::diag::did_you_mean(s).map_or(String::new(), |h| format!(" ({h})"))
 }
 
 /// Controllers return text errors; a scene error converts to its message.

@@ -7,7 +7,7 @@ use crate::desc::{Item, NodeDesc, ObjectDesc};
 use crate::files::FileResolver;
 use canape_core::component::Role;
 use canape_core::data::{parse_bool, parse_real, DataKind};
-use canape_core::diag::{closest, Diagnostic, Diagnostics};
+use canape_core::diag::{closest, did_you_mean, Diagnostic, Diagnostics};
 use canape_core::registry::{Lookup, Registry};
 use canape_core::scene::{split_data_link, ComponentId, NodeId, Scene, Target};
 use canape_types::Vec3;
@@ -287,15 +287,8 @@ impl<'a> Builder<'a> {
                 ))
                 .at(loc)
                 .on(path);
-                if !suggestions.is_empty() {
-                    d = d.suggest(format!(
-                        "did you mean {}?",
-                        suggestions
-                            .iter()
-                            .map(|s| format!("'{s}'"))
-                            .collect::<Vec<_>>()
-                            .join(" or ")
-                    ));
+                if let Some(hint) = did_you_mean(&suggestions) {
+                    d = d.suggest(hint);
                 }
                 self.diags.push(d);
                 self.note_missing_mapping(node, &o.class);
@@ -490,14 +483,8 @@ impl<'a> Builder<'a> {
             ))
             .at(Some(a.loc.clone()))
             .on(label.to_string());
-            if !sugg.is_empty() {
-                d = d.suggest(format!(
-                    "did you mean {}?",
-                    sugg.iter()
-                        .map(|s| format!("'{s}'"))
-                        .collect::<Vec<_>>()
-                        .join(" or ")
-                ));
+            if let Some(hint) = did_you_mean(&sugg) {
+                d = d.suggest(hint);
             }
             self.diags.push(d);
             return;

@@ -136,11 +136,8 @@ pub fn create_component(
         Lookup::Found(e) | Lookup::Renamed { new: e, .. } => e,
         Lookup::Removed(why) => return Err(why),
         Lookup::Unknown { suggestions } => {
-            let hint = if suggestions.is_empty() {
-                String::new()
-            } else {
-                format!(" (did you mean {}?)", suggestions.join(", "))
-            };
+            let hint = canape_core::diag::did_you_mean(&suggestions)
+                .map_or(String::new(), |h| format!(" ({h})"));
             return Err(format!("unknown component class '{class}'{hint}"));
         }
     };
@@ -150,11 +147,8 @@ pub fn create_component(
         if data.field(name).is_none() && !data.set_extra(name, value) {
             let names = data.all_names();
             let near = canape_core::diag::closest(name, names.iter().copied(), 3);
-            let hint = if near.is_empty() {
-                String::new()
-            } else {
-                format!(" (did you mean {}?)", near.join(", "))
-            };
+            let hint =
+                canape_core::diag::did_you_mean(&near).map_or(String::new(), |h| format!(" ({h})"));
             return Err(format!("{class} has no Data '{name}'{hint}"));
         }
         if data.field(name).is_some() {
