@@ -9,6 +9,24 @@ use canape_core::scene::InitContext;
 use canape_core::state::VecId;
 use canape_types::Vec3;
 
+/// The points a region of interest tests, 3 numbers each: its `position` Data when set, else
+/// the context state's rest positions (the ROIs are registered for Vec3 only, so the context
+/// state is Vec3). None (reported) without either.
+fn roi_points(ctx: &mut InitContext<'_>, data: &DataTable) -> Option<Vec<f64>> {
+    if data.is_set("position") {
+        return Some(data.reals("position").to_vec());
+    }
+    match ctx.state() {
+        Some(s) if s.dof == canape_types::DofType::Vec3 => {
+            Some(s.vec(VecId::REST_POSITION).to_vec())
+        }
+        _ => {
+            ctx.error("no position given and no Vec3 MechanicalObject in the context");
+            None
+        }
+    }
+}
+
 /// Selects the points inside one or more axis-aligned boxes (bounds inclusive).
 #[derive(Clone)]
 pub struct BoxRoi {
@@ -194,17 +212,7 @@ impl BoxRoi {
         {
             ctx.warn("orientedBox is not supported yet and is ignored");
         }
-        let pts: Vec<f64> = if self.data.is_set("position") {
-            self.data.reals("position").to_vec()
-        } else {
-            match ctx.state() {
-                Some(s) => s.vec(VecId::REST_POSITION).to_vec(),
-                None => {
-                    ctx.error("no position given and no MechanicalObject in the context");
-                    Vec::new()
-                }
-            }
-        };
+        let pts = roi_points(ctx, &self.data).unwrap_or_default();
         let boxes = self.boxes();
         let mut inside = Vec::new();
         let mut outside = Vec::new();
@@ -543,19 +551,7 @@ impl ShapeRoi {
     }
 
     fn init_impl(&mut self, ctx: &mut InitContext<'_>) {
-        let pts: Vec<f64> = if self.data.is_set("position") {
-            self.data.reals("position").to_vec()
-        } else {
-            match ctx.state() {
-                Some(s) if s.dof == canape_types::DofType::Vec3 => {
-                    s.vec(VecId::REST_POSITION).to_vec()
-                }
-                _ => {
-                    ctx.error("no position given and no Vec3 MechanicalObject in the context");
-                    Vec::new()
-                }
-            }
-        };
+        let pts = roi_points(ctx, &self.data).unwrap_or_default();
         let p = |i: u32| -> Option<Vec3> {
             let o = 3 * i as usize;
             pts.get(o..o + 3).map(|q| Vec3::new(q[0], q[1], q[2]))
@@ -779,22 +775,8 @@ impl PairBoxRoi {
     fn init_impl(&mut self, ctx: &mut InitContext<'_>) {
         let _ = self.data.set_value("indices", Value::Ints(Vec::new()));
         let _ = self.data.set_value("pointsInROI", Value::Reals(Vec::new()));
-        let pts: Vec<f64> = if self.data.is_set("position") {
-            self.data.reals("position").to_vec()
-        } else {
-            match ctx.state() {
-                Some(s) if s.dof.coord_size() >= 3 && s.dof != canape_types::DofType::Rigid2 => {
-                    let cs = s.dof.coord_size();
-                    s.vec(VecId::REST_POSITION)
-                        .chunks_exact(cs)
-                        .flat_map(|c| [c[0], c[1], c[2]])
-                        .collect()
-                }
-                _ => {
-                    ctx.error("no position given and no MechanicalObject with 3D positions in the context");
-                    return;
-                }
-            }
+        let Some(pts) = roi_points(ctx, &self.data) else {
+            return;
         };
         let boxes = ["inclusiveBox", "includedBox"].map(|n| {
             let b = self.data.reals(n);
