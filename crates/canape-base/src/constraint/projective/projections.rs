@@ -27,7 +27,7 @@ use canape_core::component::ProjectiveConstraint;
 use canape_core::data::{DataKind, DataTable};
 use canape_core::impl_component;
 use canape_core::scene::InitContext;
-use canape_types::{DofType, Vec3};
+use canape_types::{DataTypes, DofType, Vec3, Vec3Types};
 
 /// The `indices` below the state's size (the others reported and dropped).
 fn valid_indices(ctx: &mut InitContext<'_>, data: &DataTable, n: usize) -> Vec<u32> {
@@ -627,9 +627,9 @@ impl ProjectiveConstraint for OscillatorProjectiveConstraint {
 pub struct AffineMovementProjectiveConstraint {
     data: DataTable,
     indices: Vec<u32>,
-    /// Initial and final positions of the chosen points (3 per point).
-    x0: Vec<f64>,
-    xf: Vec<f64>,
+    /// Initial and final positions of the chosen points.
+    x0: Vec<[f64; 3]>,
+    xf: Vec<[f64; 3]>,
     begin: f64,
     end: f64,
     time: f64,
@@ -717,7 +717,7 @@ impl AffineMovementProjectiveConstraint {
             return;
         }
         let n = st.size();
-        let x = st.vec(canape_core::state::VecId::POSITION).to_vec();
+        let x = Vec3Types::coords(st.vec(canape_core::state::VecId::POSITION)).to_vec();
         // SOFA's rotation is a 3×3 matrix written with brackets and commas; unset, it is the
         // zero matrix (every point goes to `translation`), which is SOFA's default too
         let text = self.data.str("rotation").replace(['[', ']', ','], " ");
@@ -746,14 +746,9 @@ impl AffineMovementProjectiveConstraint {
         self.end = self.data.real("endConstraintTime");
         let indices = valid_indices(ctx, &self.data, n);
         for &i in &indices {
-            let p = Vec3::new(
-                x[3 * i as usize],
-                x[3 * i as usize + 1],
-                x[3 * i as usize + 2],
-            );
-            let q = r * p + t;
-            self.x0.extend_from_slice(p.as_slice());
-            self.xf.extend_from_slice(q.as_slice());
+            let p = Vec3::from(x[i as usize]);
+            self.x0.push(p.into());
+            self.xf.push((r * p + t).into());
         }
         self.indices = indices;
     }
@@ -782,13 +777,13 @@ impl ProjectiveConstraint for AffineMovementProjectiveConstraint {
         if !(during || t > e) {
             return;
         }
+        let x = Vec3Types::coords_mut(x);
         for (k, &i) in self.indices.iter().enumerate() {
-            let o = 3 * i as usize;
-            let Some(p) = x.get_mut(o..o + 3) else {
+            let Some(p) = x.get_mut(i as usize) else {
                 continue;
             };
             for c in 0..3 {
-                let (a, f) = (self.x0[3 * k + c], self.xf[3 * k + c]);
+                let (a, f) = (self.x0[k][c], self.xf[k][c]);
                 // SOFA's formula: ((xf − x0)·t + x0·end − xf·begin) / (end − begin)
                 p[c] = if during {
                     ((f - a) * t + (a * e - f * b)) / total
