@@ -378,6 +378,19 @@ impl BarycentricMapping {
             ctx.error("the mapping's output has no positions");
             return;
         };
+        // a grid topology locates the points in its own geometry (SOFA's
+        // BarycentricMapperRegularGridTopology/SparseGridTopology call the grid's findCube), so
+        // a state translated from its grid (MechanicalObject dz) carries its mapped points along
+        let grid_points = topo.mesh().points.as_flattened();
+        let grid = matches!(
+            topo.class_name(),
+            "RegularGridTopology" | "SparseGridTopology"
+        );
+        let x = if grid && !use_rest && grid_points.len() == x.len() {
+            grid_points.to_vec()
+        } else {
+            x
+        };
         match compute_weights(&x, topo.mesh(), &pts) {
             Ok(w) => {
                 self.weights = w;
