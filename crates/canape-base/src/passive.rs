@@ -132,49 +132,9 @@ pub const INERT_CLASSES: &[(&str, Role, &str)] = &[
     ("LineAxis", Role::Visual, "axis display"),
     ("BackgroundSetting", Role::Visual, "viewer background"),
     (
-        "CollisionPipeline",
-        Role::Collision,
-        "collision pipeline (collision not simulated yet)",
-    ),
-    (
-        "BruteForceBroadPhase",
-        Role::Collision,
-        "broad phase (collision not simulated yet)",
-    ),
-    (
-        "BVHNarrowPhase",
-        Role::Collision,
-        "narrow phase (collision not simulated yet)",
-    ),
-    (
-        "CollisionResponse",
-        Role::Collision,
-        "contact response (collision not simulated yet)",
-    ),
-    (
-        "DiscreteIntersection",
-        Role::Collision,
-        "intersection method (collision not simulated yet)",
-    ),
-    (
-        "MinProximityIntersection",
-        Role::Collision,
-        "intersection method (collision not simulated yet)",
-    ),
-    (
-        "NewProximityIntersection",
-        Role::Collision,
-        "intersection method (collision not simulated yet)",
-    ),
-    (
         "LocalMinDistance",
         Role::Collision,
         "intersection method (collision not simulated yet)",
-    ),
-    (
-        "SphereCollisionModel",
-        Role::Collision,
-        "collision model (collision not simulated yet)",
     ),
     (
         "OBBCollisionModel",
@@ -203,21 +163,6 @@ pub const INERT_CLASSES: &[(&str, Role, &str)] = &[
     ),
     (
         "CapsuleCollisionModel",
-        Role::Collision,
-        "collision model (collision not simulated yet)",
-    ),
-    (
-        "TriangleCollisionModel",
-        Role::Collision,
-        "collision model (collision not simulated yet)",
-    ),
-    (
-        "LineCollisionModel",
-        Role::Collision,
-        "collision model (collision not simulated yet)",
-    ),
-    (
-        "PointCollisionModel",
         Role::Collision,
         "collision model (collision not simulated yet)",
     ),

@@ -173,6 +173,11 @@ pub trait ForceField: Component + ForceFieldClone {
     fn draw_edges(&self) -> Vec<[u32; 2]> {
         Vec::new()
     }
+    /// A contact response force field (created by a collision pipeline) takes its contacts
+    /// through this.
+    fn contact_response(&mut self) -> Option<&mut dyn crate::collision::ContactResponse> {
+        None
+    }
 }
 
 /// A projective constraint (fixed points and the like).
@@ -523,6 +528,18 @@ pub trait Passive: Component + PassiveClone {
         None
     }
     fn visual_mesh_mut(&mut self) -> Option<&mut Mesh> {
+        None
+    }
+    /// The geometry of a collision model (Point/Line/Triangle/SphereCollisionModel).
+    fn collision_model(&self) -> Option<&dyn crate::collision::CollisionModel> {
+        None
+    }
+    /// Whether this is a collision pipeline (see [`Passive::collision_pipeline`]).
+    fn is_collision_pipeline(&self) -> bool {
+        false
+    }
+    /// The collision pipeline, run in the animation loop's collision stage.
+    fn collision_pipeline(&mut self) -> Option<&mut dyn crate::collision::CollisionPipeline> {
         None
     }
 }

@@ -4,6 +4,7 @@
 //! This crate knows nothing of XML, files, Python or viewers: loaders build a [`scene::Scene`]
 //! through the [`registry::Registry`] and report problems as [`diag::Diagnostic`]s.
 
+pub mod collision;
 pub mod component;
 pub mod data;
 pub mod diag;

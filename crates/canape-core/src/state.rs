@@ -31,6 +31,10 @@ impl VecId {
     pub const SYSTEM_DX: VecId = VecId(60);
     /// The product's result, gathered back from the states.
     pub const SYSTEM_DF: VecId = VecId(61);
+    /// Forces applied from outside the solver for the next integration (SOFA's
+    /// externalForce: contact responses between objects of different solvers), added to
+    /// every force computation of the step and cleared once the step is integrated.
+    pub const EXTERNAL_FORCE: VecId = VecId(62);
     /// First id of vectors kept across steps (see `MechanicalOps::persistent`).
     pub const FIRST_PERSISTENT: u32 = 64;
 

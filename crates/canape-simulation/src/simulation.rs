@@ -62,6 +62,13 @@ pub struct Simulation {
     step_mapping: Duration,
     /// Changes to the graph asked for by controllers during a step, applied once it ends.
     pending: Vec<Change>,
+    /// The collision pipeline's slot (the first one in graph order), run in the collision
+    /// stage.
+    pipeline: Option<usize>,
+    /// Collision messages already reported (each once).
+    collision_reported: Vec<String>,
+    /// Per force field slot: whether a solver group integrates it (kept between steps).
+    scratch_flags: Vec<bool>,
 }
 
 /// A change to the scene graph asked for while a step runs (applied at the end of the step,
@@ -108,6 +115,9 @@ impl Simulation {
             step_clock: PhaseClock::default(),
             step_mapping: Duration::ZERO,
             pending: Vec::new(),
+            pipeline: None,
+            collision_reported: Vec::new(),
+            scratch_flags: Vec::new(),
         };
         sim.find_loop_and_controllers(true);
         sim.map_ends = Self::mapping_ends(&sim.scene);
@@ -198,10 +208,106 @@ impl Simulation {
                 }
             }
         }
+        self.pipeline = order.iter().find_map(|c| match scene.info(*c).slot {
+            Slot::Passive(i) if scene.passives[i].as_ref()?.is_collision_pipeline() => Some(i),
+            _ => None,
+        });
         self.controllers = order
             .into_iter()
             .filter(|c| matches!(scene.info(*c).slot, Slot::Controller(_)))
             .collect();
+    }
+
+    /// The collision stage: the pipeline detects contacts from the current positions and
+    /// updates its response force fields; the solver groups take the responses it added or
+    /// removed.
+    fn collide(&mut self) {
+        let Some(i) = self.pipeline else { return };
+        let Some(mut p) = self.scene.passives[i].take() else {
+            return;
+        };
+        let changes = match p.collision_pipeline() {
+            Some(pipe) => pipe.collide(&mut self.scene),
+            None => Default::default(),
+        };
+        self.scene.passives[i] = Some(p);
+        for m in changes.messages {
+            if !self.collision_reported.contains(&m) {
+                self.diagnostics.push(Diagnostic::warning(m.clone()));
+                self.collision_reported.push(m);
+            }
+        }
+        if !changes.added.is_empty() || !changes.removed.is_empty() {
+            let mut diags = Diagnostics::default();
+            for &id in &changes.added {
+                crate::init::init_component(&mut self.scene, id, &mut diags, &mut Vec::new());
+            }
+            self.diagnostics.extend(diags);
+            let mut slots = changes.removed;
+            slots.extend(changes.added.iter().map(|c| self.scene.info(*c).slot));
+            self.structure_changed(&slots);
+        }
+        self.explicit_responses();
+    }
+
+    /// Contact responses that no solver group integrates (two objects under different
+    /// solvers: the response sits above both) act as SOFA makes them act: their force at the
+    /// start of the step is added to each object's external force, constant during the
+    /// integration (no stiffness coupling).
+    fn explicit_responses(&mut self) {
+        let scene = &mut self.scene;
+        let n = scene.force_fields.len();
+        let mut in_group = std::mem::take(&mut self.scratch_flags);
+        in_group.clear();
+        in_group.resize(n, false);
+        for g in &self.groups {
+            for e in &g.forces {
+                if let crate::group::ForceEntry::Pair { ff, .. } = e {
+                    in_group[*ff] = true;
+                }
+            }
+        }
+        for i in 0..n {
+            if in_group[i] {
+                continue;
+            }
+            let Some(ff) = scene.force_fields[i].as_mut() else {
+                continue;
+            };
+            if ff
+                .contact_response()
+                .is_none_or(|r| r.contacts().is_empty())
+            {
+                continue;
+            }
+            let Some(it) = ff.interaction() else { continue };
+            let sides = [it.first, it.second].map(|c| match scene.info(c).slot {
+                Slot::State(k) => Some(k),
+                _ => None,
+            });
+            let [Some(a), Some(b)] = sides else { continue };
+            let (Some(sa), Some(sb)) = (scene.states[a].as_ref(), scene.states[b].as_ref()) else {
+                continue;
+            };
+            let mut x = sa.vec(VecId::POSITION).to_vec();
+            x.extend_from_slice(sb.vec(VecId::POSITION));
+            let mut v = sa.vec(VecId::VELOCITY).to_vec();
+            v.extend_from_slice(sb.vec(VecId::VELOCITY));
+            let la = sa.deriv_len();
+            let mut f = vec![0.0; la + sb.deriv_len()];
+            scene.force_fields[i]
+                .as_mut()
+                .unwrap()
+                .add_force(&x, &v, &mut f);
+            for (k, part) in [(a, &f[..la]), (b, &f[la..])] {
+                let st = scene.states[k].as_mut().unwrap();
+                let ext = st.vec_mut(VecId::EXTERNAL_FORCE);
+                for (e, v) in ext.iter_mut().zip(part) {
+                    *e += v;
+                }
+            }
+        }
+        self.scratch_flags = in_group;
     }
 
     /// Deliver an event to every controller in graph order. A controller's error is reported
@@ -268,6 +374,12 @@ impl Simulation {
             ode.solve(&mut ops, dt);
             self.last_solve.push(ops.last_stats);
             scene.odes[g.ode] = Some(ode);
+        }
+        // external forces last one integration (SOFA clears them at endIntegration)
+        for s in scene.states.iter_mut().flatten() {
+            if !s.vec(VecId::EXTERNAL_FORCE).is_empty() {
+                s.vec_mut(VecId::EXTERNAL_FORCE).fill(0.0);
+            }
         }
         let tp = Instant::now();
         self.project_and_check(false);
@@ -482,6 +594,9 @@ impl Clone for Simulation {
             step_mapping: self.step_mapping,
             // changes are applied at the end of the step that asks for them: none between steps
             pending: Vec::new(),
+            pipeline: self.pipeline,
+            collision_reported: self.collision_reported.clone(),
+            scratch_flags: Vec::new(),
         }
     }
 }
@@ -885,8 +1000,8 @@ impl LoopStages for Stages<'_> {
         self.sim.send(event);
     }
     fn collision(&mut self) {
-        // no collision pipeline yet: its events still frame the stage
         self.sim.send(&Event::CollisionBegin);
+        self.sim.collide();
         self.sim.send(&Event::CollisionEnd);
     }
     fn integrate(&mut self, dt: f64) {

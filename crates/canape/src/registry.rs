@@ -7,6 +7,7 @@ use canape_core::registry::Registry;
 pub fn registry() -> Registry {
     let mut r = Registry::new();
     canape_base::register::register(&mut r);
+    canape_collision::register::register(&mut r);
     canape_fem::register::register(&mut r);
     canape_solvers::register::register(&mut r);
     canape_io::register::register(&mut r);
@@ -121,6 +122,7 @@ mod tests {
                 "UniformMass",
             ),
             (canape_fem::register::register, "TetrahedronFEMForceField"),
+            (canape_collision::register::register, "CollisionPipeline"),
             (canape_solvers::register::register, "EulerImplicitSolver"),
             (canape_io::register::register, "MeshGmshLoader"),
         ] {

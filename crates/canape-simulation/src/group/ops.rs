@@ -286,7 +286,16 @@ impl MechanicalOps for GroupOps<'_> {
             // after init; doing it here too keeps Newton iterations right)
             mapped::propagate_x_v(self.states, self.mappings, &g.mappings);
         }
-        self.for_all_states(|s| s.vec_mut(f).iter_mut().for_each(|v| *v = 0.0));
+        self.for_all_states(|s| {
+            let n = s.deriv_len();
+            if s.vec(VecId::EXTERNAL_FORCE).len() == n && f != VecId::EXTERNAL_FORCE {
+                // forces from outside the solver (explicit contacts) start the sum
+                let (ext, out) = s.pair_mut(VecId::EXTERNAL_FORCE, f);
+                out.copy_from_slice(ext);
+            } else {
+                s.vec_mut(f).iter_mut().for_each(|v| *v = 0.0)
+            }
+        });
         for e in &g.forces {
             match *e {
                 ForceEntry::Mass {

@@ -1,0 +1,227 @@
+//! PenalityContactForceField (Sofa/Component/Collision/Response/Contact/
+//! PenalityContactForceField.inl): the penalty response between two collision models' states.
+//! Each contact pushes its two points apart along its normal with a force proportional to the
+//! penetration `distance − (p2 − p1)·n` while it is positive.
+//!
+//! SOFA maps each contact point into a child state of the collision model (a barycentric
+//! mapping of the element's vertices) and couples those two states; here a contact point is
+//! the same weighted sum of its element's vertices, applied directly on the collision models'
+//! states (force up as Jᵀf with the weights, stiffness as Jᵀ K J): the same equations without
+//! the intermediate states.
+
+use canape_core::collision::{Contact, ContactResponse};
+use canape_core::component::{Component, ForceField, Interaction};
+use canape_core::data::{base_fields, DataKind, DataTable};
+use canape_core::matrix::MatrixSink;
+use canape_core::scene::ComponentId;
+use canape_types::Vec3;
+
+/// The penalty response of one pair of collision models.
+#[derive(Clone)]
+pub struct PenaltyContactForceField {
+    data: DataTable,
+    first: ComponentId,
+    second: ComponentId,
+    /// Whether the second state receives no force (a non-simulated model).
+    second_passive: bool,
+    /// Whether the first state receives no force (the pipeline orders a pair so that this is
+    /// only possible when both are passive).
+    first_passive: bool,
+    /// Points of the first state (the second state starts after them in the concatenated
+    /// vectors).
+    first_points: usize,
+    /// Scalars per point of each state: (coordinate, derivative) — 3 and 3 for Vec3, 7 and 6
+    /// for Rigid3 (a contact acts on the translation part).
+    strides: [(usize, usize); 2],
+    contacts: Vec<Contact>,
+    /// Penetration of each contact at the last `add_force` (SOFA's `contact.pen`); the
+    /// stiffness acts where it is positive.
+    pen: Vec<f64>,
+}
+
+impl PenaltyContactForceField {
+    pub fn new(
+        first: ComponentId,
+        second: ComponentId,
+        first_points: usize,
+        strides: [(usize, usize); 2],
+        first_passive: bool,
+        second_passive: bool,
+    ) -> Self {
+        PenaltyContactForceField {
+            data: base_fields(DataTable::new()).with("name", DataKind::Str, "", "object name"),
+            first,
+            second,
+            second_passive,
+            first_passive,
+            first_points,
+            strides,
+            contacts: Vec::new(),
+            pen: Vec::new(),
+        }
+    }
+
+    /// The states this response couples.
+    pub fn states(&self) -> (ComponentId, ComponentId) {
+        (self.first, self.second)
+    }
+
+    fn point(
+        x: &[f64],
+        base: usize,
+        stride: usize,
+        p: &canape_core::collision::ContactPoint,
+    ) -> Vec3 {
+        let mut s = Vec3::zeros();
+        for (i, w) in p.iter() {
+            let o = base + stride * i;
+            s += w * Vec3::new(x[o], x[o + 1], x[o + 2]);
+        }
+        s
+    }
+
+    fn spread(
+        f: &mut [f64],
+        base: usize,
+        stride: usize,
+        p: &canape_core::collision::ContactPoint,
+        v: Vec3,
+    ) {
+        for (i, w) in p.iter() {
+            let o = base + stride * i;
+            f[o] += w * v.x;
+            f[o + 1] += w * v.y;
+            f[o + 2] += w * v.z;
+        }
+    }
+}
+
+impl Component for PenaltyContactForceField {
+    fn class_name(&self) -> &'static str {
+        "PenalityContactForceField"
+    }
+    fn data(&self) -> &DataTable {
+        &self.data
+    }
+    fn data_mut(&mut self) -> &mut DataTable {
+        &mut self.data
+    }
+}
+
+impl ContactResponse for PenaltyContactForceField {
+    fn set_contacts(&mut self, contacts: &[Contact]) {
+        self.contacts.clear();
+        self.contacts.extend_from_slice(contacts);
+        self.pen.clear();
+        self.pen.resize(contacts.len(), 0.0);
+    }
+    fn contacts(&self) -> &[Contact] {
+        &self.contacts
+    }
+}
+
+impl ForceField for PenaltyContactForceField {
+    fn interaction(&self) -> Option<Interaction> {
+        Some(Interaction {
+            first: self.first,
+            second: self.second,
+            second_passive: self.second_passive,
+        })
+    }
+
+    fn add_force(&mut self, x: &[f64], _v: &[f64], f: &mut [f64]) {
+        let [(c1, d1), (c2, d2)] = self.strides;
+        let (bx, bf) = (self.first_points * c1, self.first_points * d1);
+        for (c, pen) in self.contacts.iter().zip(self.pen.iter_mut()) {
+            let u = Self::point(x, bx, c2, &c.second) - Self::point(x, 0, c1, &c.first);
+            *pen = c.distance - u.dot(&c.normal);
+            if *pen > 0.0 {
+                let force = -c.normal * (c.stiffness * *pen);
+                if !self.first_passive {
+                    Self::spread(f, 0, d1, &c.first, force);
+                }
+                if !self.second_passive {
+                    Self::spread(f, bf, d2, &c.second, -force);
+                }
+            }
+        }
+    }
+
+    fn add_dforce(&mut self, dx: &[f64], df: &mut [f64], k_factor: f64) {
+        let [(_, d1), (_, d2)] = self.strides;
+        let b = self.first_points * d1;
+        for (c, &pen) in self.contacts.iter().zip(&self.pen) {
+            if pen <= 0.0 {
+                continue;
+            }
+            let du = Self::point(dx, b, d2, &c.second) - Self::point(dx, 0, d1, &c.first);
+            let dpen = -du.dot(&c.normal);
+            let dforce = -c.normal * (c.stiffness * dpen * k_factor);
+            if !self.first_passive {
+                Self::spread(df, 0, d1, &c.first, dforce);
+            }
+            if !self.second_passive {
+                Self::spread(df, b, d2, &c.second, -dforce);
+            }
+        }
+    }
+
+    fn add_k_to_matrix(&self, m: &mut dyn MatrixSink, k_factor: f64, offset: usize) {
+        let [(_, d1), (_, d2)] = self.strides;
+        let b = self.first_points * d1;
+        // ∂f1/∂x1 = −k n nᵀ, ∂f1/∂x2 = k n nᵀ, and the opposite for f2, spread over the
+        // weights of each end
+        for (c, &pen) in self.contacts.iter().zip(&self.pen) {
+            if pen <= 0.0 {
+                continue;
+            }
+            let n = c.normal;
+            let k = c.stiffness * k_factor;
+            let ends = [
+                (0usize, d1, &c.first, -1.0, self.first_passive),
+                (b, d2, &c.second, 1.0, self.second_passive),
+            ];
+            for &(rb, rd, rp, rs, passive) in &ends {
+                if passive {
+                    continue;
+                }
+                for (ri, rw) in rp.iter() {
+                    for &(cb, cd, cp, cs, _) in &ends {
+                        for (ci, cw) in cp.iter() {
+                            // f_r = rs·(−k·pen)·n… : ∂f_r/∂x_c = −rs·cs·k·n nᵀ
+                            let s = -rs * cs * k * rw * cw;
+                            for a in 0..3 {
+                                for bb in 0..3 {
+                                    m.add(
+                                        offset + rb + rd * ri + a,
+                                        offset + cb + cd * ci + bb,
+                                        s * n[a] * n[bb],
+                                    );
+                                }
+                            }
+                        }
+                    }
+                }
+            }
+        }
+    }
+
+    fn potential_energy(&self, _x: &[f64]) -> Option<f64> {
+        Some(
+            self.contacts
+                .iter()
+                .zip(&self.pen)
+                .filter(|(_, p)| **p > 0.0)
+                .map(|(c, p)| 0.5 * c.stiffness * p * p)
+                .sum(),
+        )
+    }
+
+    fn contact_response(&mut self) -> Option<&mut dyn ContactResponse> {
+        Some(self)
+    }
+
+    fn draw_edges(&self) -> Vec<[u32; 2]> {
+        Vec::new()
+    }
+}

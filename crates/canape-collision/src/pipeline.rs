@@ -1,0 +1,628 @@
+//! CollisionPipeline (Sofa/Component/Collision/Detection/Algorithm/CollisionPipeline.cpp):
+//! each step, from the collision models' current positions, the broad phase keeps the pairs of
+//! models that may collide and whose bounding boxes come within the alarm distance
+//! (BruteForceBroadPhase), the narrow phase tests the element pairs whose boxes do
+//! (BVHNarrowPhase) with the intersection method, and the contact manager (CollisionResponse)
+//! hands each pair's contacts to its penalty response force field, created the first time
+//! the pair touches (BarycentricPenalityContact + PenalityContactForceField).
+//!
+//! Contacts come out in a fixed order: model pairs in model order, element pairs in index
+//! order, then SOFA's output id.
+
+use crate::intersect::{dispatch, intersect, Geometry, Output, Params};
+use crate::penalty::PenaltyContactForceField;
+use crate::settings::Method;
+use canape_core::collision::{
+    CollisionChanges, CollisionModel, CollisionPipeline, CollisionShape, Contact,
+};
+use canape_core::component::{Component, Passive, Role};
+use canape_core::data::{base_fields, DataKind, DataTable};
+use canape_core::scene::{AnyComponent, ComponentId, InitContext, NodeId, Scene, Slot};
+use canape_core::state::VecId;
+use canape_types::Vec3;
+
+/// A model taking part in one detection.
+#[derive(Clone, Debug)]
+struct Entry {
+    model: ComponentId,
+    passive: usize,
+    state: ComponentId,
+    node: NodeId,
+    /// Positions of the state (refreshed each step).
+    x: Vec<Vec3>,
+    /// Element boxes (min, max), enlarged by the model's proximity.
+    boxes: Vec<(Vec3, Vec3)>,
+    bbox: (Vec3, Vec3),
+}
+
+/// The response of one pair of models.
+#[derive(Clone, Debug)]
+struct Response {
+    models: [ComponentId; 2],
+    ff: ComponentId,
+}
+
+/// SOFA's CollisionPipeline with its broad phase, narrow phase, intersection method and
+/// contact manager (found beside it or above it at init).
+#[derive(Clone)]
+pub struct Pipeline {
+    data: DataTable,
+    node: Option<NodeId>,
+    params: Option<Params>,
+    response: String,
+    entries: Vec<Entry>,
+    responses: Vec<Response>,
+    outputs: Vec<Output>,
+    /// Per output id, the output kept (sorted by id).
+    best: Vec<(i64, usize)>,
+    keep: Vec<bool>,
+    contacts: Vec<Contact>,
+    last_count: usize,
+}
+
+impl Default for Pipeline {
+    fn default() -> Self {
+        Self::new()
+    }
+}
+
+impl Pipeline {
+    pub fn new() -> Self {
+        Pipeline {
+            data: base_fields(DataTable::new())
+                .with(
+                    "verbose",
+                    DataKind::Bool,
+                    "0",
+                    "Display extra informations at each computation step. (default=false)",
+                )
+                .with(
+                    "draw",
+                    DataKind::Bool,
+                    "0",
+                    "Draw detected collisions. (default=false)",
+                )
+                .with("depth", DataKind::Int, "6", "Max depth of bounding trees")
+                .with(
+                    "broadPhaseDetection",
+                    DataKind::Str,
+                    "",
+                    "link to the broad phase",
+                )
+                .with(
+                    "narrowPhaseDetection",
+                    DataKind::Str,
+                    "",
+                    "link to the narrow phase",
+                )
+                .with(
+                    "intersectionMethod",
+                    DataKind::Str,
+                    "",
+                    "link to the intersection method",
+                )
+                .with(
+                    "contactManager",
+                    DataKind::Str,
+                    "",
+                    "link to the contact manager",
+                ),
+            node: None,
+            params: None,
+            response: String::new(),
+            entries: Vec::new(),
+            responses: Vec::new(),
+            outputs: Vec::new(),
+            best: Vec::new(),
+            keep: Vec::new(),
+            contacts: Vec::new(),
+            last_count: 0,
+        }
+    }
+
+    /// The intersection parameters in use (after init), if the pipeline found a method.
+    pub fn params(&self) -> Option<&Params> {
+        self.params.as_ref()
+    }
+}
+
+/// The first component of one of `classes` in `node` or its ancestors (nearest first).
+fn find_setting(
+    scene: &Scene,
+    node: NodeId,
+    classes: &[&str],
+) -> Option<(ComponentId, &'static str)> {
+    for n in scene.lineage(node) {
+        for &c in &scene.node(n).components {
+            let Some(comp) = scene.component(c) else {
+                continue;
+            };
+            let class = comp.class_name();
+            if classes.contains(&class) {
+                return Some((c, class));
+            }
+        }
+    }
+    None
+}
+
+impl Component for Pipeline {
+    fn class_name(&self) -> &'static str {
+        "CollisionPipeline"
+    }
+    fn data(&self) -> &DataTable {
+        &self.data
+    }
+    fn data_mut(&mut self) -> &mut DataTable {
+        &mut self.data
+    }
+    fn init(&mut self, ctx: &mut InitContext<'_>) {
+        self.node = Some(ctx.node);
+        let scene = ctx.scene;
+        let method = find_setting(
+            scene,
+            ctx.node,
+            &[
+                "MinProximityIntersection",
+                "NewProximityIntersection",
+                "DiscreteIntersection",
+                "LocalMinDistance",
+            ],
+        );
+        self.params = match method {
+            None => {
+                ctx.warn("no intersection method (MinProximityIntersection, NewProximityIntersection, DiscreteIntersection) beside the pipeline: no collision is detected");
+                None
+            }
+            Some((_, "LocalMinDistance")) => {
+                ctx.warn("LocalMinDistance is not implemented yet: no collision is detected (use MinProximityIntersection for penalty contacts)");
+                None
+            }
+            Some((id, class)) => {
+                let d = scene.component(id).map(|c| c.data());
+                let real = |n: &str, default: f64| {
+                    d.and_then(|d| d.field(n).map(|_| d.real(n)))
+                        .filter(|v| v.is_finite())
+                        .unwrap_or(default)
+                };
+                let flag = |n: &str, default: bool| {
+                    d.and_then(|d| d.field(n).map(|_| d.bool(n)))
+                        .unwrap_or(default)
+                };
+                let method = match class {
+                    "MinProximityIntersection" => Method::MinProximity,
+                    "NewProximityIntersection" => Method::NewProximity,
+                    _ => Method::Discrete,
+                };
+                Some(Params {
+                    method,
+                    alarm: real("alarmDistance", 1.0),
+                    contact: real("contactDistance", 0.5),
+                    use_line_line: flag("useLineLine", method == Method::MinProximity),
+                    use_line_point: flag("useLinePoint", true),
+                    use_point_point: flag("usePointPoint", true),
+                    use_sphere_triangle: flag("useSphereTriangle", true),
+                    use_surface_normals: flag("useSurfaceNormals", false),
+                })
+            }
+        };
+        self.response = match find_setting(
+            scene,
+            ctx.node,
+            &["CollisionResponse", "RuleBasedContactManager"],
+        ) {
+            Some((id, _)) => scene
+                .component(id)
+                .and_then(|c| c.read_data("response"))
+                .map(|v| v.to_string())
+                .unwrap_or_else(|| "PenalityContactForceField".to_string()),
+            None => {
+                ctx.warn("no contact manager (CollisionResponse) beside the pipeline: contacts get no response");
+                String::new()
+            }
+        };
+        let penalty = matches!(
+            self.response.as_str(),
+            "PenalityContactForceField" | "default" | "BarycentricPenalityContact"
+        );
+        if !self.response.is_empty() && !penalty {
+            ctx.warn(format!(
+                "contact response '{}' is not implemented yet (only PenalityContactForceField): contacts get no response",
+                self.response
+            ));
+            self.params = None;
+        }
+    }
+}
+
+impl Passive for Pipeline {
+    fn role(&self) -> Role {
+        Role::Collision
+    }
+    fn is_collision_pipeline(&self) -> bool {
+        true
+    }
+    fn collision_pipeline(&mut self) -> Option<&mut dyn CollisionPipeline> {
+        Some(self)
+    }
+}
+
+fn model_of(scene: &Scene, i: usize) -> Option<&dyn CollisionModel> {
+    scene.passives[i].as_ref()?.collision_model()
+}
+
+/// Whether two models may collide (core/CollisionModel::canCollideWith): models of one node
+/// only with self-collision, and never two sharing a group.
+fn can_collide(scene: &Scene, a: &Entry, b: &Entry) -> bool {
+    let (Some(ma), Some(mb)) = (model_of(scene, a.passive), model_of(scene, b.passive)) else {
+        return false;
+    };
+    let (pa, pb) = (ma.params(), mb.params());
+    if !pa.simulated && !pb.simulated {
+        return false;
+    }
+    if a.node == b.node {
+        return false;
+    }
+    !pa.group.iter().any(|g| pb.group.contains(g))
+}
+
+fn boxes_meet(a: &(Vec3, Vec3), b: &(Vec3, Vec3), gap: f64) -> bool {
+    (0..3).all(|k| a.0[k] <= b.1[k] + gap && b.0[k] <= a.1[k] + gap)
+}
+
+impl Pipeline {
+    /// Refresh the models taking part and their positions and boxes.
+    fn gather(&mut self, scene: &Scene) {
+        let Some(root) = self.node else { return };
+        let mut k = 0;
+        for id in scene.component_ids() {
+            let info = scene.info(id);
+            let Slot::Passive(p) = info.slot else {
+                continue;
+            };
+            let Some(m) = model_of(scene, p) else {
+                continue;
+            };
+            let Some(state) = m.state() else { continue };
+            if !m.params().active || m.is_empty() || scene.check_component(state).is_err() {
+                continue;
+            }
+            if !scene.lineage(info.node).contains(&root)
+                || !scene
+                    .lineage(info.node)
+                    .iter()
+                    .all(|n| scene.node(*n).activated)
+            {
+                continue;
+            }
+            let Some(st) = scene.state(state) else {
+                continue;
+            };
+            if k == self.entries.len() {
+                self.entries.push(Entry {
+                    model: id,
+                    passive: p,
+                    state,
+                    node: info.node,
+                    x: Vec::new(),
+                    boxes: Vec::new(),
+                    bbox: (Vec3::zeros(), Vec3::zeros()),
+                });
+            }
+            let e = &mut self.entries[k];
+            e.model = id;
+            e.passive = p;
+            e.state = state;
+            e.node = info.node;
+            let stride = st.dof.coord_size();
+            e.x.clear();
+            e.x.extend(
+                st.vec(VecId::POSITION)
+                    .chunks_exact(stride)
+                    .map(|c| Vec3::new(c[0], c[1], c[2])),
+            );
+            let prox = m.params().proximity;
+            e.boxes.clear();
+            let x = &e.x;
+            let grow = |pts: &mut dyn Iterator<Item = Vec3>, r: f64| {
+                let mut lo = Vec3::repeat(f64::INFINITY);
+                let mut hi = Vec3::repeat(f64::NEG_INFINITY);
+                for q in pts {
+                    lo = lo.inf(&q);
+                    hi = hi.sup(&q);
+                }
+                (lo.add_scalar(-r), hi.add_scalar(r))
+            };
+            let ok = |i: u32| (i as usize) < x.len();
+            match m.shape() {
+                CollisionShape::Point => {
+                    for q in x {
+                        e.boxes.push((q.add_scalar(-prox), q.add_scalar(prox)));
+                    }
+                }
+                CollisionShape::Sphere => {
+                    for (i, q) in x.iter().enumerate() {
+                        let r = m.radius(i) + prox;
+                        e.boxes.push((q.add_scalar(-r), q.add_scalar(r)));
+                    }
+                }
+                CollisionShape::Line => {
+                    for ed in m.edges() {
+                        if !ed.iter().all(|&i| ok(i)) {
+                            e.boxes.push(empty_box());
+                            continue;
+                        }
+                        e.boxes
+                            .push(grow(&mut ed.iter().map(|&i| x[i as usize]), prox));
+                    }
+                }
+                CollisionShape::Triangle => {
+                    for t in m.triangles() {
+                        if !t.iter().all(|&i| ok(i)) {
+                            e.boxes.push(empty_box());
+                            continue;
+                        }
+                        e.boxes
+                            .push(grow(&mut t.iter().map(|&i| x[i as usize]), prox));
+                    }
+                }
+            }
+            let mut lo = Vec3::repeat(f64::INFINITY);
+            let mut hi = Vec3::repeat(f64::NEG_INFINITY);
+            for b in &e.boxes {
+                lo = lo.inf(&b.0);
+                hi = hi.sup(&b.1);
+            }
+            e.bbox = (lo, hi);
+            k += 1;
+        }
+        self.entries.truncate(k);
+    }
+
+    /// The response force field of a pair of models, created on its first contact.
+    fn response_for(
+        &mut self,
+        scene: &mut Scene,
+        a: usize,
+        b: usize,
+        changes: &mut CollisionChanges,
+    ) -> Option<ComponentId> {
+        let models = [self.entries[a].model, self.entries[b].model];
+        if let Some(r) = self.responses.iter().find(|r| r.models == models) {
+            if scene.check_component(r.ff).is_ok() {
+                return Some(r.ff);
+            }
+        }
+        self.responses.retain(|r| r.models != models);
+        let (ea, eb) = (&self.entries[a], &self.entries[b]);
+        let sa = scene.state(ea.state)?;
+        let sb = scene.state(eb.state)?;
+        let strides = [
+            (sa.dof.coord_size(), sa.dof.deriv_size()),
+            (sb.dof.coord_size(), sb.dof.deriv_size()),
+        ];
+        let simulated =
+            |e: &Entry| model_of(scene, e.passive).is_some_and(|m| m.params().simulated);
+        let (sim_a, sim_b) = (simulated(ea), simulated(eb));
+        let ff =
+            PenaltyContactForceField::new(ea.state, eb.state, sa.size(), strides, !sim_a, !sim_b);
+        // SOFA's placement (CollisionResponse::createResponse): beside the simulated model when
+        // the other is not simulated, else in the pipeline's node, where a solver above both
+        // integrates it (implicitly) and otherwise it acts as an explicit external force
+        let node = match (sim_a, sim_b) {
+            (true, false) => ea.node,
+            (false, true) => eb.node,
+            _ => self.node.unwrap_or(ea.node),
+        };
+        let name = format!(
+            "contact_{}_{}",
+            scene.info(ea.model).name,
+            scene.info(eb.model).name
+        );
+        let id = scene.add_component(node, &name, AnyComponent::ForceField(Box::new(ff)), None);
+        changes.added.push(id);
+        self.responses.push(Response { models, ff: id });
+        Some(id)
+    }
+}
+
+fn empty_box() -> (Vec3, Vec3) {
+    (Vec3::repeat(f64::INFINITY), Vec3::repeat(f64::NEG_INFINITY))
+}
+
+impl CollisionPipeline for Pipeline {
+    fn collide(&mut self, scene: &mut Scene) -> CollisionChanges {
+        let mut changes = CollisionChanges::default();
+        let Some(params) = self.params else {
+            return changes;
+        };
+        self.gather(scene);
+        let mut count = 0;
+        let mut touched: Vec<ComponentId> = Vec::new();
+        let n = self.entries.len();
+        // BruteForceBroadPhase's pairs: each model with every earlier one, the later model
+        // first (before the intersection method's own ordering of the two shapes)
+        for a in 0..n {
+            for b in 0..a {
+                let (ea, eb) = (&self.entries[a], &self.entries[b]);
+                if !can_collide(scene, ea, eb) {
+                    continue;
+                }
+                let (Some(ma), Some(mb)) =
+                    (model_of(scene, ea.passive), model_of(scene, eb.passive))
+                else {
+                    continue;
+                };
+                let Some(swap) = dispatch(params.method, &params, ma.shape(), mb.shape()) else {
+                    continue;
+                };
+                let gap = if params.method == Method::Discrete {
+                    0.0
+                } else {
+                    params.alarm
+                };
+                if !boxes_meet(&ea.bbox, &eb.bbox, gap) {
+                    continue;
+                }
+                let (f, s) = if swap { (b, a) } else { (a, b) };
+                let (ef, es) = (&self.entries[f], &self.entries[s]);
+                let (mf, ms) = if swap { (mb, ma) } else { (ma, mb) };
+                let (lf, pf) = (mf.len(), mf.params().proximity);
+                let (ls, ps) = (ms.len(), ms.params().proximity);
+                let radii_f: Vec<f64> = if mf.shape() == CollisionShape::Sphere {
+                    (0..lf).map(|i| mf.radius(i)).collect()
+                } else {
+                    Vec::new()
+                };
+                let radii_s: Vec<f64> = if ms.shape() == CollisionShape::Sphere {
+                    (0..ls).map(|i| ms.radius(i)).collect()
+                } else {
+                    Vec::new()
+                };
+                let g1 = Geometry {
+                    shape: mf.shape(),
+                    x: &ef.x,
+                    edges: mf.edges(),
+                    triangles: mf.triangles(),
+                    flags: mf.triangle_flags(),
+                    radii: &radii_f,
+                    proximity: pf,
+                    len: lf,
+                };
+                let g2 = Geometry {
+                    shape: ms.shape(),
+                    x: &es.x,
+                    edges: ms.edges(),
+                    triangles: ms.triangles(),
+                    flags: ms.triangle_flags(),
+                    radii: &radii_s,
+                    proximity: ps,
+                    len: ls,
+                };
+                let gap = gap + pf + ps;
+                self.outputs.clear();
+                // sweep along x: element boxes of the second model sorted by their low end
+                let mut order: Vec<usize> = (0..ls).collect();
+                order.sort_by(|&i, &j| es.boxes[i].0.x.total_cmp(&es.boxes[j].0.x).then(i.cmp(&j)));
+                let widest = max_width(&es.boxes);
+                for i in 0..lf {
+                    let bi = &ef.boxes[i];
+                    if !boxes_meet(bi, &es.bbox, gap) {
+                        continue;
+                    }
+                    let hi = bi.1.x + gap;
+                    let start = len_below(&order, |j| es.boxes[j].0.x, bi.0.x - gap - widest);
+                    let mut cand: Vec<usize> = order[start..]
+                        .iter()
+                        .copied()
+                        .take_while(|&j| es.boxes[j].0.x <= hi)
+                        .filter(|&j| boxes_meet(bi, &es.boxes[j], gap))
+                        .collect();
+                    cand.sort_unstable();
+                    for j in cand {
+                        intersect(&params, &g1, i, &g2, j, &mut self.outputs);
+                    }
+                }
+                if self.outputs.is_empty() {
+                    continue;
+                }
+                self.outputs.sort_by_key(|x| (x.elems, x.id));
+                // one contact per output id: the closest (BarycentricPenalityContact::
+                // setDetectionOutputs keeps an earlier one unless a later one is strictly closer)
+                self.best.clear();
+                for (k, o) in self.outputs.iter().enumerate() {
+                    match self.best.binary_search_by(|(id, _)| id.cmp(&o.id)) {
+                        Ok(p) => {
+                            if o.value < self.outputs[self.best[p].1].value {
+                                self.best[p].1 = k;
+                            }
+                        }
+                        Err(p) => self.best.insert(p, (o.id, k)),
+                    }
+                }
+                self.keep.clear();
+                self.keep.resize(self.outputs.len(), false);
+                for &(_, k) in &self.best {
+                    self.keep[k] = true;
+                }
+                // the penalty response: rest distance = contact distance + proximities (+ radii
+                // of sphere centres), stiffness = product of the models' contactStiffness divided
+                // by that distance (BarycentricPenalityContact)
+                let d0 = params.contact + pf + ps;
+                let k = mf.params().contact_stiffness * ms.params().contact_stiffness;
+                self.contacts.clear();
+                for (o, _) in self.outputs.iter().zip(&self.keep).filter(|(_, k)| **k) {
+                    let rf = if mf.shape() == CollisionShape::Sphere {
+                        mf.radius(o.elems[0] as usize)
+                    } else {
+                        0.0
+                    };
+                    let rs = if ms.shape() == CollisionShape::Sphere {
+                        ms.radius(o.elems[1] as usize)
+                    } else {
+                        0.0
+                    };
+                    let distance = d0 + rf + rs;
+                    self.contacts.push(Contact {
+                        first: o.points[0],
+                        second: o.points[1],
+                        normal: o.normal,
+                        distance,
+                        stiffness: if distance != 0.0 { k / distance } else { k },
+                        elements: o.elems,
+                    });
+                }
+                count += self.contacts.len();
+                let contacts = std::mem::take(&mut self.contacts);
+                if let Some(ff) = self.response_for(scene, f, s, &mut changes) {
+                    if let Slot::ForceField(i) = scene.info(ff).slot {
+                        if let Some(r) = scene.force_fields[i]
+                            .as_mut()
+                            .and_then(|f| f.contact_response())
+                        {
+                            r.set_contacts(&contacts);
+                        }
+                    }
+                    touched.push(ff);
+                }
+                self.contacts = contacts;
+            }
+        }
+        // responses of pairs that no longer touch keep existing with no contacts (no change to
+        // the solver groups for pairs that separate and meet again)
+        for r in &self.responses {
+            if touched.contains(&r.ff) || scene.check_component(r.ff).is_err() {
+                continue;
+            }
+            if let Slot::ForceField(i) = scene.info(r.ff).slot {
+                if let Some(resp) = scene.force_fields[i]
+                    .as_mut()
+                    .and_then(|f| f.contact_response())
+                {
+                    resp.set_contacts(&[]);
+                }
+            }
+        }
+        self.last_count = count;
+        changes
+    }
+
+    fn contact_count(&self) -> usize {
+        self.last_count
+    }
+}
+
+/// Widest box along x (so that a sweep can start early enough).
+fn max_width(boxes: &[(Vec3, Vec3)]) -> f64 {
+    boxes
+        .iter()
+        .map(|b| b.1.x - b.0.x)
+        .filter(|w| w.is_finite())
+        .fold(0.0, f64::max)
+}
+
+/// Number of leading entries of `order` whose key is below `v` (keys ascending).
+fn len_below(order: &[usize], key: impl Fn(usize) -> f64, v: f64) -> usize {
+    order.partition_point(|&j| key(j) < v)
+}

@@ -1,0 +1,76 @@
+//! This crate's components, registered under SOFA's class names: the facade's registry calls
+//! [`register`], and so can an application's own registry.
+
+use crate::model::GeometryModel;
+use crate::pipeline::Pipeline;
+use crate::settings::Setting;
+use canape_core::collision::CollisionShape;
+use canape_core::registry::Registry;
+use canape_core::scene::AnyComponent;
+
+/// Register this crate's components.
+pub fn register(r: &mut Registry) {
+    r.register(
+        "CollisionPipeline",
+        "collision pipeline: broad phase, narrow phase, contact response each step",
+        |_, _| Ok(AnyComponent::Passive(Box::new(Pipeline::new()))),
+    );
+    let models: [(&'static str, &'static str); 4] = [
+        (
+            "PointCollisionModel",
+            "collision model: the points of its state",
+        ),
+        (
+            "LineCollisionModel",
+            "collision model: the edges of its topology",
+        ),
+        (
+            "TriangleCollisionModel",
+            "collision model: the triangles of its topology",
+        ),
+        (
+            "SphereCollisionModel",
+            "collision model: a sphere at each point of its state",
+        ),
+    ];
+    for (class, desc) in models {
+        r.register(class, desc, |class, t| {
+            let shape = match class {
+                "PointCollisionModel" => CollisionShape::Point,
+                "LineCollisionModel" => CollisionShape::Line,
+                "TriangleCollisionModel" => CollisionShape::Triangle,
+                _ => CollisionShape::Sphere,
+            };
+            // SOFA's templates: Vec3d for points, lines and triangles; Vec3d or Rigid3d for
+            // spheres
+            let t = t.trim();
+            let ok = t.is_empty()
+                || t.starts_with("Vec3")
+                || (shape == CollisionShape::Sphere && t.starts_with("Rigid3"));
+            if !ok {
+                let allowed = if shape == CollisionShape::Sphere {
+                    "Vec3d or Rigid3d"
+                } else {
+                    "Vec3d"
+                };
+                return Err(format!(
+                    "{class} does not support template '{t}' ({allowed})"
+                ));
+            }
+            Ok(AnyComponent::Passive(Box::new(GeometryModel::new(shape))))
+        });
+    }
+    let settings: [(&'static str, &'static str); 6] = [
+        ("BruteForceBroadPhase", "broad phase: pairs of models whose bounding boxes overlap"),
+        ("BVHNarrowPhase", "narrow phase: pairs of elements whose bounding boxes overlap, then the intersection tests"),
+        ("MinProximityIntersection", "intersection method: closest points within the alarm distance"),
+        ("NewProximityIntersection", "intersection method: closest points within the alarm distance (triangle pairs by vertices and edges)"),
+        ("DiscreteIntersection", "intersection method: overlapping spheres"),
+        ("CollisionResponse", "contact manager: creates the contact responses (PenalityContactForceField)"),
+    ];
+    for (class, desc) in settings {
+        r.register(class, desc, |class, _| {
+            Ok(AnyComponent::Passive(Box::new(Setting::new(class))))
+        });
+    }
+}

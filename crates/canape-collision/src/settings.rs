@@ -1,0 +1,121 @@
+//! The pipeline's configuration components: the broad and narrow phases
+//! (BruteForceBroadPhase, BVHNarrowPhase), the intersection methods
+//! (MinProximityIntersection, NewProximityIntersection, DiscreteIntersection) and the contact
+//! manager (CollisionResponse). They hold Data; the pipeline reads them at init.
+
+use canape_core::component::{Component, Passive, Role};
+use canape_core::data::{base_fields, DataKind, DataTable};
+
+/// Which intersection method the pipeline uses.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Method {
+    MinProximity,
+    NewProximity,
+    Discrete,
+}
+
+/// A configuration component of the pipeline, identified by its class.
+#[derive(Clone)]
+pub struct Setting {
+    class: &'static str,
+    data: DataTable,
+}
+
+impl Setting {
+    pub fn new(class: &'static str) -> Self {
+        let mut data = base_fields(DataTable::new());
+        match class {
+            "MinProximityIntersection" | "NewProximityIntersection" => {
+                data = data
+                    .with(
+                        "alarmDistance",
+                        DataKind::Real,
+                        "1",
+                        "Proximity detection distance",
+                    )
+                    .with(
+                        "contactDistance",
+                        DataKind::Real,
+                        "0.5",
+                        "Distance below which a contact is created",
+                    )
+                    .with(
+                        "useLineLine",
+                        DataKind::Bool,
+                        if class == "MinProximityIntersection" {
+                            "1"
+                        } else {
+                            "0"
+                        },
+                        "Line-line collision detection enabled",
+                    );
+                if class == "MinProximityIntersection" {
+                    data = data
+                        .with("useSphereTriangle", DataKind::Bool, "1", "activate Sphere-Triangle intersection tests")
+                        .with("usePointPoint", DataKind::Bool, "1", "activate Point-Point intersection tests")
+                        .with("useSurfaceNormals", DataKind::Bool, "0", "Compute the norms of the Detection Outputs by considering the normals of the surfaces involved.")
+                        .with("useLinePoint", DataKind::Bool, "1", "activate Line-Point intersection tests");
+                }
+            }
+            "CollisionResponse" => {
+                data = data
+                    .with(
+                        "response",
+                        DataKind::Str,
+                        "PenalityContactForceField",
+                        "contact response class",
+                    )
+                    .with(
+                        "responseParams",
+                        DataKind::Str,
+                        "",
+                        "contact response parameters (syntax: name1=value1&name2=value2&...)",
+                    )
+                    .with(
+                        "mu",
+                        DataKind::Real,
+                        "0",
+                        "friction coefficient (Lagrangian responses)",
+                    )
+                    .with(
+                        "epsilon",
+                        DataKind::Real,
+                        "0",
+                        "restitution (Lagrangian responses)",
+                    );
+            }
+            "BruteForceBroadPhase" => {
+                data = data.with(
+                    "box",
+                    DataKind::Reals(0),
+                    "",
+                    "if not empty, objects that do not intersect this bounding-box will be ignored",
+                );
+            }
+            _ => {}
+        }
+        Setting { class, data }
+    }
+
+    pub fn class(&self) -> &'static str {
+        self.class
+    }
+}
+
+impl Component for Setting {
+    fn class_name(&self) -> &'static str {
+        self.class
+    }
+    fn data(&self) -> &DataTable {
+        &self.data
+    }
+    fn data_mut(&mut self) -> &mut DataTable {
+        &mut self.data
+    }
+}
+
+impl Passive for Setting {
+    fn role(&self) -> Role {
+        Role::Collision
+    }
+}

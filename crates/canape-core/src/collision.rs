@@ -1,0 +1,150 @@
+//! What collision components share with the rest of the framework: the geometry a collision
+//! model exposes to the pipeline ([`CollisionModel`]), the contacts a detection produces
+//! ([`Contact`]), the force fields that respond to them ([`ContactResponse`]) and the pipeline
+//! the animation loop runs in its collision stage ([`CollisionPipeline`]).
+//!
+//! The algorithms (broad and narrow phase, intersection tests, penalty response) live in the
+//! `canape-collision` crate; the core only fixes the interfaces so that the simulation can run
+//! a pipeline without knowing how it works.
+
+use crate::scene::{ComponentId, Scene, Slot};
+use canape_types::Vec3;
+
+/// The element kind of a collision model (SOFA's Point/Line/Triangle/SphereCollisionModel).
+#[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord)]
+pub enum CollisionShape {
+    Point,
+    Line,
+    Triangle,
+    Sphere,
+}
+
+/// The Data every SOFA collision model has (core/CollisionModel.h), read at init.
+#[derive(Clone, Debug, PartialEq)]
+pub struct CollisionParams {
+    /// Whether the model takes part in detection at all.
+    pub active: bool,
+    /// Whether its elements move (a static model's bounding boxes are computed once).
+    pub moving: bool,
+    /// Whether its state receives contact forces.
+    pub simulated: bool,
+    /// Whether its elements are tested against each other.
+    pub self_collision: bool,
+    /// Models sharing a group number do not collide with each other.
+    pub group: Vec<i64>,
+    /// Distance added to the intersection method's contact and alarm distances.
+    pub proximity: f64,
+    /// Penalty stiffness factor (contacts multiply both models').
+    pub contact_stiffness: f64,
+    pub contact_friction: f64,
+}
+
+impl Default for CollisionParams {
+    fn default() -> Self {
+        CollisionParams {
+            active: true,
+            moving: true,
+            simulated: true,
+            self_collision: false,
+            group: Vec::new(),
+            proximity: 0.0,
+            contact_stiffness: 10.0,
+            contact_friction: 0.0,
+        }
+    }
+}
+
+/// A collision model as the pipeline sees it: its element kind, its state (the positions
+/// the elements are made of) and its elements as index lists into that state.
+pub trait CollisionModel {
+    fn shape(&self) -> CollisionShape;
+    /// The mechanical state whose positions the elements use (known after init).
+    fn state(&self) -> Option<ComponentId>;
+    fn params(&self) -> &CollisionParams;
+    /// Number of elements (points, edges, triangles or spheres).
+    fn len(&self) -> usize;
+    fn is_empty(&self) -> bool {
+        self.len() == 0
+    }
+    /// Edges of a line model.
+    fn edges(&self) -> &[[u32; 2]] {
+        &[]
+    }
+    /// Triangles of a triangle model.
+    fn triangles(&self) -> &[[u32; 3]] {
+        &[]
+    }
+    /// Feature ownership flags of each triangle (which vertices and edges it reports).
+    fn triangle_flags(&self) -> &[u8] {
+        &[]
+    }
+    /// Radius of sphere `i` of a sphere model.
+    fn radius(&self, _i: usize) -> f64 {
+        0.0
+    }
+}
+
+/// One end of a contact: a point of a model's state written as a weighted sum of up to three
+/// of its points (a vertex, a point on an edge, a point in a triangle).
+#[derive(Clone, Copy, Debug, PartialEq)]
+pub struct ContactPoint {
+    pub index: [u32; 3],
+    pub weight: [f64; 3],
+    /// How many of `index`/`weight` are used (1 to 3).
+    pub count: u8,
+}
+
+impl ContactPoint {
+    pub fn vertex(i: u32) -> Self {
+        ContactPoint {
+            index: [i, 0, 0],
+            weight: [1.0, 0.0, 0.0],
+            count: 1,
+        }
+    }
+    pub fn iter(&self) -> impl Iterator<Item = (usize, f64)> + '_ {
+        (0..self.count as usize).map(|k| (self.index[k] as usize, self.weight[k]))
+    }
+}
+
+/// A contact between two models' states, oriented from the first to the second: `normal`
+/// points from the first model's point towards the second's, and the contact pushes them
+/// apart while their distance along the normal is below `distance`.
+#[derive(Clone, Copy, Debug, PartialEq)]
+pub struct Contact {
+    pub first: ContactPoint,
+    pub second: ContactPoint,
+    pub normal: Vec3,
+    /// Rest distance of the contact (contact distance, proximities and radii).
+    pub distance: f64,
+    pub stiffness: f64,
+    /// Element indices in each model (for display and ordering).
+    pub elements: [u32; 2],
+}
+
+/// A force field that responds to contacts between two states (SOFA's contact response
+/// force fields, such as PenalityContactForceField): the pipeline hands it the contacts of its
+/// pair of models every step.
+pub trait ContactResponse {
+    fn set_contacts(&mut self, contacts: &[Contact]);
+    fn contacts(&self) -> &[Contact];
+}
+
+/// What a collision stage changed in the scene graph: response force fields it added (to be
+/// initialised and joined to their solver groups) and removed.
+#[derive(Clone, Debug, Default)]
+pub struct CollisionChanges {
+    pub added: Vec<ComponentId>,
+    pub removed: Vec<Slot>,
+    /// Problems found while colliding (reported once by the simulation).
+    pub messages: Vec<String>,
+}
+
+/// The collision pipeline (SOFA's CollisionPipeline): run by the animation loop's collision
+/// stage, it detects contacts among the scene's collision models from their states' current
+/// positions and creates, updates and removes the response force fields.
+pub trait CollisionPipeline {
+    fn collide(&mut self, scene: &mut Scene) -> CollisionChanges;
+    /// Contacts found by the last detection, for display: (first model, second model, points).
+    fn contact_count(&self) -> usize;
+}
