@@ -17,7 +17,7 @@ use canape_core::collision::{
 };
 use canape_core::component::{Component, Passive, Role};
 use canape_core::data::{base_fields, DataKind, DataTable};
-use canape_core::scene::{AnyComponent, ComponentId, InitContext, NodeId, Scene, Slot};
+use canape_core::scene::{AnyComponent, ComponentId, InitContext, NodeId, Scene, Slot, Target};
 use canape_core::state::VecId;
 use canape_types::Vec3;
 
@@ -47,6 +47,11 @@ struct Response {
 #[derive(Clone)]
 pub struct Pipeline {
     data: DataTable,
+    /// A SubCollisionPipeline: its models and configuration come from its links, and the
+    /// CompositeCollisionPipeline naming it runs it.
+    sub: bool,
+    /// The models of a SubCollisionPipeline, in the order given.
+    listed: Option<Vec<ComponentId>>,
     node: Option<NodeId>,
     params: Option<Params>,
     response: String,
@@ -68,45 +73,65 @@ impl Default for Pipeline {
 
 impl Pipeline {
     pub fn new() -> Self {
+        Self::with_kind(false)
+    }
+
+    /// A SubCollisionPipeline (run by a CompositeCollisionPipeline).
+    pub fn sub() -> Self {
+        Self::with_kind(true)
+    }
+
+    fn with_kind(sub: bool) -> Self {
+        let mut data = base_fields(DataTable::new())
+            .with(
+                "verbose",
+                DataKind::Bool,
+                "0",
+                "Display extra informations at each computation step. (default=false)",
+            )
+            .with(
+                "draw",
+                DataKind::Bool,
+                "0",
+                "Draw detected collisions. (default=false)",
+            )
+            .with("depth", DataKind::Int, "6", "Max depth of bounding trees")
+            .with(
+                "broadPhaseDetection",
+                DataKind::Str,
+                "",
+                "link to the broad phase",
+            )
+            .with(
+                "narrowPhaseDetection",
+                DataKind::Str,
+                "",
+                "link to the narrow phase",
+            )
+            .with(
+                "intersectionMethod",
+                DataKind::Str,
+                "",
+                "link to the intersection method",
+            )
+            .with(
+                "contactManager",
+                DataKind::Str,
+                "",
+                "link to the contact manager",
+            );
+        if sub {
+            data = data.with(
+                "collisionModels",
+                DataKind::Str,
+                "",
+                "list of collision models to consider in this pipeline",
+            );
+        }
         Pipeline {
-            data: base_fields(DataTable::new())
-                .with(
-                    "verbose",
-                    DataKind::Bool,
-                    "0",
-                    "Display extra informations at each computation step. (default=false)",
-                )
-                .with(
-                    "draw",
-                    DataKind::Bool,
-                    "0",
-                    "Draw detected collisions. (default=false)",
-                )
-                .with("depth", DataKind::Int, "6", "Max depth of bounding trees")
-                .with(
-                    "broadPhaseDetection",
-                    DataKind::Str,
-                    "",
-                    "link to the broad phase",
-                )
-                .with(
-                    "narrowPhaseDetection",
-                    DataKind::Str,
-                    "",
-                    "link to the narrow phase",
-                )
-                .with(
-                    "intersectionMethod",
-                    DataKind::Str,
-                    "",
-                    "link to the intersection method",
-                )
-                .with(
-                    "contactManager",
-                    DataKind::Str,
-                    "",
-                    "link to the contact manager",
-                ),
+            data,
+            sub,
+            listed: None,
             node: None,
             params: None,
             response: String::new(),
@@ -126,13 +151,22 @@ impl Pipeline {
     }
 }
 
-/// The first component of one of `classes` in `node` or its ancestors (nearest first).
+/// The component a link names when it is one of `classes`, else the first component of one
+/// of `classes` in `node` or its ancestors (nearest first).
 fn find_setting(
-    scene: &Scene,
-    node: NodeId,
+    ctx: &InitContext<'_>,
+    link: &str,
     classes: &[&str],
 ) -> Option<(ComponentId, &'static str)> {
-    for n in scene.lineage(node) {
+    let scene = ctx.scene;
+    if !link.trim().is_empty() {
+        if let Some(Target::Component(c)) = ctx.linked(link) {
+            let class = scene.component(c)?.class_name();
+            return classes.contains(&class).then_some((c, class));
+        }
+        return None;
+    }
+    for n in scene.lineage(ctx.node) {
         for &c in &scene.node(n).components {
             let Some(comp) = scene.component(c) else {
                 continue;
@@ -148,7 +182,11 @@ fn find_setting(
 
 impl Component for Pipeline {
     fn class_name(&self) -> &'static str {
-        "CollisionPipeline"
+        if self.sub {
+            "SubCollisionPipeline"
+        } else {
+            "CollisionPipeline"
+        }
     }
     fn data(&self) -> &DataTable {
         &self.data
@@ -159,9 +197,23 @@ impl Component for Pipeline {
     fn init(&mut self, ctx: &mut InitContext<'_>) {
         self.node = Some(ctx.node);
         let scene = ctx.scene;
+        let method_link = self.data.str("intersectionMethod").to_string();
+        let manager_link = self.data.str("contactManager").to_string();
+        if self.sub {
+            let mut listed = Vec::new();
+            for l in self.data.str("collisionModels").split_whitespace() {
+                match ctx.linked(l) {
+                    Some(Target::Component(c)) if matches!(scene.info(c).slot, Slot::Passive(i) if model_of(scene, i).is_some()) => {
+                        listed.push(c)
+                    }
+                    _ => ctx.error(format!("collisionModels: '{l}' names no collision model")),
+                }
+            }
+            self.listed = Some(listed);
+        }
         let method = find_setting(
-            scene,
-            ctx.node,
+            ctx,
+            &method_link,
             &[
                 "MinProximityIntersection",
                 "NewProximityIntersection",
@@ -207,8 +259,8 @@ impl Component for Pipeline {
             }
         };
         self.response = match find_setting(
-            scene,
-            ctx.node,
+            ctx,
+            &manager_link,
             &["CollisionResponse", "RuleBasedContactManager"],
         ) {
             Some((id, _)) => scene
@@ -240,7 +292,8 @@ impl Passive for Pipeline {
         Role::Collision
     }
     fn is_collision_pipeline(&self) -> bool {
-        true
+        // a sub-pipeline runs when its composite does
+        !self.sub
     }
     fn collision_pipeline(&mut self) -> Option<&mut dyn CollisionPipeline> {
         Some(self)
@@ -276,7 +329,18 @@ impl Pipeline {
     fn gather(&mut self, scene: &Scene) {
         let Some(root) = self.node else { return };
         let mut k = 0;
-        for id in scene.component_ids() {
+        let all: Vec<ComponentId>;
+        let ids: &[ComponentId] = match &self.listed {
+            Some(l) => l,
+            None => {
+                all = scene.component_ids().collect();
+                &all
+            }
+        };
+        for &id in ids {
+            if scene.check_component(id).is_err() {
+                continue;
+            }
             let info = scene.info(id);
             let Slot::Passive(p) = info.slot else {
                 continue;
@@ -625,4 +689,127 @@ fn max_width(boxes: &[(Vec3, Vec3)]) -> f64 {
 /// Number of leading entries of `order` whose key is below `v` (keys ascending).
 fn len_below(order: &[usize], key: impl Fn(usize) -> f64, v: f64) -> usize {
     order.partition_point(|&j| key(j) < v)
+}
+
+/// CompositeCollisionPipeline: runs its SubCollisionPipelines one after the other, each with
+/// its own models, intersection method and contact manager.
+#[derive(Clone)]
+pub struct CompositePipeline {
+    data: DataTable,
+    subs: Vec<ComponentId>,
+}
+
+impl Default for CompositePipeline {
+    fn default() -> Self {
+        Self::new()
+    }
+}
+
+impl CompositePipeline {
+    pub fn new() -> Self {
+        CompositePipeline {
+            data: base_fields(DataTable::new())
+                .with(
+                    "verbose",
+                    DataKind::Bool,
+                    "0",
+                    "Display extra informations at each computation step. (default=false)",
+                )
+                .with(
+                    "draw",
+                    DataKind::Bool,
+                    "0",
+                    "Draw detected collisions. (default=false)",
+                )
+                .with("depth", DataKind::Int, "6", "Max depth of bounding trees")
+                .with(
+                    "parallelDetection",
+                    DataKind::Bool,
+                    "0",
+                    "Parallelize collision detection.",
+                )
+                .with(
+                    "subCollisionPipelines",
+                    DataKind::Str,
+                    "",
+                    "List of sub collision pipelines to handle.",
+                ),
+            subs: Vec::new(),
+        }
+    }
+}
+
+impl Component for CompositePipeline {
+    fn class_name(&self) -> &'static str {
+        "CompositeCollisionPipeline"
+    }
+    fn data(&self) -> &DataTable {
+        &self.data
+    }
+    fn data_mut(&mut self) -> &mut DataTable {
+        &mut self.data
+    }
+    fn init(&mut self, ctx: &mut InitContext<'_>) {
+        self.subs.clear();
+        let links: Vec<String> = self
+            .data
+            .str("subCollisionPipelines")
+            .split_whitespace()
+            .map(str::to_string)
+            .collect();
+        for l in links {
+            match ctx.linked(&l) {
+                Some(Target::Component(c))
+                    if ctx.scene.component(c).map(|c| c.class_name())
+                        == Some("SubCollisionPipeline") =>
+                {
+                    self.subs.push(c)
+                }
+                _ => ctx.error(format!(
+                    "subCollisionPipelines: '{l}' names no SubCollisionPipeline"
+                )),
+            }
+        }
+    }
+}
+
+impl Passive for CompositePipeline {
+    fn role(&self) -> Role {
+        Role::Collision
+    }
+    fn is_collision_pipeline(&self) -> bool {
+        true
+    }
+    fn collision_pipeline(&mut self) -> Option<&mut dyn CollisionPipeline> {
+        Some(self)
+    }
+}
+
+impl CollisionPipeline for CompositePipeline {
+    fn collide(&mut self, scene: &mut Scene) -> CollisionChanges {
+        let mut changes = CollisionChanges::default();
+        for &id in &self.subs {
+            if scene.check_component(id).is_err() {
+                continue;
+            }
+            let Slot::Passive(i) = scene.info(id).slot else {
+                continue;
+            };
+            let Some(mut p) = scene.passives[i].take() else {
+                continue;
+            };
+            if let Some(sub) = p.collision_pipeline() {
+                let c = sub.collide(scene);
+                changes.added.extend(c.added);
+                changes.removed.extend(c.removed);
+                changes.messages.extend(c.messages);
+            }
+            scene.passives[i] = Some(p);
+        }
+        changes
+    }
+
+    fn contact_count(&self) -> usize {
+        0
+    }
 }

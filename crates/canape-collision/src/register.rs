@@ -15,6 +15,20 @@ pub fn register(r: &mut Registry) {
         "collision pipeline: broad phase, narrow phase, contact response each step",
         |_, _| Ok(AnyComponent::Passive(Box::new(Pipeline::new()))),
     );
+    r.register(
+        "SubCollisionPipeline",
+        "collision pipeline over the models it lists, run by a CompositeCollisionPipeline",
+        |_, _| Ok(AnyComponent::Passive(Box::new(Pipeline::sub()))),
+    );
+    r.register(
+        "CompositeCollisionPipeline",
+        "runs several SubCollisionPipelines one after the other",
+        |_, _| {
+            Ok(AnyComponent::Passive(Box::new(
+                crate::pipeline::CompositePipeline::new(),
+            )))
+        },
+    );
     let models: [(&'static str, &'static str); 4] = [
         (
             "PointCollisionModel",

@@ -32,6 +32,12 @@ const OBJECT_LINKS: &[&str] = &[
     "object2",
     "external_rest_shape",
     "preconditionerSystem",
+    "collisionModels",
+    "subCollisionPipelines",
+    "broadPhaseDetection",
+    "narrowPhaseDetection",
+    "intersectionMethod",
+    "contactManager",
 ];
 
 /// Loader Data that `src` does not autolink (SOFA flags them non-autolink).
@@ -530,11 +536,16 @@ impl<'a> Builder<'a> {
             let target = match self.scene.resolve_path(node, Some(id), path) {
                 Some(Target::Component(t)) => t,
                 _ => {
-                    self.diags.push(
-                        Diagnostic::error(format!("broken link: src='{src}' names no object"))
-                            .at(loc)
-                            .on(label),
-                    );
+                    // a visual model without its mesh changes nothing in the mechanics: warned,
+                    // not an error (collisionMultiple.scn's floor names a path above the root)
+                    let visual = self.scene.info(id).role == canape_core::component::Role::Visual;
+                    let msg = format!("broken link: src='{src}' names no object");
+                    let d = if visual {
+                        Diagnostic::warning(format!("{msg}: the visual model stays empty"))
+                    } else {
+                        Diagnostic::error(msg)
+                    };
+                    self.diags.push(d.at(loc).on(label));
                     // the position was meant to come from the link: a state stays empty
                     // rather than take the default one point
                     if let Some(f) = self

@@ -278,7 +278,8 @@ pub fn resolve_end(
         Target::Node(n) => {
             let st = scene.node_components(n, Role::State).next();
             if want_state {
-                st
+                // a node without a state stands for its context's (the nearest above it)
+                st.or_else(|| scene.context_state(n))
             } else {
                 st.or_else(|| {
                     scene
