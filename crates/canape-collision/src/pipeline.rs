@@ -58,6 +58,11 @@ pub struct Pipeline {
     entries: Vec<Entry>,
     responses: Vec<Response>,
     outputs: Vec<Output>,
+    /// Element order of the sweep and the candidates of one element (kept between steps).
+    order: Vec<usize>,
+    cand: Vec<usize>,
+    /// Responses that got contacts this step.
+    touched: Vec<ComponentId>,
     /// Per output id, the output kept (sorted by id).
     best: Vec<(i64, usize)>,
     keep: Vec<bool>,
@@ -138,6 +143,9 @@ impl Pipeline {
             entries: Vec::new(),
             responses: Vec::new(),
             outputs: Vec::new(),
+            order: Vec::new(),
+            cand: Vec::new(),
+            touched: Vec::new(),
             best: Vec::new(),
             keep: Vec::new(),
             contacts: Vec::new(),
@@ -329,41 +337,59 @@ impl Pipeline {
     fn gather(&mut self, scene: &Scene) {
         let Some(root) = self.node else { return };
         let mut k = 0;
-        let all: Vec<ComponentId>;
-        let ids: &[ComponentId] = match &self.listed {
-            Some(l) => l,
-            None => {
-                all = scene.component_ids().collect();
-                &all
+        let listed = self.listed.take();
+        match &listed {
+            Some(l) => {
+                for &id in l {
+                    self.gather_one(scene, id, None, &mut k);
+                }
             }
-        };
-        for &id in ids {
+            None => {
+                for id in scene.component_ids() {
+                    self.gather_one(scene, id, Some(root), &mut k);
+                }
+            }
+        }
+        self.listed = listed;
+        self.entries.truncate(k);
+    }
+
+    /// Take model `id` into the entries at `k` (and advance it) when it is an active
+    /// collision model (under `root` when given) of an activated node.
+    fn gather_one(&mut self, scene: &Scene, id: ComponentId, root: Option<NodeId>, k: &mut usize) {
+        {
             if scene.check_component(id).is_err() {
-                continue;
+                return;
             }
             let info = scene.info(id);
             let Slot::Passive(p) = info.slot else {
-                continue;
+                return;
             };
             let Some(m) = model_of(scene, p) else {
-                continue;
+                return;
             };
-            let Some(state) = m.state() else { continue };
+            let Some(state) = m.state() else { return };
             if !m.params().active || m.is_empty() || scene.check_component(state).is_err() {
-                continue;
+                return;
             }
-            if !scene.lineage(info.node).contains(&root)
-                || !scene
-                    .lineage(info.node)
-                    .iter()
-                    .all(|n| scene.node(*n).activated)
-            {
-                continue;
+            // under the pipeline's node, in activated nodes only (no allocation: walk up)
+            let mut under = root.is_none();
+            let mut cur = Some(info.node);
+            while let Some(n) = cur {
+                let node = scene.node(n);
+                if !node.activated {
+                    return;
+                }
+                under |= Some(n) == root;
+                cur = node.parent;
+            }
+            if !under {
+                return;
             }
             let Some(st) = scene.state(state) else {
-                continue;
+                return;
             };
-            if k == self.entries.len() {
+            if *k == self.entries.len() {
                 self.entries.push(Entry {
                     model: id,
                     passive: p,
@@ -374,7 +400,7 @@ impl Pipeline {
                     bbox: (Vec3::zeros(), Vec3::zeros()),
                 });
             }
-            let e = &mut self.entries[k];
+            let e = &mut self.entries[*k];
             e.model = id;
             e.passive = p;
             e.state = state;
@@ -415,7 +441,7 @@ impl Pipeline {
                     for ed in m.edges() {
                         if !ed.iter().all(|&i| ok(i)) {
                             e.boxes.push(empty_box());
-                            continue;
+                            return;
                         }
                         e.boxes
                             .push(grow(&mut ed.iter().map(|&i| x[i as usize]), prox));
@@ -425,7 +451,7 @@ impl Pipeline {
                     for t in m.triangles() {
                         if !t.iter().all(|&i| ok(i)) {
                             e.boxes.push(empty_box());
-                            continue;
+                            return;
                         }
                         e.boxes
                             .push(grow(&mut t.iter().map(|&i| x[i as usize]), prox));
@@ -439,9 +465,8 @@ impl Pipeline {
                 hi = hi.sup(&b.1);
             }
             e.bbox = (lo, hi);
-            k += 1;
+            *k += 1;
         }
-        self.entries.truncate(k);
     }
 
     /// The response force field of a pair of models, created on its first contact.
@@ -503,7 +528,8 @@ impl CollisionPipeline for Pipeline {
         };
         self.gather(scene);
         let mut count = 0;
-        let mut touched: Vec<ComponentId> = Vec::new();
+        let mut touched = std::mem::take(&mut self.touched);
+        touched.clear();
         let n = self.entries.len();
         // BruteForceBroadPhase's pairs: each model with every earlier one, the later model
         // first (before the intersection method's own ordering of the two shapes)
@@ -534,23 +560,13 @@ impl CollisionPipeline for Pipeline {
                 let (mf, ms) = if swap { (mb, ma) } else { (ma, mb) };
                 let (lf, pf) = (mf.len(), mf.params().proximity);
                 let (ls, ps) = (ms.len(), ms.params().proximity);
-                let radii_f: Vec<f64> = if mf.shape() == CollisionShape::Sphere {
-                    (0..lf).map(|i| mf.radius(i)).collect()
-                } else {
-                    Vec::new()
-                };
-                let radii_s: Vec<f64> = if ms.shape() == CollisionShape::Sphere {
-                    (0..ls).map(|i| ms.radius(i)).collect()
-                } else {
-                    Vec::new()
-                };
                 let g1 = Geometry {
                     shape: mf.shape(),
                     x: &ef.x,
                     edges: mf.edges(),
                     triangles: mf.triangles(),
                     flags: mf.triangle_flags(),
-                    radii: &radii_f,
+                    model: mf,
                     proximity: pf,
                     len: lf,
                 };
@@ -560,14 +576,16 @@ impl CollisionPipeline for Pipeline {
                     edges: ms.edges(),
                     triangles: ms.triangles(),
                     flags: ms.triangle_flags(),
-                    radii: &radii_s,
+                    model: ms,
                     proximity: ps,
                     len: ls,
                 };
                 let gap = gap + pf + ps;
                 self.outputs.clear();
                 // sweep along x: element boxes of the second model sorted by their low end
-                let mut order: Vec<usize> = (0..ls).collect();
+                let order = &mut self.order;
+                order.clear();
+                order.extend(0..ls);
                 order.sort_by(|&i, &j| es.boxes[i].0.x.total_cmp(&es.boxes[j].0.x).then(i.cmp(&j)));
                 let widest = max_width(&es.boxes);
                 for i in 0..lf {
@@ -576,15 +594,17 @@ impl CollisionPipeline for Pipeline {
                         continue;
                     }
                     let hi = bi.1.x + gap;
-                    let start = len_below(&order, |j| es.boxes[j].0.x, bi.0.x - gap - widest);
-                    let mut cand: Vec<usize> = order[start..]
-                        .iter()
-                        .copied()
-                        .take_while(|&j| es.boxes[j].0.x <= hi)
-                        .filter(|&j| boxes_meet(bi, &es.boxes[j], gap))
-                        .collect();
-                    cand.sort_unstable();
-                    for j in cand {
+                    let start = len_below(order, |j| es.boxes[j].0.x, bi.0.x - gap - widest);
+                    self.cand.clear();
+                    self.cand.extend(
+                        order[start..]
+                            .iter()
+                            .copied()
+                            .take_while(|&j| es.boxes[j].0.x <= hi)
+                            .filter(|&j| boxes_meet(bi, &es.boxes[j], gap)),
+                    );
+                    self.cand.sort_unstable();
+                    for &j in &self.cand {
                         intersect(&params, &g1, i, &g2, j, &mut self.outputs);
                     }
                 }
@@ -668,6 +688,7 @@ impl CollisionPipeline for Pipeline {
                 }
             }
         }
+        self.touched = touched;
         self.last_count = count;
         changes
     }

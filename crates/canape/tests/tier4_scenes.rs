@@ -1,11 +1,13 @@
 //! Scenes beyond tiers 1–3 that pass SOFA's metric with the motion check since the components
 //! they need exist: RegularGridTopology.scn (RegularGridSpringForceField and a BarycentricMapping
 //! on the grid, 10 000 steps) and TetrahedronFEMForceField_plasticity.scn (SOFA's strain
-//! plasticity and PlaneForceField; its collision components are inert and its tori never touch),
+//! plasticity and PlaneForceField; its collision pipeline runs and finds no contact within the
+//! compared steps),
 //! FastTriangularBendingSprings.scn (membrane triangles of TriangularFEMForceFieldOptim and
 //! bending springs), QuadBendingFEMForceField.scn (a legacy VTK quad mesh, DiagonalMass on quads),
 //! SparseGridTopology.scn (a surface mesh voxelised into hexahedra with boundary coefficients
-//! under HexahedronFEMForceField), and from the topology list Tetra2TriangleTopologicalMapping.scn (the containers' element lists
+//! under HexahedronFEMForceField; its dragons' sphere models, carried by their grids, never
+//! meet), and from the topology list Tetra2TriangleTopologicalMapping.scn (the containers' element lists
 //! compared as SOFA's topology regression does).
 
 mod common;

@@ -1,0 +1,172 @@
+//! Collision and penalty contact against the penalty law itself: a sphere resting on a fixed
+//! plane sinks to the depth where the contact force carries its weight; two spheres in a
+//! frictionless head-on collision exchange their momentum; contacts and states are the same
+//! whatever the number of threads.
+
+use canape::core::state::VecId;
+use canape::{load_scene_str, LoadOptions, Simulation};
+use std::path::Path;
+
+fn load(xml: &str) -> Simulation {
+    let sim = load_scene_str(
+        xml,
+        "collision.scn",
+        Path::new("."),
+        &LoadOptions::default(),
+    )
+    .expect("scene loads");
+    assert!(!sim.diagnostics.has_errors(), "{:?}", sim.diagnostics);
+    sim
+}
+
+fn state(sim: &Simulation, name: &str) -> Vec<f64> {
+    let id = sim
+        .scene
+        .component_ids()
+        .find(|c| sim.scene.info(*c).name == name)
+        .unwrap_or_else(|| panic!("no component {name}"));
+    sim.scene.state(id).unwrap().vec(VecId::POSITION).to_vec()
+}
+
+/// A ball (one particle with a sphere model) over a fixed square floor of two triangles.
+const BALL_ON_FLOOR: &str = r#"<Node name="root" gravity="0 -9.81 0" dt="0.01">
+  <DefaultAnimationLoop/>
+  <CollisionPipeline/>
+  <BruteForceBroadPhase/>
+  <BVHNarrowPhase/>
+  <MinProximityIntersection alarmDistance="0.5" contactDistance="0.1"/>
+  <CollisionResponse response="PenalityContactForceField"/>
+  <Node name="ball">
+    <EulerImplicitSolver rayleighMass="0.5"/>
+    <CGLinearSolver iterations="100" tolerance="1e-14" threshold="1e-20"/>
+    <MechanicalObject name="ballDofs" position="0.2 1 -0.3"/>
+    <UniformMass totalMass="{mass}"/>
+    <SphereCollisionModel radius="{radius}" contactStiffness="{k1}"/>
+  </Node>
+  <Node name="floor">
+    <MechanicalObject name="floorDofs" position="-5 0 -5  5 0 -5  5 0 5  -5 0 5"/>
+    <MeshTopology triangles="0 2 1  0 3 2"/>
+    <TriangleCollisionModel simulated="0" moving="0" contactStiffness="{k2}"/>
+  </Node>
+</Node>"#;
+
+#[test]
+fn a_sphere_rests_at_the_depth_the_penalty_law_gives() {
+    for (mass, radius, k1, k2) in [(0.5, 0.3, 40.0, 10.0), (2.0, 0.5, 100.0, 5.0)] {
+        let xml = BALL_ON_FLOOR
+            .replace("{mass}", &mass.to_string())
+            .replace("{radius}", &radius.to_string())
+            .replace("{k1}", &k1.to_string())
+            .replace("{k2}", &k2.to_string());
+        let mut sim = load(&xml);
+        for _ in 0..3000 {
+            sim.step();
+        }
+        let y = state(&sim, "ballDofs")[1];
+        // rest distance d = contactDistance + radius; stiffness k1·k2/d (SOFA's
+        // BarycentricPenalityContact); at rest k·(d − y) = m·g
+        let d = 0.1 + radius;
+        let k = k1 * k2 / d;
+        let expected = mass * 9.81 / k;
+        let penetration = d - y;
+        assert!(
+            ((penetration - expected) / expected).abs() < 0.01,
+            "penetration {penetration} expected {expected} (y = {y})"
+        );
+    }
+}
+
+/// Two equal balls thrown at each other along x, under one explicit solver, no gravity.
+const TWO_BALLS: &str = r#"<Node name="root" gravity="0 0 0" dt="0.0005">
+  <DefaultAnimationLoop/>
+  <CollisionPipeline/>
+  <BruteForceBroadPhase/>
+  <BVHNarrowPhase/>
+  <NewProximityIntersection alarmDistance="0.2" contactDistance="0.05"/>
+  <CollisionResponse response="PenalityContactForceField"/>
+  <EulerExplicitSolver symplectic="1"/>
+  <Node name="a">
+    <MechanicalObject name="a" position="-1 0.01 0" velocity="{va} 0 0"/>
+    <UniformMass totalMass="{ma}"/>
+    <SphereCollisionModel radius="0.25" contactStiffness="30"/>
+  </Node>
+  <Node name="b">
+    <MechanicalObject name="b" position="1 0 0" velocity="{vb} 0 0"/>
+    <UniformMass totalMass="{mb}"/>
+    <SphereCollisionModel radius="0.25" contactStiffness="30"/>
+  </Node>
+</Node>"#;
+
+fn velocity(sim: &Simulation, name: &str) -> Vec<f64> {
+    let id = sim
+        .scene
+        .component_ids()
+        .find(|c| sim.scene.info(*c).name == name)
+        .unwrap();
+    sim.scene.state(id).unwrap().vec(VecId::VELOCITY).to_vec()
+}
+
+#[test]
+fn two_frictionless_spheres_exchange_momentum() {
+    let (ma, mb, va, vb) = (1.0, 3.0, 4.0, -1.0);
+    let xml = TWO_BALLS
+        .replace("{ma}", &ma.to_string())
+        .replace("{mb}", &mb.to_string())
+        .replace("{va}", &va.to_string())
+        .replace("{vb}", &vb.to_string());
+    let mut sim = load(&xml);
+    let p0 = ma * va + mb * vb;
+    let mut touched = false;
+    for _ in 0..4000 {
+        sim.step();
+        let (a, b) = (velocity(&sim, "a"), velocity(&sim, "b"));
+        // equal and opposite contact forces: the momentum never changes
+        let p = [0, 1, 2].map(|k| ma * a[k] + mb * b[k]);
+        assert!((p[0] - p0).abs() < 1e-9 && p[1].abs() < 1e-9 && p[2].abs() < 1e-9);
+        touched |= (a[0] - va).abs() > 1e-6;
+    }
+    assert!(touched, "the spheres never met");
+    // a penalty spring without damping is elastic: the velocities of a 1-D elastic collision
+    // (the small offset in y makes it slightly oblique; the x parts dominate)
+    let (a, b) = (velocity(&sim, "a"), velocity(&sim, "b"));
+    let va_after = ((ma - mb) * va + 2.0 * mb * vb) / (ma + mb);
+    let vb_after = ((mb - ma) * vb + 2.0 * ma * va) / (ma + mb);
+    assert!(
+        (a[0] - va_after).abs() < 0.02 * va.abs(),
+        "{} vs {va_after}",
+        a[0]
+    );
+    assert!(
+        (b[0] - vb_after).abs() < 0.02 * va.abs(),
+        "{} vs {vb_after}",
+        b[0]
+    );
+    // kinetic energy kept to within the integrator's error
+    let e0 = 0.5 * (ma * va * va + mb * vb * vb);
+    let e1 = 0.5
+        * (ma * a.iter().map(|v| v * v).sum::<f64>() + mb * b.iter().map(|v| v * v).sum::<f64>());
+    assert!(((e1 - e0) / e0).abs() < 0.01, "{e1} vs {e0}");
+}
+
+#[test]
+fn contacts_and_states_do_not_depend_on_the_thread_count() {
+    let xml = BALL_ON_FLOOR
+        .replace("{mass}", "1")
+        .replace("{radius}", "0.4")
+        .replace("{k1}", "50")
+        .replace("{k2}", "10");
+    let run = |threads: usize| {
+        let mut sim = load(&xml);
+        sim.set_threads(threads).unwrap();
+        for _ in 0..300 {
+            sim.step();
+        }
+        state(&sim, "ballDofs")
+    };
+    let one = run(1);
+    let two = run(2);
+    assert_eq!(
+        one.iter().map(|v| v.to_bits()).collect::<Vec<_>>(),
+        two.iter().map(|v| v.to_bits()).collect::<Vec<_>>()
+    );
+}
