@@ -589,6 +589,8 @@ fn run(
         ("matrix assembly", t.assembly),
         ("linear solve (incl. products)", t.solve),
         ("constraint projection", t.projection),
+        ("mapping propagation", t.mapping),
+        ("collision + response", t.collision),
         ("integration + other", t.other),
     ] {
         println!(

@@ -1,12 +1,13 @@
 //! Collision detection and penalty contact, as SOFA's collision pipeline does it: collision
-//! models (`model`), the pipeline's configuration components (`settings`), the proximity
-//! intersection tests (`intersect`), the pipeline itself (`pipeline`: broad phase, narrow phase,
+//! models (`model`), the pipeline's configuration components (`settings`), the bounding-volume
+//! hierarchy of element boxes (`bvh`), the proximity intersection tests (`intersect`), the pipeline itself (`pipeline`: broad phase, narrow phase,
 //! contact responses) and the penalty response force field (`penalty`).
 //!
 //! The simulation runs the pipeline in the animation loop's collision stage through the core's
 //! `CollisionPipeline` interface; responses are ordinary interaction force fields, so the
 //! solvers see contact forces and stiffness like any other.
 
+pub mod bvh;
 pub mod intersect;
 pub mod model;
 pub mod penalty;

@@ -9,6 +9,7 @@
 //! Contacts come out in a fixed order: model pairs in model order, element pairs in index
 //! order, then SOFA's output id.
 
+use crate::bvh::{boxes_meet, Bvh};
 use crate::intersect::{dispatch, intersect, Geometry, Output, Params};
 use crate::penalty::PenaltyContactForceField;
 use crate::settings::Method;
@@ -33,6 +34,8 @@ struct Entry {
     /// Element boxes (min, max), enlarged by the model's proximity.
     boxes: Vec<(Vec3, Vec3)>,
     bbox: (Vec3, Vec3),
+    /// The hierarchy of the element boxes.
+    bvh: Bvh,
 }
 
 /// The response of one pair of models.
@@ -58,9 +61,9 @@ pub struct Pipeline {
     entries: Vec<Entry>,
     responses: Vec<Response>,
     outputs: Vec<Output>,
-    /// Element order of the sweep and the candidates of one element (kept between steps).
-    order: Vec<usize>,
-    cand: Vec<usize>,
+    /// Candidate element pairs and the descent's stack (kept between steps).
+    cand: Vec<(u32, u32)>,
+    stack: Vec<(u32, u32)>,
     /// Responses that got contacts this step.
     touched: Vec<ComponentId>,
     /// Per output id, the output kept (sorted by id).
@@ -143,8 +146,8 @@ impl Pipeline {
             entries: Vec::new(),
             responses: Vec::new(),
             outputs: Vec::new(),
-            order: Vec::new(),
             cand: Vec::new(),
+            stack: Vec::new(),
             touched: Vec::new(),
             best: Vec::new(),
             keep: Vec::new(),
@@ -328,10 +331,6 @@ fn can_collide(scene: &Scene, a: &Entry, b: &Entry) -> bool {
     !pa.group.iter().any(|g| pb.group.contains(g))
 }
 
-fn boxes_meet(a: &(Vec3, Vec3), b: &(Vec3, Vec3), gap: f64) -> bool {
-    (0..3).all(|k| a.0[k] <= b.1[k] + gap && b.0[k] <= a.1[k] + gap)
-}
-
 impl Pipeline {
     /// Refresh the models taking part and their positions and boxes.
     fn gather(&mut self, scene: &Scene) {
@@ -398,6 +397,7 @@ impl Pipeline {
                     x: Vec::new(),
                     boxes: Vec::new(),
                     bbox: (Vec3::zeros(), Vec3::zeros()),
+                    bvh: Bvh::default(),
                 });
             }
             let e = &mut self.entries[*k];
@@ -465,6 +465,7 @@ impl Pipeline {
                 hi = hi.sup(&b.1);
             }
             e.bbox = (lo, hi);
+            e.bvh.update(&e.boxes);
             *k += 1;
         }
     }
@@ -583,30 +584,20 @@ impl CollisionPipeline for Pipeline {
                 let gap = gap + pf + ps;
                 self.outputs.clear();
                 // sweep along x: element boxes of the second model sorted by their low end
-                let order = &mut self.order;
-                order.clear();
-                order.extend(0..ls);
-                order.sort_by(|&i, &j| es.boxes[i].0.x.total_cmp(&es.boxes[j].0.x).then(i.cmp(&j)));
-                let widest = max_width(&es.boxes);
-                for i in 0..lf {
-                    let bi = &ef.boxes[i];
-                    if !boxes_meet(bi, &es.bbox, gap) {
-                        continue;
-                    }
-                    let hi = bi.1.x + gap;
-                    let start = len_below(order, |j| es.boxes[j].0.x, bi.0.x - gap - widest);
-                    self.cand.clear();
-                    self.cand.extend(
-                        order[start..]
-                            .iter()
-                            .copied()
-                            .take_while(|&j| es.boxes[j].0.x <= hi)
-                            .filter(|&j| boxes_meet(bi, &es.boxes[j], gap)),
-                    );
-                    self.cand.sort_unstable();
-                    for &j in &self.cand {
-                        intersect(&params, &g1, i, &g2, j, &mut self.outputs);
-                    }
+                // element pairs whose boxes meet (BVHNarrowPhase's descent), tested in index
+                // order
+                self.cand.clear();
+                ef.bvh.pairs(
+                    &es.bvh,
+                    &ef.boxes,
+                    &es.boxes,
+                    gap,
+                    &mut self.stack,
+                    &mut self.cand,
+                );
+                self.cand.sort_unstable();
+                for &(i, j) in &self.cand {
+                    intersect(&params, &g1, i as usize, &g2, j as usize, &mut self.outputs);
                 }
                 if self.outputs.is_empty() {
                     continue;
@@ -696,20 +687,6 @@ impl CollisionPipeline for Pipeline {
     fn contact_count(&self) -> usize {
         self.last_count
     }
-}
-
-/// Widest box along x (so that a sweep can start early enough).
-fn max_width(boxes: &[(Vec3, Vec3)]) -> f64 {
-    boxes
-        .iter()
-        .map(|b| b.1.x - b.0.x)
-        .filter(|w| w.is_finite())
-        .fold(0.0, f64::max)
-}
-
-/// Number of leading entries of `order` whose key is below `v` (keys ascending).
-fn len_below(order: &[usize], key: impl Fn(usize) -> f64, v: f64) -> usize {
-    order.partition_point(|&j| key(j) < v)
 }
 
 /// CompositeCollisionPipeline: runs its SubCollisionPipelines one after the other, each with

@@ -30,6 +30,9 @@ pub struct PhaseTimes {
     /// Mapping propagation after the solve: positions and velocities down to mapped states
     /// and visual models.
     pub mapping: Duration,
+    /// Collision detection and contact response (the pipeline, the responses it creates and
+    /// the explicit contact forces between objects of different solvers).
+    pub collision: Duration,
     /// Integration updates and the rest.
     pub other: Duration,
     /// Linear solver iterations, summed over steps and solver groups (each group's last
@@ -60,6 +63,7 @@ pub struct Simulation {
     /// Phase times of the step under way (the loop may integrate several times).
     step_clock: PhaseClock,
     step_mapping: Duration,
+    step_collision: Duration,
     /// Changes to the graph asked for by controllers during a step, applied once it ends.
     pending: Vec<Change>,
     /// The collision pipeline's slot (the first one in graph order), run in the collision
@@ -114,6 +118,7 @@ impl Simulation {
             controllers: Vec::new(),
             step_clock: PhaseClock::default(),
             step_mapping: Duration::ZERO,
+            step_collision: Duration::ZERO,
             pending: Vec::new(),
             pipeline: None,
             collision_reported: Vec::new(),
@@ -535,6 +540,7 @@ impl Simulation {
         let t0 = Instant::now();
         self.step_clock = PhaseClock::default();
         self.step_mapping = Duration::ZERO;
+        self.step_collision = Duration::ZERO;
         self.last_solve.clear();
         // the root's animation loop runs the stages (its slot is empty meanwhile)
         let taken = self
@@ -550,6 +556,7 @@ impl Simulation {
         self.apply_pending();
         let clock = std::mem::take(&mut self.step_clock);
         let mapping = self.step_mapping;
+        let collision = self.step_collision;
         let total = t0.elapsed();
         let t = &mut self.times;
         t.steps += 1;
@@ -559,7 +566,9 @@ impl Simulation {
         t.solve += clock.solve.saturating_sub(clock.assembly);
         t.projection += clock.projection;
         t.mapping += mapping;
-        t.other += total.saturating_sub(clock.force + clock.solve + clock.projection + mapping);
+        t.collision += collision;
+        t.other += total
+            .saturating_sub(clock.force + clock.solve + clock.projection + mapping + collision);
         t.linear_iterations += self
             .last_solve
             .iter()
@@ -592,6 +601,7 @@ impl Clone for Simulation {
             controllers: self.controllers.clone(),
             step_clock: self.step_clock.clone(),
             step_mapping: self.step_mapping,
+            step_collision: self.step_collision,
             // changes are applied at the end of the step that asks for them: none between steps
             pending: Vec::new(),
             pipeline: self.pipeline,
@@ -1001,7 +1011,9 @@ impl LoopStages for Stages<'_> {
     }
     fn collision(&mut self) {
         self.sim.send(&Event::CollisionBegin);
+        let t = Instant::now();
         self.sim.collide();
+        self.sim.step_collision += t.elapsed();
         self.sim.send(&Event::CollisionEnd);
     }
     fn integrate(&mut self, dt: f64) {

@@ -121,6 +121,7 @@ pub fn bench_scene(
         ("linear solve", ms(t.solve)),
         ("projection", ms(t.projection)),
         ("mapping", ms(t.mapping)),
+        ("collision", ms(t.collision)),
         ("other", ms(t.other)),
     ];
     let groups_with_solver = sim.groups.iter().filter(|g| g.linear.is_some()).count();

@@ -38,7 +38,7 @@ const BALL_ON_FLOOR: &str = r#"<Node name="root" gravity="0 -9.81 0" dt="0.01">
   <CollisionResponse response="PenalityContactForceField"/>
   <Node name="ball">
     <EulerImplicitSolver rayleighMass="0.5"/>
-    <CGLinearSolver iterations="100" tolerance="1e-14" threshold="1e-20"/>
+    {linear}
     <MechanicalObject name="ballDofs" position="0.2 1 -0.3"/>
     <UniformMass totalMass="{mass}"/>
     <SphereCollisionModel radius="{radius}" contactStiffness="{k1}"/>
@@ -50,10 +50,18 @@ const BALL_ON_FLOOR: &str = r#"<Node name="root" gravity="0 -9.81 0" dt="0.01">
   </Node>
 </Node>"#;
 
+const CG: &str = r#"<CGLinearSolver iterations="100" tolerance="1e-14" threshold="1e-20"/>"#;
+
 #[test]
 fn a_sphere_rests_at_the_depth_the_penalty_law_gives() {
-    for (mass, radius, k1, k2) in [(0.5, 0.3, 40.0, 10.0), (2.0, 0.5, 100.0, 5.0)] {
+    // matrix-free (CG) and assembled (SparseLDL: the contact stiffness goes into the matrix)
+    for (mass, radius, k1, k2, linear) in [
+        (0.5, 0.3, 40.0, 10.0, CG),
+        (2.0, 0.5, 100.0, 5.0, CG),
+        (2.0, 0.5, 100.0, 5.0, "<SparseLDLSolver/>"),
+    ] {
         let xml = BALL_ON_FLOOR
+            .replace("{linear}", linear)
             .replace("{mass}", &mass.to_string())
             .replace("{radius}", &radius.to_string())
             .replace("{k1}", &k1.to_string())
@@ -151,6 +159,7 @@ fn two_frictionless_spheres_exchange_momentum() {
 #[test]
 fn contacts_and_states_do_not_depend_on_the_thread_count() {
     let xml = BALL_ON_FLOOR
+        .replace("{linear}", CG)
         .replace("{mass}", "1")
         .replace("{radius}", "0.4")
         .replace("{k1}", "50")
@@ -169,4 +178,54 @@ fn contacts_and_states_do_not_depend_on_the_thread_count() {
         one.iter().map(|v| v.to_bits()).collect::<Vec<_>>(),
         two.iter().map(|v| v.to_bits()).collect::<Vec<_>>()
     );
+}
+
+/// A soft cube whose corners collide through a mapped point model, on the floor.
+const CUBE_ON_FLOOR: &str = r#"<Node name="root" gravity="0 -9.81 0" dt="0.01">
+  <DefaultAnimationLoop/>
+  <CollisionPipeline/>
+  <BruteForceBroadPhase/>
+  <BVHNarrowPhase/>
+  <MinProximityIntersection alarmDistance="0.3" contactDistance="0.05"/>
+  <CollisionResponse response="PenalityContactForceField"/>
+  <Node name="cube">
+    <EulerImplicitSolver rayleighMass="0.2" rayleighStiffness="0.1"/>
+    {linear}
+    <RegularGridTopology n="3 3 3" min="-0.5 0.2 -0.5" max="0.5 1.2 0.5"/>
+    <MechanicalObject name="cubeDofs"/>
+    <UniformMass totalMass="1"/>
+    <HexahedronFEMForceField youngModulus="3000" poissonRatio="0.3"/>
+    <Node name="surface">
+      <MechanicalObject name="surfaceDofs"/>
+      <PointCollisionModel contactStiffness="100"/>
+      <IdentityMapping/>
+    </Node>
+  </Node>
+  <Node name="floor">
+    <MechanicalObject name="floorDofs" position="-5 0 -5  5 0 -5  5 0 5  -5 0 5"/>
+    <MeshTopology triangles="0 2 1  0 3 2"/>
+    <TriangleCollisionModel simulated="0" moving="0" contactStiffness="10"/>
+  </Node>
+</Node>"#;
+
+#[test]
+fn mapped_contacts_agree_between_matrix_free_and_assembled_solvers() {
+    let run = |linear: &str| {
+        let mut sim = load(&CUBE_ON_FLOOR.replace("{linear}", linear));
+        for _ in 0..150 {
+            sim.step();
+        }
+        state(&sim, "cubeDofs")
+    };
+    let cg = run(r#"<CGLinearSolver iterations="500" tolerance="1e-16" threshold="1e-30"/>"#);
+    let ldl = run("<SparseLDLSolver/>");
+    // the cube came down onto the floor and rests on it
+    let lowest = cg.chunks(3).map(|p| p[1]).fold(f64::INFINITY, f64::min);
+    assert!(lowest < 0.05 && lowest > -0.05, "lowest point at {lowest}");
+    let diff = cg
+        .iter()
+        .zip(&ldl)
+        .map(|(a, b)| (a - b).abs())
+        .fold(0.0, f64::max);
+    assert!(diff < 1e-6, "CG and SparseLDL differ by {diff}");
 }
