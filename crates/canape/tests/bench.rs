@@ -1,4 +1,4 @@
-//! `canape bench`'s per-scene record: every phase named (mapping included), linear iterations
+//! `canape bench`'s per-scene record: every phase named (mapping and collision included), linear iterations
 //! per step, and the JSON fields. Nothing here depends on how long anything takes.
 
 use canape::bench::{bench_scene, scaling_beam, to_json, BeamElement};
@@ -24,6 +24,7 @@ fn bench_reports_phases_and_iterations() {
                 "linear solve",
                 "projection",
                 "mapping",
+                "collision",
                 "other"
             ]
         );
@@ -35,6 +36,7 @@ fn bench_reports_phases_and_iterations() {
             "{json}"
         );
         assert!(json.contains("\"mapping\": "), "{json}");
+        assert!(json.contains("\"collision\": "), "{json}");
     }
     let _ = std::fs::remove_dir_all(&dir);
 }
