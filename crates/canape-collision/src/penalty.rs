@@ -221,6 +221,10 @@ impl ForceField for PenaltyContactForceField {
         Some(self)
     }
 
+    fn contacts(&self) -> &[Contact] {
+        &self.contacts
+    }
+
     fn draw_edges(&self) -> Vec<[u32; 2]> {
         Vec::new()
     }

@@ -173,6 +173,10 @@ pub trait ForceField: Component + ForceFieldClone {
     fn draw_edges(&self) -> Vec<[u32; 2]> {
         Vec::new()
     }
+    /// The contacts of a contact response force field, for display.
+    fn contacts(&self) -> &[crate::collision::Contact] {
+        &[]
+    }
     /// A contact response force field (created by a collision pipeline) takes its contacts
     /// through this.
     fn contact_response(&mut self) -> Option<&mut dyn crate::collision::ContactResponse> {

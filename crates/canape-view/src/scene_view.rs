@@ -21,6 +21,9 @@ pub enum SourceKind {
     State(usize),
     /// A visual model's mesh (slot in `Scene::passives`).
     Visual(usize),
+    /// The contacts of the last collision stage: for each, its point on the first object and
+    /// that point moved along the contact normal by the contact distance (a varying count).
+    Contacts,
 }
 
 /// A set of vertices whose positions stream in frames.
@@ -45,13 +48,15 @@ pub struct View {
 }
 
 /// SOFA's VisualStyle flags the page toggles, with SOFA's defaults (only visual models shown).
-const FLAGS: [(&str, &str, bool); 6] = [
+const FLAGS: [(&str, &str, bool); 7] = [
     ("visual", "VisualModels", true),
     ("behavior", "BehaviorModels", false),
     ("forcefields", "ForceFields", false),
     ("collision", "CollisionModels", false),
     ("mappings", "Mappings", false),
     ("wireframe", "Wireframe", false),
+    // not a SOFA flag: the contact points and normals of the collision stage
+    ("contacts", "Contacts", false),
 ];
 
 /// Read the first VisualStyle's `displayFlags` (showX / hideX words, showAll/hideAll).
@@ -372,7 +377,59 @@ pub fn build_view(sim: &Simulation) -> View {
             _ => {}
         }
     }
+    if scene
+        .passives
+        .iter()
+        .flatten()
+        .any(|p| p.is_collision_pipeline())
+    {
+        let src = view.sources.len();
+        view.drawables.push(json!({
+            "kind": "pairs", "source": src, "flag": "contacts", "color": [1.0, 0.35, 0.2],
+        }));
+        view.drawables.push(json!({
+            "kind": "points", "source": src, "flag": "contacts",
+            "points": Json::Null, "color": [1.0, 0.9, 0.2], "size": 5,
+        }));
+        view.sources.push(Source {
+            kind: SourceKind::Contacts,
+            name: "contacts".into(),
+            scalar_fields: Vec::new(),
+            triangles: Vec::new(),
+            grabbable: false,
+        });
+    }
     view
+}
+
+/// The contacts' display segments: each contact's point on its first state and that point
+/// moved along the normal by the contact distance.
+fn contact_segments(scene: &Scene) -> Vec<f64> {
+    let mut out = Vec::new();
+    for ff in scene.force_fields.iter().flatten() {
+        let contacts = ff.contacts();
+        if contacts.is_empty() {
+            continue;
+        }
+        let Some(it) = ff.interaction() else { continue };
+        let Some(st) = scene.state(it.first) else {
+            continue;
+        };
+        let (x, stride) = (st.vec(VecId::POSITION), st.dof.coord_size());
+        for c in contacts {
+            let mut p = [0.0; 3];
+            for (i, w) in c.first.iter() {
+                for k in 0..3 {
+                    p[k] += w * x.get(stride * i + k).copied().unwrap_or(0.0);
+                }
+            }
+            out.extend_from_slice(&p);
+            for k in 0..3 {
+                out.push(p[k] + c.normal[k] * c.distance);
+            }
+        }
+    }
+    out
 }
 
 /// The topology message.
@@ -406,6 +463,7 @@ pub fn source_positions<'a>(sim: &'a Simulation, s: &Source) -> std::borrow::Cow
             .and_then(|p| p.visual_mesh())
             .map(|m| std::borrow::Cow::Owned(canape_core::mesh::flatten_points(&m.points)))
             .unwrap_or_default(),
+        SourceKind::Contacts => std::borrow::Cow::Owned(contact_segments(&sim.scene)),
     }
 }
 
@@ -754,6 +812,57 @@ mod tests {
                 .any(|d| d["kind"] == "points"
                     && d["points"].as_array().is_some_and(|p| p.len() == 4))
         );
+    }
+
+    #[test]
+    fn contacts_are_drawn_as_points_and_normals() {
+        let scene = r#"<Node name="root" gravity="0 -9.81 0" dt="0.01">
+  <CollisionPipeline/>
+  <BruteForceBroadPhase/>
+  <BVHNarrowPhase/>
+  <MinProximityIntersection alarmDistance="0.5" contactDistance="0.1"/>
+  <CollisionResponse/>
+  <Node name="ball">
+    <EulerImplicitSolver/>
+    <CGLinearSolver iterations="50" tolerance="1e-12" threshold="1e-20"/>
+    <MechanicalObject position="0.2 0.5 -0.3"/>
+    <UniformMass totalMass="1"/>
+    <SphereCollisionModel radius="0.3"/>
+  </Node>
+  <Node name="floor">
+    <MechanicalObject position="-5 0 -5  5 0 -5  5 0 5  -5 0 5"/>
+    <MeshTopology triangles="0 2 1  0 3 2"/>
+    <TriangleCollisionModel simulated="0" moving="0"/>
+  </Node>
+</Node>"#;
+        let mut sim = canape::load_scene_str(
+            scene,
+            "c.scn",
+            &std::env::temp_dir(),
+            &canape::LoadOptions::default(),
+        )
+        .unwrap();
+        let view = build_view(&sim);
+        let k = view
+            .sources
+            .iter()
+            .position(|s| s.kind == SourceKind::Contacts)
+            .expect("a contacts source");
+        assert!(view
+            .drawables
+            .iter()
+            .any(|d| d["kind"] == "pairs" && d["source"] == k && d["flag"] == "contacts"));
+        assert!(source_positions(&sim, &view.sources[k]).is_empty());
+        for _ in 0..20 {
+            sim.step();
+        }
+        let seg = source_positions(&sim, &view.sources[k]).into_owned();
+        assert!(!seg.is_empty() && seg.len().is_multiple_of(6), "{seg:?}");
+        for s in seg.chunks(6) {
+            // from the point on the floor, upwards, by the rest distance 0.1 + 0.3
+            assert!(s[1].abs() < 1e-12, "{s:?}");
+            assert!((s[4] - s[1] - 0.4).abs() < 1e-12 && (s[0] - s[3]).abs() < 1e-12);
+        }
     }
 
     #[test]

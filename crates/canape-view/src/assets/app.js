@@ -300,6 +300,10 @@ function draw() {
       gl.uniform3fv(flatProg.u.col, d.color);
       gl.bindBuffer(gl.ELEMENT_ARRAY_BUFFER, d.ibuf);
       gl.drawElements(gl.LINES, d.idx.length, gl.UNSIGNED_INT, 0);
+    } else if (d.kind === 'pairs') {
+      // consecutive vertices of the source, two by two (contact normals)
+      gl.uniform3fv(flatProg.u.col, d.color);
+      gl.drawArrays(gl.LINES, 0, src.n - (src.n % 2));
     } else if (d.kind === 'points') {
       gl.uniform3fv(flatProg.u.col, d.color); gl.uniform1f(flatProg.u.psize, d.size * (window.devicePixelRatio || 1));
       if (d.idx) {
@@ -424,7 +428,7 @@ function renderFlags() {
   const box = $('flags');
   box.replaceChildren();
   const names = { visual: 'visual models', behavior: 'behaviour models', forcefields: 'force fields',
-    collision: 'collision models', mappings: 'mappings', wireframe: 'wireframe' };
+    collision: 'collision models', mappings: 'mappings', wireframe: 'wireframe', contacts: 'contacts' };
   for (const k of Object.keys(names)) {
     const l = el('label'), c = el('input');
     c.type = 'checkbox'; c.checked = !!S.flags[k]; c.dataset.flag = k;
