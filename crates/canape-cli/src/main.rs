@@ -148,6 +148,10 @@ enum Cmd {
             default_value = "cg,direct"
         )]
         scaling_solvers: Vec<String>,
+        /// Run the collision scaling benchmark instead: N balls, each with its own solver,
+        /// falling on a floor and piling up (counts, comma-separated; e.g. 100,1000).
+        #[arg(long, value_delimiter = ',')]
+        falling: Vec<usize>,
         #[arg(long = "data-path")]
         data_path: Vec<PathBuf>,
     },
@@ -157,6 +161,64 @@ enum Cmd {
         #[arg(long)]
         markdown: bool,
     },
+}
+
+/// The collision scaling benchmark: generated scenes of falling balls.
+fn falling(sizes: &[usize], steps: usize) -> ExitCode {
+    use canape::bench::{falling_spheres, growth_exponent, peak_rss_mb};
+    println!(
+        "{:>7} {:>10} {:>10} {:>10} {:>9} {:>9}",
+        "balls", "ms/step", "collision", "solve", "contacts", "peakMB"
+    );
+    let mut pts = Vec::new();
+    for &n in sizes {
+        let text = falling_spheres(n);
+        let mut sim = match load_scene_str(
+            &text,
+            "falling.scn",
+            &std::env::temp_dir(),
+            &LoadOptions::default(),
+        ) {
+            Ok(s) => s,
+            Err(e) => {
+                eprintln!("{e}");
+                return ExitCode::from(2);
+            }
+        };
+        // the balls reach the floor and start piling up before timing
+        for _ in 0..60 {
+            sim.step();
+        }
+        sim.times = Default::default();
+        let t0 = Instant::now();
+        for _ in 0..steps {
+            sim.step();
+        }
+        let ms = t0.elapsed().as_secs_f64() * 1000.0 / steps as f64;
+        let t = &sim.times;
+        let per = |d: std::time::Duration| d.as_secs_f64() * 1000.0 / t.steps.max(1) as f64;
+        let contacts: usize = sim
+            .scene
+            .force_fields
+            .iter()
+            .flatten()
+            .map(|f| f.contacts().len())
+            .sum();
+        println!(
+            "{:>7} {:>10.2} {:>10.2} {:>10.2} {:>9} {:>9.0}",
+            n,
+            ms,
+            per(t.collision),
+            per(t.solve + t.assembly + t.force),
+            contacts,
+            peak_rss_mb().unwrap_or(0.0)
+        );
+        pts.push((n, ms));
+    }
+    if let Some(g) = growth_exponent(&pts) {
+        println!("  growth exponent of time vs balls: {g:.2}");
+    }
+    ExitCode::SUCCESS
 }
 
 fn scaling(
@@ -918,8 +980,11 @@ fn main() -> ExitCode {
             scaling: sizes,
             scaling_elements,
             scaling_solvers,
+            falling: balls,
         }) => {
-            if sizes.is_empty() {
+            if !balls.is_empty() {
+                falling(&balls, steps.unwrap_or(100))
+            } else if sizes.is_empty() {
                 bench(
                     scenes, steps, warmup, threads, suite, sofa_times, json, data_path,
                 )

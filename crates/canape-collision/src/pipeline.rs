@@ -41,8 +41,9 @@ struct Entry {
 /// The response of one pair of models.
 #[derive(Clone, Debug)]
 struct Response {
-    models: [ComponentId; 2],
     ff: ComponentId,
+    /// The collision stage that last gave it contacts.
+    stamp: u64,
 }
 
 /// SOFA's CollisionPipeline with its broad phase, narrow phase, intersection method and
@@ -59,13 +60,17 @@ pub struct Pipeline {
     params: Option<Params>,
     response: String,
     entries: Vec<Entry>,
-    responses: Vec<Response>,
+    /// Each model pair's response, by the pair's models.
+    responses: std::collections::BTreeMap<[ComponentId; 2], Response>,
     outputs: Vec<Output>,
     /// Candidate element pairs and the descent's stack (kept between steps).
     cand: Vec<(u32, u32)>,
     stack: Vec<(u32, u32)>,
-    /// Responses that got contacts this step.
-    touched: Vec<ComponentId>,
+    /// The broad phase's model order along x and its pairs.
+    sweep: Vec<usize>,
+    model_pairs: Vec<(usize, usize)>,
+    /// Count of collision stages run (stamps the responses given contacts).
+    stamp: u64,
     /// Per output id, the output kept (sorted by id).
     best: Vec<(i64, usize)>,
     keep: Vec<bool>,
@@ -144,11 +149,13 @@ impl Pipeline {
             params: None,
             response: String::new(),
             entries: Vec::new(),
-            responses: Vec::new(),
+            responses: Default::default(),
             outputs: Vec::new(),
             cand: Vec::new(),
             stack: Vec::new(),
-            touched: Vec::new(),
+            sweep: Vec::new(),
+            model_pairs: Vec::new(),
+            stamp: 0,
             best: Vec::new(),
             keep: Vec::new(),
             contacts: Vec::new(),
@@ -470,6 +477,29 @@ impl Pipeline {
         }
     }
 
+    /// The pairs of models whose boxes meet within `gap`, as (later, earlier) in the order
+    /// of the later model and then of the earlier one.
+    fn broad_phase(&mut self, gap: f64) {
+        let e = &self.entries;
+        self.sweep.clear();
+        self.sweep.extend(0..e.len());
+        self.sweep
+            .sort_by(|&i, &j| e[i].bbox.0.x.total_cmp(&e[j].bbox.0.x).then(i.cmp(&j)));
+        self.model_pairs.clear();
+        for (k, &i) in self.sweep.iter().enumerate() {
+            let hi = e[i].bbox.1.x + gap;
+            for &j in &self.sweep[k + 1..] {
+                if e[j].bbox.0.x > hi {
+                    break;
+                }
+                if boxes_meet(&e[i].bbox, &e[j].bbox, gap) {
+                    self.model_pairs.push((i.max(j), i.min(j)));
+                }
+            }
+        }
+        self.model_pairs.sort_unstable();
+    }
+
     /// The response force field of a pair of models, created on its first contact.
     fn response_for(
         &mut self,
@@ -479,12 +509,13 @@ impl Pipeline {
         changes: &mut CollisionChanges,
     ) -> Option<ComponentId> {
         let models = [self.entries[a].model, self.entries[b].model];
-        if let Some(r) = self.responses.iter().find(|r| r.models == models) {
+        if let Some(r) = self.responses.get_mut(&models) {
             if scene.check_component(r.ff).is_ok() {
+                r.stamp = self.stamp;
                 return Some(r.ff);
             }
         }
-        self.responses.retain(|r| r.models != models);
+        self.responses.remove(&models);
         let (ea, eb) = (&self.entries[a], &self.entries[b]);
         let sa = scene.state(ea.state)?;
         let sb = scene.state(eb.state)?;
@@ -512,7 +543,13 @@ impl Pipeline {
         );
         let id = scene.add_component(node, &name, AnyComponent::ForceField(Box::new(ff)), None);
         changes.added.push(id);
-        self.responses.push(Response { models, ff: id });
+        self.responses.insert(
+            models,
+            Response {
+                ff: id,
+                stamp: self.stamp,
+            },
+        );
         Some(id)
     }
 }
@@ -529,13 +566,19 @@ impl CollisionPipeline for Pipeline {
         };
         self.gather(scene);
         let mut count = 0;
-        let mut touched = std::mem::take(&mut self.touched);
-        touched.clear();
-        let n = self.entries.len();
-        // BruteForceBroadPhase's pairs: each model with every earlier one, the later model
-        // first (before the intersection method's own ordering of the two shapes)
-        for a in 0..n {
-            for b in 0..a {
+        self.stamp += 1;
+        // BruteForceBroadPhase's pairs: each model with every earlier one whose box comes
+        // within the alarm distance, the later model first (before the intersection method's
+        // own ordering of the two shapes), in that order (found by sweep and prune on x)
+        let gap = if params.method == Method::Discrete {
+            0.0
+        } else {
+            params.alarm
+        };
+        self.broad_phase(gap);
+        for k in 0..self.model_pairs.len() {
+            let (a, b) = self.model_pairs[k];
+            {
                 let (ea, eb) = (&self.entries[a], &self.entries[b]);
                 if !can_collide(scene, ea, eb) {
                     continue;
@@ -659,15 +702,15 @@ impl CollisionPipeline for Pipeline {
                             r.set_contacts(&contacts);
                         }
                     }
-                    touched.push(ff);
                 }
                 self.contacts = contacts;
             }
         }
         // responses of pairs that no longer touch keep existing with no contacts (no change to
         // the solver groups for pairs that separate and meet again)
-        for r in &self.responses {
-            if touched.contains(&r.ff) || scene.check_component(r.ff).is_err() {
+        for r in self.responses.values() {
+            if r.stamp != self.stamp.wrapping_sub(1) || scene.check_component(r.ff).is_err() {
+                // touched this step, or already emptied
                 continue;
             }
             if let Slot::ForceField(i) = scene.info(r.ff).slot {
@@ -679,7 +722,6 @@ impl CollisionPipeline for Pipeline {
                 }
             }
         }
-        self.touched = touched;
         self.last_count = count;
         changes
     }

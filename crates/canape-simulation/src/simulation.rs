@@ -73,6 +73,8 @@ pub struct Simulation {
     collision_reported: Vec<String>,
     /// Per force field slot: whether a solver group integrates it (kept between steps).
     scratch_flags: Vec<bool>,
+    /// Concatenated positions, velocities and forces of an explicit contact response.
+    explicit_buf: [Vec<f64>; 3],
 }
 
 /// A change to the scene graph asked for while a step runs (applied at the end of the step,
@@ -123,6 +125,7 @@ impl Simulation {
             pipeline: None,
             collision_reported: Vec::new(),
             scratch_flags: Vec::new(),
+            explicit_buf: Default::default(),
         };
         sim.find_loop_and_controllers(true);
         sim.map_ends = Self::mapping_ends(&sim.scene);
@@ -294,16 +297,17 @@ impl Simulation {
             let (Some(sa), Some(sb)) = (scene.states[a].as_ref(), scene.states[b].as_ref()) else {
                 continue;
             };
-            let mut x = sa.vec(VecId::POSITION).to_vec();
+            let [x, v, f] = &mut self.explicit_buf;
+            x.clear();
+            x.extend_from_slice(sa.vec(VecId::POSITION));
             x.extend_from_slice(sb.vec(VecId::POSITION));
-            let mut v = sa.vec(VecId::VELOCITY).to_vec();
+            v.clear();
+            v.extend_from_slice(sa.vec(VecId::VELOCITY));
             v.extend_from_slice(sb.vec(VecId::VELOCITY));
             let la = sa.deriv_len();
-            let mut f = vec![0.0; la + sb.deriv_len()];
-            scene.force_fields[i]
-                .as_mut()
-                .unwrap()
-                .add_force(&x, &v, &mut f);
+            f.clear();
+            f.resize(la + sb.deriv_len(), 0.0);
+            scene.force_fields[i].as_mut().unwrap().add_force(x, v, f);
             for (k, part) in [(a, &f[..la]), (b, &f[la..])] {
                 let st = scene.states[k].as_mut().unwrap();
                 let ext = st.vec_mut(VecId::EXTERNAL_FORCE);
@@ -607,6 +611,7 @@ impl Clone for Simulation {
             pipeline: self.pipeline,
             collision_reported: self.collision_reported.clone(),
             scratch_flags: Vec::new(),
+            explicit_buf: Default::default(),
         }
     }
 }
@@ -846,21 +851,24 @@ impl Simulation {
         init_scene(&mut self.scene, &mut diags);
         self.diagnostics.extend(diags);
         let groups = build_groups(&self.scene);
-        let mut old_groups = std::mem::take(&mut self.groups);
-        let mut old_works = std::mem::take(&mut self.works);
+        let old_groups = std::mem::take(&mut self.groups);
+        let mut old_works: Vec<Option<GroupWork>> = std::mem::take(&mut self.works)
+            .into_iter()
+            .map(Some)
+            .collect();
+        // a group keeps its work when the group of the same solver node is unchanged
+        let by_node: std::collections::BTreeMap<NodeId, usize> = old_groups
+            .iter()
+            .enumerate()
+            .map(|(k, g)| (g.node, k))
+            .collect();
         let mut works = Vec::with_capacity(groups.len());
         for g in &groups {
-            let keep = old_groups
-                .iter()
-                .position(|o| o == g)
-                .filter(|_| !changed.iter().any(|s| g.uses(*s)));
-            works.push(match keep {
-                Some(k) => {
-                    old_groups.swap_remove(k);
-                    old_works.swap_remove(k)
-                }
-                None => GroupWork::default(),
-            });
+            let keep = by_node
+                .get(&g.node)
+                .copied()
+                .filter(|&k| old_groups[k] == *g && !changed.iter().any(|s| g.uses(*s)));
+            works.push(keep.and_then(|k| old_works[k].take()).unwrap_or_default());
         }
         self.groups = groups;
         self.works = works;

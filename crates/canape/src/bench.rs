@@ -252,3 +252,49 @@ pub fn growth_exponent(points: &[(usize, f64)]) -> Option<f64> {
     let den: f64 = xs.iter().map(|x| (x - mx).powi(2)).sum();
     (den > 0.0).then(|| num / den)
 }
+
+/// Scene text of `n` balls (one particle with a sphere collision model each, its own implicit
+/// solver) in a jittered lattice above a fixed floor: they fall, hit the floor and pile up
+/// (MinProximityIntersection, penalty contacts; ball–ball contacts between different solvers
+/// act as explicit forces, as in SOFA).
+pub fn falling_spheres(n: usize) -> String {
+    let side = (n as f64).cbrt().ceil().max(1.0) as usize;
+    let mut balls = String::new();
+    for i in 0..n {
+        let (a, b, c) = (i % side, (i / side) % side, i / (side * side));
+        // a small deterministic offset so that the pile does not stay perfectly stacked
+        let jitter = ((i * 7919) % 101) as f64 / 101.0 * 0.1;
+        let (x, y, z) = (
+            a as f64 * 1.2 + jitter,
+            1.0 + c as f64 * 1.3,
+            b as f64 * 1.2 - jitter,
+        );
+        balls.push_str(&format!(
+            r#"  <Node name="ball{i}">
+    <EulerImplicitSolver/>
+    <CGLinearSolver iterations="25" tolerance="1e-9" threshold="1e-9"/>
+    <MechanicalObject position="{x} {y} {z}"/>
+    <UniformMass totalMass="1"/>
+    <SphereCollisionModel radius="0.5" contactStiffness="100"/>
+  </Node>
+"#
+        ));
+    }
+    let l = side as f64 * 1.2 + 2.0;
+    format!(
+        r#"<Node name="root" dt="0.01" gravity="0 -9.81 0">
+  <DefaultAnimationLoop/>
+  <CollisionPipeline/>
+  <BruteForceBroadPhase/>
+  <BVHNarrowPhase/>
+  <MinProximityIntersection alarmDistance="0.2" contactDistance="0.05"/>
+  <CollisionResponse response="PenalityContactForceField"/>
+  <Node name="floor">
+    <MechanicalObject position="-2 0 -2  {l} 0 -2  {l} 0 {l}  -2 0 {l}"/>
+    <MeshTopology triangles="0 2 1  0 3 2"/>
+    <TriangleCollisionModel simulated="0" moving="0" contactStiffness="100"/>
+  </Node>
+{balls}</Node>
+"#
+    )
+}
