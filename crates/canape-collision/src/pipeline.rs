@@ -19,7 +19,7 @@ use canape_core::collision::{
 use canape_core::component::{Component, Passive, Role};
 use canape_core::data::{base_fields, DataKind, DataTable};
 use canape_core::scene::{AnyComponent, ComponentId, InitContext, NodeId, Scene, Slot, Target};
-use canape_core::state::VecId;
+use canape_core::state::{MechanicalObject, VecId};
 use canape_types::Vec3;
 
 /// A model taking part in one detection.
@@ -71,6 +71,8 @@ pub struct Pipeline {
     model_pairs: Vec<(usize, usize)>,
     /// Count of collision stages run (stamps the responses given contacts).
     stamp: u64,
+    /// Whether the gathered models can make any pair at all.
+    any_pair: bool,
     /// Per output id, the output kept (sorted by id).
     best: Vec<(i64, usize)>,
     keep: Vec<bool>,
@@ -156,6 +158,7 @@ impl Pipeline {
             sweep: Vec::new(),
             model_pairs: Vec::new(),
             stamp: 0,
+            any_pair: false,
             best: Vec::new(),
             keep: Vec::new(),
             contacts: Vec::new(),
@@ -358,6 +361,20 @@ impl Pipeline {
         }
         self.listed = listed;
         self.entries.truncate(k);
+        // geometry only when some pair can collide: models of two nodes, one simulated
+        // (a scene whose models all sit in one node, as most FEM examples, pays nothing)
+        let e = &self.entries;
+        let simulated =
+            |x: &Entry| model_of(scene, x.passive).is_some_and(|m| m.params().simulated);
+        self.any_pair = e.iter().any(simulated) && e.iter().any(|x| x.node != e[0].node);
+        if !self.any_pair {
+            return;
+        }
+        for e in &mut self.entries {
+            if let (Some(st), Some(m)) = (scene.state(e.state), model_of(scene, e.passive)) {
+                update_geometry(e, st, m);
+            }
+        }
     }
 
     /// Take model `id` into the entries at `k` (and advance it) when it is an active
@@ -392,9 +409,9 @@ impl Pipeline {
             if !under {
                 return;
             }
-            let Some(st) = scene.state(state) else {
+            if scene.state(state).is_none() {
                 return;
-            };
+            }
             if *k == self.entries.len() {
                 self.entries.push(Entry {
                     model: id,
@@ -412,67 +429,6 @@ impl Pipeline {
             e.passive = p;
             e.state = state;
             e.node = info.node;
-            let stride = st.dof.coord_size();
-            e.x.clear();
-            e.x.extend(
-                st.vec(VecId::POSITION)
-                    .chunks_exact(stride)
-                    .map(|c| Vec3::new(c[0], c[1], c[2])),
-            );
-            let prox = m.params().proximity;
-            e.boxes.clear();
-            let x = &e.x;
-            let grow = |pts: &mut dyn Iterator<Item = Vec3>, r: f64| {
-                let mut lo = Vec3::repeat(f64::INFINITY);
-                let mut hi = Vec3::repeat(f64::NEG_INFINITY);
-                for q in pts {
-                    lo = lo.inf(&q);
-                    hi = hi.sup(&q);
-                }
-                (lo.add_scalar(-r), hi.add_scalar(r))
-            };
-            let ok = |i: u32| (i as usize) < x.len();
-            match m.shape() {
-                CollisionShape::Point => {
-                    for q in x {
-                        e.boxes.push((q.add_scalar(-prox), q.add_scalar(prox)));
-                    }
-                }
-                CollisionShape::Sphere => {
-                    for (i, q) in x.iter().enumerate() {
-                        let r = m.radius(i) + prox;
-                        e.boxes.push((q.add_scalar(-r), q.add_scalar(r)));
-                    }
-                }
-                CollisionShape::Line => {
-                    for ed in m.edges() {
-                        if !ed.iter().all(|&i| ok(i)) {
-                            e.boxes.push(empty_box());
-                            return;
-                        }
-                        e.boxes
-                            .push(grow(&mut ed.iter().map(|&i| x[i as usize]), prox));
-                    }
-                }
-                CollisionShape::Triangle => {
-                    for t in m.triangles() {
-                        if !t.iter().all(|&i| ok(i)) {
-                            e.boxes.push(empty_box());
-                            return;
-                        }
-                        e.boxes
-                            .push(grow(&mut t.iter().map(|&i| x[i as usize]), prox));
-                    }
-                }
-            }
-            let mut lo = Vec3::repeat(f64::INFINITY);
-            let mut hi = Vec3::repeat(f64::NEG_INFINITY);
-            for b in &e.boxes {
-                lo = lo.inf(&b.0);
-                hi = hi.sup(&b.1);
-            }
-            e.bbox = (lo, hi);
-            e.bvh.update(&e.boxes);
             *k += 1;
         }
     }
@@ -554,6 +510,72 @@ impl Pipeline {
     }
 }
 
+/// Positions, element boxes (grown by the model's proximity, and the radius for spheres) and
+/// the refitted hierarchy of one model.
+fn update_geometry(e: &mut Entry, st: &MechanicalObject, m: &dyn CollisionModel) {
+    let stride = st.dof.coord_size();
+    e.x.clear();
+    e.x.extend(
+        st.vec(VecId::POSITION)
+            .chunks_exact(stride)
+            .map(|c| Vec3::new(c[0], c[1], c[2])),
+    );
+    let prox = m.params().proximity;
+    e.boxes.clear();
+    let x = &e.x;
+    let grow = |pts: &mut dyn Iterator<Item = Vec3>, r: f64| {
+        let mut lo = Vec3::repeat(f64::INFINITY);
+        let mut hi = Vec3::repeat(f64::NEG_INFINITY);
+        for q in pts {
+            lo = lo.inf(&q);
+            hi = hi.sup(&q);
+        }
+        (lo.add_scalar(-r), hi.add_scalar(r))
+    };
+    let ok = |i: u32| (i as usize) < x.len();
+    match m.shape() {
+        CollisionShape::Point => {
+            for q in x {
+                e.boxes.push((q.add_scalar(-prox), q.add_scalar(prox)));
+            }
+        }
+        CollisionShape::Sphere => {
+            for (i, q) in x.iter().enumerate() {
+                let r = m.radius(i) + prox;
+                e.boxes.push((q.add_scalar(-r), q.add_scalar(r)));
+            }
+        }
+        CollisionShape::Line => {
+            for ed in m.edges() {
+                if !ed.iter().all(|&i| ok(i)) {
+                    e.boxes.push(empty_box());
+                    continue;
+                }
+                e.boxes
+                    .push(grow(&mut ed.iter().map(|&i| x[i as usize]), prox));
+            }
+        }
+        CollisionShape::Triangle => {
+            for t in m.triangles() {
+                if !t.iter().all(|&i| ok(i)) {
+                    e.boxes.push(empty_box());
+                    continue;
+                }
+                e.boxes
+                    .push(grow(&mut t.iter().map(|&i| x[i as usize]), prox));
+            }
+        }
+    }
+    let mut lo = Vec3::repeat(f64::INFINITY);
+    let mut hi = Vec3::repeat(f64::NEG_INFINITY);
+    for b in &e.boxes {
+        lo = lo.inf(&b.0);
+        hi = hi.sup(&b.1);
+    }
+    e.bbox = (lo, hi);
+    e.bvh.update(&e.boxes);
+}
+
 fn empty_box() -> (Vec3, Vec3) {
     (Vec3::repeat(f64::INFINITY), Vec3::repeat(f64::NEG_INFINITY))
 }
@@ -575,7 +597,11 @@ impl CollisionPipeline for Pipeline {
         } else {
             params.alarm
         };
-        self.broad_phase(gap);
+        if self.any_pair {
+            self.broad_phase(gap);
+        } else {
+            self.model_pairs.clear();
+        }
         for k in 0..self.model_pairs.len() {
             let (a, b) = self.model_pairs[k];
             {

@@ -125,7 +125,7 @@ impl<'a> Builder<'a> {
         }
         if !self.inert_seen.is_empty() {
             self.diags.push(Diagnostic::note(format!(
-                "collision is not simulated yet: {} are loaded and shown in the graph but do nothing",
+                "not simulated yet: {} are loaded and shown in the graph but take no part in collision",
                 self.inert_seen.join(", ")
             )));
         }
