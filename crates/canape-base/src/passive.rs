@@ -132,11 +132,6 @@ pub const INERT_CLASSES: &[(&str, Role, &str)] = &[
     ("LineAxis", Role::Visual, "axis display"),
     ("BackgroundSetting", Role::Visual, "viewer background"),
     (
-        "LocalMinDistance",
-        Role::Collision,
-        "intersection method (collision not simulated yet)",
-    ),
-    (
         "OBBCollisionModel",
         Role::Collision,
         "collision model (collision not simulated yet)",

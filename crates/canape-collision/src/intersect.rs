@@ -38,6 +38,10 @@ pub struct Params {
     pub use_point_point: bool,
     pub use_sphere_triangle: bool,
     pub use_surface_normals: bool,
+    /// LocalMinDistance: whether its normal cones filter the contacts, and their parameters.
+    pub cone_filter: bool,
+    pub angle_cone: f64,
+    pub cone_factor: f64,
 }
 
 /// A model's geometry for one detection: positions of its state and its elements.
@@ -50,6 +54,8 @@ pub struct Geometry<'a> {
     pub flags: &'a [u8],
     /// The model (sphere radii).
     pub model: &'a dyn CollisionModel,
+    /// Neighbourhoods for LocalMinDistance's cones (this crate's models).
+    pub adjacency: Option<&'a crate::model::Adjacency>,
     pub proximity: f64,
     /// Number of elements.
     pub len: usize,
@@ -123,6 +129,7 @@ pub fn dispatch(method: Method, p: &Params, a: CollisionShape, b: CollisionShape
             _ => false,
         },
         Method::NewProximity => true,
+        Method::LocalMin => !matches!((f, s), (Triangle, Line) | (Triangle, Triangle)),
     };
     ok.then_some(swap)
 }
@@ -138,6 +145,10 @@ pub fn intersect(
     out: &mut Vec<Output>,
 ) {
     use CollisionShape::*;
+    if p.method == Method::LocalMin {
+        local_min(p, g1, i, g2, j, out);
+        return;
+    }
     let prox = g1.proximity + g2.proximity;
     let alarm = p.alarm + prox;
     let contact = p.contact + prox;
@@ -152,7 +163,7 @@ pub fn intersect(
                 ContactPoint::vertex(j as u32),
             ];
             match p.method {
-                Method::NewProximity => {
+                Method::NewProximity | Method::LocalMin => {
                     point_point(alarm + r, c1, c2, pt, larger(i, j), out);
                     subtract(out, start, contact + r);
                 }
@@ -408,6 +419,211 @@ pub fn intersect(
     }
     for o in &mut out[start..] {
         o.elems = [i as u32, j as u32];
+    }
+}
+
+/// LocalMinDistance (LocalMinDistance.cpp): MinProximity's closest points with its own
+/// limits — segments' interiors only for line–point (and not for a segment much shorter than
+/// the distance), determinant 1e-30 and parameters within 1e-15 of the ends for line–line,
+/// spheres by their centres — and each contact kept only if both elements' normal cones
+/// accept the direction towards the other (`valid`).
+fn local_min(p: &Params, g1: &Geometry, i: usize, g2: &Geometry, j: usize, out: &mut Vec<Output>) {
+    use CollisionShape::*;
+    let prox = g1.proximity + g2.proximity;
+    let r1 = if g1.shape == Sphere {
+        g1.radius(i)
+    } else {
+        0.0
+    };
+    let r2 = if g2.shape == Sphere {
+        g2.radius(j)
+    } else {
+        0.0
+    };
+    let alarm = p.alarm + prox + r1 + r2;
+    let contact = p.contact + prox + r1 + r2;
+    let larger = if g1.len > g2.len { i as i64 } else { j as i64 };
+    let (a, b, pts, id) = match (g1.shape, g2.shape) {
+        (Sphere | Point, Sphere | Point) => (
+            g1.x[i],
+            g2.x[j],
+            [
+                ContactPoint::vertex(i as u32),
+                ContactPoint::vertex(j as u32),
+            ],
+            larger,
+        ),
+        (Line, Point | Sphere) => {
+            let e = g1.edges[i];
+            let (q1, q2) = (g1.p(e[0]), g1.p(e[1]));
+            let q = g2.x[j];
+            let ab = q2 - q1;
+            let ap = q - q1;
+            if ab.norm() < 1e-12 * ap.norm() {
+                return;
+            }
+            let t = ap.dot(&ab) / ab.norm_squared();
+            if !(1e-6..=0.999999).contains(&t) {
+                return;
+            }
+            (
+                q1 + ab * t,
+                q,
+                [bary2(e, t), ContactPoint::vertex(j as u32)],
+                j as i64,
+            )
+        }
+        (Line, Line) => {
+            let (e, f) = (g1.edges[i], g2.edges[j]);
+            let (a0, a1, b0, b1) = (g1.p(e[0]), g1.p(e[1]), g2.p(f[0]), g2.p(f[1]));
+            let (ab, cd, ac) = (a1 - a0, b1 - b0, b0 - a0);
+            let (m00, m11, m01) = (ab.norm_squared(), cd.norm_squared(), -cd.dot(&ab));
+            let (v0, v1) = (ab.dot(&ac), -cd.dot(&ac));
+            let det = m00 * m11 - m01 * m01;
+            let (mut alpha, mut beta) = (0.5, 0.5);
+            if det.abs() > 1e-30 {
+                alpha = (v0 * m11 - v1 * m01) / det;
+                beta = (v1 * m00 - v0 * m01) / det;
+                let inside = |x: f64| (1e-15..=1.0 - 1e-15).contains(&x);
+                if !inside(alpha) || !inside(beta) {
+                    return;
+                }
+            }
+            (
+                a0 + ab * alpha,
+                b0 + cd * beta,
+                [bary2(e, alpha), bary2(f, beta)],
+                larger,
+            )
+        }
+        (Triangle, Point | Sphere) => {
+            let t = g1.triangles[i];
+            let tp = [g1.p(t[0]), g1.p(t[1]), g1.p(t[2])];
+            let q = g2.x[j];
+            let Some((alpha, beta, ..)) = tri_coords(tp, q) else {
+                return;
+            };
+            if alpha < 1e-6 || beta < 1e-6 || alpha + beta > 0.999999 {
+                return;
+            }
+            (
+                tp[0] + (tp[1] - tp[0]) * alpha + (tp[2] - tp[0]) * beta,
+                q,
+                [bary3(t, alpha, beta), ContactPoint::vertex(j as u32)],
+                j as i64,
+            )
+        }
+        _ => return,
+    };
+    let d = b - a;
+    let d2 = d.norm_squared();
+    if d2 >= alarm * alarm || d2 <= 0.0 {
+        return;
+    }
+    if p.cone_filter && (!valid(p, g1, i, d) || !valid(p, g2, j, -d)) {
+        return;
+    }
+    let dist = d2.sqrt();
+    out.push(Output {
+        elems: [i as u32, j as u32],
+        points: pts,
+        positions: [a, b],
+        normal: d / dist,
+        value: dist - contact,
+        id,
+    });
+}
+
+fn unit(v: Vec3) -> Vec3 {
+    let n = v.norm();
+    if n > 0.0 {
+        v / n
+    } else {
+        v
+    }
+}
+
+/// Whether element `e` of `g` accepts a contact in direction `d` (from it towards the other
+/// element): LocalMinDistance::testValidity. A triangle only in front of its face; a line
+/// between its two triangles' normals widened by the cone; a point within the cone of its
+/// neighbourhood's mean normal (only when a line model sits beside it); a sphere always.
+fn valid(p: &Params, g: &Geometry, e: usize, d: Vec3) -> bool {
+    use CollisionShape::*;
+    let Some(adj) = g.adjacency else {
+        return true;
+    };
+    let dn = d.norm();
+    let x = |i: u32| g.x.get(i as usize).copied().unwrap_or_default();
+    let tri_normal = |t: [u32; 3]| (x(t[1]) - x(t[0])).cross(&(x(t[2]) - x(t[0])));
+    match g.shape {
+        Sphere => true,
+        Triangle => {
+            adj.both_side || {
+                let t = g.triangles[e];
+                tri_normal(t).dot(&d) >= 0.0
+            }
+        }
+        Point => {
+            if !adj.line_model_near {
+                return true;
+            }
+            let pt = g.x[e];
+            let around_edges = adj.vertex_edges.get(e).map_or(&[][..], |v| &v[..]);
+            let edge_dir = |k: u32| {
+                let ed = adj.edges[k as usize];
+                unit((pt - x(ed[0])) + (pt - x(ed[1])))
+            };
+            let mut mean = Vec3::zeros();
+            let around_tris = adj.vertex_triangles.get(e).map_or(&[][..], |v| &v[..]);
+            for &t in around_tris {
+                mean += unit(tri_normal(adj.triangles[t as usize]));
+            }
+            if around_tris.is_empty() {
+                for &k in around_edges {
+                    mean += edge_dir(k);
+                }
+            }
+            if mean.norm() > 1e-10 {
+                mean = unit(mean);
+                if mean.dot(&d) < -p.angle_cone * dn && !adj.both_side {
+                    return false;
+                }
+            }
+            around_edges.iter().all(|&k| {
+                let l = edge_dir(k);
+                let cone = (mean.dot(&l) * p.cone_factor).max(0.0) + p.angle_cone;
+                l.dot(&d) >= -cone * dn
+            })
+        }
+        Line => {
+            let ed = g.edges[e];
+            let ab = unit(x(ed[1]) - x(ed[0]));
+            let tris = adj.edge_triangles.get(e).map_or(&[][..], |v| &v[..]);
+            if tris.len() == 2 {
+                let t0 = adj.triangles[tris[0] as usize];
+                // the triangle holding the edge in its own direction is on the left
+                let left0 = (0..3).any(|k| t0[k] == ed[0] && t0[(k + 1) % 3] == ed[1]);
+                let (left, right) = if left0 {
+                    (tris[0], tris[1])
+                } else {
+                    (tris[1], tris[0])
+                };
+                let n1 = unit(tri_normal(adj.triangles[right as usize]));
+                let n2 = unit(tri_normal(adj.triangles[left as usize]));
+                let t1 = unit(n1.cross(&ab));
+                let t2 = unit(ab.cross(&n2));
+                let mean = unit(n1 + n2);
+                if mean.dot(&d) < 0.0 && !adj.both_side {
+                    return false;
+                }
+                [t1, t2].iter().all(|t| {
+                    let cone = (mean.dot(t) * p.cone_factor).max(0.0) + p.angle_cone;
+                    t.dot(&d) >= -cone * dn
+                })
+            } else {
+                ab.dot(&unit(d)).abs() <= p.angle_cone + 1e-4
+            }
+        }
     }
 }
 
@@ -781,6 +997,9 @@ mod tests {
             use_point_point: true,
             use_sphere_triangle: true,
             use_surface_normals: false,
+            cone_filter: false,
+            angle_cone: 0.0,
+            cone_factor: 0.5,
         }
     }
 
@@ -798,6 +1017,7 @@ mod tests {
             triangles,
             flags,
             model: &Dummy,
+            adjacency: None,
             proximity: 0.0,
             len: triangles.len().max(edges.len()).max(1),
         }
@@ -1033,6 +1253,61 @@ mod tests {
             }
         }
         assert!(hits > 1000, "{hits}");
+    }
+
+    #[test]
+    fn local_min_distance_keeps_contacts_in_front_of_the_surface_only() {
+        // a flat patch of two triangles facing +z (0 1 2, 0 2 3), its vertex 0 at the origin
+        let patch = [
+            Vec3::new(0.0, 0.0, 0.0),
+            Vec3::new(1.0, 0.0, 0.0),
+            Vec3::new(1.0, 1.0, 0.0),
+            Vec3::new(0.0, 1.0, 0.0),
+        ];
+        let tris = vec![[0u32, 1, 2], [0, 2, 3]];
+        let edges = canape_core::mesh::edges_from_triangles(&tris);
+        let mut adj = crate::model::Adjacency::build(4, tris.clone(), edges.clone(), &edges);
+        adj.line_model_near = true;
+        let mut p = params(Method::LocalMin, 0.5);
+        p.cone_filter = true;
+        let mut gp = geometry(CollisionShape::Point, &patch, &[], &[], &[]);
+        gp.adjacency = Some(&adj);
+        let mut gt = geometry(CollisionShape::Triangle, &patch, &[], &tris, &[]);
+        gt.adjacency = Some(&adj);
+        let mut gl = geometry(CollisionShape::Line, &patch, &edges, &[], &[]);
+        gl.adjacency = Some(&adj);
+        // the diagonal 0-2 is the edge shared by both triangles
+        let diag = edges
+            .iter()
+            .position(|e| e == &[0, 2] || e == &[2, 0])
+            .unwrap();
+        for (z, expected) in [(0.2, 1usize), (-0.2, 0)] {
+            let probe = [
+                Vec3::new(0.6, 0.3, z),
+                Vec3::new(0.5, 0.5, z),
+                Vec3::new(0.0, 0.0, z),
+            ];
+            let g2 = geometry(CollisionShape::Point, &probe, &[], &[], &[]);
+            let mut out = Vec::new();
+            // a point above the first triangle's interior
+            intersect(&p, &gt, 0, &g2, 0, &mut out);
+            assert_eq!(out.len(), expected, "triangle, z = {z}");
+            // a point above the shared edge's middle
+            out.clear();
+            intersect(&p, &gl, diag, &g2, 1, &mut out);
+            assert_eq!(out.len(), expected, "edge, z = {z}");
+            // a point above the patch's corner (Point–Point: the probe second)
+            out.clear();
+            intersect(&p, &gp, 0, &g2, 2, &mut out);
+            assert_eq!(out.len(), expected, "vertex, z = {z}");
+        }
+        // without the filter both sides give contacts
+        p.cone_filter = false;
+        let probe = [Vec3::new(0.6, 0.3, -0.2)];
+        let g2 = geometry(CollisionShape::Point, &probe, &[], &[], &[]);
+        let mut out = Vec::new();
+        intersect(&p, &gt, 0, &g2, 0, &mut out);
+        assert_eq!(out.len(), 1);
     }
 
     #[test]

@@ -42,6 +42,73 @@ fn model_data(shape: CollisionShape) -> DataTable {
     d
 }
 
+/// What LocalMinDistance's normal cones read around an element (LocalMinDistance::testValidity):
+/// the topology's triangles and edges, the triangles and edges around each vertex, the
+/// triangles around each edge of a line model, and the model's own switches.
+#[derive(Clone, Debug, Default)]
+pub struct Adjacency {
+    pub triangles: Vec<[u32; 3]>,
+    pub edges: Vec<[u32; 2]>,
+    /// Per vertex: the triangles (indices into `triangles`) and edges around it, in order.
+    pub vertex_triangles: Vec<Vec<u32>>,
+    pub vertex_edges: Vec<Vec<u32>>,
+    /// Per edge of a line model: the triangles around it, in order.
+    pub edge_triangles: Vec<Vec<u32>>,
+    /// A point model is filtered only when a LineCollisionModel sits in its node or above.
+    pub line_model_near: bool,
+    pub both_side: bool,
+}
+
+impl Adjacency {
+    /// The neighbourhoods of a mesh of `points` points, for a line model over `line_edges`.
+    pub fn build(
+        points: usize,
+        triangles: Vec<[u32; 3]>,
+        edges: Vec<[u32; 2]>,
+        line_edges: &[[u32; 2]],
+    ) -> Self {
+        let mut vertex_triangles = vec![Vec::new(); points];
+        for (t, tri) in triangles.iter().enumerate() {
+            for &v in tri {
+                if let Some(l) = vertex_triangles.get_mut(v as usize) {
+                    l.push(t as u32);
+                }
+            }
+        }
+        let mut vertex_edges = vec![Vec::new(); points];
+        for (e, ed) in edges.iter().enumerate() {
+            for &v in ed {
+                if let Some(l) = vertex_edges.get_mut(v as usize) {
+                    l.push(e as u32);
+                }
+            }
+        }
+        let key = |a: u32, b: u32| (a.min(b), a.max(b));
+        let mut around: std::collections::BTreeMap<(u32, u32), Vec<u32>> = Default::default();
+        for (t, tri) in triangles.iter().enumerate() {
+            for k in 0..3 {
+                around
+                    .entry(key(tri[k], tri[(k + 1) % 3]))
+                    .or_default()
+                    .push(t as u32);
+            }
+        }
+        let edge_triangles = line_edges
+            .iter()
+            .map(|e| around.get(&key(e[0], e[1])).cloned().unwrap_or_default())
+            .collect();
+        Adjacency {
+            triangles,
+            edges,
+            vertex_triangles,
+            vertex_edges,
+            edge_triangles,
+            line_model_near: false,
+            both_side: false,
+        }
+    }
+}
+
 /// A collision model of one element kind over its context state.
 #[derive(Clone)]
 pub struct GeometryModel {
@@ -55,6 +122,7 @@ pub struct GeometryModel {
     /// Feature ownership flags of each triangle (see `intersect::triangle_flags`).
     flags: Vec<u8>,
     radii: Vec<f64>,
+    adjacency: Adjacency,
 }
 
 impl GeometryModel {
@@ -69,7 +137,13 @@ impl GeometryModel {
             triangles: Vec::new(),
             flags: Vec::new(),
             radii: Vec::new(),
+            adjacency: Adjacency::default(),
         }
+    }
+
+    /// The neighbourhoods LocalMinDistance's cones read.
+    pub fn adjacency(&self) -> &Adjacency {
+        &self.adjacency
     }
 
     /// A model built in code (tests, applications): its state and elements given directly.
@@ -201,6 +275,24 @@ impl Component for GeometryModel {
                 self.triangles = tris;
             }
         }
+        // LocalMinDistance's neighbourhoods (built once; cheap next to the mesh itself)
+        if let Some(mesh) = mesh {
+            let tris = mesh.triangles.clone();
+            let edges = if mesh.edges.is_empty() {
+                canape_core::mesh::edges_from_triangles(&tris)
+            } else {
+                mesh.edges.clone()
+            };
+            self.adjacency = Adjacency::build(points, tris, edges, &self.edges);
+        }
+        self.adjacency.both_side = self.data.bool("bothSide");
+        let scene = ctx.scene;
+        self.adjacency.line_model_near =
+            scene.lineage(ctx.node).iter().any(|n| {
+                scene.node(*n).components.iter().any(|c| {
+                    scene.component(*c).map(|c| c.class_name()) == Some("LineCollisionModel")
+                })
+            });
     }
 }
 
@@ -245,5 +337,8 @@ impl CollisionModel for GeometryModel {
     }
     fn triangle_flags(&self) -> &[u8] {
         &self.flags
+    }
+    fn as_any(&self) -> Option<&dyn std::any::Any> {
+        Some(self)
     }
 }

@@ -244,11 +244,7 @@ impl Component for Pipeline {
         );
         self.params = match method {
             None => {
-                ctx.warn("no intersection method (MinProximityIntersection, NewProximityIntersection, DiscreteIntersection) beside the pipeline: no collision is detected");
-                None
-            }
-            Some((_, "LocalMinDistance")) => {
-                ctx.warn("LocalMinDistance is not implemented yet: no collision is detected (use MinProximityIntersection for penalty contacts)");
+                ctx.warn("no intersection method (MinProximityIntersection, NewProximityIntersection, DiscreteIntersection, LocalMinDistance) beside the pipeline: no collision is detected");
                 None
             }
             Some((id, class)) => {
@@ -265,6 +261,7 @@ impl Component for Pipeline {
                 let method = match class {
                     "MinProximityIntersection" => Method::MinProximity,
                     "NewProximityIntersection" => Method::NewProximity,
+                    "LocalMinDistance" => Method::LocalMin,
                     _ => Method::Discrete,
                 };
                 Some(Params {
@@ -276,6 +273,11 @@ impl Component for Pipeline {
                     use_point_point: flag("usePointPoint", true),
                     use_sphere_triangle: flag("useSphereTriangle", true),
                     use_surface_normals: flag("useSurfaceNormals", false),
+                    cone_filter: method == Method::LocalMin
+                        && flag("filterIntersection", true)
+                        && !flag("useLMDFilters", false),
+                    angle_cone: real("angleCone", 0.0),
+                    cone_factor: real("coneFactor", 0.5),
                 })
             }
         };
@@ -576,6 +578,13 @@ fn update_geometry(e: &mut Entry, st: &MechanicalObject, m: &dyn CollisionModel)
     e.bvh.update(&e.boxes);
 }
 
+/// The neighbourhoods LocalMinDistance's cones need, for this crate's models.
+fn adjacency_of(m: &dyn CollisionModel) -> Option<&crate::model::Adjacency> {
+    m.as_any()?
+        .downcast_ref::<crate::model::GeometryModel>()
+        .map(|g| g.adjacency())
+}
+
 fn empty_box() -> (Vec3, Vec3) {
     (Vec3::repeat(f64::INFINITY), Vec3::repeat(f64::NEG_INFINITY))
 }
@@ -637,6 +646,7 @@ impl CollisionPipeline for Pipeline {
                     triangles: mf.triangles(),
                     flags: mf.triangle_flags(),
                     model: mf,
+                    adjacency: adjacency_of(mf),
                     proximity: pf,
                     len: lf,
                 };
@@ -647,6 +657,7 @@ impl CollisionPipeline for Pipeline {
                     triangles: ms.triangles(),
                     flags: ms.triangle_flags(),
                     model: ms,
+                    adjacency: adjacency_of(ms),
                     proximity: ps,
                     len: ls,
                 };

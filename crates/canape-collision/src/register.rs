@@ -74,7 +74,8 @@ pub fn register(r: &mut Registry) {
             Ok(AnyComponent::Passive(Box::new(GeometryModel::new(shape))))
         });
     }
-    let settings: [(&'static str, &'static str); 6] = [
+    let settings: [(&'static str, &'static str); 7] = [
+        ("LocalMinDistance", "intersection method: closest points within the alarm distance, filtered by the surfaces' normal cones"),
         ("BruteForceBroadPhase", "broad phase: pairs of models whose bounding boxes overlap"),
         ("BVHNarrowPhase", "narrow phase: pairs of elements whose bounding boxes overlap, then the intersection tests"),
         ("MinProximityIntersection", "intersection method: closest points within the alarm distance"),

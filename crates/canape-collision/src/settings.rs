@@ -1,6 +1,7 @@
 //! The pipeline's configuration components: the broad and narrow phases
 //! (BruteForceBroadPhase, BVHNarrowPhase), the intersection methods
-//! (MinProximityIntersection, NewProximityIntersection, DiscreteIntersection) and the contact
+//! (MinProximityIntersection, NewProximityIntersection, DiscreteIntersection, LocalMinDistance)
+//! and the contact
 //! manager (CollisionResponse). They hold Data; the pipeline reads them at init.
 
 use canape_core::component::{Component, Passive, Role};
@@ -12,6 +13,9 @@ pub enum Method {
     MinProximity,
     NewProximity,
     Discrete,
+    /// LocalMinDistance: MinProximity's closest points, kept only inside the cones the
+    /// surfaces' normals allow.
+    LocalMin,
 }
 
 /// A configuration component of the pipeline, identified by its class.
@@ -56,6 +60,45 @@ impl Setting {
                         .with("useSurfaceNormals", DataKind::Bool, "0", "Compute the norms of the Detection Outputs by considering the normals of the surfaces involved.")
                         .with("useLinePoint", DataKind::Bool, "1", "activate Line-Point intersection tests");
                 }
+            }
+            "LocalMinDistance" => {
+                data = data
+                    .with(
+                        "alarmDistance",
+                        DataKind::Real,
+                        "1",
+                        "Proximity detection distance",
+                    )
+                    .with(
+                        "contactDistance",
+                        DataKind::Real,
+                        "0.5",
+                        "Distance below which a contact is created",
+                    )
+                    .with(
+                        "filterIntersection",
+                        DataKind::Bool,
+                        "1",
+                        "Activate LMD filter",
+                    )
+                    .with(
+                        "angleCone",
+                        DataKind::Real,
+                        "0",
+                        "Filtering cone extension angle",
+                    )
+                    .with(
+                        "coneFactor",
+                        DataKind::Real,
+                        "0.5",
+                        "Factor for filtering cone angle computation",
+                    )
+                    .with(
+                        "useLMDFilters",
+                        DataKind::Bool,
+                        "0",
+                        "Use external cone computation",
+                    );
             }
             "CollisionResponse" => {
                 data = data

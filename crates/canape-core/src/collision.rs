@@ -78,6 +78,11 @@ pub trait CollisionModel {
     fn triangle_flags(&self) -> &[u8] {
         &[]
     }
+    /// The implementing type, for a pipeline that knows it (and reads more than this trait
+    /// gives).
+    fn as_any(&self) -> Option<&dyn std::any::Any> {
+        None
+    }
     /// Radius of sphere `i` of a sphere model.
     fn radius(&self, _i: usize) -> f64 {
         0.0
