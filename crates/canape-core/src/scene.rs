@@ -268,6 +268,9 @@ pub struct Node {
     pub generation: u32,
     /// False once the node was removed (the entry waits for reuse).
     pub alive: bool,
+    /// The node's components by role, each list in document order (kept with `components`
+    /// by `add_component`, removal and `move_component_first`).
+    by_role: Vec<(Role, Vec<ComponentId>)>,
 }
 
 /// The whole scene: graph plus component arenas. No global state: many scenes may coexist, and
@@ -367,6 +370,7 @@ impl Scene {
             missing_mapping: false,
             generation,
             alive: true,
+            by_role: Vec::new(),
         };
         if index as usize == self.nodes.len() {
             self.nodes.push(node);
@@ -509,8 +513,26 @@ impl Scene {
         } else {
             self.components[index as usize] = info;
         }
-        self.node_mut(node).components.push(id);
+        let n = self.node_mut(node);
+        n.components.push(id);
+        match n.by_role.iter_mut().find(|(r, _)| *r == role) {
+            Some((_, l)) => l.push(id),
+            None => n.by_role.push((role, vec![id])),
+        }
         id
+    }
+
+    /// Move a component to the front of its node (SOFA inserts an implicit animation loop
+    /// first in the root).
+    pub fn move_component_first(&mut self, id: ComponentId) {
+        let (node, role) = (self.info(id).node, self.info(id).role);
+        let n = self.node_mut(node);
+        n.components.retain(|c| *c != id);
+        n.components.insert(0, id);
+        if let Some((_, l)) = n.by_role.iter_mut().find(|(r, _)| *r == role) {
+            l.retain(|c| *c != id);
+            l.insert(0, id);
+        }
     }
 
     /// Take a component out of its role arena, leaving the slot empty.
@@ -633,8 +655,12 @@ impl Scene {
         let info = self.info_mut(id);
         info.alive = false;
         info.generation = info.generation.wrapping_add(1);
-        let (slot, node) = (info.slot, info.node);
-        self.node_mut(node).components.retain(|c| *c != id);
+        let (slot, node, role) = (info.slot, info.node, info.role);
+        let n = self.node_mut(node);
+        n.components.retain(|c| *c != id);
+        if let Some((_, l)) = n.by_role.iter_mut().find(|(r, _)| *r == role) {
+            l.retain(|c| *c != id);
+        }
         self.free_components.push(id.index);
         self.free_slots[slot.arena()].push(match slot {
             Slot::State(i)
@@ -807,11 +833,14 @@ impl Scene {
 
     /// Components of `role` in node `n`, in document order.
     pub fn node_components(&self, n: NodeId, role: Role) -> impl Iterator<Item = ComponentId> + '_ {
+        // the node's per-role lists: no scan of a node's other components
         self.node(n)
-            .components
+            .by_role
+            .iter()
+            .find(|(r, _)| *r == role)
+            .map_or(&[][..], |(_, l)| &l[..])
             .iter()
             .copied()
-            .filter(move |c| self.info(*c).role == role)
     }
 
     /// The mechanical state of a node, searching up the tree (SOFA's context lookup).
@@ -1125,6 +1154,43 @@ mod tests {
         assert_eq!(split_data_link("@[-1].indices"), Some(("[-1]", "indices")));
         assert_eq!(split_data_link("@../dofs"), None);
         assert_eq!(split_data_link("@.."), None);
+    }
+
+    #[test]
+    fn per_role_lists_follow_additions_removals_and_moves() {
+        let mut s = Scene::new();
+        let root = s.add_node("root", None);
+        let mo = |s: &mut Scene, name: &str| {
+            s.add_component(
+                root,
+                name,
+                AnyComponent::State(MechanicalObject::new(canape_types::DofType::Vec3)),
+                None,
+            )
+        };
+        let ids: Vec<ComponentId> = (0..5).map(|k| mo(&mut s, &format!("m{k}"))).collect();
+        let scan = |s: &Scene, role: Role| -> Vec<ComponentId> {
+            s.node(root)
+                .components
+                .iter()
+                .copied()
+                .filter(|c| s.info(*c).role == role)
+                .collect()
+        };
+        let listed = |s: &Scene, role: Role| s.node_components(root, role).collect::<Vec<_>>();
+        assert_eq!(listed(&s, Role::State), ids);
+        s.remove_component(ids[2]).unwrap();
+        s.move_component_first(ids[4]);
+        assert_eq!(listed(&s, Role::State), scan(&s, Role::State));
+        assert_eq!(
+            listed(&s, Role::State),
+            vec![ids[4], ids[0], ids[1], ids[3]]
+        );
+        assert!(listed(&s, Role::Mass).is_empty());
+        // an index reused after removal joins the end of its role's list
+        let again = mo(&mut s, "again");
+        assert_eq!(again.index(), ids[2].index());
+        assert_eq!(listed(&s, Role::State), scan(&s, Role::State));
     }
 
     #[test]

@@ -116,9 +116,7 @@ impl<'a> Builder<'a> {
                         .scene
                         .add_component(root_id, "DefaultAnimationLoop", c, None);
                     // SOFA inserts it first in the root
-                    let comps = &mut self.scene.node_mut(root_id).components;
-                    comps.pop();
-                    comps.insert(0, id);
+                    self.scene.move_component_first(id);
                 }
             }
             self.diags.push(Diagnostic::warning("the scene has no animation loop: a DefaultAnimationLoop was added to the root, as SOFA does").on(self.scene.node_path(root_id)));

@@ -92,18 +92,23 @@ pub fn parse_list(path: &Path, regression_dir: Option<&Path>) -> Result<Regressi
 /// no mapping in its node or an ancestor. Returns (k, name, id).
 pub fn compared_states(scene: &Scene, in_mapping: bool) -> Vec<(usize, String, ComponentId)> {
     let mut out = Vec::new();
+    // which nodes hold an ODE solver or a mapping (one pass: a node with many components is
+    // not scanned again for each of its states)
+    let mut has = vec![(false, false); scene.nodes.len()];
+    for id in scene.component_ids() {
+        let info = scene.info(id);
+        let h = &mut has[info.node.index()];
+        h.0 |= info.role == Role::OdeSolver;
+        h.1 |= info.role == Role::Mapping;
+    }
     for id in canape_core_order(scene) {
         let info = scene.info(id);
         if info.role != Role::State {
             continue;
         }
         let lineage = scene.lineage(info.node);
-        let simulated = lineage
-            .iter()
-            .any(|n| scene.node_components(*n, Role::OdeSolver).next().is_some());
-        let mapped = lineage
-            .iter()
-            .any(|n| scene.node_components(*n, Role::Mapping).next().is_some());
+        let simulated = lineage.iter().any(|n| has[n.index()].0);
+        let mapped = lineage.iter().any(|n| has[n.index()].1);
         if simulated && (in_mapping || !mapped) {
             out.push((out.len(), info.name.clone(), id));
         }
