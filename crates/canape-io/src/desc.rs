@@ -96,9 +96,10 @@ impl<'a> DescReader<'a> {
 
     /// Read a scene file. Errors (unreadable file, malformed XML) are returned as diagnostics.
     pub fn read_file(&mut self, path: &Path) -> Result<NodeDesc, Diagnostic> {
-        let text = std::fs::read(path).map_err(|e| {
-            Diagnostic::error(format!("cannot read scene file '{}': {e}", path.display()))
-        })?;
+        let text =
+            crate::files::read_capped(path, crate::files::MAX_SCENE_FILE_BYTES).map_err(|e| {
+                Diagnostic::error(format!("cannot read scene file '{}': {e}", path.display()))
+            })?;
         let text = String::from_utf8_lossy(&text);
         self.read_str(&text, path)
     }
@@ -275,7 +276,7 @@ impl<'a> DescReader<'a> {
             return;
         };
         self.includes += 1;
-        let text = match std::fs::read(&path) {
+        let text = match crate::files::read_capped(&path, crate::files::MAX_SCENE_FILE_BYTES) {
             Ok(t) => String::from_utf8_lossy(&t).into_owned(),
             Err(e) => {
                 self.diags.push(

@@ -55,3 +55,80 @@ impl FileResolver {
             .find(|c| c.is_file())
     }
 }
+
+/// Largest mesh or data file a loader reads (larger ones are refused with a message rather
+/// than exhausting memory).
+pub const MAX_DATA_FILE_BYTES: u64 = 2 << 30;
+/// Largest scene file (or included file) the reader reads.
+pub const MAX_SCENE_FILE_BYTES: u64 = 256 << 20;
+
+/// Read a whole file, refusing one larger than `cap` bytes — by its size when the file system
+/// knows it, else (pipes, devices) once `cap` bytes were read.
+pub fn read_capped(path: &Path, cap: u64) -> Result<Vec<u8>, String> {
+    use std::io::Read;
+    let f = std::fs::File::open(path).map_err(|e| e.to_string())?;
+    let too_big = || {
+        format!(
+            "the file is larger than the {} MB Canapé reads from a scene",
+            cap >> 20
+        )
+    };
+    if f.metadata().map(|m| m.len() > cap).unwrap_or(false) {
+        return Err(too_big());
+    }
+    let mut buf = Vec::new();
+    f.take(cap + 1)
+        .read_to_end(&mut buf)
+        .map_err(|e| e.to_string())?;
+    if buf.len() as u64 > cap {
+        return Err(too_big());
+    }
+    Ok(buf)
+}
+
+/// A piece of file content for a message: at most 60 characters, control characters escaped
+/// (nothing read from a file reaches a terminal or a page as is).
+pub fn excerpt(s: &str) -> String {
+    let mut out = String::new();
+    for (k, c) in s.chars().enumerate() {
+        if k == 60 {
+            out.push('…');
+            break;
+        }
+        if c.is_control() {
+            out.extend(c.escape_debug());
+        } else {
+            out.push(c);
+        }
+    }
+    out
+}
+
+#[cfg(test)]
+mod cap_tests {
+    use super::*;
+
+    #[test]
+    fn oversized_and_endless_files_are_refused() {
+        let dir = std::env::temp_dir().join(format!("canape-cap-{}", std::process::id()));
+        std::fs::create_dir_all(&dir).unwrap();
+        let f = dir.join("mesh.obj");
+        std::fs::write(&f, vec![b'v'; 1000]).unwrap();
+        assert_eq!(read_capped(&f, 1000).unwrap().len(), 1000);
+        assert!(read_capped(&f, 999).unwrap_err().contains("larger than"));
+        // a device whose size is unknown: stopped after the cap
+        if Path::new("/dev/zero").exists() {
+            assert!(read_capped(Path::new("/dev/zero"), 4096).is_err());
+        }
+        let _ = std::fs::remove_dir_all(&dir);
+    }
+
+    #[test]
+    fn excerpts_are_short_and_escaped() {
+        let e = excerpt(&format!("\x1b[31mred\n{}", "x".repeat(500)));
+        assert!(e.chars().count() <= 61 + 12, "{e}");
+        assert!(!e.chars().any(|c| c.is_control()), "{e:?}");
+        assert!(e.ends_with('…'));
+        assert_eq!(excerpt("$MeshFormat"), "$MeshFormat");
+    }
+}

@@ -3,6 +3,7 @@
 //! A loader reads its (already resolved) file at init and exposes the content as output Data,
 //! which topologies and states pick up through links (`src="@loader"`).
 
+use crate::files::excerpt;
 use canape_core::component::{Component, Loader};
 use canape_core::data::{DataKind, DataTable, Value};
 use canape_core::mesh::{flatten, flatten_points, Mesh};
@@ -154,7 +155,7 @@ pub fn parse_gmsh(text: &str) -> Result<Mesh, String> {
             }
         }
     } else if !first.starts_with("$NOD") {
-        return Err(format!("not a Gmsh file (first line '{first}')"));
+        return Err(format!("not a Gmsh file (first line '{}')", excerpt(first)));
     }
     let n: usize = lines
         .next()
@@ -168,24 +169,27 @@ pub fn parse_gmsh(text: &str) -> Result<Mesh, String> {
         let id: i64 = it
             .next()
             .and_then(|t| t.parse().ok())
-            .ok_or_else(|| format!("bad node line '{l}'"))?;
+            .ok_or_else(|| format!("bad node line '{}'", excerpt(l)))?;
         let mut p = [0.0; 3];
         for c in &mut p {
             *c = it
                 .next()
                 .and_then(|t| t.parse().ok())
-                .ok_or_else(|| format!("bad node line '{l}'"))?;
+                .ok_or_else(|| format!("bad node line '{}'", excerpt(l)))?;
         }
         pmap.insert(id, i as u32);
         mesh.points.push(p);
     }
     let end = lines.next().unwrap_or("");
     if !(end.starts_with("$ENDNOD") || end.starts_with("$EndNodes")) {
-        return Err(format!("expected $ENDNOD/$EndNodes, found '{end}'"));
+        return Err(format!(
+            "expected $ENDNOD/$EndNodes, found '{}'",
+            excerpt(end)
+        ));
     }
     let hdr = lines.next().unwrap_or("");
     if !(hdr.starts_with("$ELM") || hdr.starts_with("$Elements")) {
-        return Err(format!("expected $ELM/$Elements, found '{hdr}'"));
+        return Err(format!("expected $ELM/$Elements, found '{}'", excerpt(hdr)));
     }
     let m: usize = lines
         .next()
@@ -195,28 +199,31 @@ pub fn parse_gmsh(text: &str) -> Result<Mesh, String> {
         let l = lines.next().ok_or("file ends inside the element list")?;
         let t: Vec<i64> = l
             .split_whitespace()
-            .map(|x| x.parse().map_err(|_| format!("bad element line '{l}'")))
+            .map(|x| {
+                x.parse()
+                    .map_err(|_| format!("bad element line '{}'", excerpt(l)))
+            })
             .collect::<Result<_, _>>()?;
         if t.len() < 3 {
-            return Err(format!("bad element line '{l}'"));
+            return Err(format!("bad element line '{}'", excerpt(l)));
         }
         let ty = t[1];
         let nodes: &[i64] = if v2 {
             let ntags = usize::try_from(t[2])
-                .map_err(|_| format!("bad tag count in element line '{l}'"))?;
+                .map_err(|_| format!("bad tag count in element line '{}'", excerpt(l)))?;
             ntags.checked_add(3).and_then(|s| t.get(s..)).unwrap_or(&[])
         } else {
             let nn = usize::try_from(*t.get(4).unwrap_or(&0))
-                .map_err(|_| format!("bad node count in element line '{l}'"))?;
+                .map_err(|_| format!("bad node count in element line '{}'", excerpt(l)))?;
             nn.checked_add(5).and_then(|e| t.get(5..e)).unwrap_or(&[])
         };
         let map = |k: usize| -> Result<u32, String> {
             let id = nodes
                 .get(k)
-                .ok_or_else(|| format!("element line '{l}' has too few nodes"))?;
+                .ok_or_else(|| format!("element line '{}' has too few nodes", excerpt(l)))?;
             pmap.get(id)
                 .copied()
-                .ok_or_else(|| format!("element line '{l}' refers to unknown node {id}"))
+                .ok_or_else(|| format!("element line '{}' refers to unknown node {id}", excerpt(l)))
         };
         match ty {
             1 => mesh.edges.push([map(0)?, map(1)?]),
@@ -304,7 +311,7 @@ pub fn parse_obj(text: &str) -> Result<Mesh, String> {
                     let first = t.split('/').next().unwrap_or("");
                     let i: i64 = first
                         .parse()
-                        .map_err(|_| format!("line {}: bad face index '{t}'", ln + 1))?;
+                        .map_err(|_| format!("line {}: bad face index '{}'", ln + 1, excerpt(t)))?;
                     let i = if i < 0 {
                         mesh.points.len() as i64 + i
                     } else {
@@ -445,7 +452,7 @@ fn read_file(ctx: &mut InitContext<'_>, data: &DataTable) -> Option<String> {
         }
         return None;
     }
-    match std::fs::read(&f) {
+    match crate::files::read_capped(std::path::Path::new(&f), crate::files::MAX_DATA_FILE_BYTES) {
         Ok(b) => Some(String::from_utf8_lossy(&b).into_owned()),
         Err(e) => {
             ctx.error(format!("cannot read '{f}': {e}"));
@@ -479,7 +486,10 @@ impl Component for MeshLoaderComponent {
                 }
                 return;
             }
-            match std::fs::read(&f) {
+            match crate::files::read_capped(
+                std::path::Path::new(&f),
+                crate::files::MAX_DATA_FILE_BYTES,
+            ) {
                 Ok(b) if self.format == MeshFormat::Stl => parse_stl(&b),
                 Ok(b) => crate::vtk_read::parse_vtk(&b),
                 Err(e) => {

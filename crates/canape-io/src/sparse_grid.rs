@@ -521,7 +521,10 @@ impl SparseGridTopology {
         }
         let file = self.data.str("filename").to_string();
         let surface: Mesh = if !file.is_empty() {
-            let bytes = match std::fs::read(&file) {
+            let bytes = match crate::files::read_capped(
+                std::path::Path::new(&file),
+                crate::files::MAX_DATA_FILE_BYTES,
+            ) {
                 Ok(b) => b,
                 Err(e) => {
                     ctx.error(format!("cannot read '{file}': {e}"));

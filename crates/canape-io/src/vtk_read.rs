@@ -171,7 +171,7 @@ impl<'a> Legacy<'a> {
                     .ok_or("the file ends inside a list of numbers")?;
                 out.push(
                     t.parse::<f64>()
-                        .map_err(|_| format!("'{t}' is not a number"))?,
+                        .map_err(|_| format!("'{}' is not a number", crate::files::excerpt(t)))?,
                 );
             }
             Ok(out)
@@ -210,7 +210,12 @@ fn parse_legacy(bytes: &[u8]) -> Result<Mesh, String> {
     let binary = match enc.as_str() {
         "ASCII" => false,
         "BINARY" => true,
-        e => return Err(format!("unknown encoding '{e}' (ASCII or BINARY)")),
+        e => {
+            return Err(format!(
+                "unknown encoding '{}' (ASCII or BINARY)",
+                crate::files::excerpt(e)
+            ))
+        }
     };
     let ds = r.header().ok_or("missing DATASET line")?.to_string();
     let kind = ds
@@ -329,7 +334,7 @@ fn numbers(body: &str) -> Result<Vec<f64>, String> {
     body.split_whitespace()
         .map(|t| {
             t.parse::<f64>()
-                .map_err(|_| format!("'{t}' is not a number"))
+                .map_err(|_| format!("'{}' is not a number", crate::files::excerpt(t)))
         })
         .collect()
 }
