@@ -2,7 +2,9 @@
 //! TetrahedronFEMForceField.scn (four beams, implicit Euler, matrix-free CG) after the first
 //! steps have sized every buffer, then FixedProjectiveConstraint.scn (mappings to a visual model
 //! and a collision state), then mechanics through mappings (mapped masses and force fields, an
-//! interaction between mapped states, a nonlinear mapping) with a matrix-free solver. One test,
+//! interaction between mapped states, a nonlinear mapping) with a matrix-free solver, then two
+//! balls with their own solvers resting on a floor and against each other (implicit and explicit
+//! contacts, a stable contact set). One test,
 //! alone in its test binary, so no other test allocates meanwhile.
 
 use std::alloc::{GlobalAlloc, Layout, System};
@@ -92,7 +94,61 @@ fn warm_steps_do_not_allocate() {
         "assembled through mappings: {} allocations in 10 warm steps",
         check_mapped_mechanics("<SparseLDLSolver/>")
     );
+    // collision with a stable set of contacts: balls resting on a floor (implicit contacts)
+    // and on each other under different solvers (explicit contacts)
+    let mut sim = canape::load_scene_str(
+        RESTING_BALLS,
+        "resting.scn",
+        &std::env::temp_dir(),
+        &Default::default(),
+    )
+    .unwrap();
+    for _ in 0..400 {
+        sim.step();
+    }
+    let contacts = |sim: &canape::Simulation| -> usize {
+        sim.scene
+            .force_fields
+            .iter()
+            .flatten()
+            .map(|f| f.contacts().len())
+            .sum()
+    };
+    let before = contacts(&sim);
+    let n = allocations_in_warm_steps(&mut sim);
+    assert!(before >= 3, "only {before} contacts");
+    assert_eq!(contacts(&sim), before, "the contacts changed");
+    assert_eq!(n, 0, "{n} heap allocations in 10 warm steps with contacts");
 }
+
+/// Two balls, each with its own solver, resting on a floor side by side, within the alarm
+/// distance of each other.
+const RESTING_BALLS: &str = r#"<Node name="root" dt="0.01" gravity="0 -9.81 0">
+  <CollisionPipeline/>
+  <BruteForceBroadPhase/>
+  <BVHNarrowPhase/>
+  <MinProximityIntersection alarmDistance="0.2" contactDistance="0.05"/>
+  <CollisionResponse/>
+  <Node name="floor">
+    <MechanicalObject position="-5 0 -5  5 0 -5  5 0 5  -5 0 5"/>
+    <MeshTopology triangles="0 2 1  0 3 2"/>
+    <TriangleCollisionModel simulated="0" moving="0" contactStiffness="100"/>
+  </Node>
+  <Node name="a">
+    <EulerImplicitSolver rayleighMass="1"/>
+    <CGLinearSolver iterations="25" tolerance="1e-12" threshold="1e-20"/>
+    <MechanicalObject position="-0.55 0.54 0"/>
+    <UniformMass totalMass="1"/>
+    <SphereCollisionModel radius="0.5" contactStiffness="100"/>
+  </Node>
+  <Node name="b">
+    <EulerImplicitSolver rayleighMass="1"/>
+    <CGLinearSolver iterations="25" tolerance="1e-12" threshold="1e-20"/>
+    <MechanicalObject position="0.55 0.54 0"/>
+    <UniformMass totalMass="1"/>
+    <SphereCollisionModel radius="0.5" contactStiffness="100"/>
+  </Node>
+</Node>"#;
 
 /// Mechanics through mappings under an ODE solver: a rigid body carrying a mapped point mass
 /// (RigidMapping), identity-mapped copies of a chain joined by interaction springs, a nonlinear
