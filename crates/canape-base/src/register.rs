@@ -196,6 +196,15 @@ pub fn register(r: &mut Registry) {
         "regular grid of points and hexahedra",
         |_, _| Ok(AnyComponent::Topology(Box::new(RegularGridTopology::new()))),
     );
+    r.register(
+        "CubeTopology",
+        "surface of a grid: surface points, grid lines and cells",
+        |_, _| {
+            Ok(AnyComponent::Topology(Box::new(
+                crate::topology::cube::CubeTopology::new(),
+            )))
+        },
+    );
     for (class, desc) in [
         ("MeshTopology", "static mesh topology"),
         (

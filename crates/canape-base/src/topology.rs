@@ -3,6 +3,8 @@
 //! boundary extractions Hexa2QuadTopologicalMapping, Tetra2TriangleTopologicalMapping and
 //! Triangle2EdgeTopologicalMapping, Quad2TriangleTopologicalMapping.
 
+pub mod cube;
+
 use crate::base_data;
 use canape_core::component::{TopologicalMapping, Topology};
 use canape_core::data::{DataKind, DataTable, Value};
