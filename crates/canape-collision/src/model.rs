@@ -121,7 +121,9 @@ pub struct GeometryModel {
     triangles: Vec<[u32; 3]>,
     /// Feature ownership flags of each triangle (see `intersect::triangle_flags`).
     flags: Vec<u8>,
+    /// Sphere radii: `listRadius`, and `radius` for the spheres beyond it.
     radii: Vec<f64>,
+    default_radius: f64,
     adjacency: Adjacency,
 }
 
@@ -137,6 +139,7 @@ impl GeometryModel {
             triangles: Vec::new(),
             flags: Vec::new(),
             radii: Vec::new(),
+            default_radius: 1.0,
             adjacency: Adjacency::default(),
         }
     }
@@ -167,6 +170,7 @@ impl GeometryModel {
         m.edges = edges;
         m.flags = crate::intersect::triangle_flags(&triangles);
         m.triangles = triangles;
+        m.default_radius = radii.last().copied().unwrap_or(1.0);
         m.radii = radii;
         m
     }
@@ -232,12 +236,11 @@ impl Component for GeometryModel {
         match self.shape {
             CollisionShape::Point => self.len = points,
             CollisionShape::Sphere => {
+                // one sphere per point of the state, whatever its size later (a mapping may
+                // size the state after this model's init)
                 self.len = points;
-                let list = self.data.reals("listRadius");
-                let r = self.data.real("radius");
-                self.radii = (0..points)
-                    .map(|i| list.get(i).copied().unwrap_or(r))
-                    .collect();
+                self.radii = self.data.reals("listRadius").to_vec();
+                self.default_radius = self.data.real("radius");
             }
             CollisionShape::Line => {
                 let Some(mesh) = mesh else {
@@ -333,7 +336,7 @@ impl CollisionModel for GeometryModel {
         &self.triangles
     }
     fn radius(&self, i: usize) -> f64 {
-        self.radii.get(i).copied().unwrap_or(1.0)
+        self.radii.get(i).copied().unwrap_or(self.default_radius)
     }
     fn triangle_flags(&self) -> &[u8] {
         &self.flags

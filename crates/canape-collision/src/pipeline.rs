@@ -36,6 +36,8 @@ struct Entry {
     bbox: (Vec3, Vec3),
     /// The hierarchy of the element boxes.
     bvh: Bvh,
+    /// Number of elements.
+    count: usize,
 }
 
 /// The response of one pair of models.
@@ -394,7 +396,15 @@ impl Pipeline {
                 return;
             };
             let Some(state) = m.state() else { return };
-            if !m.params().active || m.is_empty() || scene.check_component(state).is_err() {
+            if !m.params().active || scene.check_component(state).is_err() {
+                return;
+            }
+            // points and spheres: one per point of the state as it is now
+            let count = match (m.shape(), scene.state(state)) {
+                (CollisionShape::Point | CollisionShape::Sphere, Some(st)) => st.size(),
+                _ => m.len(),
+            };
+            if count == 0 {
                 return;
             }
             // under the pipeline's node, in activated nodes only (no allocation: walk up)
@@ -424,6 +434,7 @@ impl Pipeline {
                     boxes: Vec::new(),
                     bbox: (Vec3::zeros(), Vec3::zeros()),
                     bvh: Bvh::default(),
+                    count,
                 });
             }
             let e = &mut self.entries[*k];
@@ -431,6 +442,7 @@ impl Pipeline {
             e.passive = p;
             e.state = state;
             e.node = info.node;
+            e.count = count;
             *k += 1;
         }
     }
@@ -637,8 +649,8 @@ impl CollisionPipeline for Pipeline {
                 let (f, s) = if swap { (b, a) } else { (a, b) };
                 let (ef, es) = (&self.entries[f], &self.entries[s]);
                 let (mf, ms) = if swap { (mb, ma) } else { (ma, mb) };
-                let (lf, pf) = (mf.len(), mf.params().proximity);
-                let (ls, ps) = (ms.len(), ms.params().proximity);
+                let (lf, pf) = (ef.count, mf.params().proximity);
+                let (ls, ps) = (es.count, ms.params().proximity);
                 let g1 = Geometry {
                     shape: mf.shape(),
                     x: &ef.x,

@@ -61,7 +61,8 @@ pub trait CollisionModel {
     /// The mechanical state whose positions the elements use (known after init).
     fn state(&self) -> Option<ComponentId>;
     fn params(&self) -> &CollisionParams;
-    /// Number of elements (points, edges, triangles or spheres).
+    /// Number of elements (edges, triangles; for points and spheres the state's size when the
+    /// model was initialised — a pipeline takes the state's current size for those).
     fn len(&self) -> usize;
     fn is_empty(&self) -> bool {
         self.len() == 0

@@ -229,3 +229,57 @@ fn mapped_contacts_agree_between_matrix_free_and_assembled_solvers() {
         .fold(0.0, f64::max);
     assert!(diff < 1e-6, "CG and SparseLDL differ by {diff}");
 }
+
+/// Spheres on a state that its mapping sizes after the sphere model's init (a Vec3 copy of
+/// three rigid frames): every point is a sphere of the given radius, not only the first.
+const MAPPED_SPHERES: &str = r#"<Node name="root" gravity="0 0 0" dt="0.01">
+  <CollisionPipeline/>
+  <BruteForceBroadPhase/>
+  <BVHNarrowPhase/>
+  <MinProximityIntersection alarmDistance="0.1" contactDistance="0.05"/>
+  <CollisionResponse/>
+  <Node name="frames">
+    <EulerImplicitSolver/>
+    <CGLinearSolver iterations="25" tolerance="1e-12" threshold="1e-20"/>
+    <MechanicalObject name="frames" template="Rigid3" position="0 0 0 0 0 0 1  1 0 0 0 0 0 1  2 0 0 0 0 0 1"/>
+    <UniformMass totalMass="3"/>
+    <Node name="collision">
+      <MechanicalObject name="centres"/>
+      <SphereCollisionModel radius="{radius}"/>
+      <IdentityMapping/>
+    </Node>
+  </Node>
+  <Node name="ball">
+    <EulerImplicitSolver/>
+    <CGLinearSolver iterations="25" tolerance="1e-12" threshold="1e-20"/>
+    <MechanicalObject name="ball" position="1 0 0.7"/>
+    <UniformMass totalMass="1"/>
+    <SphereCollisionModel radius="0.1"/>
+  </Node>
+</Node>"#;
+
+#[test]
+fn spheres_follow_the_size_their_state_has_when_colliding() {
+    let run = |radius: f64| {
+        let mut sim = load(&MAPPED_SPHERES.replace("{radius}", &radius.to_string()));
+        for _ in 0..5 {
+            sim.step();
+        }
+        let contacts: usize = sim
+            .scene
+            .force_fields
+            .iter()
+            .flatten()
+            .map(|f| f.contacts().len())
+            .sum();
+        (contacts, state(&sim, "ball"))
+    };
+    // 0.1 + 0.1 plus the alarm distance is far below the 0.7 gap: nothing touches
+    let (n, ball) = run(0.1);
+    assert_eq!(n, 0);
+    assert_eq!(ball, vec![1.0, 0.0, 0.7]);
+    // the middle frame's sphere (the second point) reaches the ball when it is large enough
+    let (n, ball) = run(0.65);
+    assert!(n > 0);
+    assert!(ball[2] > 0.7, "{ball:?}");
+}
