@@ -1,0 +1,130 @@
+//! CompositeCollisionPipeline (Sofa/Component/Collision/Detection/Algorithm/
+//! CompositeCollisionPipeline.cpp): runs its SubCollisionPipelines one after the other.
+
+use canape_core::collision::{CollisionChanges, CollisionPipeline};
+use canape_core::component::{Component, Passive, Role};
+use canape_core::data::{base_fields, DataKind, DataTable};
+use canape_core::scene::{ComponentId, InitContext, Scene, Slot, Target};
+
+/// CompositeCollisionPipeline: runs its SubCollisionPipelines one after the other, each with
+/// its own models, intersection method and contact manager.
+#[derive(Clone)]
+pub struct CompositePipeline {
+    data: DataTable,
+    subs: Vec<ComponentId>,
+}
+
+impl Default for CompositePipeline {
+    fn default() -> Self {
+        Self::new()
+    }
+}
+
+impl CompositePipeline {
+    pub fn new() -> Self {
+        CompositePipeline {
+            data: base_fields(DataTable::new())
+                .with(
+                    "verbose",
+                    DataKind::Bool,
+                    "0",
+                    "Display extra informations at each computation step. (default=false)",
+                )
+                .with(
+                    "draw",
+                    DataKind::Bool,
+                    "0",
+                    "Draw detected collisions. (default=false)",
+                )
+                .with("depth", DataKind::Int, "6", "Max depth of bounding trees")
+                .with(
+                    "parallelDetection",
+                    DataKind::Bool,
+                    "0",
+                    "Parallelize collision detection.",
+                )
+                .with(
+                    "subCollisionPipelines",
+                    DataKind::Str,
+                    "",
+                    "List of sub collision pipelines to handle.",
+                ),
+            subs: Vec::new(),
+        }
+    }
+}
+
+impl Component for CompositePipeline {
+    fn class_name(&self) -> &'static str {
+        "CompositeCollisionPipeline"
+    }
+    fn data(&self) -> &DataTable {
+        &self.data
+    }
+    fn data_mut(&mut self) -> &mut DataTable {
+        &mut self.data
+    }
+    fn init(&mut self, ctx: &mut InitContext<'_>) {
+        self.subs.clear();
+        let links: Vec<String> = self
+            .data
+            .str("subCollisionPipelines")
+            .split_whitespace()
+            .map(str::to_string)
+            .collect();
+        for l in links {
+            match ctx.linked(&l) {
+                Some(Target::Component(c))
+                    if ctx.scene.component(c).map(|c| c.class_name())
+                        == Some("SubCollisionPipeline") =>
+                {
+                    self.subs.push(c)
+                }
+                _ => ctx.error(format!(
+                    "subCollisionPipelines: '{l}' names no SubCollisionPipeline"
+                )),
+            }
+        }
+    }
+}
+
+impl Passive for CompositePipeline {
+    fn role(&self) -> Role {
+        Role::Collision
+    }
+    fn is_collision_pipeline(&self) -> bool {
+        true
+    }
+    fn collision_pipeline(&mut self) -> Option<&mut dyn CollisionPipeline> {
+        Some(self)
+    }
+}
+
+impl CollisionPipeline for CompositePipeline {
+    fn collide(&mut self, scene: &mut Scene) -> CollisionChanges {
+        let mut changes = CollisionChanges::default();
+        for &id in &self.subs {
+            if scene.check_component(id).is_err() {
+                continue;
+            }
+            let Slot::Passive(i) = scene.info(id).slot else {
+                continue;
+            };
+            let Some(mut p) = scene.passives[i].take() else {
+                continue;
+            };
+            if let Some(sub) = p.collision_pipeline() {
+                let c = sub.collide(scene);
+                changes.added.extend(c.added);
+                changes.removed.extend(c.removed);
+                changes.messages.extend(c.messages);
+            }
+            scene.passives[i] = Some(p);
+        }
+        changes
+    }
+
+    fn contact_count(&self) -> usize {
+        0
+    }
+}
