@@ -2,7 +2,7 @@
 //! scene builder (registry-driven, with diagnostics), file lookup, mesh loaders (Gmsh, OBJ, VTK:
 //! `vtk_read`), SparseGridTopology (`sparse_grid`), SOFA's WriteState format and its
 //! regression metric, its topology regression (`topo_regress`), VTK output (.vtu files and
-//! .pvd series).
+//! .pvd series), and the WriteState component (`write_state`).
 
 pub mod build;
 pub mod desc;
@@ -15,4 +15,5 @@ pub mod state_io;
 pub mod topo_regress;
 pub mod vtk;
 pub mod vtk_read;
+pub mod write_state;
 pub mod xml;

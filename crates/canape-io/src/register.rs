@@ -12,6 +12,15 @@ use canape_core::scene::AnyComponent;
 /// Register this crate's components.
 pub fn register(r: &mut Registry) {
     r.register(
+        "WriteState",
+        "writes its context state at chosen steps in SOFA's WriteState format (.gz or text)",
+        |_, _| {
+            Ok(AnyComponent::Controller(Box::new(
+                crate::write_state::WriteState::new(),
+            )))
+        },
+    );
+    r.register(
         "MeshGmshLoader",
         "Gmsh .msh (v1, v2 ASCII) loader",
         |_, _| {
