@@ -66,6 +66,8 @@ impl PenaltyContactForceField {
         (self.first, self.second)
     }
 
+    /// A contact end's position (an index beyond the vector, after the state was resized,
+    /// reads as zero rather than failing: the next collision stage renews the contacts).
     fn point(
         x: &[f64],
         base: usize,
@@ -75,7 +77,9 @@ impl PenaltyContactForceField {
         let mut s = Vec3::zeros();
         for (i, w) in p.iter() {
             let o = base + stride * i;
-            s += w * Vec3::new(x[o], x[o + 1], x[o + 2]);
+            if let Some(c) = x.get(o..o + 3) {
+                s += w * Vec3::new(c[0], c[1], c[2]);
+            }
         }
         s
     }
@@ -89,9 +93,11 @@ impl PenaltyContactForceField {
     ) {
         for (i, w) in p.iter() {
             let o = base + stride * i;
-            f[o] += w * v.x;
-            f[o + 1] += w * v.y;
-            f[o + 2] += w * v.z;
+            if let Some(c) = f.get_mut(o..o + 3) {
+                c[0] += w * v.x;
+                c[1] += w * v.y;
+                c[2] += w * v.z;
+            }
         }
     }
 }
