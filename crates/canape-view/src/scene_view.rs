@@ -306,6 +306,20 @@ pub fn build_view(sim: &Simulation) -> View {
                     "points": Json::Null, "color": if simulated { [0.9, 0.9, 0.9] } else { [0.3, 0.8, 1.0] },
                     "size": 3,
                 }));
+                // point and sphere collision models: their points under "collision"
+                let point_models = scene.node_components(node, Role::Collision).any(|c| {
+                    matches!(scene.info(c).slot, Slot::Passive(k)
+                        if scene.passives[k].as_ref().and_then(|p| p.collision_model()).is_some_and(|m| {
+                            matches!(m.shape(), canape_core::collision::CollisionShape::Point
+                                | canape_core::collision::CollisionShape::Sphere)
+                        }))
+                });
+                if point_models {
+                    view.drawables.push(json!({
+                        "kind": "points", "source": src, "flag": "collision",
+                        "points": Json::Null, "color": [0.35, 0.75, 0.45], "size": 6,
+                    }));
+                }
                 // fixed points
                 let mut fixed = Vec::new();
                 for c in scene.node_components(node, Role::ProjectiveConstraint) {
@@ -852,6 +866,11 @@ mod tests {
             .drawables
             .iter()
             .any(|d| d["kind"] == "pairs" && d["source"] == k && d["flag"] == "contacts"));
+        // the ball's sphere model is drawn under "collision"
+        assert!(view
+            .drawables
+            .iter()
+            .any(|d| d["kind"] == "points" && d["flag"] == "collision"));
         assert!(source_positions(&sim, &view.sources[k]).is_empty());
         for _ in 0..20 {
             sim.step();
