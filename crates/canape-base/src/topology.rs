@@ -5,6 +5,33 @@
 
 pub mod cube;
 
+/// The box of a grid topology (RegularGridTopology, CubeTopology): `min`/`max`, or SOFA's legacy
+/// `xmin` … `zmax` times `scale` when all six are given — read as float32, as SOFA's
+/// getAttributeAsFloat does; a partial legacy set is reported and ignored.
+fn grid_bounds(d: &DataTable, ctx: &mut InitContext<'_>) -> ([f64; 3], [f64; 3]) {
+    let v3 = |k: &str, dflt: [f64; 3]| -> [f64; 3] {
+        let v = d.reals(k);
+        if v.len() == 3 {
+            [v[0], v[1], v[2]]
+        } else {
+            dflt
+        }
+    };
+    let legacy = ["xmin", "ymin", "zmin", "xmax", "ymax", "zmax"];
+    if legacy.iter().all(|k| d.is_set(k)) {
+        let s = d.real("scale") as f32;
+        let f = |k: &str| ((d.real(k) as f32) * s) as f64;
+        return (
+            [f("xmin"), f("ymin"), f("zmin")],
+            [f("xmax"), f("ymax"), f("zmax")],
+        );
+    }
+    if legacy.iter().any(|k| d.is_set(k)) {
+        ctx.warn("xmin/ymin/zmin/xmax/ymax/zmax are used only when all six are given; min/max used instead");
+    }
+    (v3("min", [0.0; 3]), v3("max", [1.0; 3]))
+}
+
 use crate::base_data;
 use canape_core::component::{TopologicalMapping, Topology};
 use canape_core::data::{DataKind, DataTable, Value};
@@ -244,26 +271,7 @@ impl RegularGridTopology {
                 d.int("nz").max(0) as usize,
             ];
         }
-        let v3 = |k: &str, dflt: [f64; 3]| -> [f64; 3] {
-            let v = d.reals(k);
-            if v.len() == 3 {
-                [v[0], v[1], v[2]]
-            } else {
-                dflt
-            }
-        };
-        let mut min = v3("min", [0.0; 3]);
-        let mut max = v3("max", [1.0; 3]);
-        let legacy = ["xmin", "ymin", "zmin", "xmax", "ymax", "zmax"];
-        if legacy.iter().all(|k| d.is_set(k)) {
-            // SOFA reads these legacy attributes as float32
-            let s = d.real("scale") as f32;
-            let f = |k: &str| ((d.real(k) as f32) * s) as f64;
-            min = [f("xmin"), f("ymin"), f("zmin")];
-            max = [f("xmax"), f("ymax"), f("zmax")];
-        } else if legacy.iter().any(|k| d.is_set(k)) {
-            ctx.warn("xmin/ymin/zmin/xmax/ymax/zmax are used only when all six are given; min/max used instead");
-        }
+        let (min, max) = grid_bounds(d, ctx);
         let cw = d.real("cellWidth");
         if cw > 0.0 {
             for k in 0..3 {
@@ -303,8 +311,8 @@ impl RegularGridTopology {
                 };
             }
         }
-        if d.is_set("p0") {
-            p0 = v3("p0", p0);
+        if let (true, [a, b, c]) = (d.is_set("p0"), d.reals("p0")) {
+            p0 = [*a, *b, *c];
         }
         let (nx, ny, nz) = (n[0], n[1], n[2]);
         let mut points = Vec::with_capacity(nx * ny * nz);

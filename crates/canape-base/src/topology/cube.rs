@@ -74,17 +74,7 @@ impl CubeTopology {
             ctx.error("splitNormals (corner points split per face) is not supported yet: the topology is empty");
             return;
         }
-        let legacy = ["xmin", "ymin", "zmin", "xmax", "ymax", "zmax"];
-        let (lo, hi) = if legacy.iter().all(|k| d.is_set(k)) {
-            let s = d.real("scale");
-            (
-                [d.real("xmin") * s, d.real("ymin") * s, d.real("zmin") * s],
-                [d.real("xmax") * s, d.real("ymax") * s, d.real("zmax") * s],
-            )
-        } else {
-            let (a, b) = (d.reals("min"), d.reals("max"));
-            ([a[0], a[1], a[2]], [b[0], b[1], b[2]])
-        };
+        let (lo, hi) = super::grid_bounds(d, ctx);
         let step = |k: usize, m: usize| {
             if m > 1 {
                 (hi[k] - lo[k]) / (m - 1) as f64
