@@ -1,7 +1,7 @@
 //! SOFA's components outside finite elements and solvers, one folder per SOFA area
 //! (Sofa/Component/…): masses, projective constraints, mappings, mechanical loads, springs,
 //! engines, topologies and topological mappings, animation loops, visual models, the viewer's
-//! mouse spring, and the components Canapé accepts without simulating yet (collision, GUI
+//! mouse spring, and the components Canapé accepts without simulating yet (some collision models, GUI
 //! settings…).
 //! `canape components` (docs/components.md) gives each class's file.
 
