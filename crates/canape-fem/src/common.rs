@@ -217,6 +217,13 @@ pub fn fem_inputs(
         ctx.error("no MechanicalObject in the context");
         return None;
     };
+    if st.dof != canape_types::DofType::Vec3 {
+        ctx.error(format!(
+            "this force field acts on Vec3d states; the context state is {}",
+            st.dof.name()
+        ));
+        return None;
+    }
     let n = st.size();
     let mut rest = st.vec(canape_core::state::VecId::REST_POSITION).to_vec();
     let ip = data.reals("initialPoints");

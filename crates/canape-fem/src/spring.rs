@@ -578,6 +578,12 @@ impl SpringForceField {
         let Some(st) = ctx.state() else {
             return Err("no MechanicalObject in the context".into());
         };
+        if st.dof != canape_types::DofType::Vec3 {
+            return Err(format!(
+                "springs from a mesh act on Vec3d states; the context state is {}",
+                st.dof.name()
+            ));
+        }
         let rest = st.vec(canape_core::state::VecId::REST_POSITION).to_vec();
         let n = st.size();
         let Some(topo) = ctx.topology_where(|m| {

@@ -670,6 +670,13 @@ impl Component for StringMeshCreator {
             ));
             return;
         }
+        if n as u64 > canape_core::state::MAX_POINTS as u64 {
+            ctx.error(format!(
+                "resolution {n} is more vertices than a state may hold here ({})",
+                canape_core::state::MAX_POINTS
+            ));
+            return;
+        }
         let n = n as usize;
         let step = 1.0 / (n - 1) as f64;
         let mut pos: Vec<f64> = (0..n).flat_map(|i| [i as f64 * step, 0.0, 0.0]).collect();

@@ -271,9 +271,34 @@ fn init_mapping_output(scene: &mut Scene, id: ComponentId, i: usize, diags: &mut
     }
     let size = m.output_size();
     let rest = m.applies_rest_position();
-    if let (Some(n), Some(st)) = (size, scene.states[j].as_mut()) {
-        if st.size() != n {
-            st.resize(n);
+    if let (Some(n), Some(old)) = (size, scene.states[j].as_ref().map(|s| s.size())) {
+        // Growing a state keeps every index its components hold valid; shrinking one whose
+        // force fields were already set up for more points would leave them indexing past its
+        // end (SOFA resizes anyway and reads out of bounds). Masses and constraints loop over
+        // the points the state has, as SOFA's UniformMass keeps its per-point mass.
+        let out_node = scene.info(out).node;
+        let set_up: Vec<String> = scene
+            .node(out_node)
+            .components
+            .iter()
+            .filter(|&&c| c != out && c != id && scene.info(c).initialized)
+            .filter(|&&c| matches!(scene.info(c).slot, Slot::ForceField(_)))
+            .map(|&c| scene.component_label(c))
+            .collect();
+        if n < old && !set_up.is_empty() {
+            diags.push(
+                Diagnostic::error(format!(
+                    "the mapping defines {n} points but its output {} has {old}, and {} already use them: the output is not shrunk (the mapping fills its first {n} points)",
+                    scene.component_label(out),
+                    set_up.join(", ")
+                ))
+                    .at(scene.info(id).loc.clone())
+                    .on(scene.component_label(id)),
+            );
+        } else if old != n {
+            if let Some(st) = scene.states[j].as_mut() {
+                st.resize(n);
+            }
         }
     }
     let mut m = scene.mappings[i].take().unwrap();

@@ -540,27 +540,31 @@ impl LinearForceField {
 
     fn init_impl(&mut self, ctx: &mut InitContext<'_>) {
         self.points.clear();
+        // an invalid component keeps no key times: current() then applies nothing
+        self.times.clear();
+        self.forces.clear();
         let Some(st) = ctx.state() else {
             ctx.error("no MechanicalObject in the context");
             return;
         };
         self.ds = st.dof.deriv_size();
         let n = st.size();
-        self.times = self.data.reals("times").to_vec();
-        if self.times.windows(2).any(|w| w[1] < w[0]) {
+        let times = self.data.reals("times").to_vec();
+        if times.windows(2).any(|w| w[1] < w[0]) {
             ctx.error("times must be in chronological order");
             return;
         }
         let f = self.data.reals("forces");
-        if f.len() != self.ds * self.times.len() {
+        if f.len() != self.ds * times.len() {
             ctx.error(format!(
                 "forces has {} numbers: {} key times of {} numbers each are needed",
                 f.len(),
-                self.times.len(),
+                times.len(),
                 self.ds
             ));
             return;
         }
+        self.times = times;
         self.forces = f.chunks(self.ds).map(|c| c.to_vec()).collect();
         self.scale = self.data.real("force");
         let (kept, dropped): (Vec<u32>, Vec<u32>) = self
