@@ -169,6 +169,11 @@ pub trait ForceField: Component + ForceFieldClone {
     fn nodal_scalars(&self, _x: &[f64]) -> Option<Vec<f64>> {
         None
     }
+    /// Below this, `nodal_scalars` values are round-off, not a physical quantity (a body at
+    /// rest): the viewer then shows "none" instead of stretching its colour scale over noise.
+    fn nodal_scalar_floor(&self) -> f64 {
+        0.0
+    }
     /// Point pairs this force field draws as lines (springs). For display.
     fn draw_edges(&self) -> Vec<[u32; 2]> {
         Vec::new()

@@ -1032,6 +1032,16 @@ impl ForceField for TetrahedronFemForceField {
                 || self.data.bool("showVonMisesStressPerNode"));
         wanted.then(|| self.von_mises_per_node(x))
     }
+
+    fn nodal_scalar_floor(&self) -> f64 {
+        // a stress of 1e-9·E is a strain of 1e-9: round-off of the rest shape, not a load
+        let e = self
+            .data
+            .reals("youngModulus")
+            .iter()
+            .fold(0.0f64, |m, v| m.max(v.abs()));
+        1e-9 * e
+    }
 }
 
 impl TetrahedronFemForceField {

@@ -54,6 +54,15 @@ pub enum Command {
         key: char,
         down: bool,
     },
+    /// Plot one number of a component's Data over time (`index` into its values); replaces the
+    /// previous watch (one per viewer session).
+    Watch {
+        component: u32,
+        data: String,
+        index: u32,
+    },
+    /// Stop the plot.
+    Unwatch,
 }
 
 fn field<'a>(o: &'a Map<String, Value>, name: &str) -> Result<&'a Value, String> {
@@ -134,6 +143,15 @@ pub fn parse_command(msg: &str) -> Result<Command, String> {
         "step" => (&[], Command::Step),
         "reset" => (&[], Command::Reset),
         "release" => (&[], Command::Release),
+        "unwatch" => (&[], Command::Unwatch),
+        "watch" => (
+            &["component", "data", "index"],
+            Command::Watch {
+                component: id(o, "component")?,
+                data: text(o, "data")?,
+                index: id(o, "index")?,
+            },
+        ),
         "set_dt" => {
             let dt = number(o, "dt")?;
             if !(dt > 0.0 && dt <= 10.0) {
@@ -211,6 +229,12 @@ pub fn error_message(msg: &str) -> String {
     serde_json::json!({"type": "error", "message": msg}).to_string()
 }
 
+/// An edit the simulation refused: the page reverts the field and shows why next to it.
+pub fn refused_message(target: &str, id: u32, data: &str, why: &str) -> String {
+    serde_json::json!({"type": "refused", "target": target, "id": id, "data": data, "message": why})
+        .to_string()
+}
+
 /// A notice (information) for the page.
 pub fn notice_message(msg: &str) -> String {
     serde_json::json!({"type": "notice", "message": msg}).to_string()
@@ -219,6 +243,27 @@ pub fn notice_message(msg: &str) -> String {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn watch_commands_parse_and_check_their_fields() {
+        assert_eq!(
+            parse_command(r#"{"type":"watch","component":3,"data":"position","index":70}"#),
+            Ok(Command::Watch {
+                component: 3,
+                data: "position".into(),
+                index: 70
+            })
+        );
+        assert_eq!(parse_command(r#"{"type":"unwatch"}"#), Ok(Command::Unwatch));
+        for bad in [
+            r#"{"type":"watch","component":3,"data":"position","index":-1}"#,
+            r#"{"type":"watch","component":3,"data":"position"}"#,
+            r#"{"type":"watch","component":3,"data":7,"index":0}"#,
+            r#"{"type":"unwatch","index":0}"#,
+        ] {
+            assert!(parse_command(bad).is_err(), "{bad}");
+        }
+    }
 
     #[test]
     fn valid_commands_parse() {

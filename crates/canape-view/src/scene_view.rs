@@ -274,6 +274,7 @@ pub fn build_view(sim: &Simulation) -> View {
                                 "kind": "surface", "source": src, "flag": flag,
                                 "tris": tris, "color": color,
                                 "colored": flag == "forcefields" && !scalar_fields.is_empty(),
+                                "scalar_floor": scalar_fields.first().and_then(|&k| scene.force_fields[k].as_ref()).map_or(0.0, |f| f.nodal_scalar_floor()),
                             }));
                         }
                     } else if !mesh.edges.is_empty() {
@@ -677,6 +678,35 @@ fn editable_kind(k: DataKind, v: &Value) -> bool {
         (DataKind::Reals(_), Value::Reals(r)) => r.len() <= 12,
         (DataKind::Ints(_), Value::Ints(r)) => r.len() <= 12,
         _ => false,
+    }
+}
+
+/// The numbers a component's Data holds now, for the plot: a state's vectors (position,
+/// velocity, force, rest_position) live, any other numeric Data from its table. None when the
+/// component or the Data is gone or holds no numbers.
+pub fn data_numbers(sim: &Simulation, id: ComponentId, data: &str) -> Option<Vec<f64>> {
+    let scene = &sim.scene;
+    scene.check_component(id).ok()?;
+    if let Slot::State(j) = scene.info(id).slot {
+        let v = match data {
+            "position" => Some(VecId::POSITION),
+            "velocity" => Some(VecId::VELOCITY),
+            "force" => Some(VecId::FORCE),
+            "rest_position" => Some(VecId::REST_POSITION),
+            _ => None,
+        };
+        if let (Some(v), Some(st)) = (v, scene.states[j].as_ref()) {
+            return Some(st.vec(v).to_vec());
+        }
+    }
+    let c = scene.component(id)?;
+    match c.data().value(data)? {
+        Value::Bool(b) => Some(vec![f64::from(u8::from(*b))]),
+        Value::Int(i) => Some(vec![*i as f64]),
+        Value::Real(r) => Some(vec![*r]),
+        Value::Reals(r) => Some(r.clone()),
+        Value::Ints(r) => Some(r.iter().map(|&i| f64::from(i)).collect()),
+        Value::Str(_) | Value::Words(_) => None,
     }
 }
 

@@ -5,7 +5,7 @@
 //! so a slow page skips frames instead of slowing the simulation, and every tab sees the same
 //! simulation.
 
-use crate::protocol::{error_message, notice_message, Command};
+use crate::protocol::{error_message, notice_message, refused_message, Command};
 use crate::scene_view::{self, SourceKind, View};
 use canape::Simulation;
 use canape_base::gui::mouse::MouseSpringForceField;
@@ -98,6 +98,8 @@ pub struct Session {
     window: (Instant, u64, canape::PhaseTimes),
     rates: serde_json::Value,
     halted: Option<String>,
+    /// The Data number plotted over time: component, Data name, index into its values.
+    watch: Option<(ComponentId, String, usize)>,
 }
 
 impl Session {
@@ -149,6 +151,7 @@ impl Session {
             window: (now, 0, times),
             rates: json!({}),
             halted: None,
+            watch: None,
         }
     }
 
@@ -173,8 +176,21 @@ impl Session {
             "dt": self.sim.dt, "realtime": self.realtime, "rates": self.rates, "grab": grab,
             "stiffness": self.stiffness, "halted": self.halted,
             "iterations": self.sim.last_solve.iter().map(|s| s.iterations).collect::<Vec<_>>(),
+            "watch": self.watched(),
         })
         .to_string()
+    }
+
+    /// The plotted number now: label and value (null once the Data or the index is gone).
+    fn watched(&self) -> serde_json::Value {
+        let Some((id, data, index)) = &self.watch else {
+            return serde_json::Value::Null;
+        };
+        let label = format!("{}.{data}[{index}]", self.sim.scene.component_label(*id));
+        let value = scene_view::data_numbers(&self.sim, *id, data)
+            .and_then(|v| v.get(*index).copied())
+            .filter(|v| v.is_finite());
+        json!({"label": label, "value": value})
     }
 
     /// Publish the current positions and status.
@@ -351,7 +367,16 @@ impl Session {
                             self.topo_version += 1;
                         }
                     }
-                    Err(e) => shared.send_to(client, error_message(&format!("{data}: {e}"))),
+                    Err(e) => {
+                        let why = format!("{data}: {e}");
+                        shared.send_to(client, error_message(&why));
+                        shared
+                            .send_to(client, refused_message("component", component, &data, &why));
+                        // the panel shows the value in force again
+                        if let Some(d) = scene_view::component_data(&self.sim, id) {
+                            shared.send_to(client, d.to_string());
+                        }
+                    }
                 }
             }
             Command::SetNodeData { node, data, value } => {
@@ -386,7 +411,13 @@ impl Session {
                             shared.send_to(client, d.to_string());
                         }
                     }
-                    Err(e) => shared.send_to(client, error_message(&e)),
+                    Err(e) => {
+                        shared.send_to(client, error_message(&e));
+                        shared.send_to(client, refused_message("node", node, &data, &e));
+                        if let Some(d) = scene_view::node_data(&self.sim, self.sim.scene.root()) {
+                            shared.send_to(client, d.to_string());
+                        }
+                    }
                 }
             }
             Command::Grab { origin, dir } => {
@@ -450,6 +481,26 @@ impl Session {
                     canape::core::component::Event::KeyReleased(key)
                 };
                 self.sim.send(&event);
+            }
+            Command::Watch {
+                component,
+                data,
+                index,
+            } => match self.sim.scene.component_at(component as usize) {
+                Some(id) if scene_view::data_numbers(&self.sim, id, &data).is_some() => {
+                    self.watch = Some((id, data, index as usize));
+                    changed = true;
+                }
+                _ => shared.send_to(
+                    client,
+                    error_message(&format!(
+                        "no numeric Data '{data}' on component #{component}"
+                    )),
+                ),
+            },
+            Command::Unwatch => {
+                self.watch = None;
+                changed = true;
             }
             Command::SetGrabStiffness(k) => {
                 self.stiffness = k;

@@ -339,3 +339,149 @@ fn demo_in_headless_chromium() {
     assert!(errors.is_empty(), "console errors: {errors:#?}");
     server.stop();
 }
+
+/// The page's feedback: a colour scale that says "none" at rest, load errors counted in the top
+/// bar, a refused edit put back with its reason beside it, Fit framing drawn boxes, a PNG
+/// screenshot, and the plot of a Data over time.
+#[test]
+fn viewer_feedback_in_headless_chromium() {
+    let Some(exe) = chromium() else { return };
+    let dir = std::env::temp_dir().join(format!("canape-feedback-{}", std::process::id()));
+    std::fs::create_dir_all(&dir).unwrap();
+    let scene = dir.join("feedback.scn");
+    std::fs::write(
+        &scene,
+        r#"<Node name="root" dt="0.02" gravity="0 -9.81 0">
+  <DefaultAnimationLoop/>
+  <VisualStyle displayFlags="showBehaviorModels showForceFields"/>
+  <NoSuchComponent/>
+  <Node name="beam">
+    <EulerImplicitSolver/><CGLinearSolver iterations="50" tolerance="1e-9" threshold="1e-12"/>
+    <RegularGridTopology n="6 2 2" min="0 0 0" max="5 1 1"/>
+    <MechanicalObject name="dofs"/>
+    <UniformMass totalMass="1"/>
+    <BoxROI name="box" box="-0.1 -3 -3 0.1 4 4" drawBoxes="1"/>
+    <FixedProjectiveConstraint indices="@box.indices"/>
+    <TetrahedronFEMForceField name="fem" youngModulus="3000" poissonRatio="0.3"
+        computeVonMisesStress="1" showVonMisesStressPerNodeColorMap="1"/>
+  </Node>
+</Node>"#,
+    )
+    .unwrap();
+    let opts = canape::LoadOptions::default();
+    let sim = match canape::load_scene(&scene, &opts) {
+        Ok(s) => s,
+        Err(e) => panic!("{e:?}"),
+    };
+    let server = canape_view::Server::start(sim, "feedback.scn", "127.0.0.1", 0, true)
+        .expect("server starts");
+    let mut b = Browser::launch(&exe, W, H);
+    b.navigate(&server.url());
+    b.wait_for(
+        "window.canape && canape.topology && canape.frames > 0 && canape.drawn > 0 && canape.legend",
+        Duration::from_secs(30),
+    );
+
+    // 1. at rest the legend says there is no stress instead of colouring round-off
+    let legend = b.eval("canape.legend");
+    assert!(
+        legend.as_str().unwrap().contains("none"),
+        "legend at rest: {legend}"
+    );
+    // 2. the load error is counted in the top bar
+    let diag = b.eval(
+        "document.getElementById('diag').hidden ? '' : document.getElementById('diag').textContent",
+    );
+    assert!(
+        diag.as_str().unwrap().contains("1 error"),
+        "top bar: {diag}"
+    );
+    write_shot("viewer-at-rest.png", &b.screenshot());
+    // under load the scale is a real one again
+    do_steps(&mut b, 20);
+    b.wait_for(
+        "canape.legend && !canape.legend.includes('none')",
+        Duration::from_secs(20),
+    );
+
+    // 3. Fit frames the drawn box (it reaches y = 4, the beam y = 1)
+    b.click_selector("#fit");
+    let hi_y = b.eval("canape.bounds()[1][1]").as_f64().unwrap();
+    assert!(hi_y >= 3.99, "fit bounds ignore the box: top {hi_y}");
+
+    // 4. a refused edit is put back, with the reason beside the field
+    let id_of = |b: &mut Browser, class: &str| -> String {
+        b.eval(&format!(
+            "(() => {{ for (const c of document.querySelectorAll('#tree li.comp')) if (c.querySelector('.cls').textContent === '{class}') return c.dataset.component; return null; }})()"
+        ))
+        .as_str()
+        .unwrap_or_else(|| panic!("{class} in the tree"))
+        .to_string()
+    };
+    let fem = id_of(&mut b, "TetrahedronFEMForceField");
+    b.click_selector(&format!("#tree li.comp[data-component='{fem}']"));
+    b.wait_for(
+        "document.querySelector('#data input[data-data=youngModulus]')",
+        Duration::from_secs(10),
+    );
+    b.click_selector("#data input[data-data=youngModulus]");
+    b.eval("document.querySelector('#data input[data-data=youngModulus]').select()");
+    b.insert_text("-5");
+    b.key("Enter", "Enter", 13);
+    b.wait_for(
+        "document.querySelector('#data .refused') && document.querySelector('#data input[data-data=youngModulus]').value.trim() === '3000'",
+        Duration::from_secs(10),
+    );
+    let why = b.eval("document.querySelector('#data div.refused').textContent");
+    assert!(why.as_str().unwrap().contains("youngModulus"), "{why}");
+    write_shot("viewer-refused-edit.png", &b.screenshot());
+
+    // 5. the plot of a Data over time: the free end's height
+    let dofs = id_of(&mut b, "MechanicalObject");
+    b.click_selector(&format!("#tree li.comp[data-component='{dofs}']"));
+    b.wait_for(
+        "document.querySelector('#data button[data-plot=position]')",
+        Duration::from_secs(10),
+    );
+    // point 23 (the last of 6×2×2), its y
+    b.eval("document.getElementById('plot-index').value = '70'");
+    b.click_selector("#data button[data-plot=position]");
+    b.wait_for(
+        "canape.plot && canape.plot.label.endsWith('position[70]')",
+        Duration::from_secs(10),
+    );
+    do_steps(&mut b, 15);
+    b.wait_for(
+        "canape.plot && canape.plot.samples.length >= 3",
+        Duration::from_secs(20),
+    );
+    let samples = b.eval("canape.plot.samples");
+    let ys: Vec<f64> = samples
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|s| s[1].as_f64().unwrap())
+        .collect();
+    let spread =
+        ys.iter().cloned().fold(f64::MIN, f64::max) - ys.iter().cloned().fold(f64::MAX, f64::min);
+    assert!(spread > 1e-6, "the plotted height does not change: {ys:?}");
+    assert!(
+        ys.iter().all(|y| *y <= 1.0 + 1e-9),
+        "the free end rises under gravity: {ys:?}"
+    );
+    write_shot("viewer-plot.png", &b.screenshot());
+
+    // 6. a screenshot of the view as PNG
+    let png = b.eval("canape.screenshot()");
+    let png = png.as_str().unwrap();
+    assert!(
+        png.starts_with("data:image/png;base64,") && png.len() > 2000,
+        "screenshot: {}…",
+        &png[..png.len().min(40)]
+    );
+    b.click_selector("#shot");
+
+    let errors = b.console_errors();
+    assert!(errors.is_empty(), "console errors: {errors:#?}");
+    server.stop();
+}

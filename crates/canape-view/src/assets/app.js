@@ -192,9 +192,15 @@ function updateSurface(d) {
   if (sc) {
     let lo = Infinity, hi = -Infinity;
     for (const v of sc) { if (v < lo) lo = v; if (v > hi) hi = v; }
-    const span = hi > lo ? hi - lo : 1;
-    for (let i = 0; i < sc.length; i++) col.set(colormap((sc[i] - lo) / span), 3 * i);
-    d.range = [lo, hi];
+    if (d.scalar_floor > 0 && Math.max(Math.abs(lo), Math.abs(hi)) <= d.scalar_floor) {
+      // round-off of a body at rest: one colour, and the legend says so
+      for (let i = 0; i < sc.length; i++) col.set(colormap(0), 3 * i);
+      d.range = { lo, hi, rest: true };
+    } else {
+      const span = hi > lo ? hi - lo : 1;
+      for (let i = 0; i < sc.length; i++) col.set(colormap((sc[i] - lo) / span), 3 * i);
+      d.range = { lo, hi, rest: false };
+    }
   } else {
     for (let i = 0; i < p.length; i += 3) col.set(d.color, i);
     d.range = null;
@@ -218,6 +224,9 @@ function currentBounds() {
   let lo = [Infinity, Infinity, Infinity], hi = [-Infinity, -Infinity, -Infinity];
   for (const s of S.sources) if (s.pos) for (let i = 0; i < s.pos.length; i += 3)
     for (let k = 0; k < 3; k++) { const v = s.pos[i + k]; if (Number.isFinite(v)) { lo[k] = Math.min(lo[k], v); hi[k] = Math.max(hi[k], v); } }
+  // boxes drawn (BoxROI and the like) are part of the scene's framing
+  for (const d of S.drawables) if (d.kind === 'box' && S.flags[d.flag] && d.min && d.max)
+    for (let k = 0; k < 3; k++) { lo[k] = Math.min(lo[k], d.min[k]); hi[k] = Math.max(hi[k], d.max[k]); }
   if (lo[0] > hi[0]) return S.bounds;
   return [lo, hi];
 }
@@ -286,7 +295,7 @@ function draw() {
       gl.drawElements(gl.TRIANGLES, d.idx.length, gl.UNSIGNED_INT, 0);
       gl.disable(gl.POLYGON_OFFSET_FILL);
       gl.disableVertexAttribArray(1); gl.disableVertexAttribArray(2);
-      if (d.range) legend = d.range;
+      if (d.range) { legend = d.range; S.floor = d.scalar_floor; }
       continue;
     }
     gl.useProgram(flatProg.p);
@@ -330,14 +339,71 @@ function draw() {
   const lg = $('legend');
   if (legend) {
     lg.hidden = false;
-    lg.replaceChildren(text('div', 'von Mises stress'), el('div', 'bar'),
-      text('div', `${fmt(legend[0])} … ${fmt(legend[1])}`));
+    if (legend.rest) {
+      lg.replaceChildren(text('div', 'von Mises stress: none'),
+        text('div', `at rest (below ${fmt(S.floor || 0)}: round-off)`, 'default'));
+    } else {
+      lg.replaceChildren(text('div', 'von Mises stress'), el('div', 'bar'),
+        text('div', `${fmt(legend.lo)} … ${fmt(legend.hi)}`));
+    }
+    lg.dataset.rest = legend.rest ? '1' : '0';
   } else lg.hidden = true;
   S.drawn = (S.drawn || 0) + 1;
 }
 function loop() {
   if (S.dirty) { S.dirty = false; draw(); }
   requestAnimationFrame(loop);
+}
+
+// ---------- screenshot ----------
+function screenshot() {
+  draw(); // the drawing buffer is read in the same task as it is drawn
+  return canvas.toDataURL('image/png');
+}
+function saveScreenshot() {
+  const a = document.createElement('a');
+  a.href = screenshot();
+  a.download = `canape-${(S.time || 0).toFixed(3)}s.png`;
+  document.body.append(a); a.click(); a.remove();
+}
+
+// ---------- plot of one Data number over time ----------
+function watch(component, data) {
+  S.plot = { component, data, label: '', samples: [] };
+  send({ type: 'watch', component, data, index: Math.max(0, parseInt($('plot-index').value, 10) || 0) });
+  $('plot-hint').hidden = true; $('plot-ctl').hidden = false; $('plot').hidden = false;
+}
+function unwatch() {
+  S.plot = null; send({ type: 'unwatch' });
+  $('plot-hint').hidden = false; $('plot-ctl').hidden = true; $('plot').hidden = true;
+}
+function onWatch(w, time) {
+  const p = S.plot;
+  if (!p || !w) return;
+  const last = p.samples[p.samples.length - 1];
+  if (w.label !== p.label || (last && time < last[0])) { p.samples = []; p.label = w.label; }
+  if (w.value !== null && (!last || time > last[0])) p.samples.push([time, w.value]);
+  if (p.samples.length > 4000) p.samples.splice(0, p.samples.length - 4000);
+  $('plot-label').textContent = w.label + (w.value === null ? ' (gone)' : '');
+  drawPlot();
+}
+function drawPlot() {
+  const c = $('plot'), g = c.getContext('2d'), p = S.plot;
+  const w = c.width, h = c.height;
+  g.fillStyle = '#16181c'; g.fillRect(0, 0, w, h);
+  if (!p || !p.samples.length) return;
+  let t0 = p.samples[0][0], t1 = p.samples[p.samples.length - 1][0], lo = Infinity, hi = -Infinity;
+  for (const [, v] of p.samples) { lo = Math.min(lo, v); hi = Math.max(hi, v); }
+  if (hi - lo < 1e-300) { lo -= 0.5; hi += 0.5; }
+  if (t1 <= t0) t1 = t0 + 1;
+  const X = (t) => 40 + (t - t0) / (t1 - t0) * (w - 48), Y = (v) => h - 14 - (v - lo) / (hi - lo) * (h - 24);
+  g.strokeStyle = '#444'; g.beginPath(); g.moveTo(40, 4); g.lineTo(40, h - 14); g.lineTo(w - 4, h - 14); g.stroke();
+  g.fillStyle = '#aaa'; g.font = '10px sans-serif';
+  g.fillText(fmt(hi), 2, 12); g.fillText(fmt(lo), 2, h - 16); g.fillText(`${t0.toFixed(2)} s`, 40, h - 2);
+  g.fillText(`${t1.toFixed(2)} s`, w - 44, h - 2);
+  g.strokeStyle = '#6fb3ff'; g.beginPath();
+  p.samples.forEach(([t, v], i) => (i ? g.lineTo(X(t), Y(v)) : g.moveTo(X(t), Y(v))));
+  g.stroke();
 }
 
 // ---------- DOM helpers ----------
@@ -357,6 +423,19 @@ function message(msg, cls) {
 }
 
 // ---------- panels ----------
+function showDiagnostics(list) {
+  const errors = list.filter((d) => /^error/.test(d)).length;
+  const warnings = list.filter((d) => /^warning/.test(d)).length;
+  S.diagCount = { errors, warnings };
+  const b = $('diag');
+  if (!errors && !warnings) { b.hidden = true; return; }
+  const part = (n, w) => `${n} ${w}${n === 1 ? '' : 's'}`;
+  b.textContent = [errors ? part(errors, 'error') : '', warnings ? part(warnings, 'warning') : '']
+    .filter(Boolean).join(' · ') + (errors ? ' while loading' : '');
+  b.className = 'diag ' + (errors ? 'bad' : 'warn');
+  b.hidden = false;
+}
+
 function renderTree(t) {
   const box = $('tree');
   box.replaceChildren();
@@ -403,11 +482,16 @@ function renderData(d, isNode) {
     const name = text('td', f.name, 'name');
     name.title = `${f.help}\n(${f.kind}, default: ${f.default === '' ? '—' : f.default})`;
     const val = el('td', f.set ? 'set' : '');
+    const target = isNode ? { target: 'node', id: d.node } : { target: 'component', id: d.component };
+    const refused = S.refused && S.refused.target === target.target && S.refused.id === target.id
+      && S.refused.data === f.name ? S.refused : null;
     if (f.editable) {
       const inp = el('input');
       inp.value = f.value; inp.dataset.data = f.name;
+      if (refused) inp.classList.add('refused');
       inp.addEventListener('keydown', (ev) => {
         if (ev.key === 'Enter') {
+          S.refused = null;
           if (isNode) send({ type: 'set_node_data', node: d.node, data: f.name, value: inp.value });
           else send({ type: 'set_data', component: d.component, data: f.name, value: inp.value });
         }
@@ -417,6 +501,13 @@ function renderData(d, isNode) {
     } else {
       val.textContent = f.value + (f.link ? `  ← ${f.link}` : '');
     }
+    if (!isNode && /^(real|int|bool|vec)/i.test(f.kind)) {
+      const pb = text('button', '⌁', 'plot');
+      pb.title = 'Plot this Data over time'; pb.dataset.plot = f.name;
+      pb.addEventListener('click', () => watch(d.component, f.name));
+      val.append(pb);
+    }
+    if (refused) val.append(text('div', refused.message, 'refused'));
     if (f.set) val.append(text('div', `default: ${f.default === '' ? '—' : f.default}`, 'default'));
     tr.append(name, val);
     tab.append(tr);
@@ -446,6 +537,7 @@ function setFlag(k, on) {
 
 function renderStatus(st) {
   S.status = st;
+  if (st.watch) onWatch(st.watch, st.time);
   $('play').textContent = st.playing ? 'Pause' : 'Animate';
   $('play').classList.toggle('on', st.playing);
   if (document.activeElement !== $('dt')) $('dt').value = st.dt;
@@ -489,6 +581,7 @@ function connect() {
         renderTree(m.tree);
         if (m.bounds) S.bounds = m.bounds;
         for (const d of m.diagnostics) message(d, /error/.test(d) ? 'error' : '');
+        showDiagnostics(m.diagnostics);
         break;
       case 'topology': setTopology(m); break;
       case 'status': renderStatus(m); break;
@@ -498,6 +591,7 @@ function connect() {
         if (S.selected && S.selected.component === m.component) send({ type: 'select', component: m.component });
         break;
       case 'notice': message(m.message, ''); break;
+      case 'refused': S.refused = { target: m.target, id: m.id, data: m.data, message: m.message }; break;
       case 'error': message(m.message, 'error'); break;
     }
   };
@@ -563,6 +657,7 @@ window.addEventListener('keydown', (ev) => {
   else if (k === 'n') send({ type: 'step' });
   else if (k === 'r') send({ type: 'reset' });
   else if (k === 'f') fit();
+  else if (k === 'p') saveScreenshot();
   else if (k === 'w') setFlag('wireframe', !S.flags.wireframe);
   else if (k === 'h' || k === '?') toggleHelp();
   else if (k === 'Escape') toggleHelp(false);
@@ -571,6 +666,10 @@ $('play').addEventListener('click', togglePlay);
 $('step').addEventListener('click', () => send({ type: 'step' }));
 $('reset').addEventListener('click', () => send({ type: 'reset' }));
 $('fit').addEventListener('click', fit);
+$('shot').addEventListener('click', saveScreenshot);
+$('diag').addEventListener('click', () => $('messages').scrollIntoView({ block: 'nearest' }));
+$('plot-stop').addEventListener('click', unwatch);
+$('plot-index').addEventListener('change', () => { if (S.plot) watch(S.plot.component, S.plot.data); });
 $('help-btn').addEventListener('click', () => toggleHelp());
 $('help').addEventListener('click', () => toggleHelp(false));
 $('dt').addEventListener('change', () => {
@@ -597,6 +696,11 @@ window.canape = {
   position(source, i) { const s = S.sources[source]; return s && s.pos ? [s.pos[3 * i], s.pos[3 * i + 1], s.pos[3 * i + 2]] : null; },
   project,
   fit,
+  screenshot,
+  bounds: currentBounds,
+  get diagCount() { return S.diagCount; },
+  get plot() { return S.plot ? { label: S.plot.label, samples: S.plot.samples.slice() } : null; },
+  get legend() { const l = $('legend'); return l.hidden ? null : l.textContent; },
 };
 
 connect();
