@@ -623,6 +623,10 @@ fn run(
         true
     });
     let mut rec = step_rec.unwrap_or(loop_rec);
+    if diverged.is_none() {
+        // the scene's exporters write their exportAtEnd files
+        sim.finish();
+    }
     if diverged.is_none() && ran > 0 {
         // the final state as well (SOFA's WriteState records at the start of steps), unless
         // the last step was just recorded

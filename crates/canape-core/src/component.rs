@@ -453,6 +453,9 @@ pub enum Event {
     KeyReleased(char),
     /// A named event sent by a script or an application.
     Script(String),
+    /// The simulation is over (SOFA's cleanup when a scene is unloaded): sent once by
+    /// `Simulation::finish`, which `canape run` calls after its last step.
+    SimulationEnd,
 }
 
 /// The stages an animation loop is made of, provided by the running simulation: the loop

@@ -2,10 +2,12 @@
 //! scene builder (registry-driven, with diagnostics), file lookup, mesh loaders (Gmsh, OBJ, VTK:
 //! `vtk_read`), SparseGridTopology (`sparse_grid`), SOFA's WriteState format and its
 //! regression metric, its topology regression (`topo_regress`), VTK output (.vtu files and
-//! .pvd series), and the WriteState component (`write_state`).
+//! .pvd series), the WriteState component (`write_state`) and SOFA's exporter components
+//! VTKExporter, MeshExporter and Monitor (`exporters`).
 
 pub mod build;
 pub mod desc;
+pub mod exporters;
 pub mod files;
 pub mod loaders;
 pub mod register;

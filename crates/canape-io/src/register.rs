@@ -21,6 +21,33 @@ pub fn register(r: &mut Registry) {
         },
     );
     r.register(
+        "VTKExporter",
+        "writes the context topology's cells and chosen Data as VTK (.vtu XML or legacy .vtk) at chosen steps",
+        |_, _| {
+            Ok(AnyComponent::Controller(Box::new(
+                crate::exporters::VtkExporter::new(),
+            )))
+        },
+    );
+    r.register(
+        "MeshExporter",
+        "writes the context topology as vtkxml, vtk, netgen, tetgen, gmsh or obj at chosen steps",
+        |_, _| {
+            Ok(AnyComponent::Controller(Box::new(
+                crate::exporters::MeshExporter::new(),
+            )))
+        },
+    );
+    r.register(
+        "Monitor",
+        "writes chosen points' positions, velocities or forces after every step (gnuplot files)",
+        |_, _| {
+            Ok(AnyComponent::Controller(Box::new(
+                crate::exporters::Monitor::new(),
+            )))
+        },
+    );
+    r.register(
         "MeshGmshLoader",
         "Gmsh .msh (v1, v2 ASCII) loader",
         |_, _| {

@@ -77,6 +77,8 @@ pub struct Simulation {
     scratch_flags: Vec<bool>,
     /// Concatenated positions, velocities and forces of an explicit contact response.
     explicit_buf: [Vec<f64>; 3],
+    /// Whether `finish` sent SimulationEnd.
+    finished: bool,
 }
 
 /// A change to the scene graph asked for while a step runs (applied at the end of the step,
@@ -128,6 +130,7 @@ impl Simulation {
             collision_reported: Vec::new(),
             scratch_flags: Vec::new(),
             explicit_buf: Default::default(),
+            finished: false,
         };
         sim.find_loop_and_controllers(true);
         sim.map_ends = Self::mapping_ends(&sim.scene);
@@ -230,6 +233,15 @@ impl Simulation {
 
     /// Deliver an event to every controller in graph order. A controller's error is reported
     /// with its path; the others still get the event.
+    /// End the simulation: the controllers receive [`Event::SimulationEnd`] (exporters write
+    /// their `exportAtEnd` files). Only the first call sends it.
+    pub fn finish(&mut self) {
+        if !self.finished {
+            self.finished = true;
+            self.send(&Event::SimulationEnd);
+        }
+    }
+
     pub fn send(&mut self, event: &Event) {
         for k in 0..self.controllers.len() {
             let id = self.controllers[k];
@@ -521,6 +533,7 @@ impl Clone for Simulation {
             collision_reported: self.collision_reported.clone(),
             scratch_flags: Vec::new(),
             explicit_buf: Default::default(),
+            finished: self.finished,
         }
     }
 }
