@@ -88,9 +88,14 @@ enum Cmd {
         /// Do not open a browser; only print the URL.
         #[arg(long = "no-open")]
         no_open: bool,
-        /// Start paused.
-        #[arg(long)]
+        /// Start paused, whatever the scene says. Without --paused or --play, the scene's root
+        /// `animate` decides, as in runSofa: animate="1" plays once a page connects, otherwise
+        /// the simulation waits for Animate.
+        #[arg(long, conflicts_with = "play")]
         paused: bool,
+        /// Start playing once a page connects, whatever the scene says.
+        #[arg(long)]
+        play: bool,
         /// Override the root dt.
         #[arg(long)]
         dt: Option<f64>,
@@ -853,7 +858,7 @@ fn view(
     host: String,
     allow_remote: bool,
     no_open: bool,
-    paused: bool,
+    (paused, play): (bool, bool),
     dt: Option<f64>,
     data_path: Vec<PathBuf>,
 ) -> ExitCode {
@@ -876,6 +881,8 @@ fn view(
     let Some((label, sim)) = load_or_demo(scene.as_deref(), &opts) else {
         return ExitCode::from(2);
     };
+    // runSofa starts paused unless the root says animate="1"
+    let paused = paused || !(play || sim.scene.animate == Some(true));
     let server = match canape_view::Server::start(sim, &label, &host, port, paused) {
         Ok(s) => s,
         Err(e) => {
@@ -938,6 +945,7 @@ fn main() -> ExitCode {
             allow_remote,
             no_open,
             paused,
+            play,
             dt,
             data_path,
         }) => view(
@@ -946,7 +954,7 @@ fn main() -> ExitCode {
             host,
             allow_remote,
             no_open,
-            paused,
+            (paused, play),
             dt,
             data_path,
         ),

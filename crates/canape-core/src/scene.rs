@@ -284,6 +284,9 @@ pub struct Scene {
     /// Freed node and component indices, reused last-freed first (deterministic).
     free_nodes: Vec<u32>,
     free_components: Vec<u32>,
+    /// The root's `animate` attribute (SOFA's "animate the simulation at start": a GUI starts
+    /// playing with 1, paused with 0 or when it is absent).
+    pub animate: Option<bool>,
     /// Freed slots of each role arena, by [`Slot::arena`].
     free_slots: [Vec<usize>; 14],
     pub states: Vec<Option<MechanicalObject>>,

@@ -178,6 +178,7 @@ impl<'a> Builder<'a> {
                     }
                 },
                 "activated" => n.activated = parse_bool(&a.value).unwrap_or(true),
+                "animate" if parent.is_none() => self.scene.animate = parse_bool(&a.value),
                 _ => {}
             }
         }

@@ -46,3 +46,28 @@ fn demo_beam_sags_and_stays_clamped() {
     );
     assert!(tip_drop < 3.0, "implausible sag {tip_drop}");
 }
+
+#[test]
+fn the_root_animate_attribute_is_kept_for_the_viewer() {
+    let opts = canape::LoadOptions::default();
+    let dir = std::env::temp_dir();
+    let load = |xml: &str| {
+        canape::load_scene_str(xml, "a.scn", &dir, &opts)
+            .unwrap()
+            .scene
+            .animate
+    };
+    // runSofa plays at start only with animate="1" on the root
+    assert_eq!(load(r#"<Node name="root" animate="1"/>"#), Some(true));
+    assert_eq!(load(r#"<Node name="root" animate="0"/>"#), Some(false));
+    assert_eq!(
+        load(r#"<Node name="root"><Node name="c" animate="1"/></Node>"#),
+        None
+    );
+    let demo = canape::load_scene_str(canape::DEMO_SCENE, "demo.scn", &dir, &opts).unwrap();
+    assert_eq!(
+        demo.scene.animate,
+        Some(true),
+        "the bundled demo plays at once"
+    );
+}
