@@ -553,10 +553,16 @@ fn run(
     } else {
         pb.set_draw_target(ProgressDrawTarget::hidden());
     }
-    // states are kept in memory only when they are to be written
+    // states are recorded only when they are to be written, straight to their files
     let mut rec = Recorder::new(&sim, mapped, true);
-    if write_states.is_none() {
-        rec.recordings.clear();
+    match &write_states {
+        None => rec.recordings.clear(),
+        Some(dir) => {
+            if let Err(e) = rec.stream_to(dir) {
+                eprintln!("error: cannot write states to {}: {e}", dir.display());
+                return ExitCode::from(1);
+            }
+        }
     }
     let mut vtk_series = match &vtk {
         Some(dir) => match VtkSeries::new(&sim, dir) {
@@ -600,10 +606,7 @@ fn run(
     let (mut loop_rec, mut step_rec) = match every {
         Some(_) => {
             rec.capture(&sim);
-            let none = Recorder {
-                recordings: Vec::new(),
-                with_velocity: true,
-            };
+            let none = Recorder::empty(true);
             (none, Some(rec))
         }
         None => (rec, None),

@@ -6,7 +6,12 @@ use crate::Simulation;
 use canape_core::scene::ComponentId;
 use canape_core::state::VecId;
 use canape_io::regress::compared_states;
-use canape_io::state_io::{file_name_part, write_state_file, Frame};
+use canape_io::state_io::{
+    create_replacing, file_name_part, format_frame, write_state_file, Frame,
+};
+use flate2::write::GzEncoder;
+use flate2::Compression;
+use std::io::Write;
 use std::path::Path;
 
 /// Frames recorded for one state.
@@ -19,10 +24,15 @@ pub struct Recording {
     pub frames: Vec<Frame>,
 }
 
-/// Records the states SOFA's regression test would record.
+/// Records the states SOFA's regression test would record: in memory, or streamed to their
+/// files frame by frame after [`Recorder::stream_to`].
 pub struct Recorder {
     pub recordings: Vec<Recording>,
     pub with_velocity: bool,
+    /// One open file per recording while streaming (frames then are not kept in memory).
+    sinks: Vec<(std::path::PathBuf, GzEncoder<std::fs::File>)>,
+    /// The first write error while streaming (the recording stops there).
+    stream_error: Option<std::io::Error>,
 }
 
 impl Recorder {
@@ -40,11 +50,57 @@ impl Recorder {
         Recorder {
             recordings,
             with_velocity,
+            sinks: Vec::new(),
+            stream_error: None,
         }
+    }
+
+    /// A recorder that records nothing.
+    pub fn empty(with_velocity: bool) -> Recorder {
+        Recorder {
+            recordings: Vec::new(),
+            with_velocity,
+            sinks: Vec::new(),
+            stream_error: None,
+        }
+    }
+
+    /// From now on write each frame to `DIR/<k>_<name>_mstate.txt.gz` as it is captured (the
+    /// files are created now, afresh; gzip-flushed after every frame, so a stopped run keeps
+    /// what it recorded), keeping nothing in memory.
+    pub fn stream_to(&mut self, dir: &Path) -> std::io::Result<()> {
+        std::fs::create_dir_all(dir)?;
+        self.sinks.clear();
+        for r in &mut self.recordings {
+            let p = dir.join(format!("{}_{}_mstate.txt.gz", r.k, file_name_part(&r.name)));
+            let mut gz = GzEncoder::new(create_replacing(&p)?, Compression::default());
+            for fr in r.frames.drain(..) {
+                gz.write_all(format_frame(fr.time, &fr.x, fr.v.as_deref()).as_bytes())?;
+            }
+            gz.flush()?;
+            self.sinks.push((p, gz));
+        }
+        Ok(())
     }
 
     /// Record the current state of every selected object.
     pub fn capture(&mut self, sim: &Simulation) {
+        if !self.sinks.is_empty() {
+            if self.stream_error.is_some() {
+                return;
+            }
+            for (r, (_, gz)) in self.recordings.iter().zip(&mut self.sinks) {
+                if let Some(s) = sim.scene.state(r.id) {
+                    let v = self.with_velocity.then(|| s.vec(VecId::VELOCITY));
+                    let text = format_frame(sim.time(), s.vec(VecId::POSITION), v);
+                    if let Err(e) = gz.write_all(text.as_bytes()).and_then(|_| gz.flush()) {
+                        self.stream_error = Some(e);
+                        return;
+                    }
+                }
+            }
+            return;
+        }
         for r in &mut self.recordings {
             if let Some(s) = sim.scene.state(r.id) {
                 r.frames.push(Frame {
@@ -56,8 +112,19 @@ impl Recorder {
         }
     }
 
-    /// Write `DIR/<k>_<name>_mstate.txt.gz` files.
-    pub fn write(&self, dir: &Path) -> std::io::Result<Vec<std::path::PathBuf>> {
+    /// Write `DIR/<k>_<name>_mstate.txt.gz` files (or, when streaming, close them).
+    pub fn write(&mut self, dir: &Path) -> std::io::Result<Vec<std::path::PathBuf>> {
+        if !self.sinks.is_empty() {
+            let mut out = Vec::new();
+            for (p, gz) in self.sinks.drain(..) {
+                gz.finish()?;
+                out.push(p);
+            }
+            return match self.stream_error.take() {
+                Some(e) => Err(e),
+                None => Ok(out),
+            };
+        }
         std::fs::create_dir_all(dir)?;
         let mut out = Vec::new();
         for r in &self.recordings {
