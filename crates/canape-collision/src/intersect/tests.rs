@@ -375,3 +375,238 @@ fn ownership_flags_give_each_vertex_and_edge_to_one_triangle() {
     // second triangle: owns vertex 3 (its third) and its edges 1-3 and 3-2, not 2-1
     assert_eq!(f[1], FLAG_P3 | FLAG_E23 | FLAG_E31);
 }
+
+/// Closest point of the closed segment ab to p: (parameter before clamping, point).
+fn closest_on_segment(p: Vec3, a: Vec3, b: Vec3) -> (f64, Vec3) {
+    let ab = b - a;
+    let t = (p - a).dot(&ab) / ab.dot(&ab);
+    (t, a + ab * t.clamp(0.0, 1.0))
+}
+
+/// One expected sub-contact: the points on each side (triangle side first).
+struct Expect {
+    c1: Vec3,
+    c2: Vec3,
+}
+
+/// Compare outputs with the expected sub-contacts, in order (cases on a threshold are skipped
+/// by the callers).
+fn same_contacts(x: &[Vec3], out: &[Output], want: &[Expect], contact: f64) {
+    assert_eq!(
+        out.len(),
+        want.len(),
+        "contacts: {} vs {}",
+        out.len(),
+        want.len()
+    );
+    for (o, w) in out.iter().zip(want) {
+        check_output(x, o, w.c1, w.c2, contact);
+    }
+}
+
+#[test]
+fn triangle_line_new_proximity_is_its_vertex_face_and_edge_edge_parts() {
+    let mut rng = Rng(0xD1B5_4A32_D192_ED03);
+    let alarm = 0.5;
+    let p = params(Method::NewProximity, alarm);
+    let (mut cases, mut contacts) = (0, 0);
+    'case: for _ in 0..10_000 {
+        let x = [rng.v(), rng.v(), rng.v(), rng.v(), rng.v()];
+        let tris = [[0u32, 1, 2]];
+        let flags = [0x3fu8];
+        let seg = [[3u32, 4]];
+        let g1 = geometry(CollisionShape::Triangle, &x, &[], &tris, &flags);
+        let g2 = geometry(CollisionShape::Line, &x, &seg, &[], &[]);
+        let mut out = Vec::new();
+        intersect(&p, &g1, 0, &g2, 0, &mut out);
+        let near = |d: f64| (d - alarm).abs() < 1e-9;
+        let mut want = Vec::new();
+        // each triangle vertex against the closed segment
+        for k in 0..3 {
+            let (_, c2) = closest_on_segment(x[k], x[3], x[4]);
+            let d = (c2 - x[k]).norm();
+            if near(d) {
+                continue 'case;
+            }
+            if d < alarm {
+                want.push(Expect { c1: x[k], c2 });
+            }
+        }
+        // each end of the segment against the triangle
+        for q in [x[3], x[4]] {
+            let (c, _) = closest_on_triangle(q, x[0], x[1], x[2]);
+            let d = (q - c).norm();
+            if near(d) {
+                continue 'case;
+            }
+            if d < alarm {
+                want.push(Expect { c1: c, c2: q });
+            }
+        }
+        // each triangle edge against the segment, interiors only
+        for (a, b) in [(0, 1), (1, 2), (2, 0)] {
+            let (s, t, c1, c2) = closest_segments(x[a], x[b], x[3], x[4]);
+            let d = (c2 - c1).norm();
+            let edge = |v: f64| (v - 1e-6).abs() < 1e-9 || (v - 0.999999).abs() < 1e-9;
+            if near(d) || edge(s) || edge(t) {
+                continue 'case;
+            }
+            if d < alarm && (1e-6..=0.999999).contains(&s) && (1e-6..=0.999999).contains(&t) {
+                want.push(Expect { c1, c2 });
+            }
+        }
+        same_contacts(&x, &out, &want, 0.1);
+        cases += 1;
+        contacts += want.len();
+    }
+    assert!(
+        cases > 9_000 && contacts > 5_000,
+        "{cases} cases, {contacts} contacts"
+    );
+}
+
+#[test]
+fn triangle_triangle_new_proximity_is_its_vertex_face_and_edge_edge_parts() {
+    let mut rng = Rng(0x94D0_49BB_1331_11EB);
+    let alarm = 0.4;
+    let p = params(Method::NewProximity, alarm);
+    let (mut cases, mut contacts) = (0, 0);
+    'case: for _ in 0..10_000 {
+        let x = [rng.v(), rng.v(), rng.v(), rng.v(), rng.v(), rng.v()];
+        let (t1, t2) = ([[0u32, 1, 2]], [[3u32, 4, 5]]);
+        let flags = [0x3fu8];
+        let g1 = geometry(CollisionShape::Triangle, &x, &[], &t1, &flags);
+        let g2 = geometry(CollisionShape::Triangle, &x, &[], &t2, &flags);
+        let mut out = Vec::new();
+        intersect(&p, &g1, 0, &g2, 0, &mut out);
+        let near = |d: f64| (d - alarm).abs() < 1e-9;
+        let mut want = Vec::new();
+        // the first triangle's vertices against the second, from the vertex
+        for k in 0..3 {
+            let (c, _) = closest_on_triangle(x[k], x[3], x[4], x[5]);
+            let d = (c - x[k]).norm();
+            if near(d) {
+                continue 'case;
+            }
+            if d < alarm {
+                want.push(Expect { c1: x[k], c2: c });
+            }
+        }
+        // the second's vertices against the first
+        for k in 3..6 {
+            let (c, _) = closest_on_triangle(x[k], x[0], x[1], x[2]);
+            let d = (c - x[k]).norm();
+            if near(d) {
+                continue 'case;
+            }
+            if d < alarm {
+                want.push(Expect { c1: c, c2: x[k] });
+            }
+        }
+        // edge pairs (1-2, 2-3, 3-1 each), interiors only
+        for (a0, a1) in [(0, 1), (1, 2), (2, 0)] {
+            for (b0, b1) in [(3, 4), (4, 5), (5, 3)] {
+                let (s, t, c1, c2) = closest_segments(x[a0], x[a1], x[b0], x[b1]);
+                let d = (c2 - c1).norm();
+                let edge = |v: f64| (v - 1e-6).abs() < 1e-9 || (v - 0.999999).abs() < 1e-9;
+                if near(d) || edge(s) || edge(t) {
+                    continue 'case;
+                }
+                if d < alarm && (1e-6..=0.999999).contains(&s) && (1e-6..=0.999999).contains(&t) {
+                    want.push(Expect { c1, c2 });
+                }
+            }
+        }
+        same_contacts(&x, &out, &want, 0.1);
+        cases += 1;
+        contacts += want.len();
+    }
+    assert!(
+        cases > 9_000 && contacts > 5_000,
+        "{cases} cases, {contacts} contacts"
+    );
+}
+
+#[test]
+fn local_min_distance_matches_the_closest_points_and_the_triangle_front() {
+    let mut rng = Rng(0xA076_1D64_78BD_642F);
+    let alarm = 0.6;
+    let mut p = params(Method::LocalMin, alarm);
+    p.cone_filter = true;
+    let (mut tri_hits, mut line_hits, mut ll_hits, mut behind) = (0, 0, 0, 0);
+    for _ in 0..10_000 {
+        let x = [rng.v(), rng.v(), rng.v(), rng.v(), rng.v()];
+        // triangle–point: interior projections in front of the face only
+        let tris = vec![[0u32, 1, 2]];
+        let edges = canape_core::mesh::edges_from_triangles(&tris);
+        let adj = crate::model::Adjacency::build(3, tris.clone(), edges.clone(), &edges);
+        let mut gt = geometry(CollisionShape::Triangle, &x, &[], &tris, &[]);
+        gt.adjacency = Some(&adj);
+        let gq = geometry(CollisionShape::Point, &x, &[], &[], &[]);
+        let mut out = Vec::new();
+        intersect(&p, &gt, 0, &gq, 3, &mut out);
+        let (c, interior) = closest_on_triangle(x[3], x[0], x[1], x[2]);
+        let d = (x[3] - c).norm();
+        let n = (x[1] - x[0]).cross(&(x[2] - x[0]));
+        let front = n.dot(&(x[3] - c)) >= 0.0;
+        if (d - alarm).abs() > 1e-9 && n.dot(&(x[3] - c)).abs() > 1e-12 {
+            let expected = interior && d < alarm && front;
+            // interior by Ericson's regions; LocalMinDistance's 1e-6 margins may drop a few
+            // grazing cases near the edges: only the region decides when they agree
+            let (alpha, beta) = {
+                let (ab, ac, aq) = (x[1] - x[0], x[2] - x[0], x[3] - x[0]);
+                let (m00, m11, m01) = (ab.dot(&ab), ac.dot(&ac), ab.dot(&ac));
+                let (b0, b1) = (aq.dot(&ab), aq.dot(&ac));
+                let det = m00 * m11 - m01 * m01;
+                ((b0 * m11 - b1 * m01) / det, (b1 * m00 - b0 * m01) / det)
+            };
+            let margin = alpha.min(beta).min(1.0 - alpha - beta);
+            if (margin - 1e-6).abs() > 1e-7 {
+                assert_eq!(out.len(), usize::from(expected), "d {d} front {front}");
+                if let Some(o) = out.first() {
+                    check_output(&x, o, c, x[3], 0.1);
+                    tri_hits += 1;
+                }
+                behind += usize::from(interior && d < alarm && !front);
+            }
+        }
+        // line–point: the segment's interior only
+        let seg = [[0u32, 1]];
+        let gl = geometry(CollisionShape::Line, &x, &seg, &[], &[]);
+        out.clear();
+        intersect(&p, &gl, 0, &gq, 3, &mut out);
+        let (tt, c2) = closest_on_segment(x[3], x[0], x[1]);
+        let d = (x[3] - c2).norm();
+        if (d - alarm).abs() > 1e-9 && (tt - 1e-6).abs() > 1e-9 && (tt - 0.999999).abs() > 1e-9 {
+            let expected = (1e-6..=0.999999).contains(&tt) && d < alarm;
+            assert_eq!(out.len(), usize::from(expected), "t {tt} d {d}");
+            if let Some(o) = out.first() {
+                check_output(&x, o, c2, x[3], 0.1);
+                line_hits += 1;
+            }
+        }
+        // line–line: interiors only
+        let (s1, s2) = ([[0u32, 1]], [[3u32, 4]]);
+        let g1 = geometry(CollisionShape::Line, &x, &s1, &[], &[]);
+        let g2 = geometry(CollisionShape::Line, &x, &s2, &[], &[]);
+        out.clear();
+        intersect(&p, &g1, 0, &g2, 0, &mut out);
+        let (s, t, c1, c2) = closest_segments(x[0], x[1], x[3], x[4]);
+        let d = (c2 - c1).norm();
+        let inside = |v: f64| v > 1e-9 && v < 1.0 - 1e-9;
+        if (d - alarm).abs() > 1e-9
+            && (inside(s) && inside(t) || s == 0.0 || s == 1.0 || t == 0.0 || t == 1.0)
+        {
+            let expected = inside(s) && inside(t) && d < alarm;
+            assert_eq!(out.len(), usize::from(expected), "s {s} t {t} d {d}");
+            if let Some(o) = out.first() {
+                check_output(&x, o, c1, c2, 0.1);
+                ll_hits += 1;
+            }
+        }
+    }
+    assert!(
+        tri_hits > 300 && line_hits > 1000 && ll_hits > 500 && behind > 200,
+        "{tri_hits} {line_hits} {ll_hits} {behind}"
+    );
+}
