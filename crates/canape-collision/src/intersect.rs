@@ -14,7 +14,7 @@
 //! (zero area, zero length, coincident points) give no contact where SOFA would give NaN.
 
 use crate::settings::Method;
-use canape_core::collision::{CollisionModel, CollisionShape, ContactPoint};
+use canape_core::collision::{CollisionShape, ContactPoint};
 use canape_types::Vec3;
 
 /// Triangle feature ownership flags (TriangleCollisionModel): a triangle tests a vertex or an
@@ -52,8 +52,8 @@ pub struct Geometry<'a> {
     pub edges: &'a [[u32; 2]],
     pub triangles: &'a [[u32; 3]],
     pub flags: &'a [u8],
-    /// The model (sphere radii).
-    pub model: &'a dyn CollisionModel,
+    /// Sphere radii per element (empty for other shapes).
+    pub radii: &'a [f64],
     /// Neighbourhoods for LocalMinDistance's cones (this crate's models).
     pub adjacency: Option<&'a crate::model::Adjacency>,
     pub proximity: f64,
@@ -66,7 +66,7 @@ impl Geometry<'_> {
         self.x[i as usize]
     }
     fn radius(&self, i: usize) -> f64 {
-        self.model.radius(i)
+        self.radii.get(i).copied().unwrap_or(0.0)
     }
 }
 

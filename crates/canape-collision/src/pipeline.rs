@@ -38,6 +38,8 @@ struct Entry {
     bvh: Bvh,
     /// Number of elements.
     count: usize,
+    /// Sphere radii per element (empty for other shapes).
+    radii: Vec<f64>,
 }
 
 /// The response of one pair of models.
@@ -64,10 +66,11 @@ pub struct Pipeline {
     entries: Vec<Entry>,
     /// Each model pair's response, by the pair's models.
     responses: std::collections::BTreeMap<[ComponentId; 2], Response>,
-    outputs: Vec<Output>,
-    /// Candidate element pairs and the descent's stack (kept between steps).
-    cand: Vec<(u32, u32)>,
-    stack: Vec<(u32, u32)>,
+    /// The narrow phase's buffers on one thread (kept between steps: no allocation once the
+    /// contact count is stable).
+    scratch: Scratch,
+    /// The model pairs to test this step (entry indices, the intersection method's order).
+    jobs: Vec<(usize, usize)>,
     /// The broad phase's model order along x and its pairs.
     sweep: Vec<usize>,
     model_pairs: Vec<(usize, usize)>,
@@ -75,11 +78,188 @@ pub struct Pipeline {
     stamp: u64,
     /// Whether the gathered models can make any pair at all.
     any_pair: bool,
+    last_count: usize,
+}
+
+/// Buffers of one model pair's narrow phase.
+#[derive(Clone, Default)]
+struct Scratch {
+    outputs: Vec<Output>,
+    /// Candidate element pairs and the descent's stack.
+    cand: Vec<(u32, u32)>,
+    stack: Vec<(u32, u32)>,
     /// Per output id, the output kept (sorted by id).
     best: Vec<(i64, usize)>,
     keep: Vec<bool>,
     contacts: Vec<Contact>,
-    last_count: usize,
+}
+
+/// One model pair ready for the narrow phase: both geometries in the intersection method's
+/// order, their hierarchies, and the response's constants. Plain data (shared by threads).
+struct Job<'a> {
+    g1: Geometry<'a>,
+    g2: Geometry<'a>,
+    bvh: [&'a Bvh; 2],
+    boxes: [&'a [(Vec3, Vec3)]; 2],
+    /// Alarm distance plus both proximities: element boxes closer than this are tested.
+    gap: f64,
+    /// Contact distance plus both proximities, and the product of the contact stiffnesses.
+    d0: f64,
+    k: f64,
+}
+
+/// Below this many candidate element pairs a model pair's tests stay on one thread.
+const PARALLEL_MIN_CANDIDATES: usize = 4096;
+
+/// Threads available here: a simulation's pool when the step runs in one, else 1.
+fn threads() -> usize {
+    match rayon::current_thread_index() {
+        Some(_) => rayon::current_num_threads(),
+        None => 1,
+    }
+}
+
+/// The narrow phase of one model pair into `sc.contacts`: element pairs whose boxes meet (the
+/// hierarchies' descent), tested in index order (split over threads when there are many, the
+/// outputs concatenated in that order), sorted by (elements, id), one contact per output id
+/// (the closest: BarycentricPenalityContact::setDetectionOutputs keeps an earlier one unless a
+/// later one is strictly closer), with the penalty response's rest distance and stiffness.
+fn narrow(params: &Params, job: &Job, sc: &mut Scratch, threads: usize) {
+    use rayon::prelude::*;
+    sc.outputs.clear();
+    sc.contacts.clear();
+    sc.cand.clear();
+    job.bvh[0].pairs(
+        job.bvh[1],
+        job.boxes[0],
+        job.boxes[1],
+        job.gap,
+        &mut sc.stack,
+        &mut sc.cand,
+    );
+    sc.cand.sort_unstable();
+    if threads > 1 && sc.cand.len() >= PARALLEL_MIN_CANDIDATES {
+        let chunk = sc.cand.len().div_ceil(4 * threads);
+        let parts: Vec<Vec<Output>> = sc
+            .cand
+            .par_chunks(chunk)
+            .map(|ch| {
+                let mut out = Vec::new();
+                for &(i, j) in ch {
+                    intersect(params, &job.g1, i as usize, &job.g2, j as usize, &mut out);
+                }
+                out
+            })
+            .collect();
+        for p in parts {
+            sc.outputs.extend(p);
+        }
+    } else {
+        for &(i, j) in &sc.cand {
+            intersect(
+                params,
+                &job.g1,
+                i as usize,
+                &job.g2,
+                j as usize,
+                &mut sc.outputs,
+            );
+        }
+    }
+    if sc.outputs.is_empty() {
+        return;
+    }
+    sc.outputs.sort_by_key(|x| (x.elems, x.id));
+    sc.best.clear();
+    for (k, o) in sc.outputs.iter().enumerate() {
+        match sc.best.binary_search_by(|(id, _)| id.cmp(&o.id)) {
+            Ok(p) => {
+                if o.value < sc.outputs[sc.best[p].1].value {
+                    sc.best[p].1 = k;
+                }
+            }
+            Err(p) => sc.best.insert(p, (o.id, k)),
+        }
+    }
+    sc.keep.clear();
+    sc.keep.resize(sc.outputs.len(), false);
+    for &(_, k) in &sc.best {
+        sc.keep[k] = true;
+    }
+    // the penalty response: rest distance = contact distance + proximities (+ radii of sphere
+    // centres), stiffness = product of the models' contactStiffness divided by that distance
+    // (BarycentricPenalityContact)
+    for (o, _) in sc.outputs.iter().zip(&sc.keep).filter(|(_, k)| **k) {
+        let rf = if job.g1.shape == CollisionShape::Sphere {
+            job.g1
+                .radii
+                .get(o.elems[0] as usize)
+                .copied()
+                .unwrap_or(0.0)
+        } else {
+            0.0
+        };
+        let rs = if job.g2.shape == CollisionShape::Sphere {
+            job.g2
+                .radii
+                .get(o.elems[1] as usize)
+                .copied()
+                .unwrap_or(0.0)
+        } else {
+            0.0
+        };
+        let distance = job.d0 + rf + rs;
+        sc.contacts.push(Contact {
+            first: o.points[0],
+            second: o.points[1],
+            normal: o.normal,
+            distance,
+            stiffness: if distance != 0.0 {
+                job.k / distance
+            } else {
+                job.k
+            },
+            elements: o.elems,
+        });
+    }
+}
+
+/// The job of the model pair (f, s) of `entries`, in that order.
+fn job<'a>(
+    scene: &'a Scene,
+    entries: &'a [Entry],
+    params: &Params,
+    f: usize,
+    s: usize,
+) -> Option<Job<'a>> {
+    let (ef, es) = (&entries[f], &entries[s]);
+    let (mf, ms) = (model_of(scene, ef.passive)?, model_of(scene, es.passive)?);
+    let (pf, ps) = (mf.params().proximity, ms.params().proximity);
+    let geometry = |e: &'a Entry, m: &'a dyn CollisionModel, prox: f64| Geometry {
+        shape: m.shape(),
+        x: &e.x,
+        edges: m.edges(),
+        triangles: m.triangles(),
+        flags: m.triangle_flags(),
+        radii: &e.radii,
+        adjacency: adjacency_of(m),
+        proximity: prox,
+        len: e.count,
+    };
+    let gap = if params.method == Method::Discrete {
+        0.0
+    } else {
+        params.alarm
+    };
+    Some(Job {
+        g1: geometry(ef, mf, pf),
+        g2: geometry(es, ms, ps),
+        bvh: [&ef.bvh, &es.bvh],
+        boxes: [&ef.boxes, &es.boxes],
+        gap: gap + pf + ps,
+        d0: params.contact + pf + ps,
+        k: mf.params().contact_stiffness * ms.params().contact_stiffness,
+    })
 }
 
 impl Default for Pipeline {
@@ -154,16 +334,12 @@ impl Pipeline {
             response: String::new(),
             entries: Vec::new(),
             responses: Default::default(),
-            outputs: Vec::new(),
-            cand: Vec::new(),
-            stack: Vec::new(),
+            scratch: Scratch::default(),
+            jobs: Vec::new(),
             sweep: Vec::new(),
             model_pairs: Vec::new(),
             stamp: 0,
             any_pair: false,
-            best: Vec::new(),
-            keep: Vec::new(),
-            contacts: Vec::new(),
             last_count: 0,
         }
     }
@@ -435,6 +611,7 @@ impl Pipeline {
                     bbox: (Vec3::zeros(), Vec3::zeros()),
                     bvh: Bvh::default(),
                     count,
+                    radii: Vec::new(),
                 });
             }
             let e = &mut self.entries[*k];
@@ -471,6 +648,27 @@ impl Pipeline {
     }
 
     /// The response force field of a pair of models, created on its first contact.
+    /// Hand a model pair's contacts to its response force field (made on first contact).
+    fn respond(
+        &mut self,
+        scene: &mut Scene,
+        f: usize,
+        s: usize,
+        contacts: &[Contact],
+        changes: &mut CollisionChanges,
+    ) {
+        if let Some(ff) = self.response_for(scene, f, s, changes) {
+            if let Slot::ForceField(i) = scene.info(ff).slot {
+                if let Some(r) = scene.force_fields[i]
+                    .as_mut()
+                    .and_then(|f| f.contact_response())
+                {
+                    r.set_contacts(contacts);
+                }
+            }
+        }
+    }
+
     fn response_for(
         &mut self,
         scene: &mut Scene,
@@ -554,8 +752,10 @@ fn update_geometry(e: &mut Entry, st: &MechanicalObject, m: &dyn CollisionModel)
             }
         }
         CollisionShape::Sphere => {
-            for (i, q) in x.iter().enumerate() {
-                let r = m.radius(i) + prox;
+            e.radii.clear();
+            e.radii.extend((0..x.len()).map(|i| m.radius(i)));
+            for (q, r) in x.iter().zip(&e.radii) {
+                let r = r + prox;
                 e.boxes.push((q.add_scalar(-r), q.add_scalar(r)));
             }
         }
@@ -623,136 +823,69 @@ impl CollisionPipeline for Pipeline {
         } else {
             self.model_pairs.clear();
         }
-        for k in 0..self.model_pairs.len() {
-            let (a, b) = self.model_pairs[k];
-            {
-                let (ea, eb) = (&self.entries[a], &self.entries[b]);
-                if !can_collide(scene, ea, eb) {
-                    continue;
-                }
-                let (Some(ma), Some(mb)) =
-                    (model_of(scene, ea.passive), model_of(scene, eb.passive))
-                else {
-                    continue;
-                };
-                let Some(swap) = dispatch(params.method, &params, ma.shape(), mb.shape()) else {
-                    continue;
-                };
-                let gap = if params.method == Method::Discrete {
-                    0.0
-                } else {
-                    params.alarm
-                };
-                if !boxes_meet(&ea.bbox, &eb.bbox, gap) {
-                    continue;
-                }
-                let (f, s) = if swap { (b, a) } else { (a, b) };
-                let (ef, es) = (&self.entries[f], &self.entries[s]);
-                let (mf, ms) = if swap { (mb, ma) } else { (ma, mb) };
-                let (lf, pf) = (ef.count, mf.params().proximity);
-                let (ls, ps) = (es.count, ms.params().proximity);
-                let g1 = Geometry {
-                    shape: mf.shape(),
-                    x: &ef.x,
-                    edges: mf.edges(),
-                    triangles: mf.triangles(),
-                    flags: mf.triangle_flags(),
-                    model: mf,
-                    adjacency: adjacency_of(mf),
-                    proximity: pf,
-                    len: lf,
-                };
-                let g2 = Geometry {
-                    shape: ms.shape(),
-                    x: &es.x,
-                    edges: ms.edges(),
-                    triangles: ms.triangles(),
-                    flags: ms.triangle_flags(),
-                    model: ms,
-                    adjacency: adjacency_of(ms),
-                    proximity: ps,
-                    len: ls,
-                };
-                let gap = gap + pf + ps;
-                self.outputs.clear();
-                // sweep along x: element boxes of the second model sorted by their low end
-                // element pairs whose boxes meet (BVHNarrowPhase's descent), tested in index
-                // order
-                self.cand.clear();
-                ef.bvh.pairs(
-                    &es.bvh,
-                    &ef.boxes,
-                    &es.boxes,
-                    gap,
-                    &mut self.stack,
-                    &mut self.cand,
-                );
-                self.cand.sort_unstable();
-                for &(i, j) in &self.cand {
-                    intersect(&params, &g1, i as usize, &g2, j as usize, &mut self.outputs);
-                }
-                if self.outputs.is_empty() {
-                    continue;
-                }
-                self.outputs.sort_by_key(|x| (x.elems, x.id));
-                // one contact per output id: the closest (BarycentricPenalityContact::
-                // setDetectionOutputs keeps an earlier one unless a later one is strictly closer)
-                self.best.clear();
-                for (k, o) in self.outputs.iter().enumerate() {
-                    match self.best.binary_search_by(|(id, _)| id.cmp(&o.id)) {
-                        Ok(p) => {
-                            if o.value < self.outputs[self.best[p].1].value {
-                                self.best[p].1 = k;
-                            }
+        // the pairs to test, in the broad phase's order
+        self.jobs.clear();
+        for &(a, b) in &self.model_pairs {
+            let (ea, eb) = (&self.entries[a], &self.entries[b]);
+            if !can_collide(scene, ea, eb) {
+                continue;
+            }
+            let (Some(ma), Some(mb)) = (model_of(scene, ea.passive), model_of(scene, eb.passive))
+            else {
+                continue;
+            };
+            let Some(swap) = dispatch(params.method, &params, ma.shape(), mb.shape()) else {
+                continue;
+            };
+            if !boxes_meet(&ea.bbox, &eb.bbox, gap) {
+                continue;
+            }
+            self.jobs.push(if swap { (b, a) } else { (a, b) });
+        }
+        let threads = threads();
+        if threads > 1 && self.jobs.len() > 1 {
+            // model pairs over threads, each with its own buffers; the responses then in order
+            use rayon::prelude::*;
+            let results: Vec<Vec<Contact>> = {
+                let jobs: Vec<Option<Job>> = self
+                    .jobs
+                    .iter()
+                    .map(|&(f, s)| job(scene, &self.entries, &params, f, s))
+                    .collect();
+                jobs.par_iter()
+                    .map_init(Scratch::default, |sc, j| match j {
+                        Some(j) => {
+                            narrow(&params, j, sc, 1);
+                            sc.contacts.clone()
                         }
-                        Err(p) => self.best.insert(p, (o.id, k)),
-                    }
+                        None => Vec::new(),
+                    })
+                    .collect()
+            };
+            for (k, contacts) in results.into_iter().enumerate() {
+                if contacts.is_empty() {
+                    continue;
                 }
-                self.keep.clear();
-                self.keep.resize(self.outputs.len(), false);
-                for &(_, k) in &self.best {
-                    self.keep[k] = true;
-                }
-                // the penalty response: rest distance = contact distance + proximities (+ radii
-                // of sphere centres), stiffness = product of the models' contactStiffness divided
-                // by that distance (BarycentricPenalityContact)
-                let d0 = params.contact + pf + ps;
-                let k = mf.params().contact_stiffness * ms.params().contact_stiffness;
-                self.contacts.clear();
-                for (o, _) in self.outputs.iter().zip(&self.keep).filter(|(_, k)| **k) {
-                    let rf = if mf.shape() == CollisionShape::Sphere {
-                        mf.radius(o.elems[0] as usize)
-                    } else {
-                        0.0
+                let (f, s) = self.jobs[k];
+                count += contacts.len();
+                self.respond(scene, f, s, &contacts, &mut changes);
+            }
+        } else {
+            for k in 0..self.jobs.len() {
+                let (f, s) = self.jobs[k];
+                {
+                    let Some(j) = job(scene, &self.entries, &params, f, s) else {
+                        continue;
                     };
-                    let rs = if ms.shape() == CollisionShape::Sphere {
-                        ms.radius(o.elems[1] as usize)
-                    } else {
-                        0.0
-                    };
-                    let distance = d0 + rf + rs;
-                    self.contacts.push(Contact {
-                        first: o.points[0],
-                        second: o.points[1],
-                        normal: o.normal,
-                        distance,
-                        stiffness: if distance != 0.0 { k / distance } else { k },
-                        elements: o.elems,
-                    });
+                    narrow(&params, &j, &mut self.scratch, threads);
                 }
-                count += self.contacts.len();
-                let contacts = std::mem::take(&mut self.contacts);
-                if let Some(ff) = self.response_for(scene, f, s, &mut changes) {
-                    if let Slot::ForceField(i) = scene.info(ff).slot {
-                        if let Some(r) = scene.force_fields[i]
-                            .as_mut()
-                            .and_then(|f| f.contact_response())
-                        {
-                            r.set_contacts(&contacts);
-                        }
-                    }
+                if self.scratch.contacts.is_empty() {
+                    continue;
                 }
-                self.contacts = contacts;
+                let contacts = std::mem::take(&mut self.scratch.contacts);
+                count += contacts.len();
+                self.respond(scene, f, s, &contacts, &mut changes);
+                self.scratch.contacts = contacts;
             }
         }
         // responses of pairs that no longer touch keep existing with no contacts (no change to

@@ -283,3 +283,87 @@ fn spheres_follow_the_size_their_state_has_when_colliding() {
     assert!(n > 0);
     assert!(ball[2] > 0.7, "{ball:?}");
 }
+
+fn contacts_total(sim: &Simulation) -> usize {
+    sim.scene
+        .force_fields
+        .iter()
+        .flatten()
+        .map(|f| f.contacts().len())
+        .sum()
+}
+
+/// Every state's positions and every response's contact list, bit for bit.
+fn fingerprint(sim: &Simulation) -> (Vec<u64>, Vec<String>) {
+    let mut x = Vec::new();
+    for st in sim.scene.states.iter().flatten() {
+        x.extend(st.vec(VecId::POSITION).iter().map(|v| v.to_bits()));
+    }
+    let contacts = sim
+        .scene
+        .force_fields
+        .iter()
+        .flatten()
+        .map(|f| format!("{:?}", f.contacts()))
+        .collect();
+    (x, contacts)
+}
+
+#[test]
+fn many_model_pairs_over_threads_give_the_same_contacts_in_the_same_order() {
+    // 150 balls, each its own model: the narrow phase splits the model pairs over threads
+    let xml = canape::bench::falling_spheres(150);
+    let run = |threads: usize| {
+        let mut sim = load(&xml);
+        sim.set_threads(threads).unwrap();
+        for _ in 0..120 {
+            sim.step();
+        }
+        let n = contacts_total(&sim);
+        assert!(n > 100, "{n} contacts");
+        fingerprint(&sim)
+    };
+    let one = run(1);
+    assert_eq!(one, run(2), "1 and 2 threads differ");
+    assert_eq!(one, run(4), "1 and 4 threads differ");
+}
+
+#[test]
+fn one_large_model_pair_over_threads_gives_the_same_contacts_in_the_same_order() {
+    // 4 900 points just above a finely triangulated floor: one model pair whose element pairs
+    // are split over threads
+    let xml = r#"<Node name="root" gravity="0 -9.81 0" dt="0.01">
+  <DefaultAnimationLoop/>
+  <CollisionPipeline/>
+  <BruteForceBroadPhase/>
+  <BVHNarrowPhase/>
+  <MinProximityIntersection alarmDistance="0.2" contactDistance="0.05"/>
+  <CollisionResponse response="PenalityContactForceField"/>
+  <Node name="cloud">
+    <EulerImplicitSolver/>
+    <CGLinearSolver iterations="25" tolerance="1e-9" threshold="1e-9"/>
+    <RegularGridTopology n="70 1 70" min="0.013 0.1 0.017" max="9.9 0.1 9.9"/>
+    <MechanicalObject name="cloudDofs"/>
+    <UniformMass totalMass="10"/>
+    <PointCollisionModel contactStiffness="100"/>
+  </Node>
+  <Node name="floor">
+    <RegularGridTopology n="31 1 31" min="0 0 0" max="10 0 10"/>
+    <MechanicalObject name="floorDofs"/>
+    <TriangleCollisionModel simulated="0" moving="0" contactStiffness="100"/>
+  </Node>
+</Node>"#;
+    let run = |threads: usize| {
+        let mut sim = load(xml);
+        sim.set_threads(threads).unwrap();
+        for _ in 0..5 {
+            sim.step();
+        }
+        let n = contacts_total(&sim);
+        assert!(n >= 4096, "{n} contacts");
+        fingerprint(&sim)
+    };
+    let one = run(1);
+    assert_eq!(one, run(2), "1 and 2 threads differ");
+    assert_eq!(one, run(4), "1 and 4 threads differ");
+}

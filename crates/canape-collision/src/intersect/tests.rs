@@ -22,25 +22,6 @@ impl Rng {
     }
 }
 
-struct Dummy;
-impl CollisionModel for Dummy {
-    fn shape(&self) -> CollisionShape {
-        CollisionShape::Point
-    }
-    fn state(&self) -> Option<canape_core::scene::ComponentId> {
-        None
-    }
-    fn params(&self) -> &canape_core::collision::CollisionParams {
-        unimplemented!()
-    }
-    fn len(&self) -> usize {
-        0
-    }
-    fn radius(&self, _i: usize) -> f64 {
-        0.25
-    }
-}
-
 fn params(method: Method, alarm: f64) -> Params {
     Params {
         method,
@@ -70,7 +51,7 @@ fn geometry<'a>(
         edges,
         triangles,
         flags,
-        model: &Dummy,
+        radii: &[0.25; 8],
         adjacency: None,
         proximity: 0.0,
         len: triangles.len().max(edges.len()).max(1),
