@@ -74,10 +74,12 @@ pub fn register(r: &mut Registry) {
             Ok(AnyComponent::Passive(Box::new(GeometryModel::new(shape))))
         });
     }
-    let settings: [(&'static str, &'static str); 7] = [
+    let settings: [(&'static str, &'static str); 9] = [
         ("LocalMinDistance", "intersection method: closest points within the alarm distance, filtered by the surfaces' normal cones"),
         ("BruteForceBroadPhase", "broad phase: pairs of models whose bounding boxes overlap"),
         ("BVHNarrowPhase", "narrow phase: pairs of elements whose bounding boxes overlap, then the intersection tests"),
+        ("ParallelBruteForceBroadPhase", "the MultiThreading plugin's broad phase: BruteForceBroadPhase (the narrow phase uses the simulation's threads, --threads)"),
+        ("ParallelBVHNarrowPhase", "the MultiThreading plugin's narrow phase: BVHNarrowPhase on the simulation's threads (--threads), contacts in the same order"),
         ("MinProximityIntersection", "intersection method: closest points within the alarm distance"),
         ("NewProximityIntersection", "intersection method: closest points within the alarm distance (triangle pairs by vertices and edges)"),
         ("DiscreteIntersection", "intersection method: overlapping spheres"),

@@ -127,7 +127,7 @@ impl Setting {
                         "restitution (Lagrangian responses)",
                     );
             }
-            "BruteForceBroadPhase" => {
+            "BruteForceBroadPhase" | "ParallelBruteForceBroadPhase" => {
                 data = data.with(
                     "box",
                     DataKind::Reals(0),
