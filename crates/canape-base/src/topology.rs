@@ -142,7 +142,9 @@ impl MeshContainer {
                 DataKind::Bool,
                 "0",
                 "Force the creation of a set of triangles associated with each tetrahedron",
-            );
+            )
+            .with("filename", DataKind::File, "", "Filename of the mesh (.obj, .msh, .vtk/.vtu, .stl): its points and elements, unless they are given")
+            .alias(&["fileTopology"]);
         MeshContainer {
             class,
             data,
@@ -175,7 +177,15 @@ impl canape_core::component::Component for MeshContainer {
     }
     fn init(&mut self, ctx: &mut InitContext<'_>) {
         // a topological mapping may already have filled the mesh: keep it then
-        let from_data = mesh_from_data(&self.data);
+        let mut from_data = mesh_from_data(&self.data);
+        let file = self.data.str("filename").trim().to_string();
+        if !file.is_empty() && from_data == Mesh::default() {
+            // SOFA's MeshTopology / TopologyContainer `filename`: the mesh of the file
+            match ctx.read_mesh(&file) {
+                Ok(m) => from_data = m,
+                Err(e) => ctx.error(e),
+            }
+        }
         if self.mesh == Mesh::default() || from_data != Mesh::default() {
             self.mesh = from_data;
         }

@@ -273,6 +273,9 @@ pub struct Node {
     by_role: Vec<(Role, Vec<ComponentId>)>,
 }
 
+/// Reads a mesh file (a path already resolved by the builder) into a [`Mesh`].
+pub type MeshReader = fn(&str) -> Result<Mesh, String>;
+
 /// The whole scene: graph plus component arenas. No global state: many scenes may coexist, and
 /// a scene clones component by component (each role's boxed trait object is `Clone`).
 #[derive(Clone, Default)]
@@ -284,6 +287,9 @@ pub struct Scene {
     /// Freed node and component indices, reused last-freed first (deterministic).
     free_nodes: Vec<u32>,
     free_components: Vec<u32>,
+    /// How files named by components (a container's `filename`) become meshes: installed by
+    /// the scene builder (canape-io), so that the core reads no files itself.
+    pub mesh_reader: Option<MeshReader>,
     /// The root's `animate` attribute (SOFA's "animate the simulation at start": a GUI starts
     /// playing with 1, paused with 0 or when it is absent).
     pub animate: Option<bool>,
@@ -1133,6 +1139,16 @@ impl<'a> InitContext<'a> {
         None
     }
     /// Resolve an object link (`@grid`, `@../dofs`) written in Data `name`.
+    /// Read a mesh file with the scene's reader (see [`Scene::mesh_reader`]).
+    pub fn read_mesh(&self, path: &str) -> Result<Mesh, String> {
+        match self.scene.mesh_reader {
+            Some(read) => read(path),
+            None => Err(format!(
+                "cannot read '{path}': no mesh reader is installed (the scene builder installs one)"
+            )),
+        }
+    }
+
     pub fn linked(&self, link: &str) -> Option<Target> {
         let l = link.trim();
         let p = l.strip_prefix('@')?;

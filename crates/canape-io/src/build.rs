@@ -69,7 +69,11 @@ impl<'a> Builder<'a> {
         Builder {
             registry,
             resolver,
-            scene: Scene::new(),
+            scene: {
+                let mut scene = Scene::new();
+                scene.mesh_reader = Some(crate::loaders::read_mesh_file);
+                scene
+            },
             diags: Diagnostics::default(),
             src_links: Vec::new(),
             inert_seen: Vec::new(),

@@ -289,6 +289,29 @@ fn sorted<const N: usize>(mut a: [u32; N]) -> [u32; N] {
 }
 
 /// Parse a Wavefront OBJ file: vertices and polygonal faces (triangles and quads kept apart).
+/// Read a mesh file by its extension: .obj, .stl, .vtk/.vtu/.vtp, .msh (Gmsh), with the size
+/// cap of data files. The scene builder installs it as the scene's mesh reader.
+pub fn read_mesh_file(path: &str) -> Result<Mesh, String> {
+    let bytes = crate::files::read_capped(
+        std::path::Path::new(path),
+        crate::files::MAX_DATA_FILE_BYTES,
+    )
+    .map_err(|e| format!("cannot read '{path}': {e}"))?;
+    let lower = path.to_ascii_lowercase();
+    let parsed = if lower.ends_with(".obj") {
+        parse_obj(&String::from_utf8_lossy(&bytes))
+    } else if lower.ends_with(".stl") {
+        parse_stl(&bytes)
+    } else if lower.ends_with(".vtk") || lower.ends_with(".vtu") || lower.ends_with(".vtp") {
+        crate::vtk_read::parse_vtk(&bytes)
+    } else if lower.ends_with(".msh") {
+        parse_gmsh(&String::from_utf8_lossy(&bytes))
+    } else {
+        Err("meshes are read from .obj, .stl, .vtk/.vtu/.vtp and .msh files here".to_string())
+    };
+    parsed.map_err(|e| format!("cannot load '{path}': {e}"))
+}
+
 pub fn parse_obj(text: &str) -> Result<Mesh, String> {
     let mut mesh = Mesh::default();
     for (ln, l) in text.lines().enumerate() {

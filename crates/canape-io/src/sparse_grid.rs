@@ -521,33 +521,18 @@ impl SparseGridTopology {
         }
         let file = self.data.str("filename").to_string();
         let surface: Mesh = if !file.is_empty() {
-            let bytes = match crate::files::read_capped(
-                std::path::Path::new(&file),
-                crate::files::MAX_DATA_FILE_BYTES,
-            ) {
-                Ok(b) => b,
-                Err(e) => {
-                    ctx.error(format!("cannot read '{file}': {e}"));
-                    return;
-                }
-            };
             let lower = file.to_ascii_lowercase();
-            let parsed = if lower.ends_with(".obj") {
-                crate::loaders::parse_obj(&String::from_utf8_lossy(&bytes))
-            } else if lower.ends_with(".stl") {
-                crate::loaders::parse_stl(&bytes)
-            } else if lower.ends_with(".vtk") || lower.ends_with(".vtu") || lower.ends_with(".vtp")
+            if !["obj", "stl", "vtk", "vtu", "vtp", "msh"]
+                .iter()
+                .any(|e| lower.ends_with(&format!(".{e}")))
             {
-                crate::vtk_read::parse_vtk(&bytes)
-            } else if lower.ends_with(".msh") {
-                crate::loaders::parse_gmsh(&String::from_utf8_lossy(&bytes))
-            } else {
-                Err("SparseGridTopology reads .obj, .stl, .vtk/.vtu/.vtp and .msh surfaces here (voxel and .raw files are not supported yet)".to_string())
-            };
-            match parsed {
+                ctx.error(format!("cannot load '{file}': SparseGridTopology reads .obj, .stl, .vtk/.vtu/.vtp and .msh surfaces here (voxel and .raw files are not supported yet)"));
+                return;
+            }
+            match crate::loaders::read_mesh_file(&file) {
                 Ok(m) => m,
                 Err(e) => {
-                    ctx.error(format!("cannot load '{file}': {e}"));
+                    ctx.error(e);
                     return;
                 }
             }
