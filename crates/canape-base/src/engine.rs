@@ -1,5 +1,7 @@
-//! Engines: BoxROI (Sofa/Component/Engine/Select/.../BoxROI.inl), TransformEngine, SphereROI and
-//! PlaneROI.
+//! Engines: BoxROI (Sofa/Component/Engine/Select/.../BoxROI.inl), TransformEngine, SphereROI,
+//! PlaneROI, PairBoxROI, and SubsetTopology (`subset_topology`).
+
+pub mod subset_topology;
 
 use crate::base_data;
 use canape_core::component::Engine;

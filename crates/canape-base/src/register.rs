@@ -483,6 +483,16 @@ pub fn register(r: &mut Registry) {
         },
     );
     r.register(
+        "SubsetTopology",
+        "splits a mesh by boxes or spheres into the elements inside and outside (localIndices: renumbered, border first)",
+        |_, t| {
+            vec3_only(t, "SubsetTopology")?;
+            Ok(AnyComponent::Engine(Box::new(
+                crate::engine::subset_topology::SubsetTopology::new(),
+            )))
+        },
+    );
+    r.register(
         "PairBoxROI",
         "points inside one box but not inside a second one",
         |_, t| {
