@@ -197,6 +197,15 @@ pub fn register(r: &mut Registry) {
         |_, _| Ok(AnyComponent::Topology(Box::new(RegularGridTopology::new()))),
     );
     r.register(
+        "CylinderGridTopology",
+        "grid of hexahedra whose layers are discs along an axis",
+        |_, _| {
+            Ok(AnyComponent::Topology(Box::new(
+                RegularGridTopology::cylinder(),
+            )))
+        },
+    );
+    r.register(
         "CubeTopology",
         "surface of a grid: surface points, grid lines and cells",
         |_, _| {

@@ -220,6 +220,8 @@ pub struct RegularGridTopology {
     data: DataTable,
     mesh: Mesh,
     n: [usize; 3],
+    /// SOFA's CylinderGridTopology: the same grid with its points on a cylinder.
+    cylinder: bool,
 }
 
 impl Default for RegularGridTopology {
@@ -259,7 +261,76 @@ impl RegularGridTopology {
             data,
             mesh: Mesh::default(),
             n: [2, 2, 2],
+            cylinder: false,
         }
+    }
+
+    /// SOFA's CylinderGridTopology (.../Grid/CylinderGridTopology.cpp): the grid's (i, j) square
+    /// of each layer pushed out onto the disc of `radius` (a point keeps its direction, its
+    /// distance becoming the larger of |x| and |y|), layers `length / (nz − 1)` apart along
+    /// `axis`, from `center`.
+    pub fn cylinder() -> Self {
+        let mut g = Self::new();
+        g.data = g
+            .data
+            .with(
+                "center",
+                DataKind::Vector(3),
+                "0 0 0",
+                "Center of the cylinder",
+            )
+            .with(
+                "axis",
+                DataKind::Vector(3),
+                "0 0 1",
+                "Main direction of the cylinder",
+            )
+            .with("radius", DataKind::Real, "1", "Radius of the cylinder")
+            .with(
+                "length",
+                DataKind::Real,
+                "1",
+                "Length of the cylinder along its axis",
+            );
+        g.cylinder = true;
+        g
+    }
+
+    /// A point of the cylinder grid (CylinderGridTopology::getPointInGrid).
+    fn cylinder_point(&self, i: usize, j: usize, k: usize) -> [f64; 3] {
+        use canape_types::Vec3;
+        let d = &self.data;
+        let (r, l) = (d.real("radius"), d.real("length"));
+        let v3 = |n: &str| {
+            let v = d.reals(n);
+            Vec3::new(
+                v.first().copied().unwrap_or(0.0),
+                v.get(1).copied().unwrap_or(0.0),
+                v.get(2).copied().unwrap_or(0.0),
+            )
+        };
+        let az = v3("axis").normalize();
+        let mut ax = if (az - Vec3::x()).norm() < 1e-6 {
+            Vec3::y()
+        } else {
+            Vec3::x()
+        };
+        let ay = az.cross(&ax).normalize();
+        ax = ay.cross(&az).normalize();
+        let [nx, ny, nz] = self.n.map(|v| v as f64);
+        let mut p = Vec3::new(
+            i as f64 * 2.0 * r / (nx - 1.0) - r,
+            j as f64 * 2.0 * r / (ny - 1.0) - r,
+            0.0,
+        );
+        if p.norm() > 1e-7 {
+            p *= p.x.abs().max(p.y.abs()) / p.norm();
+        }
+        if nz > 1.0 {
+            p.z = k as f64 * l / (nz - 1.0);
+        }
+        let q = v3("center") + ax * p.x + ay * p.y + az * p.z;
+        [q.x, q.y, q.z]
     }
 
     fn init_impl(&mut self, ctx: &mut InitContext<'_>) {
@@ -326,9 +397,20 @@ impl RegularGridTopology {
         }
         let (nx, ny, nz) = (n[0], n[1], n[2]);
         let mut points = Vec::with_capacity(nx * ny * nz);
+        if self.cylinder && (nx < 2 || ny < 2) {
+            ctx.error(format!(
+                "a cylinder grid needs at least 2 points across (nx {nx}, ny {ny})"
+            ));
+            self.mesh = Mesh::default();
+            return;
+        }
         for k in 0..nz {
             for j in 0..ny {
                 for i in 0..nx {
+                    if self.cylinder {
+                        points.push(self.cylinder_point(i, j, k));
+                        continue;
+                    }
                     // p0 + dx·i + dy·j + dz·k with dx, dy, dz axis vectors (SOFA's evaluation order)
                     let (fi, fj, fk) = (i as f64, j as f64, k as f64);
                     points.push([
@@ -404,7 +486,15 @@ impl RegularGridTopology {
     }
 }
 
-impl_component!(RegularGridTopology, "RegularGridTopology", init);
+impl_component!(
+    RegularGridTopology,
+    |s| if s.cylinder {
+        "CylinderGridTopology"
+    } else {
+        "RegularGridTopology"
+    },
+    init
+);
 
 impl Topology for RegularGridTopology {
     fn mesh(&self) -> &Mesh {
@@ -1027,5 +1117,50 @@ mod tests {
             // a border edge has both ends on the square's border (not the centre, point 4)
             assert!(*a != 4 && *b != 4, "{:?}", e.edges);
         }
+    }
+}
+
+#[cfg(test)]
+mod cylinder_tests {
+    use super::*;
+    use canape_core::component::Component;
+    use canape_core::scene::{AnyComponent, Scene};
+
+    #[test]
+    fn cylinder_grid_points_lie_on_discs_along_the_axis() {
+        let mut g = RegularGridTopology::cylinder();
+        let d = g.data_mut();
+        d.set_str("n", "3 3 2").unwrap();
+        d.set_str("radius", "1").unwrap();
+        d.set_str("length", "2").unwrap();
+        d.set_str("center", "0 0 1").unwrap();
+        let mut scene = Scene::new();
+        let root = scene.add_node("root", None);
+        let id = scene.add_component(
+            root,
+            "cyl",
+            AnyComponent::Topology(Box::new(g.clone())),
+            None,
+        );
+        let mut diags = canape_core::diag::Diagnostics::default();
+        let mut ctx = InitContext {
+            scene: &scene,
+            node: root,
+            id,
+            diags: &mut diags,
+        };
+        g.init_impl(&mut ctx);
+        assert!(diags.is_empty(), "{diags:?}");
+        let p = &g.mesh().points;
+        assert_eq!(p.len(), 18);
+        assert_eq!(g.mesh().hexahedra.len(), 4);
+        let h = std::f64::consts::FRAC_1_SQRT_2;
+        let close = |a: [f64; 3], b: [f64; 3]| (0..3).all(|k| (a[k] - b[k]).abs() < 1e-12);
+        // a corner of the square goes onto the circle, the middle stays on the axis
+        assert!(close(p[0], [-h, -h, 1.0]), "{:?}", p[0]);
+        assert!(close(p[4], [0.0, 0.0, 1.0]), "{:?}", p[4]);
+        // the second layer, length away along z
+        assert!(close(p[9 + 5], [1.0, 0.0, 3.0]), "{:?}", p[14]);
+        assert_eq!(g.class_name(), "CylinderGridTopology");
     }
 }
