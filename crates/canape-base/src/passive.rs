@@ -32,6 +32,9 @@ impl Inert {
                     .with("loadedPlugins", DataKind::Words, "", "List of the plugins that are have been loaded")
             }
             "VisualStyle" => data = data.with("displayFlags", DataKind::Words, "", "Display Flags"),
+            "AddDataRepository" | "AddResourceRepository" => {
+                data = data.with("path", DataKind::Str, "", "Path to add to the registry of paths")
+            }
             "NodalMassDensity" => data = data.with("property", DataKind::Reals(0), "1", "Nodal property: mass density, one value per node (the last one applies to the rest)"),
             "SSORPreconditioner" => data = data.with("omega", DataKind::Real, "1", "Omega coefficient").with("linearSystem", DataKind::Str, "", "The linear system to solve"),
             "PreconditionedMatrixFreeSystem" => {
@@ -104,6 +107,16 @@ pub const INERT_CLASSES: &[(&str, Role, &str)] = &[
         "plugin declaration (all Canapé components are built in)",
     ),
     ("VisualStyle", Role::Visual, "display flags"),
+    (
+        "AddDataRepository",
+        Role::Other,
+        "adds a folder (relative to the scene file) where the files of the components after it are looked up",
+    ),
+    (
+        "AddResourceRepository",
+        Role::Other,
+        "adds a folder (relative to the scene file) where the files of the components after it are looked up",
+    ),
     ("LightManager", Role::Visual, "lighting (display only)"),
     ("SpotLight", Role::Visual, "light (display only)"),
     ("PositionalLight", Role::Visual, "light (display only)"),

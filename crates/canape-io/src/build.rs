@@ -62,6 +62,8 @@ pub struct Builder<'a> {
     pub diags: Diagnostics,
     src_links: Vec<(ComponentId, String)>,
     inert_seen: Vec<String>,
+    /// Folders added by AddDataRepository, searched after the resolver's (as SOFA appends them).
+    added_dirs: Vec<std::path::PathBuf>,
 }
 
 impl<'a> Builder<'a> {
@@ -77,6 +79,7 @@ impl<'a> Builder<'a> {
             diags: Diagnostics::default(),
             src_links: Vec::new(),
             inert_seen: Vec::new(),
+            added_dirs: Vec::new(),
         }
     }
 
@@ -254,6 +257,24 @@ impl<'a> Builder<'a> {
         if o.class == "Gravity" {
             self.gravity_object(o, node);
             return;
+        }
+        if o.class == "AddDataRepository" || o.class == "AddResourceRepository" {
+            // SOFA adds the folder as the component is created: files named after it are
+            // looked up there too
+            let dir = o.dir.join(o.attr("path").unwrap_or("").trim());
+            if dir.is_dir() {
+                self.added_dirs.push(dir);
+            } else {
+                self.diags.push(
+                    Diagnostic::warning(format!(
+                        "{}: folder '{}' not found; no folder added",
+                        o.class,
+                        dir.display()
+                    ))
+                    .at(loc.clone())
+                    .on(path.clone()),
+                );
+            }
         }
         let mut template = o.attr("template").unwrap_or("").to_string();
         // SOFA deduces a component's template from its context's mechanical state
@@ -437,7 +458,13 @@ impl<'a> Builder<'a> {
             if fname.is_empty() {
                 continue;
             }
-            let resolved = self.resolver.resolve(&fname, &o.dir);
+            let resolved = self.resolver.resolve(&fname, &o.dir).or_else(|| {
+                let p = std::path::Path::new(&fname);
+                self.added_dirs
+                    .iter()
+                    .map(|d| d.join(p))
+                    .find(|c| !p.is_absolute() && c.is_file())
+            });
             let value = match resolved {
                 Some(p) => p.display().to_string(),
                 None => {
@@ -445,6 +472,7 @@ impl<'a> Builder<'a> {
                         .resolver
                         .search_dirs(&o.dir)
                         .iter()
+                        .chain(&self.added_dirs)
                         .map(|d| d.display().to_string())
                         .collect();
                     self.diags.push(

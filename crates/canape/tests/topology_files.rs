@@ -56,3 +56,42 @@ fn containers_read_their_mesh_file() {
         "{diags:?}"
     );
 }
+
+#[test]
+fn add_data_repository_adds_a_folder_for_the_components_after_it() {
+    let dir = std::env::temp_dir().join(format!("canape-addrepo-{}", std::process::id()));
+    std::fs::create_dir_all(dir.join("assets")).unwrap();
+    std::fs::write(
+        dir.join("assets/tri.obj"),
+        "v 0 0 0\nv 1 0 0\nv 0 1 0\nf 1 2 3\n",
+    )
+    .unwrap();
+    let scene = r#"<Node name="root" dt="0.01"><DefaultAnimationLoop/>
+  <MeshTopology name="before" filename="tri.obj"/>
+  <AddDataRepository path="assets"/>
+  <MeshTopology name="after" filename="tri.obj"/>
+</Node>"#;
+    let diags = match load_scene_str(scene, "repo.scn", &dir, &LoadOptions::default()) {
+        Ok(s) => {
+            let after = s
+                .scene
+                .component_ids()
+                .find(|c| s.scene.info(*c).name == "after")
+                .unwrap();
+            assert_eq!(s.scene.topology(after).unwrap().mesh().triangles.len(), 1);
+            s.diagnostics
+        }
+        Err(e) => e.diagnostics,
+    };
+    // the first container, written before the folder was added, does not find it
+    let errors: Vec<String> = diags
+        .iter()
+        .filter(|d| d.severity == canape::core::diag::Severity::Error)
+        .map(|d| d.to_string())
+        .collect();
+    assert_eq!(errors.len(), 1, "{errors:?}");
+    assert!(
+        errors[0].contains("before") && errors[0].contains("tri.obj"),
+        "{errors:?}"
+    );
+}
