@@ -308,14 +308,33 @@ pub fn build_view(sim: &Simulation) -> View {
                     "size": 3,
                 }));
                 // point and sphere collision models: their points under "collision"
-                let point_models = scene.node_components(node, Role::Collision).any(|c| {
-                    matches!(scene.info(c).slot, Slot::Passive(k)
-                        if scene.passives[k].as_ref().and_then(|p| p.collision_model()).is_some_and(|m| {
-                            matches!(m.shape(), canape_core::collision::CollisionShape::Point
-                                | canape_core::collision::CollisionShape::Sphere)
-                        }))
-                });
-                if point_models {
+                // (spheres at their radius: the largest of the model's radii)
+                let mut point_model = false;
+                let mut sphere_radius: Option<f64> = None;
+                for c in scene.node_components(node, Role::Collision) {
+                    let Slot::Passive(k) = scene.info(c).slot else {
+                        continue;
+                    };
+                    let Some(m) = scene.passives[k].as_ref().and_then(|p| p.collision_model())
+                    else {
+                        continue;
+                    };
+                    match m.shape() {
+                        canape_core::collision::CollisionShape::Point => point_model = true,
+                        canape_core::collision::CollisionShape::Sphere => {
+                            let r = (0..n.max(1)).map(|i| m.radius(i)).fold(0.0, f64::max);
+                            sphere_radius = Some(sphere_radius.unwrap_or(0.0).max(r));
+                        }
+                        _ => {}
+                    }
+                }
+                if let Some(r) = sphere_radius {
+                    view.drawables.push(json!({
+                        "kind": "points", "source": src, "flag": "collision",
+                        "points": Json::Null, "color": [0.35, 0.75, 0.45], "size": 6,
+                        "radius": r,
+                    }));
+                } else if point_model {
                     view.drawables.push(json!({
                         "kind": "points", "source": src, "flag": "collision",
                         "points": Json::Null, "color": [0.35, 0.75, 0.45], "size": 6,
@@ -896,11 +915,10 @@ mod tests {
             .drawables
             .iter()
             .any(|d| d["kind"] == "pairs" && d["source"] == k && d["flag"] == "contacts"));
-        // the ball's sphere model is drawn under "collision"
-        assert!(view
-            .drawables
-            .iter()
-            .any(|d| d["kind"] == "points" && d["flag"] == "collision"));
+        // the ball's sphere model is drawn under "collision", at its radius
+        assert!(view.drawables.iter().any(|d| d["kind"] == "points"
+            && d["flag"] == "collision"
+            && d["radius"].as_f64() == Some(0.3)));
         assert!(source_positions(&sim, &view.sources[k]).is_empty());
         for _ in 0..20 {
             sim.step();

@@ -82,15 +82,29 @@ void main() {
   if (length(vN) > 1e-20) d = abs(dot(normalize(vN), normalize(eye - vP)));
   o = vec4(vC * (0.28 + 0.72 * d), 1.0);
 }`);
+// flat colour; points are squares of psize pixels, or, with a world radius (spheres), discs of
+// that radius seen in perspective (pscale: pixels per unit at distance 1), lit as spheres
 const flatProg = compile(`#version 300 es
 in vec3 pos;
-uniform mat4 mvp; uniform float psize;
-void main() { gl_Position = mvp * vec4(pos, 1.0); gl_PointSize = psize; }`,
+uniform mat4 mvp; uniform float psize; uniform float wradius; uniform float pscale;
+void main() {
+  gl_Position = mvp * vec4(pos, 1.0);
+  gl_PointSize = wradius > 0.0 ? max(psize, 2.0 * wradius * pscale / gl_Position.w) : psize;
+}`,
 `#version 300 es
 precision highp float;
-uniform vec3 col;
+uniform vec3 col; uniform float wradius;
 out vec4 o;
-void main() { o = vec4(col, 1.0); }`);
+void main() {
+  if (wradius > 0.0) {
+    vec2 q = 2.0 * gl_PointCoord - 1.0;
+    float r2 = dot(q, q);
+    if (r2 > 1.0) discard;
+    o = vec4(col * (0.35 + 0.65 * sqrt(1.0 - r2)), 1.0);
+    return;
+  }
+  o = vec4(col, 1.0);
+}`);
 
 function buffer(target, data, usage) {
   const b = gl.createBuffer();
@@ -315,12 +329,15 @@ function draw() {
       gl.drawArrays(gl.LINES, 0, src.n - (src.n % 2));
     } else if (d.kind === 'points') {
       gl.uniform3fv(flatProg.u.col, d.color); gl.uniform1f(flatProg.u.psize, d.size * (window.devicePixelRatio || 1));
+      gl.uniform1f(flatProg.u.wradius, d.radius || 0);
+      gl.uniform1f(flatProg.u.pscale, canvas.height / (2 * Math.tan(cam.fov / 2)));
       if (d.idx) {
         gl.bindBuffer(gl.ELEMENT_ARRAY_BUFFER, d.ibuf);
         gl.drawElements(gl.POINTS, d.idx.length, gl.UNSIGNED_INT, 0);
       } else {
         gl.drawArrays(gl.POINTS, 0, src.n);
       }
+      gl.uniform1f(flatProg.u.wradius, 0); // lines and boxes drawn next are not discs
     }
   }
   // the mouse spring
