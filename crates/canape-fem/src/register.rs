@@ -159,6 +159,16 @@ pub fn register(r: &mut Registry) {
         },
     );
     r.register(
+        "TriangleBendingSprings",
+        "springs between the points opposite each edge shared by two triangles",
+        |_, t| {
+            vec3_only(t, "TriangleBendingSprings")?;
+            Ok(AnyComponent::ForceField(Box::new(
+                SpringForceField::triangle_bending(),
+            )))
+        },
+    );
+    r.register(
         "QuadBendingSprings",
         "springs across the edges shared by two quads",
         |_, t| {

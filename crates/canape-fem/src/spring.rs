@@ -35,6 +35,8 @@ pub struct SpringForceField {
     grid: bool,
     /// QuadBendingSprings: springs across the edges shared by quads.
     quad_bending: bool,
+    /// TriangleBendingSprings: springs across the edges shared by two triangles.
+    triangle_bending: bool,
     /// QuadularBendingSprings: two springs per edge shared by two quads.
     quadular: bool,
     /// Between two different states: (object1, object2, object1's point count).
@@ -76,6 +78,7 @@ impl SpringForceField {
             mesh: false,
             grid: false,
             quad_bending: false,
+            triangle_bending: false,
             quadular: false,
             pair: None,
         }
@@ -218,6 +221,81 @@ impl SpringForceField {
         );
         f.quad_bending = true;
         f
+    }
+
+    /// TriangleBendingSprings (Sofa/Component/SolidMechanics/Spring/.../TriangleBendingSprings.inl):
+    /// for every edge met a second time in the context topology's triangles (quads count as two
+    /// triangles, 0-1-2 and 0-2-3), a spring between the two points opposite it, with `stiffness`
+    /// and `damping` as given (not divided by the length) and the initial distance as rest length.
+    pub fn triangle_bending() -> Self {
+        let mut f = Self::new();
+        f.triangle_bending = true;
+        f
+    }
+
+    /// The springs of a TriangleBendingSprings: SOFA's edge map, in triangle order, each edge
+    /// keeping the first opposite point it met (a third triangle on an edge pairs with it too).
+    fn springs_from_triangles(&mut self, ctx: &mut InitContext<'_>) -> Result<(), String> {
+        let ks = self
+            .data
+            .reals("stiffness")
+            .first()
+            .copied()
+            .unwrap_or(100.0);
+        let kd = self.data.reals("damping").first().copied().unwrap_or(5.0);
+        let Some(st) = ctx.state() else {
+            return Err("no MechanicalObject in the context".into());
+        };
+        if st.dof != canape_types::DofType::Vec3 {
+            return Err(format!(
+                "TriangleBendingSprings acts on Vec3 states ({} given)",
+                st.dof.name()
+            ));
+        }
+        let x = st.vec(canape_core::state::VecId::POSITION).to_vec();
+        let n = st.size();
+        let Some(topo) = ctx.topology_where(|m| !m.triangles.is_empty() || !m.quads.is_empty())
+        else {
+            return Err("no topology with triangles or quads in the context".into());
+        };
+        let m = topo.mesh();
+        let mut faces: Vec<[u32; 3]> = m.triangles.clone();
+        for q in &m.quads {
+            faces.push([q[0], q[1], q[2]]);
+            faces.push([q[0], q[2], q[3]]);
+        }
+        if faces.iter().flatten().any(|&i| i as usize >= n) {
+            return Err(format!(
+                "the faces use points beyond the state's {n} points"
+            ));
+        }
+        let mut edge_map: std::collections::BTreeMap<(u32, u32), u32> = Default::default();
+        let mut springs = Vec::new();
+        for [a, b, c] in faces {
+            for (p, q, opposite) in [(a, b, c), (b, c, a), (c, a, b)] {
+                let edge = (p.min(q), p.max(q));
+                match edge_map.get(&edge) {
+                    None => {
+                        edge_map.insert(edge, opposite);
+                    }
+                    Some(&other) => {
+                        let (pa, pb) = (get3(&x, opposite as usize), get3(&x, other as usize));
+                        springs.push(Spring {
+                            a: opposite as usize,
+                            b: other as usize,
+                            ks,
+                            kd,
+                            l0: (pa - pb).norm(),
+                            elongation_only: false,
+                            enabled: true,
+                        });
+                    }
+                }
+            }
+        }
+        self.d = vec![Mat3::zeros(); springs.len()];
+        self.springs = springs;
+        Ok(())
     }
 
     /// The springs of a QuadBendingSprings: SOFA's edge map over the quads in order, each quad
@@ -728,6 +806,12 @@ impl SpringForceField {
             }
             return;
         }
+        if self.triangle_bending {
+            if let Err(e) = self.springs_from_triangles(ctx) {
+                ctx.error(e);
+            }
+            return;
+        }
         if self.quadular {
             if let Err(e) = self.springs_from_quadular(ctx) {
                 ctx.error(e);
@@ -937,6 +1021,8 @@ impl_component!(
         "MeshSpringForceField"
     } else if s.quad_bending {
         "QuadBendingSprings"
+    } else if s.triangle_bending {
+        "TriangleBendingSprings"
     } else if s.quadular {
         "QuadularBendingSprings"
     } else if s.grid {
