@@ -81,7 +81,7 @@ fn a_template_attribute_cannot_put_a_vec3_force_field_on_another_state() {
     );
     assert_eq!(c, 4, "{out}");
     assert!(
-        out.contains("springs from a mesh act on Vec3d states"),
+        out.contains("MeshSpringForceField acts on Vec3d states"),
         "{out}"
     );
     assert!(

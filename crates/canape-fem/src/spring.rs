@@ -53,6 +53,24 @@ impl Default for SpringForceField {
     }
 }
 
+/// The context state, when it is Vec3 (the springs built from a topology are 3D): the error
+/// names the component and the state's type otherwise.
+fn vec3_state<'a>(
+    ctx: &InitContext<'a>,
+    what: &str,
+) -> Result<&'a canape_core::state::MechanicalObject, String> {
+    let Some(st) = ctx.state() else {
+        return Err("no MechanicalObject in the context".into());
+    };
+    if st.dof != canape_types::DofType::Vec3 {
+        return Err(format!(
+            "{what} acts on Vec3d states; the context state is {}",
+            st.dof.name()
+        ));
+    }
+    Ok(st)
+}
+
 impl SpringForceField {
     pub fn new() -> Self {
         let data = force_field_data(DataTable::new())
@@ -127,15 +145,7 @@ impl SpringForceField {
             }
         };
         let (ks, kd) = (given("stiffness", 100000.0), given("damping", 1.0));
-        let Some(st) = ctx.state() else {
-            return Err("no MechanicalObject in the context".into());
-        };
-        if st.dof != canape_types::DofType::Vec3 {
-            return Err(format!(
-                "QuadularBendingSprings acts on Vec3 states ({} given)",
-                st.dof.name()
-            ));
-        }
+        let st = vec3_state(ctx, "QuadularBendingSprings")?;
         let rest = st.vec(canape_core::state::VecId::REST_POSITION).to_vec();
         let n = st.size();
         let Some(topo) = ctx.topology_where(|m| !m.quads.is_empty()) else {
@@ -243,15 +253,7 @@ impl SpringForceField {
             .copied()
             .unwrap_or(100.0);
         let kd = self.data.reals("damping").first().copied().unwrap_or(5.0);
-        let Some(st) = ctx.state() else {
-            return Err("no MechanicalObject in the context".into());
-        };
-        if st.dof != canape_types::DofType::Vec3 {
-            return Err(format!(
-                "TriangleBendingSprings acts on Vec3 states ({} given)",
-                st.dof.name()
-            ));
-        }
+        let st = vec3_state(ctx, "TriangleBendingSprings")?;
         let x = st.vec(canape_core::state::VecId::POSITION).to_vec();
         let n = st.size();
         let Some(topo) = ctx.topology_where(|m| !m.triangles.is_empty() || !m.quads.is_empty())
@@ -310,15 +312,7 @@ impl SpringForceField {
             .unwrap_or(100.0);
         let kd = self.data.reals("damping").first().copied().unwrap_or(5.0);
         let range = self.data.ints("localRange").to_vec();
-        let Some(st) = ctx.state() else {
-            return Err("no MechanicalObject in the context".into());
-        };
-        if st.dof != canape_types::DofType::Vec3 {
-            return Err(format!(
-                "QuadBendingSprings acts on Vec3 states ({} given)",
-                st.dof.name()
-            ));
-        }
+        let st = vec3_state(ctx, "QuadBendingSprings")?;
         let x = st.vec(canape_core::state::VecId::POSITION).to_vec();
         let n = st.size();
         let Some(topo) = ctx.topology_where(|m| !m.quads.is_empty()) else {
@@ -653,15 +647,7 @@ impl SpringForceField {
         if !d.ints("localRange").is_empty() {
             ctx.warn("localRange is not supported: springs are built on the whole topology");
         }
-        let Some(st) = ctx.state() else {
-            return Err("no MechanicalObject in the context".into());
-        };
-        if st.dof != canape_types::DofType::Vec3 {
-            return Err(format!(
-                "springs from a mesh act on Vec3d states; the context state is {}",
-                st.dof.name()
-            ));
-        }
+        let st = vec3_state(ctx, "MeshSpringForceField")?;
         let rest = st.vec(canape_core::state::VecId::REST_POSITION).to_vec();
         let n = st.size();
         let Some(topo) = ctx.topology_where(|m| {

@@ -521,14 +521,7 @@ impl SparseGridTopology {
         }
         let file = self.data.str("filename").to_string();
         let surface: Mesh = if !file.is_empty() {
-            let lower = file.to_ascii_lowercase();
-            if !["obj", "stl", "vtk", "vtu", "vtp", "msh"]
-                .iter()
-                .any(|e| lower.ends_with(&format!(".{e}")))
-            {
-                ctx.error(format!("cannot load '{file}': SparseGridTopology reads .obj, .stl, .vtk/.vtu/.vtp and .msh surfaces here (voxel and .raw files are not supported yet)"));
-                return;
-            }
+            // voxel and .raw files are not read yet: the reader names the formats it knows
             match crate::loaders::read_mesh_file(&file) {
                 Ok(m) => m,
                 Err(e) => {
