@@ -87,6 +87,49 @@ fn load_with(
     opts: &LoadOptions,
     registry: &canape_core::registry::Registry,
 ) -> Result<Simulation, LoadError> {
+    let (scene, diags) = build_with(text, path, opts, registry)?;
+    Ok(start(scene, diags, opts))
+}
+
+/// Read and build a scene from XML text (as if it were the file `dir/name`) without
+/// initialising it: the caller may add components of its own (a Python binding adds its
+/// controllers) before [`start`].
+pub fn build_scene_str(
+    xml: &str,
+    name: &str,
+    dir: &Path,
+    opts: &LoadOptions,
+) -> Result<(canape_core::scene::Scene, Diagnostics), LoadError> {
+    build_with(Some(xml), &dir.join(name), opts, &registry::registry())
+}
+
+/// Initialise a built scene into a simulation with the options' dt and threads.
+pub fn start(
+    mut scene: canape_core::scene::Scene,
+    diags: Diagnostics,
+    opts: &LoadOptions,
+) -> Simulation {
+    if let Some(dt) = opts.dt {
+        if let Some(root) = scene.nodes.first_mut() {
+            root.dt = dt;
+        }
+    }
+    let mut sim = Simulation::new(scene, diags);
+    if opts.threads > 1 {
+        if let Err(e) = sim.set_threads(opts.threads) {
+            sim.diagnostics
+                .push(canape_core::diag::Diagnostic::warning(e));
+        }
+    }
+    sim
+}
+
+fn build_with(
+    text: Option<&str>,
+    path: &Path,
+    opts: &LoadOptions,
+    registry: &canape_core::registry::Registry,
+) -> Result<(canape_core::scene::Scene, Diagnostics), LoadError> {
     let resolver = FileResolver::from_env(&opts.data_paths);
     let is_component = |t: &str| {
         registry.get(t).is_some() || canape_core::registry::RENAMED.iter().any(|(o, _)| *o == t)
@@ -105,21 +148,9 @@ fn load_with(
         }
     };
     let mut diags = reader.diags;
-    let (mut scene, bd) = Builder::new(registry, &resolver).build(&desc);
+    let (scene, bd) = Builder::new(registry, &resolver).build(&desc);
     diags.extend(bd);
-    if let Some(dt) = opts.dt {
-        if let Some(root) = scene.nodes.first_mut() {
-            root.dt = dt;
-        }
-    }
-    let mut sim = Simulation::new(scene, diags);
-    if opts.threads > 1 {
-        if let Err(e) = sim.set_threads(opts.threads) {
-            sim.diagnostics
-                .push(canape_core::diag::Diagnostic::warning(e));
-        }
-    }
-    Ok(sim)
+    Ok((scene, diags))
 }
 
 /// Create a component of a built-in class with Data given as text, as a scene file would (for

@@ -1,0 +1,280 @@
+"""Sofa.Simulation: init, animate, reset, load, unload — over a Canapé simulation.
+
+`init(root)` writes the Python scene tree as SOFA XML, builds it with Canapé's scene builder
+(the same one `canape run` uses for .scn files), adds the Python controllers to their nodes,
+calls the Python objects' `init()`, then initialises the scene (controllers then receive
+SimulationInitDone). Each Python object is then bound to its component in the simulation.
+"""
+
+import os
+import sys
+
+import numpy as _np
+
+from canape import _native
+from Sofa import Core as _Core
+from Sofa.Core import Node, Object, _quoteattr, to_text
+
+
+def _native_path(node):
+    """The node's path as Canapé names it (the root's name included)."""
+    root = node.getRoot()
+    p = node.getPathName()
+    base = "/" + root.getName()
+    return base if p == "/" else base + p
+
+
+class _Bound:
+    """A component of a running simulation, as an object's Data source."""
+
+    __slots__ = ("binding", "index", "generation", "role")
+
+    def __init__(self, binding, index, generation, role):
+        self.binding = binding
+        self.index = index
+        self.generation = generation
+        self.role = role
+
+    def data_names(self):
+        return self.binding.native.data_names(self.index, self.generation)
+
+    def data_info(self, name):
+        return self.binding.native.data_info(self.index, self.generation, name)
+
+    def has_data(self, name):
+        try:
+            self.data_info(name)
+            return True
+        except KeyError:
+            return False
+
+    def get(self, name):
+        return self.binding.native.get(self.index, self.generation, name)
+
+    def set(self, name, text, value=None):
+        native = self.binding.native
+        if isinstance(value, _np.ndarray) and name in ("position", "velocity", "force", "rest_position"):
+            native.set_state(self.index, self.generation, name, _np.ascontiguousarray(value, dtype=_np.float64).ravel())
+        else:
+            native.set(self.index, self.generation, name, text)
+
+
+class _Binding:
+    """A Python scene tree and the Canapé simulation built from it."""
+
+    def __init__(self, root, native):
+        self.root = root
+        self.native = native
+        self.reset_point = None
+
+    @property
+    def running(self):
+        return self.native.is_running
+
+    def added_after_init(self, node, obj):
+        path = _native_path(node)
+        if obj._proto is None:
+            self.native.add_controller(path, obj.getName(), obj)
+            return
+        xml = "<Node name=%s>%s</Node>" % (_quoteattr("__added__"), _object_xml(obj))
+        # a component is added in a child node of its own, then bound
+        self.native.add_xml(path, xml)
+        added = path + "/__added__"
+        for c in self.native.components():
+            if c["node"] == added:
+                obj._handle = _Bound(self, c["index"], c["generation"], c["role"])
+
+
+def _object_xml(obj):
+    attrs = [("name", obj.getName())]
+    if obj._template:
+        attrs.append(("template", obj._template))
+    attrs += list(obj._attrs.items())
+    return "<%s %s/>" % (obj._class, " ".join("%s=%s" % (k, _quoteattr(v)) for k, v in attrs))
+
+
+def _node_xml(node, controllers, out, indent=""):
+    attrs = [("name", node.getName())]
+    for k in ("gravity", "dt", "animate", "activated"):
+        f = node._fields.get(k)
+        if f is not None and (f.meta.get("is_set") or (not node._parents and k in ("gravity", "dt"))):
+            attrs.append((k, to_text(f.value)))
+    out.append("%s<Node %s>" % (indent, " ".join("%s=%s" % (k, _quoteattr(v)) for k, v in attrs)))
+    for o in node._objects:
+        if o._proto is None:
+            controllers.append((node, o))
+        else:
+            out.append(indent + "  " + _object_xml(o))
+    for c in node._children:
+        if c._parents and c._parents[0] is node:
+            _node_xml(c, controllers, out, indent + "  ")
+    out.append(indent + "</Node>")
+
+
+def _report(diags, where=None):
+    from Sofa import Helper
+
+    for sev, text in diags:
+        if sev in ("error", "warning"):
+            Helper._emit(sev, text)
+
+
+def init(root):
+    """Build and initialise the scene below `root` (SofaPython3's Sofa.Simulation.init)."""
+    root = root.getRoot()
+    controllers = []
+    out = ['<?xml version="1.0"?>']
+    _node_xml(root, controllers, out)
+    xml = "\n".join(out)
+    scene_dir = getattr(root, "_scene_dir", None) or os.getcwd()
+    native = _native.Simulation.build(xml, scene_dir)
+    binding = _Binding(root, native)
+    for node, obj in controllers:
+        native.add_controller(_native_path(node), obj.getName(), obj)
+    # bind every object to its component: a node's components are its XML objects in order,
+    # then its Python controllers
+    by_node = {}
+    for c in native.components():
+        by_node.setdefault(c["node"], []).append(c)
+    _bind(root, binding, by_node)
+    object.__setattr__(root, "_sim", binding)
+    for node, obj in controllers:
+        obj.init()
+    _report(native.start())
+    object.__setattr__(root, "_initialized", True)
+    _mark_initialized(root)
+    binding.reset_point = native.snapshot()
+    return binding
+
+
+def _mark_initialized(node):
+    object.__setattr__(node, "_initialized", True)
+    for c in node._children:
+        _mark_initialized(c)
+
+
+def _bind(node, binding, by_node):
+    comps = list(by_node.get(_native_path(node), []))
+    for o in node._objects:
+        if o._proto is None:
+            continue
+        for k, c in enumerate(comps):
+            if c["name"] == o.getName() and c["class"] == o._class:
+                object.__setattr__(o, "_handle", _Bound(binding, c["index"], c["generation"], c["role"]))
+                del comps[k]
+                break
+    for ch in node._children:
+        if ch._parents and ch._parents[0] is node:
+            _bind(ch, binding, by_node)
+
+
+def initRoot(root):
+    return init(root)
+
+
+def _binding(root):
+    root = root.getRoot()
+    if root._sim is None:
+        init(root)
+    return root._sim
+
+
+def animate(root, dt=0.0):
+    """One step of the root's animation loop over `dt` (the root's dt when 0)."""
+    b = _binding(root)
+    diags = b.native.step(1, float(dt) if dt else None)
+    _report(diags)
+
+
+def animateNSteps(root, n_steps=1, dt=0.0):
+    b = _binding(root)
+    _report(b.native.step(int(n_steps), float(dt) if dt else None))
+
+
+def reset(root):
+    b = _binding(root)
+    if b.reset_point is not None:
+        b.native.restore(b.reset_point)
+
+
+def unload(root):
+    root = root.getRoot()
+    object.__setattr__(root, "_sim", None)
+    object.__setattr__(root, "_initialized", False)
+    _unbind(root)
+
+
+def _unbind(node):
+    for o in node._objects:
+        if o._proto is not None or o._handle is not None:
+            object.__setattr__(o, "_handle", None)
+    for c in node._children:
+        _unbind(c)
+
+
+def load(filename):
+    """Load a scene file: a .scn/.xml file through Canapé's loader, a .py file through its
+    `createScene(root)`. Returns the root node."""
+    ext = os.path.splitext(filename)[1].lower()
+    if ext in (".py", ".py3", ".pyscn", ".py3scn"):
+        from canape import scene_from_python
+
+        return scene_from_python(filename)
+    native = _native.Simulation.load(os.path.abspath(filename))
+    return _tree_from_native(native)
+
+
+def _tree_from_native(native):
+    nodes = native.nodes()
+    comps = native.components()
+    paths = {}
+    root = None
+    binding = None
+    for path, _, _ in nodes:
+        name = path.rsplit("/", 1)[-1]
+        n = Node(name)
+        parent = path.rsplit("/", 1)[0]
+        if parent in paths:
+            paths[parent].addChild(n)
+        else:
+            root = n
+        paths[path] = n
+    binding = _Binding(root, native)
+    object.__setattr__(root, "_sim", binding)
+    for c in comps:
+        o = Object.__new__(Object)
+        _Core.Base.__init__(o)
+        object.__setattr__(o, "_node", paths[c["node"]])
+        object.__setattr__(o, "_proto", None)
+        object.__setattr__(o, "_attrs", {})
+        object.__setattr__(o, "_class", c["class"])
+        object.__setattr__(o, "_template", "")
+        object.__setattr__(o, "_handle", _Bound(binding, c["index"], c["generation"], c["role"]))
+        o._fields["name"] = _Core._Field("str", c["name"], "object name")
+        paths[c["node"]]._objects.append(o)
+    _mark_initialized(root)
+    binding.reset_point = native.snapshot()
+    return root
+
+
+def print(node):
+    def walk(n, indent):
+        sys.stdout.write("%s%s\n" % (indent, n.getName()))
+        for o in n._objects:
+            sys.stdout.write("%s  %s (%s)\n" % (indent, o.getName(), o.getClassName()))
+        for c in n._children:
+            walk(c, indent + "  ")
+
+    walk(node, "")
+
+
+def initVisual(node):
+    pass
+
+
+def updateVisual(node):
+    pass
+
+
+def initTextures(node):
+    pass

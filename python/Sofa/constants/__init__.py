@@ -1,0 +1,2 @@
+"""Sofa.constants: key codes."""
+from Sofa.constants import Key  # noqa: F401

@@ -1,0 +1,61 @@
+//! Data values to Python objects and back: lists of reals become numpy arrays shaped by the
+//! Data's width (a list of Vec3 is `(n, 3)`), scalars become Python scalars. Values going into
+//! the scene are taken as SOFA text (what an XML attribute would hold) or as a flat float array.
+
+use canape_core::data::{DataKind, Value};
+use numpy::{IntoPyArray, PyArrayMethods};
+use pyo3::prelude::*;
+use pyo3::types::PyList;
+
+/// Elements per row of a list Data (1 for a flat list or a fixed-size vector).
+pub fn width(kind: DataKind) -> usize {
+    match kind {
+        DataKind::Reals(w) | DataKind::Ints(w) if w > 1 => w,
+        _ => 1,
+    }
+}
+
+/// The kind as a short string for the Python side: `real`, `reals:3`, `vector:3`, `ints:2`…
+pub fn kind_name(kind: DataKind) -> String {
+    match kind {
+        DataKind::Bool => "bool".into(),
+        DataKind::Int => "int".into(),
+        DataKind::Real => "real".into(),
+        DataKind::Str => "str".into(),
+        DataKind::File => "file".into(),
+        DataKind::Reals(w) => format!("reals:{w}"),
+        DataKind::Vector(n) => format!("vector:{n}"),
+        DataKind::Ints(w) => format!("ints:{w}"),
+        DataKind::Words => "words".into(),
+    }
+}
+
+/// A Data value as a Python object (numpy arrays for lists of numbers).
+pub fn to_py(py: Python<'_>, v: &Value, kind: DataKind) -> PyResult<Py<PyAny>> {
+    let w = width(kind);
+    Ok(match v {
+        Value::Bool(b) => b.into_pyobject(py)?.to_owned().into_any().unbind(),
+        Value::Int(i) => i.into_pyobject(py)?.into_any().unbind(),
+        Value::Real(r) => r.into_pyobject(py)?.into_any().unbind(),
+        Value::Str(s) => s.into_pyobject(py)?.into_any().unbind(),
+        Value::Words(ws) => PyList::new(py, ws)?.into_any().unbind(),
+        Value::Reals(r) => {
+            let a = r.clone().into_pyarray(py);
+            if w > 1 {
+                a.reshape([r.len() / w, w])?.into_any().unbind()
+            } else {
+                a.into_any().unbind()
+            }
+        }
+        Value::Ints(r) => {
+            let v: Vec<i64> = r.iter().map(|&i| i64::from(i)).collect();
+            let n = v.len();
+            let a = v.into_pyarray(py);
+            if w > 1 {
+                a.reshape([n / w, w])?.into_any().unbind()
+            } else {
+                a.into_any().unbind()
+            }
+        }
+    })
+}

@@ -1,0 +1,788 @@
+//! The Python classes: `Simulation` (a scene built from XML or a file, then started and stepped),
+//! `Snapshot`, and `Proto` (a component made from Data text, not yet in a scene, for scenes
+//! written in Python whose objects are read before the scene is initialised).
+
+use crate::controller::{describe, PyController, Reentry};
+use crate::convert::{kind_name, to_py};
+use canape::{LoadOptions, Simulation};
+use canape_core::component::{Event, SceneControl};
+use canape_core::diag::{Diagnostics, Severity};
+use canape_core::scene::{AnyComponent, ComponentId, NodeId, Scene};
+use numpy::PyReadonlyArray1;
+use pyo3::exceptions::{PyIndexError, PyKeyError, PyRuntimeError, PyTypeError, PyValueError};
+use pyo3::prelude::*;
+use pyo3::types::PyDict;
+use std::path::PathBuf;
+use std::sync::{Arc, Mutex, MutexGuard, TryLockError};
+
+/// Where a simulation is in its life.
+enum Stage {
+    /// Built from its description, not initialised: components may still be added.
+    Built {
+        scene: Box<Scene>,
+        diags: Diagnostics,
+        opts: LoadOptions,
+    },
+    Running(Box<Simulation>),
+    /// Only while `start` moves a built scene into a simulation.
+    Moving,
+}
+
+/// A simulation shared by its Python handles.
+struct Cell {
+    stage: Mutex<Stage>,
+    reentry: Arc<Reentry>,
+    dir: PathBuf,
+}
+
+/// The scene as a call may see it: lent to a running controller, a running simulation, or a
+/// built scene.
+enum Access<'a> {
+    Control(&'a mut dyn SceneControl),
+    Running(&'a mut Simulation),
+    Built(&'a mut Scene),
+}
+
+impl Access<'_> {
+    fn scene(&self) -> &Scene {
+        match self {
+            Access::Control(c) => c.scene(),
+            Access::Running(s) => &s.scene,
+            Access::Built(s) => s,
+        }
+    }
+}
+
+fn runtime(e: impl std::fmt::Display) -> PyErr {
+    PyRuntimeError::new_err(e.to_string())
+}
+
+impl Cell {
+    /// Lock the stage without holding the GIL while waiting (the stepping thread may need the
+    /// GIL to run a controller before it lets go of the lock).
+    fn lock<'a>(&'a self, py: Python<'_>) -> MutexGuard<'a, Stage> {
+        loop {
+            match self.stage.try_lock() {
+                Ok(g) => return g,
+                Err(TryLockError::Poisoned(e)) => return e.into_inner(),
+                Err(TryLockError::WouldBlock) => {
+                    py.detach(|| std::thread::sleep(std::time::Duration::from_micros(50)))
+                }
+            }
+        }
+    }
+
+    fn access<R>(&self, py: Python<'_>, f: impl FnOnce(Access<'_>) -> PyResult<R>) -> PyResult<R> {
+        // a controller of this simulation running on this thread: its lent scene
+        let mut f = Some(f);
+        if let Some(r) = self
+            .reentry
+            .with(|c| (f.take().expect("called once"))(Access::Control(c)))
+        {
+            return r;
+        }
+        let f = f.expect("not called");
+        let mut g = self.lock(py);
+        match &mut *g {
+            Stage::Running(s) => f(Access::Running(s)),
+            Stage::Built { scene, .. } => f(Access::Built(scene)),
+            Stage::Moving => Err(runtime("the simulation is being initialised")),
+        }
+    }
+}
+
+fn component_id(scene: &Scene, index: usize, generation: u32) -> PyResult<ComponentId> {
+    match scene.component_at(index) {
+        Some(id) if id.generation() == generation => Ok(id),
+        _ => Err(runtime(
+            "this component was removed from its simulation (stale handle)",
+        )),
+    }
+}
+
+fn node_by_path(scene: &Scene, path: &str) -> PyResult<NodeId> {
+    let want = if path.is_empty() { "/" } else { path };
+    scene
+        .node_ids()
+        .find(|&n| {
+            let p = scene.node_path(n);
+            p == want || (want == "/" && scene.node(n).parent.is_none())
+        })
+        .ok_or_else(|| PyKeyError::new_err(format!("no node at '{path}'")))
+}
+
+fn diag_text(d: &canape_core::diag::Diagnostic) -> (String, String) {
+    let sev = match d.severity {
+        Severity::Error => "error",
+        Severity::Warning => "warning",
+        _ => "info",
+    };
+    (sev.to_string(), d.to_string())
+}
+
+/// Information about one Data: (kind, help, default, is_set, link, output).
+type DataInfo = (String, String, String, bool, Option<String>, bool);
+
+fn data_info(c: &dyn canape_core::component::Component, name: &str) -> PyResult<DataInfo> {
+    let f = c
+        .data()
+        .field(name)
+        .ok_or_else(|| PyKeyError::new_err(format!("{} has no Data '{name}'", c.class_name())))?;
+    Ok((
+        kind_name(f.kind),
+        f.help.to_string(),
+        f.default_text.to_string(),
+        f.is_set,
+        f.link.clone(),
+        f.output,
+    ))
+}
+
+fn get_value(
+    py: Python<'_>,
+    c: &dyn canape_core::component::Component,
+    name: &str,
+) -> PyResult<Py<PyAny>> {
+    let f = c.data().field(name);
+    match (f, c.read_data(name)) {
+        (Some(f), Some(v)) => to_py(py, &v, f.kind),
+        _ => {
+            if let Some((_, text)) = c.data().extra.iter().rev().find(|(n, _)| n == name) {
+                return Ok(text.into_pyobject(py)?.into_any().unbind());
+            }
+            Err(PyKeyError::new_err(format!(
+                "{} has no Data '{name}'",
+                c.class_name()
+            )))
+        }
+    }
+}
+
+/// The state vector a MechanicalObject Data names, if it is one.
+fn state_vec(name: &str) -> Option<canape_core::state::VecId> {
+    use canape_core::state::VecId;
+    Some(match name {
+        "position" | "x" => VecId::POSITION,
+        "velocity" | "v" => VecId::VELOCITY,
+        "force" | "f" => VecId::FORCE,
+        "rest_position" | "x0" => VecId::REST_POSITION,
+        "derivX" | "dx" => VecId::DX,
+        _ => return None,
+    })
+}
+
+/// A scene being built or running, as Python sees it.
+#[pyclass(name = "Simulation", module = "canape._native")]
+pub struct PySimulation {
+    cell: Arc<Cell>,
+}
+
+/// Positions, velocities and time to come back to.
+#[pyclass(name = "Snapshot", module = "canape._native")]
+pub struct PySnapshot {
+    snap: canape::Snapshot,
+}
+
+impl PySimulation {
+    fn wrap(stage: Stage, reentry: Arc<Reentry>, dir: PathBuf) -> Self {
+        PySimulation {
+            cell: Arc::new(Cell {
+                stage: Mutex::new(stage),
+                reentry,
+                dir,
+            }),
+        }
+    }
+
+    fn running<R>(
+        &self,
+        py: Python<'_>,
+        f: impl FnOnce(&mut Simulation) -> PyResult<R>,
+    ) -> PyResult<R> {
+        let mut g = self.cell.lock(py);
+        match &mut *g {
+            Stage::Running(s) => f(s),
+            _ => Err(runtime(
+                "the simulation is not initialised yet (call start() / Sofa.Simulation.init)",
+            )),
+        }
+    }
+}
+
+#[pymethods]
+impl PySimulation {
+    /// Load a scene file (.scn/.xml), initialise it.
+    #[staticmethod]
+    #[pyo3(signature = (path, dt=None, threads=0, data_paths=Vec::new()))]
+    fn load(
+        py: Python<'_>,
+        path: PathBuf,
+        dt: Option<f64>,
+        threads: usize,
+        data_paths: Vec<PathBuf>,
+    ) -> PyResult<Self> {
+        let opts = LoadOptions {
+            data_paths,
+            dt,
+            threads,
+        };
+        let dir = path.parent().map(PathBuf::from).unwrap_or_default();
+        let reentry = Arc::new(Reentry::default());
+        let sim = py
+            .detach(|| canape::load_scene(&path, &opts))
+            .map_err(|e| PyValueError::new_err(format!("{}: {e}", path.display())))?;
+        Ok(Self::wrap(Stage::Running(Box::new(sim)), reentry, dir))
+    }
+
+    /// Build a scene from XML text as if it were the file `dir/name`, without initialising it.
+    /// A text that cannot be read is a ValueError with the diagnostics.
+    #[staticmethod]
+    #[pyo3(signature = (xml, dir, name="(python).scn".to_string(), dt=None, threads=0, data_paths=Vec::new()))]
+    fn build(
+        xml: &str,
+        dir: PathBuf,
+        name: String,
+        dt: Option<f64>,
+        threads: usize,
+        data_paths: Vec<PathBuf>,
+    ) -> PyResult<Self> {
+        let opts = LoadOptions {
+            data_paths,
+            dt,
+            threads,
+        };
+        let (scene, diags) = canape::build_scene_str(xml, &name, &dir, &opts)
+            .map_err(|e| PyValueError::new_err(e.to_string()))?;
+        Ok(Self::wrap(
+            Stage::Built {
+                scene: Box::new(scene),
+                diags,
+                opts,
+            },
+            Arc::new(Reentry::default()),
+            dir,
+        ))
+    }
+
+    /// Add a Python object as a controller of node `node_path`: before `start` it takes its
+    /// place among the node's components; on a running simulation it is added between steps.
+    fn add_controller(
+        &self,
+        py: Python<'_>,
+        node_path: &str,
+        name: &str,
+        obj: Py<PyAny>,
+    ) -> PyResult<(usize, u32)> {
+        let c = PyController::new(obj, self.cell.reentry.clone());
+        let mut g = self.cell.lock(py);
+        match &mut *g {
+            Stage::Built { scene, .. } => {
+                let node = node_by_path(scene, node_path)?;
+                let id =
+                    scene.add_component(node, name, AnyComponent::Controller(Box::new(c)), None);
+                Ok((id.index(), id.generation()))
+            }
+            Stage::Running(sim) => {
+                let node = node_by_path(&sim.scene, node_path)?;
+                let (id, diags) = sim
+                    .add_component(node, name, AnyComponent::Controller(Box::new(c)))
+                    .map_err(runtime)?;
+                sim.diagnostics.items.extend(diags);
+                Ok((id.index(), id.generation()))
+            }
+            Stage::Moving => Err(runtime("the simulation is being initialised")),
+        }
+    }
+
+    /// Initialise a built scene (SOFA's init): components are initialised and controllers get
+    /// SimulationInitDone. Returns the diagnostics of loading and initialisation.
+    fn start(&self, py: Python<'_>) -> PyResult<Vec<(String, String)>> {
+        let (scene, diags, opts) = {
+            let mut g = self.cell.lock(py);
+            match std::mem::replace(&mut *g, Stage::Moving) {
+                Stage::Built { scene, diags, opts } => (scene, diags, opts),
+                other => {
+                    *g = other;
+                    return Err(runtime("the simulation is already initialised"));
+                }
+            }
+        };
+        // the stage lock is not held while initialising: controllers reach the scene through
+        // the re-entry record
+        let sim = py.detach(move || canape::start(*scene, diags, &opts));
+        let out = sim.diagnostics.iter().map(diag_text).collect();
+        *self.cell.lock(py) = Stage::Running(Box::new(sim));
+        Ok(out)
+    }
+
+    #[getter]
+    fn is_running(&self, py: Python<'_>) -> bool {
+        matches!(*self.cell.lock(py), Stage::Running(_))
+    }
+
+    /// The scene's folder (relative file names in added XML resolve from it).
+    #[getter]
+    fn dir(&self) -> PathBuf {
+        self.cell.dir.clone()
+    }
+
+    /// Every node: (path, index, generation).
+    fn nodes(&self, py: Python<'_>) -> PyResult<Vec<(String, usize, u32)>> {
+        self.cell.access(py, |a| {
+            let s = a.scene();
+            Ok(s.node_ids()
+                .map(|n| (s.node_path(n), n.index(), n.generation()))
+                .collect())
+        })
+    }
+
+    /// Every component in graph order: dicts with path, node, name, class, role, index,
+    /// generation.
+    fn components(&self, py: Python<'_>) -> PyResult<Vec<Py<PyDict>>> {
+        self.cell.access(py, |a| {
+            let s = a.scene();
+            let mut out = Vec::new();
+            for n in s.node_ids() {
+                let np = s.node_path(n);
+                for &c in &s.node(n).components {
+                    let i = s.info(c);
+                    let d = PyDict::new(py);
+                    let base = if np == "/" { String::new() } else { np.clone() };
+                    d.set_item("path", format!("{base}/{}", i.name))?;
+                    d.set_item("node", &np)?;
+                    d.set_item("name", &i.name)?;
+                    d.set_item("class", i.class)?;
+                    d.set_item("role", format!("{:?}", i.role))?;
+                    d.set_item("index", c.index())?;
+                    d.set_item("generation", c.generation())?;
+                    out.push(d.unbind());
+                }
+            }
+            Ok(out)
+        })
+    }
+
+    /// Names of a component's Data (aliases excluded), in declaration order.
+    fn data_names(&self, py: Python<'_>, index: usize, generation: u32) -> PyResult<Vec<String>> {
+        self.cell.access(py, |a| {
+            let s = a.scene();
+            let id = component_id(s, index, generation)?;
+            let c = s.component(id).ok_or_else(|| runtime("component busy"))?;
+            let mut v: Vec<String> = c
+                .data()
+                .fields()
+                .iter()
+                .map(|f| f.name.to_string())
+                .collect();
+            v.extend(c.data().extra.iter().map(|(n, _)| n.clone()));
+            Ok(v)
+        })
+    }
+
+    /// (kind, help, default, is_set, link, output) of a Data.
+    fn data_info(
+        &self,
+        py: Python<'_>,
+        index: usize,
+        generation: u32,
+        name: &str,
+    ) -> PyResult<DataInfo> {
+        self.cell.access(py, |a| {
+            let s = a.scene();
+            let id = component_id(s, index, generation)?;
+            let c = s.component(id).ok_or_else(|| runtime("component busy"))?;
+            data_info(c, name)
+        })
+    }
+
+    /// The current value of a Data (a numpy array for lists of numbers: a copy).
+    fn get(
+        &self,
+        py: Python<'_>,
+        index: usize,
+        generation: u32,
+        name: &str,
+    ) -> PyResult<Py<PyAny>> {
+        self.cell.access(py, |a| {
+            let s = a.scene();
+            let id = component_id(s, index, generation)?;
+            let c = s.component(id).ok_or_else(|| runtime("component busy"))?;
+            get_value(py, c, name)
+        })
+    }
+
+    /// Set a Data from SOFA text. On a running simulation, a state's vectors are written in
+    /// place (same size); other Data go through the edit path (the component re-initialised).
+    fn set(
+        &self,
+        py: Python<'_>,
+        index: usize,
+        generation: u32,
+        name: &str,
+        text: &str,
+    ) -> PyResult<()> {
+        self.cell.access(py, |a| {
+            let id = component_id(a.scene(), index, generation)?;
+            let is_state = matches!(a.scene().info(id).slot, canape_core::scene::Slot::State(_));
+            if is_state && !matches!(a, Access::Built(_)) {
+                if let Some(vid) = state_vec(name) {
+                    let kind = a
+                        .scene()
+                        .component(id)
+                        .and_then(|c| c.data().field(name).map(|f| f.kind))
+                        .ok_or_else(|| runtime("component busy"))?;
+                    let v = match kind.parse(text).map_err(PyValueError::new_err)? {
+                        canape_core::data::Value::Reals(v) => v,
+                        _ => return Err(PyValueError::new_err("expected numbers")),
+                    };
+                    return write_state(a, id, vid, &v);
+                }
+            }
+            match a {
+                Access::Control(c) => c.set_data(id, name, text).map_err(runtime),
+                Access::Running(s) => s.set_data(id, name, text).map(|_| ()).map_err(runtime),
+                Access::Built(s) => {
+                    let c = s
+                        .component_mut(id)
+                        .ok_or_else(|| runtime("component busy"))?;
+                    let class = c.class_name();
+                    let t = c.data_mut();
+                    if t.field(name).is_none() {
+                        if t.set_extra(name, text) {
+                            return Ok(());
+                        }
+                        return Err(PyKeyError::new_err(format!("{class} has no Data '{name}'")));
+                    }
+                    t.set_str(name, text)
+                        .map_err(|e| PyValueError::new_err(format!("{class}.{name}: {e}")))
+                }
+            }
+        })
+    }
+
+    /// Write a state vector (`position`, `velocity`…) of a running simulation from a flat
+    /// float64 array of the same length.
+    fn set_state(
+        &self,
+        py: Python<'_>,
+        index: usize,
+        generation: u32,
+        name: &str,
+        values: PyReadonlyArray1<'_, f64>,
+    ) -> PyResult<()> {
+        let vid = state_vec(name)
+            .ok_or_else(|| PyKeyError::new_err(format!("'{name}' is not a state vector")))?;
+        let v = values.as_slice()?.to_vec();
+        self.cell.access(py, |a| {
+            let id = component_id(a.scene(), index, generation)?;
+            write_state(a, id, vid, &v)
+        })
+    }
+
+    /// Advance `n` steps (the GIL is released while stepping). Returns the diagnostics the
+    /// steps added (a controller's exception is one, with its traceback and path).
+    #[pyo3(signature = (n=1, dt=None))]
+    fn step(&self, py: Python<'_>, n: usize, dt: Option<f64>) -> PyResult<Vec<(String, String)>> {
+        if self.cell.reentry.with(|_| ()).is_some() {
+            return Err(runtime(
+                "a controller cannot step the simulation it is called from",
+            ));
+        }
+        let cell = self.cell.clone();
+        let r = py.detach(move || {
+            let mut g = cell.stage.lock().unwrap_or_else(|e| e.into_inner());
+            let Stage::Running(sim) = &mut *g else {
+                return Err("the simulation is not initialised yet");
+            };
+            let before = sim.diagnostics.len();
+            for _ in 0..n {
+                match dt {
+                    Some(dt) if dt > 0.0 => sim.step_dt(dt),
+                    _ => sim.step(),
+                }
+            }
+            Ok(sim.diagnostics.items[before..]
+                .iter()
+                .map(diag_text)
+                .collect::<Vec<_>>())
+        });
+        r.map_err(runtime)
+    }
+
+    #[getter]
+    fn time(&self, py: Python<'_>) -> PyResult<f64> {
+        self.cell.access(py, |a| Ok(a.scene().time))
+    }
+
+    #[getter]
+    fn dt(&self, py: Python<'_>) -> PyResult<f64> {
+        self.cell
+            .access(py, |a| Ok(a.scene().nodes.first().map_or(0.0, |n| n.dt)))
+    }
+
+    #[getter]
+    fn gravity(&self, py: Python<'_>) -> PyResult<[f64; 3]> {
+        self.cell.access(py, |a| {
+            Ok(a.scene()
+                .nodes
+                .first()
+                .map_or([0.0; 3], |n| [n.gravity.x, n.gravity.y, n.gravity.z]))
+        })
+    }
+
+    fn set_dt(&self, py: Python<'_>, dt: f64) -> PyResult<()> {
+        self.cell.access(py, |a| match a {
+            Access::Running(s) => s.set_dt(dt).map_err(runtime),
+            Access::Built(s) => {
+                if let Some(r) = s.nodes.first_mut() {
+                    r.dt = dt;
+                }
+                Ok(())
+            }
+            Access::Control(_) => Err(runtime("dt cannot change inside a step")),
+        })
+    }
+
+    fn set_gravity(&self, py: Python<'_>, g: [f64; 3]) -> PyResult<()> {
+        let g = canape_types::Vec3::new(g[0], g[1], g[2]);
+        self.cell.access(py, |a| match a {
+            Access::Running(s) => s.set_gravity(g).map_err(runtime),
+            Access::Built(s) => {
+                if let Some(r) = s.nodes.first_mut() {
+                    r.gravity = g;
+                }
+                Ok(())
+            }
+            Access::Control(_) => Err(runtime("gravity cannot change inside a step")),
+        })
+    }
+
+    /// Every diagnostic so far: (severity, text).
+    fn diagnostics(&self, py: Python<'_>) -> PyResult<Vec<(String, String)>> {
+        let mut g = self.cell.lock(py);
+        Ok(match &mut *g {
+            Stage::Running(s) => s.diagnostics.iter().map(diag_text).collect(),
+            Stage::Built { diags, .. } => diags.iter().map(diag_text).collect(),
+            Stage::Moving => Vec::new(),
+        })
+    }
+
+    fn snapshot(&self, py: Python<'_>) -> PyResult<PySnapshot> {
+        self.running(py, |s| Ok(PySnapshot { snap: s.snapshot() }))
+    }
+
+    fn restore(&self, py: Python<'_>, snap: &PySnapshot) -> PyResult<()> {
+        self.running(py, |s| {
+            s.restore(&snap.snap);
+            Ok(())
+        })
+    }
+
+    /// An independent copy (its own worker threads); Python controllers are shared objects.
+    fn clone(&self, py: Python<'_>) -> PyResult<PySimulation> {
+        let copy = self.running(py, |s| Ok(s.clone()))?;
+        Ok(Self::wrap(
+            Stage::Running(Box::new(copy)),
+            self.cell.reentry.clone(),
+            self.cell.dir.clone(),
+        ))
+    }
+
+    /// Send a script event (SOFA's ScriptEvent) to every controller, in graph order.
+    fn send_script_event(&self, py: Python<'_>, name: String) -> PyResult<()> {
+        let cell = self.cell.clone();
+        py.detach(move || {
+            let mut g = cell.stage.lock().unwrap_or_else(|e| e.into_inner());
+            if let Stage::Running(sim) = &mut *g {
+                sim.send(&Event::Script(name));
+            }
+        });
+        Ok(())
+    }
+
+    /// Add the `<Node>` written in `xml` under the node at `parent` of a running simulation.
+    fn add_xml(&self, py: Python<'_>, parent: &str, xml: &str) -> PyResult<()> {
+        let dir = self.cell.dir.clone();
+        self.running(py, |s| {
+            let node = node_by_path(&s.scene, parent)?;
+            canape::add_xml(s, node, xml, &dir, &LoadOptions::default())
+                .map(|_| ())
+                .map_err(|e| PyValueError::new_err(e.to_string()))
+        })
+    }
+
+    fn remove_component(&self, py: Python<'_>, index: usize, generation: u32) -> PyResult<()> {
+        self.cell.access(py, |a| {
+            let id = component_id(a.scene(), index, generation)?;
+            match a {
+                Access::Control(c) => c.remove_component(id).map_err(runtime),
+                Access::Running(s) => s.remove_component(id).map(|_| ()).map_err(runtime),
+                Access::Built(s) => s.remove_component(id).map(|_| ()).map_err(runtime),
+            }
+        })
+    }
+
+    fn remove_node(&self, py: Python<'_>, path: &str) -> PyResult<()> {
+        self.cell.access(py, |a| {
+            let id = node_by_path(a.scene(), path)?;
+            match a {
+                Access::Control(c) => c.remove_node(id).map_err(runtime),
+                Access::Running(s) => s.remove_node(id).map(|_| ()).map_err(runtime),
+                Access::Built(s) => s.remove_node(id).map(|_| ()).map_err(runtime),
+            }
+        })
+    }
+
+    #[getter]
+    fn threads(&self, py: Python<'_>) -> PyResult<usize> {
+        self.running(py, |s| Ok(s.threads()))
+    }
+
+    fn set_threads(&self, py: Python<'_>, n: usize) -> PyResult<()> {
+        self.running(py, |s| s.set_threads(n).map_err(runtime))
+    }
+
+    /// End the simulation (SOFA's cleanup: exporters write their last files).
+    fn finish(&self, py: Python<'_>) -> PyResult<()> {
+        self.running(py, |s| {
+            s.finish();
+            Ok(())
+        })
+    }
+}
+
+fn write_state(
+    a: Access<'_>,
+    id: ComponentId,
+    vid: canape_core::state::VecId,
+    v: &[f64],
+) -> PyResult<()> {
+    let mo = match a {
+        Access::Control(c) => c.state_mut(id),
+        Access::Running(s) => s.scene.state_mut(id),
+        Access::Built(s) => s.state_mut(id),
+    }
+    .ok_or_else(|| runtime("not a state"))?;
+    let dst = mo.vec_mut(vid);
+    if dst.len() != v.len() {
+        return Err(PyIndexError::new_err(format!(
+            "{} values given for a vector of {} (a running state keeps its size)",
+            v.len(),
+            dst.len()
+        )));
+    }
+    dst.copy_from_slice(v);
+    Ok(())
+}
+
+/// A component made from Data text by the registry, outside any scene: what a Python scene's
+/// `addObject` makes before the scene is initialised (its Data read and checked at once).
+#[pyclass(module = "canape._native")]
+pub struct Proto {
+    // a pyclass must be Sync: the component is behind a mutex (never contended: the GIL is held)
+    comp: Mutex<AnyComponent>,
+}
+
+impl Proto {
+    fn comp(&self) -> MutexGuard<'_, AnyComponent> {
+        self.comp.lock().unwrap_or_else(|e| e.into_inner())
+    }
+}
+
+#[pymethods]
+impl Proto {
+    /// Create `class` (with `template`, empty for the default) from (name, text) pairs. An
+    /// unknown class is a ValueError; an unknown Data a TypeError; both with suggestions.
+    #[new]
+    #[pyo3(signature = (class, template="", attrs=Vec::new()))]
+    fn new(class: &str, template: &str, attrs: Vec<(String, String)>) -> PyResult<Self> {
+        let pairs: Vec<(&str, &str)> = attrs
+            .iter()
+            .map(|(a, b)| (a.as_str(), b.as_str()))
+            .collect();
+        canape::create_component(class, template, &pairs)
+            .map(|comp| Proto {
+                comp: Mutex::new(comp),
+            })
+            .map_err(|e| {
+                if e.contains("has no Data") {
+                    PyTypeError::new_err(e)
+                } else {
+                    PyValueError::new_err(e)
+                }
+            })
+    }
+
+    #[getter]
+    fn class_name(&self) -> &'static str {
+        self.comp().base().class_name()
+    }
+
+    #[getter]
+    fn role(&self) -> String {
+        format!("{:?}", self.comp().role())
+    }
+
+    fn data_names(&self) -> Vec<String> {
+        let g = self.comp();
+        let t = g.base().data();
+        let mut v: Vec<String> = t.fields().iter().map(|f| f.name.to_string()).collect();
+        v.extend(t.extra.iter().map(|(n, _)| n.clone()));
+        v
+    }
+
+    fn has_data(&self, name: &str) -> bool {
+        let g = self.comp();
+        let t = g.base().data();
+        t.field(name).is_some() || t.extra.iter().any(|(n, _)| n == name)
+    }
+
+    fn data_info(&self, name: &str) -> PyResult<DataInfo> {
+        data_info(self.comp().base(), name)
+    }
+
+    fn get(&self, py: Python<'_>, name: &str) -> PyResult<Py<PyAny>> {
+        get_value(py, self.comp().base(), name)
+    }
+
+    fn set(&self, name: &str, text: &str) -> PyResult<()> {
+        let mut g = self.comp();
+        let c = g.base_mut();
+        let class = c.class_name();
+        let t = c.data_mut();
+        if t.field(name).is_none() {
+            if t.set_extra(name, text) {
+                return Ok(());
+            }
+            return Err(PyKeyError::new_err(format!("{class} has no Data '{name}'")));
+        }
+        t.set_str(name, text)
+            .map_err(|e| PyValueError::new_err(format!("{class}.{name}: {e}")))
+    }
+}
+
+/// Every registered class: (class, description, inert).
+#[pyfunction]
+pub fn classes() -> Vec<(String, String, bool)> {
+    canape::registry::registry()
+        .classes()
+        .map(|e| (e.class.to_string(), e.description.to_string(), e.inert))
+        .collect()
+}
+
+/// The registered class names closest to `name` (for "did you mean").
+#[pyfunction]
+pub fn suggest_class(name: &str) -> Vec<String> {
+    let r = canape::registry::registry();
+    let names: Vec<&str> = r.classes().map(|e| e.class).collect();
+    canape_core::diag::closest(name, names.iter().copied(), 3)
+        .into_iter()
+        .map(str::to_string)
+        .collect()
+}
+
+/// Keep `describe` reachable for error paths that format Python exceptions.
+#[allow(dead_code)]
+pub fn exception_text(py: Python<'_>, e: &PyErr) -> String {
+    describe(py, e)
+}

@@ -1,0 +1,211 @@
+"""Tests of the `canape` Python API and of the SofaPython3-compatible packages over it.
+
+Run with `python -m pytest python/tests` in a venv where `pip install ./python` was done
+(`.ci/run` does both). SOFA's example scenes are read from ../shared/sofa beside the repository.
+"""
+
+import os
+import threading
+
+import numpy as np
+import pytest
+
+import canape
+import Sofa
+import Sofa.Core
+import Sofa.Simulation
+
+HERE = os.path.dirname(os.path.abspath(__file__))
+SOFA = os.path.normpath(os.path.join(HERE, "..", "..", "..", "shared", "sofa", "examples"))
+TETRA = os.path.join(SOFA, "Component", "SolidMechanics", "FEM", "TetrahedronFEMForceField.scn")
+
+
+def need_sofa():
+    if not os.path.exists(TETRA):
+        if os.environ.get("CANAPE_REQUIRE_SOFA"):
+            pytest.fail("SOFA's example scenes are required (CANAPE_REQUIRE_SOFA) but %s is absent" % TETRA)
+        pytest.skip("SOFA's example scenes are not beside the repository")
+
+
+def falling_scene(name="root", controller=None):
+    root = Sofa.Core.Node(name)
+    root.addObject("DefaultAnimationLoop")
+    root.addObject("EulerImplicitSolver", rayleighStiffness=0, rayleighMass=0)
+    root.addObject("CGLinearSolver", iterations=25, tolerance=1e-12, threshold=1e-12)
+    root.addObject("MechanicalObject", name="dofs", position=[[0, 0, 0], [1, 0, 0]])
+    root.addObject("UniformMass", totalMass=2.0)
+    if controller is not None:
+        root.addObject(controller)
+    return root
+
+
+def test_load_step_and_read_positions():
+    need_sofa()
+    sim = canape.load(TETRA)
+    x0 = np.array(sim["/BeamFEM_SMALL/MechanicalObject1"]["position"])
+    sim.step(10)
+    assert sim.time == pytest.approx(10 * sim.dt)
+    x = sim["/BeamFEM_SMALL/MechanicalObject1"]["position"]
+    assert x.shape == x0.shape and x.shape[1] == 3
+    assert not np.array_equal(x, x0)  # the beam moved
+    assert not x.flags.writeable  # a read is not a way to write
+
+
+def test_python_scene_matches_free_fall_of_implicit_euler():
+    root = falling_scene()
+    Sofa.Simulation.init(root)
+    dt = root.dt.value
+    for _ in range(5):
+        Sofa.Simulation.animate(root, dt)
+    # implicit Euler on a free fall: v_n = n g dt, x_n = g dt^2 n(n+1)/2
+    y = root.dofs.position.value[:, 1]
+    expected = -9.81 * dt * dt * 5 * 6 / 2
+    assert np.allclose(y, expected, rtol=1e-9)
+    assert root.time.value == pytest.approx(5 * dt)
+
+
+def test_data_written_from_python_takes_effect():
+    root = falling_scene()
+    Sofa.Simulation.init(root)
+    with root.dofs.position.writeable() as x:
+        x[:, 1] = 10.0
+    assert root.dofs.position.value[0, 1] == 10.0
+    root.gravity.value = [0.0, 0.0, 0.0]
+    Sofa.Simulation.animate(root, root.dt.value)
+    assert np.allclose(root.dofs.position.value[:, 1], 10.0)
+
+
+def test_controller_events_in_order_and_data_edits_take_effect_in_the_step():
+    seen = []
+
+    class Recorder(Sofa.Core.Controller):
+        def onSimulationInitDoneEvent(self, e):
+            seen.append(e["type"])
+
+        def onAnimateBeginEvent(self, e):
+            seen.append(e["type"])
+            # a controller moves a point: the step integrates from there
+            with self.getContext().dofs.position.writeable() as x:
+                x[0, 0] = 5.0
+
+        def onAnimateEndEvent(self, e):
+            seen.append(e["type"])
+
+    root = falling_scene(controller=Recorder(name="rec"))
+    Sofa.Simulation.init(root)
+    Sofa.Simulation.animate(root, root.dt.value)
+    Sofa.Simulation.animate(root, root.dt.value)
+    assert seen == ["SimulationInitDoneEvent"] + ["AnimateBeginEvent", "AnimateEndEvent"] * 2
+    assert root.dofs.position.value[0, 0] == pytest.approx(5.0)
+
+
+def test_a_controller_that_raises_is_reported_with_its_path_and_the_simulation_goes_on():
+    class Broken(Sofa.Core.Controller):
+        def onAnimateBeginEvent(self, e):
+            raise RuntimeError("boom in controller")
+
+    root = falling_scene(controller=Broken(name="broken"))
+    Sofa.Simulation.init(root)
+    sim = canape.Simulation(root._sim.native)
+    with pytest.raises(canape.SimulationError) as err:
+        sim.step(1)
+    text = str(err.value)
+    assert "boom in controller" in text and "Traceback" in text
+    assert "/root/broken" in text
+    # the step was done and the simulation still steps
+    t = sim.time
+    with pytest.raises(canape.SimulationError):
+        sim.step(1)
+    assert sim.time == pytest.approx(t + sim.dt)
+    assert np.all(np.isfinite(root.dofs.position.value))
+
+
+def test_a_view_kept_after_its_simulation_is_dropped_stays_valid():
+    root = falling_scene()
+    Sofa.Simulation.init(root)
+    Sofa.Simulation.animate(root, root.dt.value)
+    kept = root.dofs.position.value
+    copy = np.array(kept)
+    Sofa.Simulation.unload(root)
+    del root
+    import gc
+
+    gc.collect()
+    assert np.array_equal(kept, copy)
+
+
+def test_two_simulations_step_in_two_threads_as_alone():
+    need_sofa()
+    a = canape.load(TETRA)
+    b = canape.load(TETRA)
+    alone = canape.load(TETRA)
+    alone.step(20)
+    threads = [threading.Thread(target=s.step, args=(20,)) for s in (a, b)]
+    for t in threads:
+        t.start()
+    for t in threads:
+        t.join()
+    path = "/BeamFEM_SMALL/MechanicalObject1"
+    assert np.array_equal(a[path]["position"], alone[path]["position"])
+    assert np.array_equal(b[path]["position"], alone[path]["position"])
+
+
+def test_snapshot_restore_and_clone_are_bit_exact():
+    need_sofa()
+    sim = canape.load(TETRA)
+    path = "/BeamFEM_SMALL/MechanicalObject1"
+    sim.step(3)
+    snap = sim.snapshot()
+    clone = sim.clone()
+    sim.step(7)
+    after = np.array(sim[path]["position"])
+    sim.restore(snap)
+    sim.step(7)
+    assert np.array_equal(sim[path]["position"], after)
+    clone.step(7)
+    assert np.array_equal(clone[path]["position"], after)
+
+
+def test_batch_steps_clones_in_parallel():
+    need_sofa()
+    sim = canape.load(TETRA)
+    out = canape.batch(sim, 3, 5, setup=lambda i, c: setattr(c, "gravity", [0, -9.81 * (i + 1), 0]))
+    assert out.shape[0] == 3
+    # more gravity, lower beam
+    assert out[2][:, 1].min() < out[0][:, 1].min()
+
+
+def test_bad_input_is_an_exception_not_a_crash():
+    root = Sofa.Core.Node("root")
+    with pytest.raises(ValueError, match="did you mean"):
+        root.addObject("MechanicalObjekt")
+    with pytest.raises(TypeError):
+        root.addObject("MechanicalObject", positon=[1, 2, 3])
+    with pytest.raises(ValueError):
+        root.addObject("MechanicalObject", position="1 2 x")
+    with pytest.raises(ValueError):
+        canape.load(os.path.join(HERE, "does-not-exist.scn"))
+    root = falling_scene()
+    Sofa.Simulation.init(root)
+    with pytest.raises(IndexError):
+        root.dofs.position.value = np.zeros((5, 3))  # a running state keeps its size
+
+
+def test_python_scene_file_runs(tmp_path):
+    scene = tmp_path / "scene.py"
+    scene.write_text(
+        "def createScene(root, mass=1.0):\n"
+        "    root.addObject('DefaultAnimationLoop')\n"
+        "    root.addObject('EulerExplicitSolver')\n"
+        "    root.addObject('MechanicalObject', name='dofs', position=[0, 0, 0])\n"
+        "    root.addObject('UniformMass', totalMass=mass)\n"
+    )
+    sim = canape.load(str(scene))
+    sim.step(3)
+    assert sim["/dofs"]["position"][0, 1] < 0
+    import subprocess
+    import sys
+
+    out = subprocess.run([sys.executable, "-m", "canape", "run", str(scene), "-n", "4"], capture_output=True, text=True)
+    assert out.returncode == 0, out.stderr
+    assert "4 steps" in out.stdout
