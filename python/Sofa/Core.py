@@ -604,6 +604,8 @@ class Base:
             raise ValueError("there is already a Data named '%s'" % name)
         if value is None:
             value = default
+        if isinstance(value, Data):
+            value = _np.array(value.value) if isinstance(value.value, _np.ndarray) else value.value
         if isinstance(value, LinkPath) or (isinstance(value, str) and value.startswith("@") and type is None):
             target = _resolve_data(self, value)
             if target is None:
@@ -1236,6 +1238,127 @@ class Controller(Object):
         if callable(f):
             return f(event)
         return None
+
+
+class _StateVec:
+    """A state vector handed to a Python force field: `.value` and indexing read it, `with
+    v.writeable() as a:` edits it (the array the solver reads back)."""
+
+    def __init__(self, array):
+        self._a = array
+
+    @property
+    def value(self):
+        return self._a
+
+    def array(self):
+        return self._a
+
+    def writeable(self):
+        return _Passthrough(self._a)
+
+    writeableArray = writeable
+
+    def __getitem__(self, k):
+        return self._a[k]
+
+    def __len__(self):
+        return len(self._a)
+
+    @property
+    def shape(self):
+        return self._a.shape
+
+
+class _Passthrough:
+    def __init__(self, a):
+        self._a = a
+
+    def __enter__(self):
+        return self._a
+
+    def __exit__(self, *exc):
+        return False
+
+
+class ForceField(Object):
+    """A force field written in Python: override `addForce(mparams, f, x, v)`,
+    `addDForce(mparams, df, dx)` and, for assembled solvers, `addKToMatrix(mparams, nNodes,
+    nDofs)` returning (row, col, value) triplets or a square matrix (K = df/dx times kFactor)."""
+
+    _default_template = "Vec3d"
+
+    def __init__(self, *args, **kwargs):
+        Object.__init__(self, *args, **kwargs)
+        object.__setattr__(self, "_template", kwargs.get("template", self._default_template))
+        object.__setattr__(self, "_n_nodes", 0)
+
+    def _role(self):
+        return "ForceField"
+
+    def addForce(self, mparams, f, x, v):
+        pass
+
+    def addDForce(self, mparams, df, dx):
+        pass
+
+    def addKToMatrix(self, mparams, nNodes, nDofs):
+        return None
+
+    def _add_force(self, mparams, f, x, v):
+        object.__setattr__(self, "_n_nodes", len(x))
+        self.addForce(mparams, _StateVec(f), _StateVec(x), _StateVec(v))
+
+    def _add_dforce(self, mparams, df, dx):
+        self.addDForce(mparams, _StateVec(df), _StateVec(dx))
+
+    def _add_k(self, mparams, n_dofs):
+        k = self.addKToMatrix(mparams, self._n_nodes, n_dofs)
+        if k is None:
+            return None
+        k = _np.ascontiguousarray(k, dtype=_np.float64)
+        return k
+
+
+class ForceFieldVec3d(ForceField):
+    _default_template = "Vec3d"
+
+
+class ForceFieldVec2d(ForceField):
+    _default_template = "Vec2d"
+
+
+class ForceFieldVec1d(ForceField):
+    _default_template = "Vec1d"
+
+
+class ForceFieldRigid3d(ForceField):
+    _default_template = "Rigid3d"
+
+
+class TaskScheduler:
+    """SOFA's task scheduler: the number of threads the simulations step with (Canapé gives
+    each simulation its own workers; `init(n)` applies to the next steps of every Python scene)."""
+
+    _threads = 0
+
+    @staticmethod
+    def GetHardwareThreadsCount():
+        import os
+
+        return os.cpu_count() or 1
+
+    @staticmethod
+    def init(n=0):
+        TaskScheduler._threads = int(n)
+
+    @staticmethod
+    def stop():
+        TaskScheduler._threads = 0
+
+    @staticmethod
+    def getThreadCount():
+        return TaskScheduler._threads
 
 
 class DataEngine(Object):

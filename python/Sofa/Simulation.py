@@ -74,7 +74,7 @@ class _Binding:
     def added_after_init(self, node, obj):
         path = _native_path(node)
         if obj._proto is None:
-            self.native.add_controller(path, obj.getName(), obj)
+            self.native.add_controller(path, obj.getName(), obj, _py_role(obj))
             return
         xml = "<Node name=%s>%s</Node>" % (_quoteattr("__added__"), _object_xml(obj))
         # a component is added in a child node of its own, then bound
@@ -83,6 +83,10 @@ class _Binding:
         for c in self.native.components():
             if c["node"] == added:
                 obj._handle = _Bound(self, c["index"], c["generation"], c["role"])
+
+
+def _py_role(obj):
+    return "ForceField" if isinstance(obj, _Core.ForceField) else "Controller"
 
 
 def _object_xml(obj):
@@ -130,7 +134,7 @@ def init(root):
     native = _native.Simulation.build(xml, scene_dir)
     binding = _Binding(root, native)
     for node, obj in controllers:
-        native.add_controller(_native_path(node), obj.getName(), obj)
+        native.add_controller(_native_path(node), obj.getName(), obj, _py_role(obj))
     # bind every object to its component: a node's components are its XML objects in order,
     # then its Python controllers
     by_node = {}
@@ -179,15 +183,24 @@ def _binding(root):
     return root._sim
 
 
+def _apply_threads(b):
+    n = _Core.TaskScheduler._threads
+    if n and getattr(b, "threads", None) != n:
+        b.native.set_threads(n)
+        b.threads = n
+
+
 def animate(root, dt=0.0):
     """One step of the root's animation loop over `dt` (the root's dt when 0)."""
     b = _binding(root)
+    _apply_threads(b)
     diags = b.native.step(1, float(dt) if dt else None)
     _report(diags)
 
 
 def animateNSteps(root, n_steps=1, dt=0.0):
     b = _binding(root)
+    _apply_threads(b)
     _report(b.native.step(int(n_steps), float(dt) if dt else None))
 
 

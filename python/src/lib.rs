@@ -13,6 +13,7 @@
 
 mod controller;
 mod convert;
+mod forcefield;
 mod sim;
 
 use pyo3::prelude::*;

@@ -4,6 +4,7 @@
 
 use crate::controller::{describe, PyController, Reentry};
 use crate::convert::{kind_name, to_py};
+use crate::forcefield::PyForceField;
 use canape::{LoadOptions, Simulation};
 use canape_core::component::{Event, SceneControl};
 use canape_core::diag::{Diagnostics, Severity};
@@ -31,6 +32,8 @@ enum Stage {
 /// A simulation shared by its Python handles.
 struct Cell {
     stage: Mutex<Stage>,
+    /// The thread stepping or initialising the simulation now (it holds `stage`).
+    busy: Mutex<Option<std::thread::ThreadId>>,
     reentry: Arc<Reentry>,
     dir: PathBuf,
 }
@@ -60,16 +63,37 @@ fn runtime(e: impl std::fmt::Display) -> PyErr {
 impl Cell {
     /// Lock the stage without holding the GIL while waiting (the stepping thread may need the
     /// GIL to run a controller before it lets go of the lock).
-    fn lock<'a>(&'a self, py: Python<'_>) -> MutexGuard<'a, Stage> {
+    fn lock<'a>(&'a self, py: Python<'_>) -> PyResult<MutexGuard<'a, Stage>> {
         loop {
             match self.stage.try_lock() {
-                Ok(g) => return g,
-                Err(TryLockError::Poisoned(e)) => return e.into_inner(),
+                Ok(g) => return Ok(g),
+                Err(TryLockError::Poisoned(e)) => return Ok(e.into_inner()),
                 Err(TryLockError::WouldBlock) => {
+                    let me = std::thread::current().id();
+                    if *self.busy.lock().unwrap_or_else(|e| e.into_inner()) == Some(me) {
+                        return Err(runtime(
+                            "the simulation is stepping on this thread: during a step, only a controller (from its event methods) reaches the scene",
+                        ));
+                    }
                     py.detach(|| std::thread::sleep(std::time::Duration::from_micros(50)))
                 }
             }
         }
+    }
+
+    /// Run `f` holding the stage, recorded as busy on this thread (so that Python code called
+    /// back from the step is told, not deadlocked, if it reaches for the simulation).
+    fn with_busy<R>(&self, f: impl FnOnce(&mut Stage) -> R) -> R {
+        let mut g = self.stage.lock().unwrap_or_else(|e| e.into_inner());
+        *self.busy.lock().unwrap_or_else(|e| e.into_inner()) = Some(std::thread::current().id());
+        struct Clear<'a>(&'a Mutex<Option<std::thread::ThreadId>>);
+        impl Drop for Clear<'_> {
+            fn drop(&mut self) {
+                *self.0.lock().unwrap_or_else(|e| e.into_inner()) = None;
+            }
+        }
+        let _clear = Clear(&self.busy);
+        f(&mut g)
     }
 
     fn access<R>(&self, py: Python<'_>, f: impl FnOnce(Access<'_>) -> PyResult<R>) -> PyResult<R> {
@@ -82,7 +106,7 @@ impl Cell {
             return r;
         }
         let f = f.expect("not called");
-        let mut g = self.lock(py);
+        let mut g = self.lock(py)?;
         match &mut *g {
             Stage::Running(s) => f(Access::Running(s)),
             Stage::Built { scene, .. } => f(Access::Built(scene)),
@@ -188,6 +212,7 @@ impl PySimulation {
         PySimulation {
             cell: Arc::new(Cell {
                 stage: Mutex::new(stage),
+                busy: Mutex::new(None),
                 reentry,
                 dir,
             }),
@@ -199,7 +224,7 @@ impl PySimulation {
         py: Python<'_>,
         f: impl FnOnce(&mut Simulation) -> PyResult<R>,
     ) -> PyResult<R> {
-        let mut g = self.cell.lock(py);
+        let mut g = self.cell.lock(py)?;
         match &mut *g {
             Stage::Running(s) => f(s),
             _ => Err(runtime(
@@ -266,27 +291,38 @@ impl PySimulation {
 
     /// Add a Python object as a controller of node `node_path`: before `start` it takes its
     /// place among the node's components; on a running simulation it is added between steps.
+    /// `role` is "Controller" (events) or "ForceField" (a Sofa.Core.ForceField subclass).
+    #[pyo3(signature = (node_path, name, obj, role="Controller"))]
     fn add_controller(
         &self,
         py: Python<'_>,
         node_path: &str,
         name: &str,
         obj: Py<PyAny>,
+        role: &str,
     ) -> PyResult<(usize, u32)> {
-        let c = PyController::new(obj, self.cell.reentry.clone());
-        let mut g = self.cell.lock(py);
+        let c = match role {
+            "Controller" => AnyComponent::Controller(Box::new(PyController::new(
+                obj,
+                self.cell.reentry.clone(),
+            ))),
+            "ForceField" => AnyComponent::ForceField(Box::new(PyForceField::new(obj))),
+            _ => {
+                return Err(PyValueError::new_err(format!(
+                    "unknown Python component role '{role}'"
+                )))
+            }
+        };
+        let mut g = self.cell.lock(py)?;
         match &mut *g {
             Stage::Built { scene, .. } => {
                 let node = node_by_path(scene, node_path)?;
-                let id =
-                    scene.add_component(node, name, AnyComponent::Controller(Box::new(c)), None);
+                let id = scene.add_component(node, name, c, None);
                 Ok((id.index(), id.generation()))
             }
             Stage::Running(sim) => {
                 let node = node_by_path(&sim.scene, node_path)?;
-                let (id, diags) = sim
-                    .add_component(node, name, AnyComponent::Controller(Box::new(c)))
-                    .map_err(runtime)?;
+                let (id, diags) = sim.add_component(node, name, c).map_err(runtime)?;
                 sim.diagnostics.items.extend(diags);
                 Ok((id.index(), id.generation()))
             }
@@ -298,7 +334,7 @@ impl PySimulation {
     /// SimulationInitDone. Returns the diagnostics of loading and initialisation.
     fn start(&self, py: Python<'_>) -> PyResult<Vec<(String, String)>> {
         let (scene, diags, opts) = {
-            let mut g = self.cell.lock(py);
+            let mut g = self.cell.lock(py)?;
             match std::mem::replace(&mut *g, Stage::Moving) {
                 Stage::Built { scene, diags, opts } => (scene, diags, opts),
                 other => {
@@ -309,15 +345,21 @@ impl PySimulation {
         };
         // the stage lock is not held while initialising: controllers reach the scene through
         // the re-entry record
-        let sim = py.detach(move || canape::start(*scene, diags, &opts));
-        let out = sim.diagnostics.iter().map(diag_text).collect();
-        *self.cell.lock(py) = Stage::Running(Box::new(sim));
+        let cell = self.cell.clone();
+        let out = py.detach(move || {
+            cell.with_busy(|stage| {
+                let sim = canape::start(*scene, diags, &opts);
+                let out = sim.diagnostics.iter().map(diag_text).collect();
+                *stage = Stage::Running(Box::new(sim));
+                out
+            })
+        });
         Ok(out)
     }
 
     #[getter]
-    fn is_running(&self, py: Python<'_>) -> bool {
-        matches!(*self.cell.lock(py), Stage::Running(_))
+    fn is_running(&self, py: Python<'_>) -> PyResult<bool> {
+        Ok(matches!(*self.cell.lock(py)?, Stage::Running(_)))
     }
 
     /// The scene's folder (relative file names in added XML resolve from it).
@@ -490,21 +532,22 @@ impl PySimulation {
         }
         let cell = self.cell.clone();
         let r = py.detach(move || {
-            let mut g = cell.stage.lock().unwrap_or_else(|e| e.into_inner());
-            let Stage::Running(sim) = &mut *g else {
-                return Err("the simulation is not initialised yet");
-            };
-            let before = sim.diagnostics.len();
-            for _ in 0..n {
-                match dt {
-                    Some(dt) if dt > 0.0 => sim.step_dt(dt),
-                    _ => sim.step(),
+            cell.with_busy(|stage| {
+                let Stage::Running(sim) = stage else {
+                    return Err("the simulation is not initialised yet");
+                };
+                let before = sim.diagnostics.len();
+                for _ in 0..n {
+                    match dt {
+                        Some(dt) if dt > 0.0 => sim.step_dt(dt),
+                        _ => sim.step(),
+                    }
                 }
-            }
-            Ok(sim.diagnostics.items[before..]
-                .iter()
-                .map(diag_text)
-                .collect::<Vec<_>>())
+                Ok(sim.diagnostics.items[before..]
+                    .iter()
+                    .map(diag_text)
+                    .collect::<Vec<_>>())
+            })
         });
         r.map_err(runtime)
     }
@@ -559,7 +602,7 @@ impl PySimulation {
 
     /// Every diagnostic so far: (severity, text).
     fn diagnostics(&self, py: Python<'_>) -> PyResult<Vec<(String, String)>> {
-        let mut g = self.cell.lock(py);
+        let mut g = self.cell.lock(py)?;
         Ok(match &mut *g {
             Stage::Running(s) => s.diagnostics.iter().map(diag_text).collect(),
             Stage::Built { diags, .. } => diags.iter().map(diag_text).collect(),
@@ -592,10 +635,11 @@ impl PySimulation {
     fn send_script_event(&self, py: Python<'_>, name: String) -> PyResult<()> {
         let cell = self.cell.clone();
         py.detach(move || {
-            let mut g = cell.stage.lock().unwrap_or_else(|e| e.into_inner());
-            if let Stage::Running(sim) = &mut *g {
-                sim.send(&Event::Script(name));
-            }
+            cell.with_busy(|stage| {
+                if let Stage::Running(sim) = stage {
+                    sim.send(&Event::Script(name));
+                }
+            })
         });
         Ok(())
     }

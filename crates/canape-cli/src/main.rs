@@ -523,7 +523,7 @@ fn run(
         dt,
         threads,
     };
-    if let Some(code) = refuse_python(scene.as_deref()) {
+    if let Some(code) = run_python(scene.as_deref(), steps, threads) {
         return code;
     }
     let Some((label, mut sim)) = load_or_demo(scene.as_deref(), &opts) else {
@@ -739,17 +739,39 @@ fn run(
     ExitCode::SUCCESS
 }
 
-/// `.py` scenes are for the Python package (not built yet): a clear refusal.
-fn refuse_python(scene: Option<&std::path::Path>) -> Option<ExitCode> {
+/// A Python scene (`createScene(root)`) runs under the user's interpreter with Canapé's Python
+/// package (`python -m canape run`); the interpreter is `CANAPE_PYTHON` or `python3`.
+fn run_python(scene: Option<&std::path::Path>, steps: usize, threads: usize) -> Option<ExitCode> {
     let p = scene?;
-    if p.extension().is_some_and(|e| e.eq_ignore_ascii_case("py")) {
+    let ext = p.extension()?.to_str()?.to_ascii_lowercase();
+    if !matches!(ext.as_str(), "py" | "py3" | "pyscn" | "py3scn") {
+        return None;
+    }
+    let python = std::env::var("CANAPE_PYTHON").unwrap_or_else(|_| "python3".into());
+    let has_package = std::process::Command::new(&python)
+        .args(["-c", "import canape._native"])
+        .stderr(std::process::Stdio::null())
+        .status()
+        .is_ok_and(|s| s.success());
+    if !has_package {
         eprintln!(
-            "error: {} is a Python scene: Python scenes need Canapé's Python package, which does not exist yet; run a .scn scene",
+            "error: {} is a Python scene: it runs with Canapé's Python package, which {python} cannot import; install it with `pip install ./python` from Canapé's repository (or set CANAPE_PYTHON to an interpreter that has it)",
             p.display()
         );
         return Some(ExitCode::from(2));
     }
-    None
+    let status = std::process::Command::new(&python)
+        .args(["-m", "canape", "run"])
+        .arg(p)
+        .args(["-n", &steps.to_string(), "--threads", &threads.to_string()])
+        .status();
+    Some(match status {
+        Ok(s) => ExitCode::from(s.code().map_or(1, |c| c.clamp(0, 255) as u8)),
+        Err(e) => {
+            eprintln!("error: cannot start {python}: {e}");
+            ExitCode::from(1)
+        }
+    })
 }
 
 fn regress(
@@ -881,6 +903,18 @@ fn view(
         dt,
         threads: 1,
     };
+    if let Some(p) = scene.as_deref().filter(|p| {
+        p.extension()
+            .and_then(|e| e.to_str())
+            .is_some_and(|e| e.eq_ignore_ascii_case("py"))
+    }) {
+        eprintln!(
+            "error: {}: viewing Python scenes is not built yet; run it headless with `canape run {}`",
+            p.display(),
+            p.display()
+        );
+        return ExitCode::from(2);
+    }
     let Some((label, sim)) = load_or_demo(scene.as_deref(), &opts) else {
         return ExitCode::from(2);
     };

@@ -86,13 +86,19 @@ fn exit_codes_tell_what_happened() {
         let (c, out) = code(canape().args(&args));
         assert_eq!(c, 2, "{args:?}: {out}");
     }
-    let (c, out) = code(canape().args(["run"]).arg(write(
-        &d,
-        "scene.py",
-        "def createScene(root): pass\n",
-    )));
+    // a Python scene with no interpreter that has Canapé's package: a clear refusal (with one,
+    // python/tests/test_api.py runs it)
+    let (c, out) = code(
+        canape()
+            .env("CANAPE_PYTHON", "/nonexistent/python3")
+            .args(["run"])
+            .arg(write(&d, "scene.py", "def createScene(root): pass\n")),
+    );
     assert_eq!(c, 2, "{out}");
-    assert!(out.contains("Python scene"), "{out}");
+    assert!(
+        out.contains("Python scene") && out.contains("pip install ./python"),
+        "{out}"
+    );
     // nothing to load
     let (c, out) = code(canape().args(["run"]).arg(d.join("missing.scn")));
     assert_eq!(c, 1, "{out}");

@@ -532,6 +532,10 @@ impl Component for MechanicalObject {
             _ => return self.data.value(name).cloned(),
         };
         if self.nb_vecs() == 0 {
+            // before init, the rest position not given is the position (as init will make it)
+            if id == VecId::REST_POSITION && !self.data.is_set("rest_position") {
+                return self.data.value("position").cloned();
+            }
             return self.data.value(name).cloned();
         }
         Some(Value::Reals(self.vec(id).to_vec()))
