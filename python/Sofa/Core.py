@@ -288,12 +288,12 @@ class Data:
         if parent is None:
             return False
         seen = self._owner._data_meta(self._name).get("seen", 0)
-        return parent._owner._data_meta(parent._name).get("version", 0) != seen
+        return parent._owner._data_version(parent._name) != seen
 
     def updateIfDirty(self):
         parent = self.getParent()
         if parent is not None:
-            self._owner._data_meta(self._name)["seen"] = parent._owner._data_meta(parent._name).get("version", 0)
+            self._owner._data_meta(self._name)["seen"] = parent._owner._data_version(parent._name)
 
     def hasChanged(self):
         return self.isDirty()
@@ -392,7 +392,23 @@ class Data:
         return True
 
     def __getattr__(self, name):
+        # a link Data (`mstate="@dofs"`) forwards attributes to the object it names
+        owner = self.__dict__.get("_owner")
+        if owner is not None and hasattr(owner, "_link_target") and not name.startswith("_"):
+            target = owner._link_target(self.__dict__["_name"])
+            if target is not None:
+                return getattr(target, name)
         raise AttributeError("'%s' has no attribute '%s'" % (type(self).__name__, name))
+
+    def __setattr__(self, name, value):
+        if name.startswith("_"):
+            return object.__setattr__(self, name, value)
+        owner = self.__dict__.get("_owner")
+        if name != "value" and owner is not None and hasattr(owner, "_link_target"):
+            target = owner._link_target(self.__dict__["_name"])
+            if target is not None:
+                return setattr(target, name, value)
+        return object.__setattr__(self, name, value)
 
 
 class DataString(Data):
@@ -410,6 +426,83 @@ class DataContainer(Data):
 
 class DataLink(Data):
     pass
+
+
+class Link:
+    """A link of a node or an object (SofaPython3's BaseLink): its name, help, the objects it
+    points to and their paths."""
+
+    def __init__(self, owner, name, help, targets, multi, type_name):
+        self._owner = owner
+        self._name = name
+        self._help = help
+        self._targets = targets
+        self._multi = multi
+        self._type = type_name
+        self._persistent = False
+
+    def getName(self):
+        return self._name
+
+    def setName(self, name):
+        self._name = name
+
+    def getHelp(self):
+        return self._help
+
+    def setHelp(self, text):
+        self._help = text
+
+    def isMultiLink(self):
+        return self._multi
+
+    def isPersistent(self):
+        return self._persistent
+
+    def setPersistent(self, flag):
+        self._persistent = bool(flag)
+
+    def isReadOnly(self):
+        return not self._persistent
+
+    def getSize(self):
+        return len(self._targets)
+
+    def getLinkedBase(self, i=0):
+        return self._targets[i] if i < len(self._targets) else None
+
+    def getLinkedPath(self, i=0):
+        t = self.getLinkedBase(i)
+        return t.getLinkPath() if t is not None else ""
+
+    def getValueString(self):
+        return " ".join(t.getLinkPath() for t in self._targets)
+
+    def getValueTypeString(self):
+        return self._type
+
+    def getOwnerBase(self):
+        return self._owner
+
+    def getOwnerData(self):
+        return None
+
+
+# SOFA's Node links: name -> (help, multi, role of the objects or None for children)
+_NODE_LINKS = {
+    "child": ("Child nodes", True, None),
+    "object": ("All objects attached to this node", True, "*"),
+    "animationLoop": ("The AnimationLoop attached to this node (only valid for root node)", False, "AnimationLoop"),
+    "solver": ("The ODE solvers attached to this node", True, "OdeSolver"),
+    "linearSolver": ("The LinearSolver(s) attached to this node", True, "LinearSolver"),
+    "topology": ("The Topology attached to this node", False, "Topology"),
+    "mechanicalState": ("The MechanicalState attached to this node (storing all state vectors)", False, "State"),
+    "mechanicalMapping": ("The MechanicalMapping attached to this node", False, "Mapping"),
+    "mass": ("The Mass attached to this node", False, "Mass"),
+    "forceField": ("The (non-interaction) ForceField(s) attached to this node", True, "ForceField"),
+    "projectiveConstraintSet": ("The ProjectiveConstraintSet(s) attached to this node", True, "ProjectiveConstraint"),
+    "topologyObject": ("The topology objects attached to this node", True, "Topology"),
+}
 
 
 class DataDict(dict):
@@ -541,6 +634,8 @@ class Base:
 
     def _data_get(self, name):
         f = self._fields[name]
+        if isinstance(self, DataEngine):
+            self._update_if_dirty(name)
         parent = f.meta.get("parent")
         if parent is not None:
             d = _resolve_data(self, parent)
@@ -563,6 +658,11 @@ class Base:
         f.value = new
         f.meta["is_set"] = True
         f.meta["version"] = f.meta.get("version", 0) + 1
+
+    def _data_version(self, name):
+        """How many times the Data was set (Data held by Canapé's components: 0)."""
+        f = self._fields.get(name)
+        return f.meta.get("version", 0) if f is not None else 0
 
     def _data_link(self, name, path):
         self._fields[name].meta["parent"] = path
@@ -605,7 +705,8 @@ class Base:
         if value is None:
             value = default
         if isinstance(value, Data):
-            value = _np.array(value.value) if isinstance(value.value, _np.ndarray) else value.value
+            # a Data given as the value: linked to it (its parent), as SofaPython3 does
+            value = value.linkpath
         if isinstance(value, LinkPath) or (isinstance(value, str) and value.startswith("@") and type is None):
             target = _resolve_data(self, value)
             if target is None:
@@ -963,6 +1064,24 @@ class Node(Base):
     def isInitialized(self):
         return self.getRoot()._initialized
 
+    def findLink(self, name):
+        spec = _NODE_LINKS.get(name)
+        if spec is None:
+            return None
+        help, multi, role = spec
+        if role is None:
+            targets, tname = list(self._children), "Node"
+        elif role == "*":
+            targets, tname = list(self._objects), "BaseObject"
+        else:
+            targets, tname = [o for o in self._objects if o._role() == role], role
+        if not multi:
+            targets = targets[:1]
+        return Link(self, name, help, targets, multi, tname)
+
+    def getLinks(self):
+        return [self.findLink(n) for n in _NODE_LINKS]
+
     def sendEvent(self, sender, event_name, userData=None):
         event = {
             "type": "PythonScriptEvent",
@@ -1205,6 +1324,30 @@ class Object(Base):
     def __getitem__(self, path):
         return _get_item(self, path)
 
+    def findLink(self, name):
+        """A link Data of this object (`input`, `output`, `mstate`…), as a Link to its target."""
+        if not self._has_data(name):
+            return None
+        target = self._link_target(name)
+        targets = [target] if target is not None else []
+        help = self._data_meta(name).get("help", "")
+        return Link(self, name, help, targets, False, "BaseObject")
+
+    def _link_target(self, name):
+        link = self._link_of().get(name)
+        text = str(link) if link is not None else None
+        if text is None:
+            try:
+                v = self._data_get(name)
+            except (KeyError, ValueError):
+                return None
+            text = v if isinstance(v, str) else None
+        if not text or not text.startswith("@"):
+            return None
+        if isinstance(link, LinkPath) and isinstance(link._target, Base):
+            return link._target
+        return _resolve_path(self, text[1:])
+
     def getCategories(self):
         return [_CATEGORIES.get(self._role(), self._role())]
 
@@ -1296,6 +1439,26 @@ class ForceField(Object):
     def _role(self):
         return "ForceField"
 
+    def _data_get(self, name):
+        # during a step the scene is the solver's: Data linked to other objects are read from
+        # the copy taken before the step (Sofa.Simulation refreshes it each step)
+        cache = self.__dict__.get("_step_cache")
+        if cache is not None and name in cache:
+            return cache[name]
+        return Object._data_get(self, name)
+
+    def _before_step(self):
+        object.__setattr__(self, "_step_cache", None)
+        cache = {}
+        for n, f in self._fields.items():
+            if f.meta.get("parent") is not None:
+                v = Base._data_get(self, n)
+                cache[n] = _np.array(v) if isinstance(v, _np.ndarray) else v
+        object.__setattr__(self, "_step_cache", cache)
+
+    def _after_step(self):
+        object.__setattr__(self, "_step_cache", None)
+
     def addForce(self, mparams, f, x, v):
         pass
 
@@ -1361,17 +1524,49 @@ class TaskScheduler:
         return TaskScheduler._threads
 
 
+def _version(data, depth=0):
+    """A Data's change count, followed through its parent links (SOFA's dirty flags)."""
+    parent = data.getParent() if depth < 32 else None
+    if parent is not None:
+        if isinstance(parent._owner, DataEngine):
+            parent._owner._update_if_dirty(parent._name)
+        return ("link", _version(parent, depth + 1))
+    return data._owner._data_version(data._name)
+
+
 class DataEngine(Object):
+    """A Python engine: `addInput`/`addOutput` in `init`, `update()` recomputes the outputs.
+    Lazy as SOFA's DataEngine: reading an output runs `update()` first when an input changed
+    since the last update (inputs start dirty)."""
+
     def __init__(self, *args, **kwargs):
         Object.__init__(self, *args, **kwargs)
         object.__setattr__(self, "_inputs", [])
         object.__setattr__(self, "_outputs", [])
+        object.__setattr__(self, "_seen", None)
+        object.__setattr__(self, "_updating", False)
 
     def addInput(self, data):
         self._inputs.append(data)
 
     def addOutput(self, data):
         self._outputs.append(data)
+
+    def update(self):
+        pass
+
+    def _update_if_dirty(self, name):
+        if self._updating or not any(d._name == name for d in self.__dict__.get("_outputs", ())):
+            return
+        seen = tuple(_version(d) for d in self._inputs)
+        if seen == self._seen:
+            return
+        object.__setattr__(self, "_seen", seen)
+        object.__setattr__(self, "_updating", True)
+        try:
+            self.update()
+        finally:
+            object.__setattr__(self, "_updating", False)
 
 
 class ObjectFactory:

@@ -66,6 +66,8 @@ class _Binding:
         self.root = root
         self.native = native
         self.reset_point = None
+        # Python force fields, whose links to other objects are read before each step
+        self.forcefields = []
 
     @property
     def running(self):
@@ -135,6 +137,8 @@ def init(root):
     binding = _Binding(root, native)
     for node, obj in controllers:
         native.add_controller(_native_path(node), obj.getName(), obj, _py_role(obj))
+        if isinstance(obj, _Core.ForceField):
+            binding.forcefields.append(obj)
     # bind every object to its component: a node's components are its XML objects in order,
     # then its Python controllers
     by_node = {}
@@ -190,18 +194,32 @@ def _apply_threads(b):
         b.threads = n
 
 
+def _step(b, dt):
+    ffs = b.forcefields
+    for f in ffs:
+        f._before_step()
+    try:
+        _report(b.native.step(1, float(dt) if dt else None))
+    finally:
+        for f in ffs:
+            f._after_step()
+
+
 def animate(root, dt=0.0):
     """One step of the root's animation loop over `dt` (the root's dt when 0)."""
     b = _binding(root)
     _apply_threads(b)
-    diags = b.native.step(1, float(dt) if dt else None)
-    _report(diags)
+    _step(b, dt)
 
 
 def animateNSteps(root, n_steps=1, dt=0.0):
     b = _binding(root)
     _apply_threads(b)
-    _report(b.native.step(int(n_steps), float(dt) if dt else None))
+    if b.forcefields:
+        for _ in range(int(n_steps)):
+            _step(b, dt)
+    else:
+        _report(b.native.step(int(n_steps), float(dt) if dt else None))
 
 
 def reset(root):

@@ -2,11 +2,11 @@
 unchanged (`import Sofa`, `Sofa.Core.Node`, `Sofa.Simulation.animate`…). Importing it prints
 nothing and changes no interpreter hook."""
 
-from Sofa import Core, Helper, Types, Simulation, constants  # noqa: F401
+from Sofa import Core, Helper, Types, Simulation, constants, Gui  # noqa: F401
 from Sofa.Helper import msg_info, msg_warning, msg_error, msg_deprecated, msg_fatal  # noqa: F401
 from Sofa.Prefab import Prefab  # noqa: F401
 
-__all__ = ["Core", "Helper", "Types", "Simulation", "constants", "Prefab"]
+__all__ = ["Core", "Helper", "Types", "Simulation", "constants", "Gui", "Prefab"]
 
 
 def import_sofa_python_scene(path):

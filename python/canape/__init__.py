@@ -21,7 +21,7 @@ from canape import _native
 
 __version__ = _native.__version__
 
-__all__ = ["load", "Simulation", "Component", "SimulationError", "batch", "scene_from_python"]
+__all__ = ["load", "Simulation", "Component", "SimulationError", "batch", "scene_from_python", "view"]
 
 
 class SimulationError(RuntimeError):
@@ -88,7 +88,22 @@ class Simulation:
 
     def step(self, n=1, dt=None):
         """Advance n steps; raises SimulationError if a step reported errors."""
-        _check(self._native.step(n, dt))
+        b = getattr(self, "_binding", None)
+        ffs = b.forcefields if b is not None else ()
+        if not ffs:
+            _check(self._native.step(n, dt))
+            return
+        # Python force fields read their links from a copy taken before each step
+        diags = []
+        for _ in range(n):
+            for f in ffs:
+                f._before_step()
+            try:
+                diags += self._native.step(1, dt)
+            finally:
+                for f in ffs:
+                    f._after_step()
+        _check(diags)
 
     @property
     def time(self):
@@ -150,6 +165,46 @@ class Simulation:
         self._native.finish()
 
 
+def view(sim, port=0, host="127.0.0.1", open_browser=True, block=True, paused=True):
+    """Show a simulation in Canapé's browser viewer (the page `canape view` serves). The viewer
+    runs a clone of `sim` on its own thread. With block=True, waits until Ctrl-C and stops the
+    viewer; otherwise returns it (`viewer.url`, `viewer.stop()`). `sim` may be a
+    canape.Simulation or an initialised Sofa.Core.Node."""
+    import time
+
+    native = _native_of(sim)
+    viewer = native.view(host=host, port=port, paused=paused)
+    print("Canapé viewer at %s" % viewer.url)
+    if open_browser and not viewer.open_browser():
+        print("(no browser found to open: open the address above yourself)")
+    if not block:
+        return viewer
+    try:
+        while True:
+            time.sleep(0.2)
+    except KeyboardInterrupt:
+        pass
+    finally:
+        viewer.stop()
+    return None
+
+
+def _native_of(sim):
+    if isinstance(sim, Simulation):
+        return sim._native
+    if isinstance(sim, _native.Simulation):
+        return sim
+    root = getattr(sim, "getRoot", None)
+    if root is not None:
+        root = sim.getRoot()
+        if root._sim is None:
+            from Sofa import Simulation as S
+
+            S.init(root)
+        return root._sim.native
+    raise TypeError("canape.view takes a canape.Simulation or a Sofa.Core.Node")
+
+
 def load(path, dt=None, threads=0, **scene_kwargs):
     """Load a scene: .scn/.xml through Canapé's loader; .py through its createScene(root)."""
     path = os.fspath(path)
@@ -161,6 +216,7 @@ def load(path, dt=None, threads=0, **scene_kwargs):
             S.init(root)
         sim = Simulation(root._sim.native)
         sim._root = root
+        sim._binding = root._sim
         if dt:
             sim.dt = dt
         if threads:

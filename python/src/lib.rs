@@ -22,6 +22,7 @@ use pyo3::prelude::*;
 fn _native(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add_class::<sim::PySimulation>()?;
     m.add_class::<sim::PySnapshot>()?;
+    m.add_class::<sim::PyViewer>()?;
     m.add_class::<sim::Proto>()?;
     m.add_function(wrap_pyfunction!(sim::classes, m)?)?;
     m.add_function(wrap_pyfunction!(sim::suggest_class, m)?)?;

@@ -686,6 +686,26 @@ impl PySimulation {
         self.running(py, |s| s.set_threads(n).map_err(runtime))
     }
 
+    /// Serve a clone of this simulation in Canapé's browser viewer (the page `canape view`
+    /// serves) on `host:port` (0: any free port). The viewer steps its clone on its own thread;
+    /// this handle stays usable. Returns the running viewer.
+    #[pyo3(signature = (host="127.0.0.1", port=0, paused=true, label="Python scene"))]
+    fn view(
+        &self,
+        py: Python<'_>,
+        host: &str,
+        port: u16,
+        paused: bool,
+        label: &str,
+    ) -> PyResult<PyViewer> {
+        let copy = self.running(py, |s| Ok(s.clone()))?;
+        let server = canape_view::Server::start(copy, label, host, port, paused)
+            .map_err(|e| runtime(format!("cannot listen on {host}:{port}: {e}")))?;
+        Ok(PyViewer {
+            server: Mutex::new(Some(server)),
+        })
+    }
+
     /// End the simulation (SOFA's cleanup: exporters write their last files).
     fn finish(&self, py: Python<'_>) -> PyResult<()> {
         self.running(py, |s| {
@@ -717,6 +737,48 @@ fn write_state(
     }
     dst.copy_from_slice(v);
     Ok(())
+}
+
+/// A browser viewer serving a simulation (see `Simulation.view`).
+#[pyclass(name = "Viewer", module = "canape._native")]
+pub struct PyViewer {
+    server: Mutex<Option<canape_view::Server>>,
+}
+
+#[pymethods]
+impl PyViewer {
+    /// The page's address (None once stopped).
+    #[getter]
+    fn url(&self) -> Option<String> {
+        self.server
+            .lock()
+            .unwrap_or_else(|e| e.into_inner())
+            .as_ref()
+            .map(|s| s.url())
+    }
+
+    /// Open WebSocket connections (pages watching).
+    #[getter]
+    fn clients(&self) -> usize {
+        self.server
+            .lock()
+            .unwrap_or_else(|e| e.into_inner())
+            .as_ref()
+            .map_or(0, |s| s.clients())
+    }
+
+    /// Open the page in the default browser (best effort); whether one was started.
+    fn open_browser(&self) -> bool {
+        self.url().is_some_and(|u| canape_view::open_browser(&u))
+    }
+
+    /// Stop the viewer's simulation and server threads.
+    fn stop(&self, py: Python<'_>) {
+        let server = self.server.lock().unwrap_or_else(|e| e.into_inner()).take();
+        if let Some(s) = server {
+            py.detach(move || s.stop());
+        }
+    }
 }
 
 /// A component made from Data text by the registry, outside any scene: what a Python scene's

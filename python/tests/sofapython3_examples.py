@@ -46,6 +46,7 @@ def main():
     p.add_argument("--expected")
     p.add_argument("--write")
     a = p.parse_args()
+    a.peer = os.path.abspath(a.peer)
     files = []
     for f in sorted(glob.glob(os.path.join(a.peer, "examples", "**", "*.py"), recursive=True)):
         rel = os.path.relpath(f, os.path.join(a.peer, "examples"))

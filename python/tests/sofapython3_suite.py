@@ -68,6 +68,7 @@ def main():
     p.add_argument("--write")
     p.add_argument("--timeout", type=int, default=300)
     a = p.parse_args()
+    a.peer = os.path.abspath(a.peer)
     files = []
     for pat in FILES:
         files += sorted(f for f in glob.glob(os.path.join(a.peer, pat)) if os.path.basename(f) not in NOT_TESTS)

@@ -209,3 +209,22 @@ def test_python_scene_file_runs(tmp_path):
     out = subprocess.run([sys.executable, "-m", "canape", "run", str(scene), "-n", "4"], capture_output=True, text=True)
     assert out.returncode == 0, out.stderr
     assert "4 steps" in out.stdout
+
+
+def test_view_serves_the_page_of_a_clone_and_stops():
+    import urllib.request
+
+    root = falling_scene()
+    Sofa.Simulation.init(root)
+    viewer = canape.view(root, open_browser=False, block=False)
+    try:
+        with urllib.request.urlopen(viewer.url, timeout=10) as r:
+            assert r.status == 200
+            page = r.read().decode("utf-8", "replace")
+        assert "<html" in page.lower()
+        # the handle given to the viewer stays usable: its simulation is not the viewer's
+        Sofa.Simulation.animate(root, root.dt.value)
+        assert root.time.value == pytest.approx(root.dt.value)
+    finally:
+        viewer.stop()
+    assert viewer.url is None
