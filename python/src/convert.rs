@@ -30,8 +30,8 @@ pub fn kind_name(kind: DataKind) -> String {
     }
 }
 
-/// A Data value as a Python object (numpy arrays for lists of numbers).
-pub fn to_py(py: Python<'_>, v: &Value, kind: DataKind) -> PyResult<Py<PyAny>> {
+/// A Data value as a Python object (numpy arrays for lists of numbers, taking the value's buffer).
+pub fn to_py(py: Python<'_>, v: Value, kind: DataKind) -> PyResult<Py<PyAny>> {
     let w = width(kind);
     Ok(match v {
         Value::Bool(b) => b.into_pyobject(py)?.to_owned().into_any().unbind(),
@@ -40,9 +40,11 @@ pub fn to_py(py: Python<'_>, v: &Value, kind: DataKind) -> PyResult<Py<PyAny>> {
         Value::Str(s) => s.into_pyobject(py)?.into_any().unbind(),
         Value::Words(ws) => PyList::new(py, ws)?.into_any().unbind(),
         Value::Reals(r) => {
-            let a = r.clone().into_pyarray(py);
+            let n = r.len();
+            // the value is moved into numpy: one copy from the scene in all
+            let a = r.into_pyarray(py);
             if w > 1 {
-                a.reshape([r.len() / w, w])?.into_any().unbind()
+                a.reshape([n / w, w])?.into_any().unbind()
             } else {
                 a.into_any().unbind()
             }

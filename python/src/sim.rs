@@ -169,7 +169,7 @@ fn get_value(
 ) -> PyResult<Py<PyAny>> {
     let f = c.data().field(name);
     match (f, c.read_data(name)) {
-        (Some(f), Some(v)) => to_py(py, &v, f.kind),
+        (Some(f), Some(v)) => to_py(py, v, f.kind),
         _ => {
             if let Some((_, text)) = c.data().extra.iter().rev().find(|(n, _)| n == name) {
                 return Ok(text.into_pyobject(py)?.into_any().unbind());
