@@ -976,6 +976,9 @@ class Node(Base):
             if child is None:
                 return
         if child in self._children:
+            sim = self.getRoot()._sim
+            if sim is not None and child._parents and child._parents[0] is self:
+                sim.removed_node(child)
             self._children.remove(child)
             child._parents.remove(self)
             self._changed()
@@ -1012,6 +1015,10 @@ class Node(Base):
 
     def removeObject(self, obj):
         if obj in self._objects:
+            sim = self.getRoot()._sim
+            if sim is not None:
+                # refused (an error naming what uses it) when another component needs it
+                sim.removed(obj)
             self._objects.remove(obj)
             object.__setattr__(obj, "_node", None)
             self._changed()

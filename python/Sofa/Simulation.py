@@ -74,17 +74,42 @@ class _Binding:
         return self.native.is_running
 
     def added_after_init(self, node, obj):
-        path = _native_path(node)
+        """An object added to a node of the running scene: built into that node between steps."""
+        path = self.ensure_node(node)
         if obj._proto is None:
-            self.native.add_controller(path, obj.getName(), obj, _py_role(obj))
+            i, g = self.native.add_controller(path, obj.getName(), obj, _py_role(obj))
+            if isinstance(obj, _Core.ForceField):
+                self.forcefields.append(obj)
             return
-        xml = "<Node name=%s>%s</Node>" % (_quoteattr("__added__"), _object_xml(obj))
-        # a component is added in a child node of its own, then bound
-        self.native.add_xml(path, xml)
-        added = path + "/__added__"
-        for c in self.native.components():
-            if c["node"] == added:
-                obj._handle = _Bound(self, c["index"], c["generation"], c["role"])
+        ids = self.native.add_into(path, "<Node>%s</Node>" % _object_xml(obj))
+        if ids:
+            roles = {(c["index"], c["generation"]): c["role"] for c in self.native.components()}
+            i, g = ids[0]
+            object.__setattr__(obj, "_handle", _Bound(self, i, g, roles.get((i, g), "Other")))
+
+    def ensure_node(self, node):
+        """The node's path in the running scene, creating it (and missing ancestors) if it was
+        added to the Python tree after init."""
+        path = _native_path(node)
+        if any(p == path for p, _, _ in self.native.nodes()):
+            return path
+        parent = node._parents[0]
+        ppath = self.ensure_node(parent)
+        self.native.add_into(ppath, "<Node><Node name=%s/></Node>" % _quoteattr(node.getName()))
+        return path
+
+    def removed(self, obj):
+        h = obj._handle
+        if h is not None:
+            self.native.remove_component(h.index, h.generation)
+            object.__setattr__(obj, "_handle", None)
+        if obj in self.forcefields:
+            self.forcefields.remove(obj)
+
+    def removed_node(self, node):
+        path = _native_path(node)
+        if any(p == path for p, _, _ in self.native.nodes()):
+            self.native.remove_node(path)
 
 
 def _py_role(obj):

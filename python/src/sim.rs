@@ -655,6 +655,18 @@ impl PySimulation {
         })
     }
 
+    /// Add the objects and child nodes inside the `<Node>` of `xml` to the node at `path` of a
+    /// running simulation; returns the new components as (index, generation) pairs.
+    fn add_into(&self, py: Python<'_>, path: &str, xml: &str) -> PyResult<Vec<(usize, u32)>> {
+        let dir = self.cell.dir.clone();
+        self.running(py, |s| {
+            let node = node_by_path(&s.scene, path)?;
+            canape::add_xml_into(s, node, xml, &dir, &LoadOptions::default())
+                .map(|ids| ids.iter().map(|c| (c.index(), c.generation())).collect())
+                .map_err(|e| PyValueError::new_err(e.to_string()))
+        })
+    }
+
     fn remove_component(&self, py: Python<'_>, index: usize, generation: u32) -> PyResult<()> {
         self.cell.access(py, |a| {
             let id = component_id(a.scene(), index, generation)?;

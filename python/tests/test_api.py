@@ -228,3 +228,29 @@ def test_view_serves_the_page_of_a_clone_and_stops():
     finally:
         viewer.stop()
     assert viewer.url is None
+
+
+def test_objects_added_and_removed_after_init_change_the_running_scene():
+    root = falling_scene()
+    Sofa.Simulation.init(root)
+    Sofa.Simulation.animate(root, root.dt.value)
+    # a force cancelling gravity on both points (2 kg, g = 9.81), added to the running root
+    ff = root.addObject("ConstantForceField", name="up", forces=[[0, 9.81, 0], [0, 9.81, 0]])
+    assert ff._handle is not None
+    v_before = np.array(root.dofs.velocity.value)
+    Sofa.Simulation.animate(root, root.dt.value)
+    assert np.allclose(root.dofs.velocity.value, v_before, atol=1e-9)
+    # removed: gravity acts again
+    root.removeObject(ff)
+    Sofa.Simulation.animate(root, root.dt.value)
+    assert root.dofs.velocity.value[0, 1] < v_before[0, 1] - 0.05
+    # a child node with a mapped state, added after init
+    child = root.addChild("mapped")
+    m = child.addObject("MechanicalObject", name="copy")
+    child.addObject("IdentityMapping", input="@../dofs", output="@copy")
+    Sofa.Simulation.animate(root, root.dt.value)
+    assert np.allclose(m.position.value, root.dofs.position.value)
+    # what another component uses is not removed
+    with pytest.raises(RuntimeError, match="uses|used"):
+        root.removeObject(root.dofs)
+    assert root.dofs._handle is not None

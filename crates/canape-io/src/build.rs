@@ -106,6 +106,22 @@ impl<'a> Builder<'a> {
         (self.scene, id, self.diags)
     }
 
+    /// Build the objects and child nodes of a node description into the existing node `node`
+    /// (components added to a node of a running simulation); the description's own name and
+    /// attributes are not used. Links resolve in the whole scene. The new components are not
+    /// initialised.
+    pub fn build_into(mut self, node: NodeId, d: &NodeDesc) -> (Scene, Diagnostics) {
+        let mut counters: BTreeMap<String, usize> = BTreeMap::new();
+        for item in &d.items {
+            match item {
+                Item::Node(n) => self.node(n, Some(node)),
+                Item::Object(o) => self.object(o, node, &mut counters),
+            }
+        }
+        self.expand_src_links();
+        (self.scene, self.diags)
+    }
+
     /// Build the whole scene from its root node description.
     pub fn build(mut self, root: &NodeDesc) -> (Scene, Diagnostics) {
         self.node(root, None);

@@ -253,5 +253,89 @@ pub fn add_xml(
     Ok(node)
 }
 
+/// Add the objects and child nodes written inside the `<Node>` of `xml` to the existing node
+/// `node` of a running simulation, between steps (the fragment's node name and attributes are
+/// not used). Returns the new components. As [`add_xml`], a fragment that does not parse or
+/// whose build or initialisation gives an error is refused and nothing stays added.
+pub fn add_xml_into(
+    sim: &mut Simulation,
+    node: canape_core::scene::NodeId,
+    xml: &str,
+    dir: &Path,
+    opts: &LoadOptions,
+) -> Result<Vec<canape_core::scene::ComponentId>, LoadError> {
+    let refuse = |d: canape_core::diag::Diagnostic| {
+        let mut diagnostics = Diagnostics::default();
+        diagnostics.push(d);
+        LoadError { diagnostics }
+    };
+    if let Err(e) = sim.scene.check_node(node) {
+        return Err(refuse(canape_core::diag::Diagnostic::error(e.to_string())));
+    }
+    let registry = registry::registry();
+    let resolver = FileResolver::from_env(&opts.data_paths);
+    let is_component = |t: &str| {
+        registry.get(t).is_some() || canape_core::registry::RENAMED.iter().any(|(o, _)| *o == t)
+    };
+    let mut reader = DescReader::new(&resolver, &is_component);
+    let desc = match reader.read_str(xml, &dir.join("(added).scn")) {
+        Ok(d) => d,
+        Err(d) => {
+            let mut diagnostics = reader.diags;
+            diagnostics.push(d);
+            return Err(LoadError { diagnostics });
+        }
+    };
+    let mut diags = reader.diags;
+    let old_components = sim.scene.node(node).components.clone();
+    let old_children = sim.scene.node(node).children.clone();
+    let scene = std::mem::take(&mut sim.scene);
+    let (scene, bd) = Builder::on_scene(&registry, &resolver, scene).build_into(node, &desc);
+    sim.scene = scene;
+    diags.extend(bd);
+    let new_children: Vec<_> = sim
+        .scene
+        .node(node)
+        .children
+        .iter()
+        .copied()
+        .filter(|c| !old_children.contains(c))
+        .collect();
+    let mut ids: Vec<_> = sim
+        .scene
+        .node(node)
+        .components
+        .iter()
+        .copied()
+        .filter(|c| !old_components.contains(c))
+        .collect();
+    for &c in &new_children {
+        for n in sim.scene.subtree(c) {
+            ids.extend(sim.scene.node(n).components.iter().copied());
+        }
+    }
+    let before = sim.diagnostics.len();
+    if !diags.has_errors() {
+        sim.components_added(&ids);
+    }
+    let init_failed = sim.diagnostics.items[before..]
+        .iter()
+        .any(|d| d.severity == canape_core::diag::Severity::Error);
+    if diags.has_errors() || init_failed {
+        diags.items.extend(sim.diagnostics.items.split_off(before));
+        for &c in new_children.iter().rev() {
+            let _ = sim.remove_node(c);
+        }
+        for &c in ids.iter().rev() {
+            if sim.scene.check_component(c).is_ok() {
+                let _ = sim.remove_component(c);
+            }
+        }
+        return Err(LoadError { diagnostics: diags });
+    }
+    sim.diagnostics.extend(diags);
+    Ok(ids)
+}
+
 /// The bundled demo scene (a corotational FEM beam), used when no scene is given.
 pub const DEMO_SCENE: &str = include_str!("../scenes/demo_beam.scn");
