@@ -1,5 +1,5 @@
 """`python -m canape run scene.(scn|py) [-n STEPS]`: load and step a scene headless, printing
-the time per step. (`canape view` is the Rust command's viewer.)"""
+the time per step. `python -m canape view scene.(scn|py)`: show it in the browser viewer."""
 
 import argparse
 import sys
@@ -15,7 +15,28 @@ def main(argv=None):
     r.add_argument("scene")
     r.add_argument("-n", "--steps", type=int, default=100)
     r.add_argument("--threads", type=int, default=0)
+    v = sub.add_parser("view", help="show a scene in the browser viewer (Ctrl-C to stop)")
+    v.add_argument("scene")
+    v.add_argument("--port", type=int, default=0)
+    v.add_argument("--host", default="127.0.0.1")
+    v.add_argument("--no-open", action="store_true", help="do not open a browser")
+    v.add_argument("--play", action="store_true", help="start playing (default: paused, as runSofa)")
     args = p.parse_args(argv)
+    if args.cmd == "view":
+        try:
+            sim = canape.load(args.scene)
+        except (ValueError, OSError) as e:
+            sys.stderr.write("error: %s\n" % e)
+            return 1
+        for sev, text in sim.diagnostics():
+            if sev in ("error", "warning"):
+                sys.stderr.write("%s\n" % text)
+        try:
+            canape.view(sim, port=args.port, host=args.host, open_browser=not args.no_open, paused=not args.play)
+        except RuntimeError as e:
+            sys.stderr.write("error: %s\n" % e)
+            return 2
+        return 0
     if args.cmd == "run":
         try:
             sim = canape.load(args.scene, threads=args.threads)

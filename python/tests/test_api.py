@@ -254,3 +254,39 @@ def test_objects_added_and_removed_after_init_change_the_running_scene():
     with pytest.raises(RuntimeError, match="uses|used"):
         root.removeObject(root.dofs)
     assert root.dofs._handle is not None
+
+
+def test_python_m_canape_view_serves_a_python_scene(tmp_path):
+    import signal
+    import subprocess
+    import sys
+    import urllib.request
+
+    scene = tmp_path / "scene.py"
+    scene.write_text(
+        "def createScene(root):\n"
+        "    root.addObject('DefaultAnimationLoop')\n"
+        "    root.addObject('EulerExplicitSolver')\n"
+        "    root.addObject('MechanicalObject', name='dofs', position=[0, 0, 0])\n"
+        "    root.addObject('UniformMass', totalMass=1)\n"
+    )
+    proc = subprocess.Popen(
+        [sys.executable, "-u", "-m", "canape", "view", str(scene), "--no-open", "--port", "0"],
+        stdout=subprocess.PIPE,
+        stderr=subprocess.PIPE,
+        text=True,
+    )
+    try:
+        line = proc.stdout.readline()
+        assert "viewer at" in line, line + proc.stderr.read()
+        url = line.split("viewer at", 1)[1].strip()
+        with urllib.request.urlopen(url, timeout=10) as r:
+            assert r.status == 200
+    finally:
+        proc.send_signal(signal.SIGINT)
+        try:
+            proc.wait(timeout=20)
+        except subprocess.TimeoutExpired:
+            proc.kill()
+            raise
+    assert proc.returncode == 0, proc.stderr.read()
