@@ -61,3 +61,32 @@ pub fn to_py(py: Python<'_>, v: Value, kind: DataKind) -> PyResult<Py<PyAny>> {
         }
     })
 }
+
+/// Keeps a state vector's buffer alive for the numpy arrays that view it.
+#[pyclass(module = "canape._native", frozen)]
+pub struct Pinned {
+    buf: std::sync::Arc<Vec<f64>>,
+}
+
+/// A read-only `(n, w)` numpy array over `buf`, without copying; the array keeps the buffer
+/// alive (its base is a [`Pinned`]).
+pub fn view(py: Python<'_>, buf: std::sync::Arc<Vec<f64>>, w: usize) -> PyResult<Py<PyAny>> {
+    let w = w.max(1);
+    let n = buf.len() / w;
+    let owner = Bound::new(py, Pinned { buf })?;
+    let data: &[f64] = &owner.get().buf;
+    let shape = numpy::ndarray::ArrayView2::from_shape((n, w), &data[..n * w])
+        .map_err(|e| pyo3::exceptions::PyValueError::new_err(e.to_string()))?;
+    // SAFETY: the array's base is `owner`, which holds the Arc of the buffer: the memory lives
+    // as long as the array, and the state never writes a buffer it shares (Arc::make_mut
+    // copies first), so the array sees it unchanged.
+    let arr =
+        unsafe { numpy::PyArray2::<f64>::borrow_from_array(&shape, owner.clone().into_any()) };
+    let kw = pyo3::types::PyDict::new(py);
+    kw.set_item("write", false)?;
+    arr.call_method("setflags", (), Some(&kw))?;
+    if w == 1 {
+        return Ok(arr.reshape([n])?.into_any().unbind());
+    }
+    Ok(arr.into_any().unbind())
+}

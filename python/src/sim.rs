@@ -47,6 +47,14 @@ enum Access<'a> {
 }
 
 impl Access<'_> {
+    fn state_mut(&mut self, id: ComponentId) -> Option<&mut canape_core::state::MechanicalObject> {
+        match self {
+            Access::Control(c) => c.state_mut(id),
+            Access::Running(s) => s.scene.state_mut(id),
+            Access::Built(s) => s.state_mut(id),
+        }
+    }
+
     fn scene(&self) -> &Scene {
         match self {
             Access::Control(c) => c.scene(),
@@ -437,7 +445,9 @@ impl PySimulation {
         })
     }
 
-    /// The current value of a Data (a numpy array for lists of numbers: a copy).
+    /// The current value of a Data: a number, text, or a numpy array. A state vector of a
+    /// running simulation is a read-only view of the state's buffer (no copy; the state copies
+    /// the vector before writing it again while the view lives); other lists are copies.
     fn get(
         &self,
         py: Python<'_>,
@@ -445,9 +455,21 @@ impl PySimulation {
         generation: u32,
         name: &str,
     ) -> PyResult<Py<PyAny>> {
-        self.cell.access(py, |a| {
+        self.cell.access(py, |mut a| {
+            let id = component_id(a.scene(), index, generation)?;
+            let running = !matches!(a, Access::Built(_));
+            if let (true, Some(vid)) = (running, state_vec(name)) {
+                let width = a
+                    .scene()
+                    .component(id)
+                    .and_then(|c| c.data().field(name).map(|f| crate::convert::width(f.kind)));
+                if let (Some(w), Some(mo)) = (width, a.state_mut(id)) {
+                    if mo.nb_vecs() > 0 {
+                        return crate::convert::view(py, mo.shared(vid), w);
+                    }
+                }
+            }
             let s = a.scene();
-            let id = component_id(s, index, generation)?;
             let c = s.component(id).ok_or_else(|| runtime("component busy"))?;
             get_value(py, c, name)
         })

@@ -290,3 +290,24 @@ def test_python_m_canape_view_serves_a_python_scene(tmp_path):
             proc.kill()
             raise
     assert proc.returncode == 0, proc.stderr.read()
+
+
+def test_position_value_is_a_read_only_view_that_keeps_what_it_saw():
+    root = falling_scene()
+    Sofa.Simulation.init(root)
+    Sofa.Simulation.animate(root, root.dt.value)
+    a = root.dofs.position.value
+    b = root.dofs.position.value
+    assert np.shares_memory(a, b)  # no copy: both view the state's buffer
+    assert not a.flags.writeable
+    with pytest.raises(ValueError):
+        a[0, 0] = 1.0
+    seen = np.array(a)
+    Sofa.Simulation.animate(root, root.dt.value)
+    # the step wrote a new buffer (the state copies before writing what a view holds)
+    assert np.array_equal(a, seen)
+    assert not np.array_equal(root.dofs.position.value, seen)
+    # canape's API gives the same views
+    sim = canape.Simulation(root._sim.native)
+    x = sim["/dofs"]["position"]
+    assert np.shares_memory(x, root.dofs.position.value)

@@ -7,6 +7,7 @@
 use crate::component::Component;
 use crate::data::{DataKind, DataTable, Value};
 use canape_types::DofType;
+use std::sync::Arc;
 
 /// The most points a MechanicalObject may be given by its `size` (50 million: each vector of a
 /// Rigid3 state then takes 2.8 GB): a larger size is refused, never an allocation failure.
@@ -52,7 +53,10 @@ pub struct MechanicalObject {
     data: DataTable,
     pub dof: DofType,
     size: usize,
-    vecs: Vec<Vec<f64>>,
+    /// Each vector behind an `Arc`: [`MechanicalObject::shared`] hands out a read-only handle
+    /// (a Python view) without copying, and a write while one is held copies first
+    /// (`Arc::make_mut`), so a handle never sees memory change or go away under it.
+    vecs: Vec<Arc<Vec<f64>>>,
 }
 
 impl MechanicalObject {
@@ -203,7 +207,7 @@ impl MechanicalObject {
         self.size = n;
         for i in 0..self.vecs.len() {
             let l = self.len_of(VecId(i as u32));
-            self.vecs[i].resize(l, 0.0);
+            Arc::make_mut(&mut self.vecs[i]).resize(l, 0.0);
         }
         self.ensure(VecId::REST_POSITION);
     }
@@ -212,11 +216,11 @@ impl MechanicalObject {
     pub fn ensure(&mut self, id: VecId) {
         let i = id.0 as usize;
         if self.vecs.len() <= i {
-            self.vecs.resize_with(i + 1, Vec::new);
+            self.vecs.resize_with(i + 1, Default::default);
         }
         let l = self.len_of(id);
         if self.vecs[i].len() != l {
-            self.vecs[i].resize(l, 0.0);
+            Arc::make_mut(&mut self.vecs[i]).resize(l, 0.0);
         }
     }
 
@@ -229,17 +233,24 @@ impl MechanicalObject {
 
     pub fn vec_mut(&mut self, id: VecId) -> &mut Vec<f64> {
         self.ensure(id);
-        &mut self.vecs[id.0 as usize]
+        Arc::make_mut(&mut self.vecs[id.0 as usize])
+    }
+
+    /// A read-only handle on vector `id` as it is now, without copying: the state copies the
+    /// vector before its next write while the handle is alive.
+    pub fn shared(&mut self, id: VecId) -> Arc<Vec<f64>> {
+        self.ensure(id);
+        self.vecs[id.0 as usize].clone()
     }
 
     /// Take a vector out (to write it while reading others); put it back with [`Self::put`].
     pub fn take(&mut self, id: VecId) -> Vec<f64> {
         self.ensure(id);
-        std::mem::take(&mut self.vecs[id.0 as usize])
+        std::mem::take(Arc::make_mut(&mut self.vecs[id.0 as usize]))
     }
 
     pub fn put(&mut self, id: VecId, v: Vec<f64>) {
-        self.vecs[id.0 as usize] = v;
+        *Arc::make_mut(&mut self.vecs[id.0 as usize]) = v;
     }
 
     /// Two distinct vectors, one read-only and one writable.
@@ -266,10 +277,10 @@ impl MechanicalObject {
         let (r, w) = (read.0 as usize, write.0 as usize);
         if r < w {
             let (a, b) = self.vecs.split_at_mut(w);
-            (&a[r], &mut b[0])
+            (&a[r], Arc::make_mut(&mut b[0]).as_mut_slice())
         } else {
             let (a, b) = self.vecs.split_at_mut(r);
-            (&b[0], &mut a[w])
+            (&b[0], Arc::make_mut(&mut a[w]).as_mut_slice())
         }
     }
 
@@ -338,17 +349,18 @@ impl MechanicalObject {
         for id in 0..VecId::FIRST_TEMP {
             self.ensure(VecId(id));
         }
-        self.vecs[0] = pos;
+        self.vecs[0] = Arc::new(pos);
         let vel = self.data.reals("velocity");
         if !vel.is_empty() {
             if vel.len() == n * ds {
-                self.vecs[1] = vel.to_vec();
+                self.vecs[1] = Arc::new(vel.to_vec());
             } else if vel.len().is_multiple_of(ds) && vel.len() < n * ds {
                 // shorter: SOFA pads with the last value given
                 let last = vel[vel.len() - ds..].to_vec();
-                self.vecs[1][..vel.len()].copy_from_slice(vel);
+                let v1 = Arc::make_mut(&mut self.vecs[1]);
+                v1[..vel.len()].copy_from_slice(vel);
                 for i in vel.len() / ds..n {
-                    self.vecs[1][i * ds..(i + 1) * ds].copy_from_slice(&last);
+                    v1[i * ds..(i + 1) * ds].copy_from_slice(&last);
                 }
             } else {
                 warnings.push(format!(
@@ -374,16 +386,28 @@ impl MechanicalObject {
         let s = self.data.reals("scale3d").to_vec();
         let r = self.data.reals("rotation").to_vec();
         let t = self.data.reals("translation").to_vec();
-        apply_dof_transform(self.dof, &mut self.vecs[0], &s, &r, &t);
-        self.vecs[4] = if rest_given {
+        apply_dof_transform(
+            self.dof,
+            Arc::make_mut(&mut self.vecs[0]).as_mut_slice(),
+            &s,
+            &r,
+            &t,
+        );
+        self.vecs[4] = Arc::new(if rest_given {
             rest
         } else {
-            self.vecs[0].clone()
-        };
+            self.vecs[0].as_ref().clone()
+        });
         // rotation2 then translation2, on the position only (after the rest position is set)
         let r2 = self.data.reals("rotation2").to_vec();
         let t2 = self.data.reals("translation2").to_vec();
-        apply_dof_transform(self.dof, &mut self.vecs[0], &[1.0, 1.0, 1.0], &r2, &t2);
+        apply_dof_transform(
+            self.dof,
+            Arc::make_mut(&mut self.vecs[0]).as_mut_slice(),
+            &[1.0, 1.0, 1.0],
+            &r2,
+            &t2,
+        );
         warnings
     }
 
@@ -545,6 +569,33 @@ impl Component for MechanicalObject {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn a_shared_vector_is_copied_before_a_write_and_never_changes() {
+        let mut mo = MechanicalObject::new(DofType::Vec3);
+        mo.data_mut().set_str("position", "0 0 0 1 0 0").unwrap();
+        mo.init_from_data(None, false);
+        let view = mo.shared(VecId::POSITION);
+        // no copy while nobody writes
+        assert!(std::ptr::eq(
+            view.as_ptr(),
+            mo.vec(VecId::POSITION).as_ptr()
+        ));
+        mo.vec_mut(VecId::POSITION)[0] = 5.0;
+        assert_eq!(view[0], 0.0, "the handle keeps what it saw");
+        assert_eq!(mo.vec(VecId::POSITION)[0], 5.0);
+        // once the handle is gone, writes are in place again
+        drop(view);
+        let p = mo.vec(VecId::POSITION).as_ptr();
+        mo.vec_mut(VecId::POSITION)[1] = 7.0;
+        assert!(std::ptr::eq(p, mo.vec(VecId::POSITION).as_ptr()));
+        // take/put and swaps keep the handle's data too
+        let view = mo.shared(VecId::VELOCITY);
+        let v = mo.take(VecId::VELOCITY);
+        mo.put(VecId::VELOCITY, v.iter().map(|x| x + 1.0).collect());
+        assert!(view.iter().all(|&x| x == 0.0));
+        assert!(mo.vec(VecId::VELOCITY).iter().all(|&x| x == 1.0));
+    }
 
     #[test]
     fn init_translation_and_rest() {
