@@ -1,6 +1,7 @@
-"""Run SofaPython3's example scenes (the files with `createScene`, as its `.scene-tests` list
-them: not additional-examples/, jax/, meshing/) through Canapé: each loads and runs 100 steps in
-its own process. Prints one line per example (ok, or the first line of why not) and a count.
+"""Run SofaPython3's example scenes (every file under examples/ with `createScene`, the
+additional-examples/, jax/ and meshing/ folders included) through Canapé: each loads and runs
+100 steps in its own process. Prints one line per example (ok, or the first line of why not)
+and a count.
 
     python python/tests/sofapython3_examples.py PEER_DIR [--steps N] [--expected FILE] [--write FILE]
 
@@ -13,7 +14,7 @@ import os
 import subprocess
 import sys
 
-SKIP_DIRS = ("additional-examples", "jax", "meshing")
+SKIP_DIRS = ()
 
 RUNNER = r"""
 import sys, os, warnings

@@ -437,6 +437,127 @@ fn init_topological_mapping(scene: &mut Scene, id: ComponentId, i: usize, diags:
 /// Re-initialise one component from its current Data, without pulling its links again (SOFA's
 /// `reinit` after a Data was edited). States, topologies and topological mappings are refused:
 /// re-initialising them would reset positions or change the topology under the force fields.
+/// After engine `src` recomputed its outputs while the simulation runs (an edit of one of its
+/// inputs): the Data linked to them are pulled again, as SOFA's engines mark their outputs dirty
+/// and their readers update. An engine downstream is re-initialised and passes its own outputs
+/// on; a state takes the new positions, velocities or rest positions into its vectors (same
+/// number of points); a mass, force field, projective constraint, solver or controller is
+/// re-initialised. Other readers (topologies, mappings, visual models) keep what they built at
+/// init, with a warning. Returns whether a projective constraint was re-initialised.
+pub fn propagate_engine_outputs(
+    scene: &mut Scene,
+    src: ComponentId,
+    diags: &mut Diagnostics,
+    depth: usize,
+) -> bool {
+    let mut projective = false;
+    if depth > 32 {
+        diags.push(
+            Diagnostic::warning("engines linked in a cycle: not propagated further")
+                .on(scene.component_label(src)),
+        );
+        return projective;
+    }
+    let mut readers: Vec<(ComponentId, String, String)> = Vec::new();
+    for dep in scene.component_ids() {
+        let node = scene.info(dep).node;
+        for (data, link) in &scene.info(dep).data_links {
+            let Some((path, _)) = split_data_link(link) else {
+                continue;
+            };
+            if let Some(Target::Component(c)) = scene.resolve_path(node, Some(dep), path) {
+                if c == src && dep != src {
+                    readers.push((dep, data.clone(), link.clone()));
+                }
+            }
+        }
+    }
+    let mut reinit: Vec<ComponentId> = Vec::new();
+    for (dep, data, link) in readers {
+        let node = scene.info(dep).node;
+        let label = scene.component_label(dep);
+        let v = match scene.read_link(node, Some(dep), &link) {
+            Ok(v) => v,
+            Err(e) => {
+                diags.push(
+                    Diagnostic::error(format!("broken link in Data '{data}': {e}")).on(label),
+                );
+                continue;
+            }
+        };
+        if let Some(c) = scene.component_mut(dep) {
+            if let Err(e) = c.data_mut().set_value(&data, v.clone()) {
+                diags.push(
+                    Diagnostic::error(format!("Data '{data}' linked to '{link}': {e}")).on(label),
+                );
+                continue;
+            }
+        }
+        match scene.info(dep).slot {
+            Slot::State(i) => {
+                let vid = match data.as_str() {
+                    "position" | "x" => VecId::POSITION,
+                    "velocity" | "v" => VecId::VELOCITY,
+                    "rest_position" | "x0" => VecId::REST_POSITION,
+                    _ => continue,
+                };
+                let (Some(st), Value::Reals(r)) = (scene.states[i].as_mut(), &v) else {
+                    continue;
+                };
+                let r = if st.dof != canape_types::DofType::Vec3
+                    && vid != VecId::VELOCITY
+                    && r.len() == st.size() * 3
+                {
+                    let pts: Vec<[f64; 3]> = r.as_chunks::<3>().0.to_vec();
+                    canape_core::state::points_as_coords(st.dof, &pts)
+                } else {
+                    r.clone()
+                };
+                let dst = st.vec_mut(vid);
+                if dst.len() == r.len() {
+                    dst.copy_from_slice(&r);
+                } else {
+                    diags.push(
+                        Diagnostic::error(format!(
+                            "'{link}' now gives {} values for '{data}', the state has {}: not updated (a running state keeps its size)",
+                            r.len(),
+                            dst.len()
+                        ))
+                        .on(label),
+                    );
+                }
+            }
+            Slot::Engine(_)
+            | Slot::Mass(_)
+            | Slot::ForceField(_)
+            | Slot::Projective(_)
+            | Slot::Ode(_)
+            | Slot::Linear(_)
+            | Slot::Controller(_) => {
+                projective |= matches!(scene.info(dep).slot, Slot::Projective(_));
+                if !reinit.contains(&dep) {
+                    reinit.push(dep);
+                }
+            }
+            _ => diags.push(
+                Diagnostic::warning(format!(
+                    "Data '{data}' is linked to '{link}', which changed: a {:?} keeps what it built at init",
+                    scene.info(dep).role
+                ))
+                .on(label),
+            ),
+        }
+    }
+    for dep in reinit {
+        let slot = scene.info(dep).slot;
+        generic_init(scene, dep, slot, diags);
+        if matches!(slot, Slot::Engine(_)) {
+            projective |= propagate_engine_outputs(scene, dep, diags, depth + 1);
+        }
+    }
+    projective
+}
+
 pub fn reinit_component(
     scene: &mut Scene,
     id: ComponentId,

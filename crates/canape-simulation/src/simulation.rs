@@ -551,7 +551,8 @@ pub struct Snapshot {
 }
 
 /// Roles whose Data can be edited while the simulation runs (they are re-initialised from their
-/// Data; states, topologies, loaders and engines would need their dependants rebuilt).
+/// Data; an engine's new outputs are pulled by what links to them). States, topologies and
+/// loaders would need what they built at init rebuilt.
 pub fn is_editable_role(role: canape_core::component::Role) -> bool {
     use canape_core::component::Role;
     matches!(
@@ -562,6 +563,7 @@ pub fn is_editable_role(role: canape_core::component::Role) -> bool {
             | Role::OdeSolver
             | Role::LinearSolver
             | Role::Controller
+            | Role::Engine
     )
 }
 
@@ -743,12 +745,19 @@ impl Simulation {
                 reasons: diags.iter().map(|d| d.message.clone()).collect(),
             });
         }
+        // an engine's new outputs reach what links to them (SOFA's dirty outputs)
+        let mut projective = false;
+        if self.scene.info(id).role == canape_core::component::Role::Engine {
+            projective = crate::init::propagate_engine_outputs(&mut self.scene, id, &mut diags, 0);
+        }
         if solvers {
             for l in self.scene.linears.iter_mut().flatten() {
                 l.matrix_changed();
             }
         }
-        if self.scene.info(id).role == canape_core::component::Role::ProjectiveConstraint {
+        if projective
+            || self.scene.info(id).role == canape_core::component::Role::ProjectiveConstraint
+        {
             for w in &mut self.works {
                 w.constraints_changed();
             }
