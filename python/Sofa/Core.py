@@ -200,6 +200,10 @@ class LinkPath:
     def __str__(self):
         return self._path
 
+    def target(self):
+        """What the link names: the object, node or Data it was made from."""
+        return self._target
+
     def __repr__(self):
         return "LinkPath(%r)" % self._path
 
@@ -878,7 +882,7 @@ class Node(Base):
 
     @property
     def linkpath(self):
-        return LinkPath(self.getLinkPath())
+        return LinkPath(self.getLinkPath(), self)
 
     def getAsACreateObjectParameter(self):
         return self.getLinkPath()
@@ -977,7 +981,7 @@ class Node(Base):
                 return
         if child in self._children:
             sim = self.getRoot()._sim
-            if sim is not None and child._parents and child._parents[0] is self:
+            if sim is not None and child._parents and child._parents[-1] is self:
                 sim.removed_node(child)
             self._children.remove(child)
             child._parents.remove(self)
@@ -1221,7 +1225,7 @@ class Object(Base):
 
     @property
     def linkpath(self):
-        return LinkPath(self.getLinkPath())
+        return LinkPath(self.getLinkPath(), self)
 
     def getAsACreateObjectParameter(self):
         return self.getLinkPath()
@@ -1504,6 +1508,51 @@ class ForceFieldVec1d(ForceField):
 
 class ForceFieldRigid3d(ForceField):
     _default_template = "Rigid3d"
+
+
+class Mapping(Object):
+    """A mapping written in Python: override `apply(mparams, out, in)`, `applyJ(mparams, out,
+    in)` and `applyJT(mparams, in, out)` (out and in are state vectors: `.value`, indexing,
+    `with v.writeableArray() as a:`). Its ends are the `input` and `output` links (objects or
+    LinkPaths)."""
+
+    _templates = ("Vec3d", "Vec3d")
+
+    def __init__(self, *args, **kwargs):
+        Object.__init__(self, *args, **kwargs)
+        object.__setattr__(self, "_input", kwargs.get("input"))
+        object.__setattr__(self, "_output", kwargs.get("output"))
+        object.__setattr__(self, "_template", "%s,%s" % self._templates)
+
+    def _role(self):
+        return "Mapping"
+
+    def apply(self, mparams, out, inp):
+        pass
+
+    def applyJ(self, mparams, out, inp):
+        pass
+
+    def applyJT(self, mparams, inp, out):
+        pass
+
+    def _apply(self, mparams, out, ins):
+        self.apply(mparams, _StateVec(out), _StateVec(ins[0]) if len(ins) == 1 else [_StateVec(a) for a in ins])
+
+    def _apply_j(self, mparams, out, ins):
+        self.applyJ(mparams, _StateVec(out), _StateVec(ins[0]) if len(ins) == 1 else [_StateVec(a) for a in ins])
+
+    def _apply_jt(self, mparams, ins, out):
+        self.applyJT(mparams, _StateVec(ins[0]) if len(ins) == 1 else [_StateVec(a) for a in ins], _StateVec(out))
+
+
+def _mapping_class(name, a, b):
+    return type(name, (Mapping,), {"_templates": (a, b), "__module__": __name__})
+
+
+for _a in ("Vec3d", "Vec2d", "Vec1d", "Rigid3d"):
+    for _b in ("Vec3d", "Vec2d", "Vec1d", "Rigid3d"):
+        globals()["Mapping_%s_%s" % (_a, _b)] = _mapping_class("Mapping_%s_%s" % (_a, _b), _a, _b)
 
 
 class TaskScheduler:

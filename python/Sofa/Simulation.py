@@ -16,12 +16,37 @@ from Sofa import Core as _Core
 from Sofa.Core import Node, Object, _quoteattr, to_text
 
 
+def _serial_path(node):
+    """The node's path in the scene written for Canapé: a node with several parents (SOFA's
+    DAG) is written under its last parent (`Simulation.addChild(Modelling)`: the solver node
+    that takes charge of it)."""
+    if not node._parents:
+        return "/"
+    p = _serial_path(node._parents[-1])
+    return (p if p != "/" else "") + "/" + node.getName()
+
+
 def _native_path(node):
     """The node's path as Canapé names it (the root's name included)."""
     root = node.getRoot()
-    p = node.getPathName()
+    p = _serial_path(node)
     base = "/" + root.getName()
     return base if p == "/" else base + p
+
+
+def _link_text(link):
+    """A link as written in the scene for Canapé: made from an object, node or Data, it is
+    rewritten with the paths of the written scene (a node with several parents moves)."""
+    t = getattr(link, "_target", None)
+    if isinstance(t, _Core.Node):
+        return "@" + _serial_path(t)
+    if isinstance(t, _Core.Object) and t._node is not None:
+        p = _serial_path(t._node)
+        return "@" + (p if p != "/" else "") + "/" + t.getName()
+    if isinstance(t, _Core.Data) and isinstance(t._owner, _Core.Object) and t._owner._node is not None:
+        p = _serial_path(t._owner._node)
+        return "@" + (p if p != "/" else "") + "/" + t._owner.getName() + "." + t._name
+    return str(link)
 
 
 class _Bound:
@@ -77,7 +102,7 @@ class _Binding:
         """An object added to a node of the running scene: built into that node between steps."""
         path = self.ensure_node(node)
         if obj._proto is None:
-            i, g = self.native.add_controller(path, obj.getName(), obj, _py_role(obj))
+            _add_python_component(self.native, path, obj)
             if isinstance(obj, _Core.ForceField):
                 self.forcefields.append(obj)
             return
@@ -93,7 +118,7 @@ class _Binding:
         path = _native_path(node)
         if any(p == path for p, _, _ in self.native.nodes()):
             return path
-        parent = node._parents[0]
+        parent = node._parents[-1]
         ppath = self.ensure_node(parent)
         self.native.add_into(ppath, "<Node><Node name=%s/></Node>" % _quoteattr(node.getName()))
         return path
@@ -113,14 +138,26 @@ class _Binding:
 
 
 def _py_role(obj):
-    return "ForceField" if isinstance(obj, _Core.ForceField) else "Controller"
+    if isinstance(obj, _Core.ForceField):
+        return "ForceField"
+    if isinstance(obj, _Core.Mapping):
+        return "Mapping"
+    return "Controller"
+
+
+def _add_python_component(native, path, obj):
+    if isinstance(obj, _Core.Mapping):
+        ends = ["" if e is None else _link_text(e if isinstance(e, _Core.LinkPath) else _Core.LinkPath(e.getLinkPath(), e) if hasattr(e, "getLinkPath") else str(e)) for e in (obj._input, obj._output)]
+        return native.add_controller(path, obj.getName(), obj, "Mapping", ends[0], ends[1])
+    return native.add_controller(path, obj.getName(), obj, _py_role(obj))
 
 
 def _object_xml(obj):
     attrs = [("name", obj.getName())]
     if obj._template:
         attrs.append(("template", obj._template))
-    attrs += list(obj._attrs.items())
+    links = obj.__dict__.get("_links", {})
+    attrs += [(k, _link_text(links[k]) if k in links else v) for k, v in obj._attrs.items()]
     return "<%s %s/>" % (obj._class, " ".join("%s=%s" % (k, _quoteattr(v)) for k, v in attrs))
 
 
@@ -137,7 +174,7 @@ def _node_xml(node, controllers, out, indent=""):
         else:
             out.append(indent + "  " + _object_xml(o))
     for c in node._children:
-        if c._parents and c._parents[0] is node:
+        if c._parents and c._parents[-1] is node:
             _node_xml(c, controllers, out, indent + "  ")
     out.append(indent + "</Node>")
 
@@ -161,7 +198,7 @@ def init(root):
     native = _native.Simulation.build(xml, scene_dir)
     binding = _Binding(root, native)
     for node, obj in controllers:
-        native.add_controller(_native_path(node), obj.getName(), obj, _py_role(obj))
+        _add_python_component(native, _native_path(node), obj)
         if isinstance(obj, _Core.ForceField):
             binding.forcefields.append(obj)
     # bind every object to its component: a node's components are its XML objects in order,
@@ -197,7 +234,7 @@ def _bind(node, binding, by_node):
                 del comps[k]
                 break
     for ch in node._children:
-        if ch._parents and ch._parents[0] is node:
+        if ch._parents and ch._parents[-1] is node:
             _bind(ch, binding, by_node)
 
 

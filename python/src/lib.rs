@@ -14,6 +14,7 @@
 mod controller;
 mod convert;
 mod forcefield;
+mod mapping;
 mod sim;
 
 use pyo3::prelude::*;

@@ -5,6 +5,7 @@
 use crate::controller::{describe, PyController, Reentry};
 use crate::convert::{kind_name, to_py};
 use crate::forcefield::PyForceField;
+use crate::mapping::PyMapping;
 use canape::{LoadOptions, Simulation};
 use canape_core::component::{Event, SceneControl};
 use canape_core::diag::{Diagnostics, Severity};
@@ -299,8 +300,9 @@ impl PySimulation {
 
     /// Add a Python object as a controller of node `node_path`: before `start` it takes its
     /// place among the node's components; on a running simulation it is added between steps.
-    /// `role` is "Controller" (events) or "ForceField" (a Sofa.Core.ForceField subclass).
-    #[pyo3(signature = (node_path, name, obj, role="Controller"))]
+    /// `role` is "Controller" (events), "ForceField" (a Sofa.Core.ForceField subclass) or
+    /// "Mapping" (a Sofa.Core.Mapping subclass, with its `input` and `output` links).
+    #[pyo3(signature = (node_path, name, obj, role="Controller", input="", output=""))]
     fn add_controller(
         &self,
         py: Python<'_>,
@@ -308,6 +310,8 @@ impl PySimulation {
         name: &str,
         obj: Py<PyAny>,
         role: &str,
+        input: &str,
+        output: &str,
     ) -> PyResult<(usize, u32)> {
         let c = match role {
             "Controller" => AnyComponent::Controller(Box::new(PyController::new(
@@ -315,6 +319,7 @@ impl PySimulation {
                 self.cell.reentry.clone(),
             ))),
             "ForceField" => AnyComponent::ForceField(Box::new(PyForceField::new(obj))),
+            "Mapping" => AnyComponent::Mapping(Box::new(PyMapping::new(obj, input, output))),
             _ => {
                 return Err(PyValueError::new_err(format!(
                     "unknown Python component role '{role}'"
