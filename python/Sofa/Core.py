@@ -1335,6 +1335,25 @@ class Object(Base):
     def __getitem__(self, path):
         return _get_item(self, path)
 
+    def _assemble(self, which):
+        if self._handle is None:
+            raise RuntimeError("%s: matrices are assembled once the scene is initialised" % self.getPathName())
+        try:
+            import scipy.sparse
+        except ImportError:
+            raise ImportError("assembling a matrix gives a scipy.sparse matrix: pip install scipy") from None
+        h = self._handle
+        rows, cols, vals, n = h.binding.native.assemble(h.index, h.generation, which)
+        return scipy.sparse.coo_matrix((vals, (rows, cols)), shape=(n, n)).tocsr()
+
+    def assembleMMatrix(self):
+        """The mass matrix M of this mass (scipy.sparse CSR over its state's DOFs)."""
+        return self._assemble("M")
+
+    def assembleKMatrix(self):
+        """The stiffness K = df/dx of this force field (scipy.sparse CSR over its state's DOFs)."""
+        return self._assemble("K")
+
     def findLink(self, name):
         """A link Data of this object (`input`, `output`, `mstate`…), as a Link to its target."""
         if not self._has_data(name):
@@ -1361,6 +1380,18 @@ class Object(Base):
 
     def getCategories(self):
         return [_CATEGORIES.get(self._role(), self._role())]
+
+    def _lookup(self, name):
+        found = Base._lookup(self, name)
+        if found is None and name == "mstate" and self._node is not None:
+            # SOFA's mstate link, when the component has no such Data: its context state
+            node = self._node
+            while node is not None:
+                st = node.getMechanicalState()
+                if st is not None:
+                    return st
+                node = node._parents[0] if node._parents else None
+        return found
 
     def getTemplateName(self):
         if self._template:

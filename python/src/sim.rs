@@ -153,6 +153,9 @@ fn diag_text(d: &canape_core::diag::Diagnostic) -> (String, String) {
     (sev.to_string(), d.to_string())
 }
 
+/// An assembled matrix as (rows, cols, values, size).
+type MatrixTriplets = (Vec<u32>, Vec<u32>, Vec<f64>, usize);
+
 /// Information about one Data: (kind, help, default, is_set, link, output).
 type DataInfo = (String, String, String, bool, Option<String>, bool);
 
@@ -679,6 +682,52 @@ impl PySimulation {
             canape::add_xml(s, node, xml, &dir, &LoadOptions::default())
                 .map(|_| ())
                 .map_err(|e| PyValueError::new_err(e.to_string()))
+        })
+    }
+
+    /// A mass's M or a force field's K (= df/dx) assembled alone, as triplets over the
+    /// context state's derivative scalars: (rows, cols, values, n), duplicates not summed.
+    fn assemble(
+        &self,
+        py: Python<'_>,
+        index: usize,
+        generation: u32,
+        which: &str,
+    ) -> PyResult<MatrixTriplets> {
+        self.cell.access(py, |a| {
+            let s = a.scene();
+            let id = component_id(s, index, generation)?;
+            let node = s.info(id).node;
+            let n = s
+                .context_state(node)
+                .and_then(|c| s.state(c))
+                .map_or(0, |st| st.deriv_len());
+            let mut t = canape_core::matrix::Triplets::new(n);
+            match (which, s.info(id).slot) {
+                ("M", canape_core::scene::Slot::Mass(i)) => {
+                    if let Some(m) = s.masses[i].as_ref() {
+                        m.add_m_to_matrix(&mut t, 1.0, 0);
+                    }
+                }
+                ("K", canape_core::scene::Slot::ForceField(i)) => {
+                    if let Some(f) = s.force_fields[i].as_ref() {
+                        f.add_k_to_matrix(&mut t, 1.0, 0);
+                    }
+                }
+                _ => {
+                    return Err(PyTypeError::new_err(format!(
+                        "{} has no {which} matrix (M: a mass, K: a force field)",
+                        s.component_label(id)
+                    )))
+                }
+            }
+            let (mut r, mut c, mut v) = (Vec::new(), Vec::new(), Vec::new());
+            for &(i, j, x) in &t.entries {
+                r.push(i);
+                c.push(j);
+                v.push(x);
+            }
+            Ok((r, c, v, n))
         })
     }
 
