@@ -1184,7 +1184,8 @@ class Object(Base):
             if hint and "did you mean" not in msg:
                 msg += " (did you mean %s?)" % ", ".join(hint)
             raise ValueError(msg) from None
-        o = Object.__new__(Object)
+        kind = _SpringForceField if proto.class_name in ("SpringForceField", "StiffSpringForceField") else Object
+        o = Object.__new__(kind)
         Base.__init__(o)
         object.__setattr__(o, "_node", node)
         object.__setattr__(o, "_proto", proto)
@@ -1403,6 +1404,76 @@ class Object(Base):
 
     def __repr__(self):
         return "<Sofa.Core.Object %s (%s)>" % (self.getPathName(), self._class)
+
+
+class _SpringForceField(Object):
+    """SOFA's (Stiff)SpringForceField with SofaPython3's spring list API."""
+
+    def getSprings(self):
+        from Sofa.SofaDeformable import LinearSpring
+
+        def flags(name, default):
+            return [w.lower() in ("1", "true") for w in self._data_get(name)] if self._has_data(name) else []
+
+        eo, en = flags("elongationOnly", False), flags("enabled", True)
+        table = _np.asarray(self._data_get("spring"), dtype=float).reshape(-1, 5)
+        out = []
+        if len(table):
+            rows = [tuple(r) for r in table]
+        else:
+            i1 = list(_np.asarray(self._data_get("indices1")).ravel())
+            i2 = list(_np.asarray(self._data_get("indices2")).ravel())
+            ks = list(_np.asarray(self._data_get("stiffness")).ravel())
+            kd = list(_np.asarray(self._data_get("damping")).ravel())
+            ls = list(_np.asarray(self._data_get("lengths")).ravel())
+
+            def pick(v, k, d):
+                return v[k] if len(v) > k else (v[0] if v else d)
+
+            rows = [(i1[k], i2[k], pick(ks, k, 100.0), pick(kd, k, 5.0), pick(ls, k, 0.0)) for k in range(min(len(i1), len(i2)))]
+        for k, (a, b, s_, d, l0) in enumerate(rows):
+            out.append(LinearSpring(int(a), int(b), s_, d, l0,
+                                    eo[k] if k < len(eo) else False, en[k] if k < len(en) else True))
+        return out
+
+    def _set_springs(self, springs):
+        table = " ".join("%d %d %r %r %r" % (s.index1, s.index2, s.springStiffness, s.dampingFactor, s.restLength) for s in springs)
+        values = [
+            ("spring", table),
+            ("indices1", ""),
+            ("indices2", ""),
+            ("elongationOnly", " ".join("1" if s.elongationOnly else "0" for s in springs)),
+            ("enabled", " ".join("1" if s.enabled else "0" for s in springs)),
+        ]
+        h = self._handle
+        if h is not None:
+            h.binding.native.set_many(h.index, h.generation, values)
+        else:
+            for n, t in values:
+                self._proto.set(n, t)
+                self._attrs[n] = t
+
+    def addSpring(self, spring=None, **kwargs):
+        from Sofa.SofaDeformable import LinearSpring
+
+        if spring is None:
+            spring = LinearSpring(**kwargs)
+        self._set_springs(self.getSprings() + [spring])
+
+    def addSprings(self, springs):
+        self._set_springs(self.getSprings() + list(springs))
+
+    def removeSpring(self, index):
+        springs = self.getSprings()
+        del springs[index]
+        self._set_springs(springs)
+
+    def removeSprings(self, indices):
+        drop = set(indices)
+        self._set_springs([s for k, s in enumerate(self.getSprings()) if k not in drop])
+
+    def clear(self):
+        self._set_springs([])
 
 
 class BaseObject(Object):

@@ -2,7 +2,7 @@
 unchanged (`import Sofa`, `Sofa.Core.Node`, `Sofa.Simulation.animate`…). Importing it prints
 nothing and changes no interpreter hook."""
 
-from Sofa import Core, Helper, Types, Simulation, constants, Gui  # noqa: F401
+from Sofa import Core, Helper, Types, Simulation, constants, Gui, SofaDeformable  # noqa: F401
 from Sofa.Helper import msg_info, msg_warning, msg_error, msg_deprecated, msg_fatal  # noqa: F401
 from Sofa.Prefab import Prefab  # noqa: F401
 

@@ -532,6 +532,43 @@ impl PySimulation {
         })
     }
 
+    /// Set several Data from SOFA text at once (one re-initialisation on a running simulation).
+    fn set_many(
+        &self,
+        py: Python<'_>,
+        index: usize,
+        generation: u32,
+        values: Vec<(String, String)>,
+    ) -> PyResult<()> {
+        let pairs: Vec<(&str, &str)> = values
+            .iter()
+            .map(|(a, b)| (a.as_str(), b.as_str()))
+            .collect();
+        self.cell.access(py, |a| {
+            let id = component_id(a.scene(), index, generation)?;
+            match a {
+                Access::Running(s) => s.set_data_many(id, &pairs).map(|_| ()).map_err(runtime),
+                Access::Control(c) => {
+                    for (n, t) in &pairs {
+                        c.set_data(id, n, t).map_err(runtime)?;
+                    }
+                    Ok(())
+                }
+                Access::Built(s) => {
+                    let c = s
+                        .component_mut(id)
+                        .ok_or_else(|| runtime("component busy"))?;
+                    for (n, t) in &pairs {
+                        c.data_mut()
+                            .set_str(n, t)
+                            .map_err(|e| PyValueError::new_err(format!("{n}: {e}")))?;
+                    }
+                    Ok(())
+                }
+            }
+        })
+    }
+
     /// Write a state vector (`position`, `velocity`…) of a running simulation from a flat
     /// float64 array of the same length.
     fn set_state(

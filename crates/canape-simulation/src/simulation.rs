@@ -665,6 +665,17 @@ impl Simulation {
         self.edit_data(id, &[(name, text)], true)
     }
 
+    /// Set several Data of a component at once, then re-initialise it once (Data that only make
+    /// sense together, as a spring list's indices and stiffnesses); as [`Simulation::set_data`]
+    /// otherwise.
+    pub fn set_data_many(
+        &mut self,
+        id: canape_core::scene::ComponentId,
+        values: &[(&str, &str)],
+    ) -> Result<Vec<Diagnostic>, EditError> {
+        self.edit_data(id, values, true)
+    }
+
     /// Set several Data of a component and re-initialise it only (no linear-solver reinit): for
     /// interaction components whose Data change at every mouse move.
     pub fn set_data_light(
