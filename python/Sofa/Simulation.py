@@ -93,6 +93,27 @@ class _Binding:
         self.reset_point = None
         # Python force fields, whose links to other objects are read before each step
         self.forcefields = []
+        # objects added by controllers during a step, bound when it ends
+        self.pending = []
+
+    def bind_pending(self):
+        if not self.pending:
+            return
+        comps = self.native.components()
+        bound = set()
+        for node in _walk_nodes(self.root):
+            for o in node._objects:
+                if o._handle is not None:
+                    bound.add((o._handle.index, o._handle.generation))
+        for node, obj in self.pending:
+            path = _native_path(node)
+            for c in comps:
+                key = (c["index"], c["generation"])
+                if c["node"] == path and c["name"] == obj.getName() and c["class"] == obj._class and key not in bound:
+                    object.__setattr__(obj, "_handle", _Bound(self, c["index"], c["generation"], c["role"]))
+                    bound.add(key)
+                    break
+        self.pending = []
 
     @property
     def running(self):
@@ -105,6 +126,12 @@ class _Binding:
             _add_python_component(self.native, path, obj)
             if isinstance(obj, _Core.ForceField):
                 self.forcefields.append(obj)
+            return
+        if self.native.in_step:
+            # asked by a controller during a step: queued, added when the step ends
+            attrs = [(k, v) for k, v in obj._attrs.items()]
+            self.native.queue_add(path, obj.getName(), obj._class, obj._template or "", attrs)
+            self.pending.append((node, obj))
             return
         ids = self.native.add_into(path, "<Node>%s</Node>" % _object_xml(obj))
         if ids:
@@ -135,6 +162,13 @@ class _Binding:
         path = _native_path(node)
         if any(p == path for p, _, _ in self.native.nodes()):
             self.native.remove_node(path)
+
+
+def _walk_nodes(node):
+    yield node
+    for c in node._children:
+        if c._parents and c._parents[-1] is node:
+            yield from _walk_nodes(c)
 
 
 def _py_role(obj):
@@ -265,6 +299,7 @@ def _step(b, dt):
     finally:
         for f in ffs:
             f._after_step()
+        b.bind_pending()
 
 
 def animate(root, dt=0.0):
@@ -282,6 +317,7 @@ def animateNSteps(root, n_steps=1, dt=0.0):
             _step(b, dt)
     else:
         _report(b.native.step(int(n_steps), float(dt) if dt else None))
+        b.bind_pending()
 
 
 def reset(root):

@@ -91,7 +91,10 @@ class Simulation:
         b = getattr(self, "_binding", None)
         ffs = b.forcefields if b is not None else ()
         if not ffs:
-            _check(self._native.step(n, dt))
+            diags = self._native.step(n, dt)
+            if b is not None:
+                b.bind_pending()
+            _check(diags)
             return
         # Python force fields read their links from a copy taken before each step
         diags = []
@@ -103,6 +106,7 @@ class Simulation:
             finally:
                 for f in ffs:
                     f._after_step()
+                b.bind_pending()
         _check(diags)
 
     @property

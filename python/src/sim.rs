@@ -81,7 +81,7 @@ impl Cell {
                     let me = std::thread::current().id();
                     if *self.busy.lock().unwrap_or_else(|e| e.into_inner()) == Some(me) {
                         return Err(runtime(
-                            "the simulation is stepping on this thread: during a step, only a controller (from its event methods) reaches the scene",
+                            "the simulation is stepping on this thread: Python force fields and mappings see only the vectors they are given; controllers reach the scene from their event methods",
                         ));
                     }
                     py.detach(|| std::thread::sleep(std::time::Duration::from_micros(50)))
@@ -766,6 +766,47 @@ impl PySimulation {
             }
             Ok((r, c, v, n))
         })
+    }
+
+    /// From a Python controller during a step: create `class` from Data text and queue its
+    /// addition to the node at `path` (applied when the step ends, as SOFA applies changes
+    /// asked during a step). Data links cannot be given this way.
+    fn queue_add(
+        &self,
+        path: &str,
+        name: &str,
+        class: &str,
+        template: &str,
+        attrs: Vec<(String, String)>,
+    ) -> PyResult<()> {
+        if let Some((_, text)) = attrs.iter().find(|(_, t)| t.trim_start().starts_with('@')) {
+            return Err(runtime(format!(
+                "'{text}': an object with links cannot be added during a step yet; add it between steps"
+            )));
+        }
+        let pairs: Vec<(&str, &str)> = attrs
+            .iter()
+            .map(|(a, b)| (a.as_str(), b.as_str()))
+            .collect();
+        let comp =
+            canape::create_component(class, template, &pairs).map_err(PyValueError::new_err)?;
+        self.cell
+            .reentry
+            .with(|c| -> PyResult<()> {
+                let node = node_by_path(c.scene(), path)?;
+                c.add_component(node, name, comp).map_err(runtime)
+            })
+            .unwrap_or_else(|| {
+                Err(runtime(
+                    "queue_add is for controllers during a step (between steps, add_into)",
+                ))
+            })
+    }
+
+    /// Whether a controller of this simulation is running on this thread (inside a step).
+    #[getter]
+    fn in_step(&self) -> bool {
+        self.cell.reentry.with(|_| ()).is_some()
     }
 
     /// Add the objects and child nodes inside the `<Node>` of `xml` to the node at `path` of a

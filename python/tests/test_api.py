@@ -394,3 +394,24 @@ def test_assembled_stiffness_is_symmetric_and_ignores_translations():
     assert np.abs(K @ t).max() < 1e-9 * np.abs(K).max()
     M = root.mass.assembleMMatrix().toarray()
     assert np.allclose(np.diag(M), 1.0 / 12) and np.count_nonzero(M - np.diag(np.diag(M))) == 0
+
+
+def test_a_controller_adds_an_object_during_a_step_and_it_acts_from_the_next():
+    class Adder(Sofa.Core.Controller):
+        def __init__(self, *a, **kw):
+            Sofa.Core.Controller.__init__(self, *a, **kw)
+            self.added = None
+
+        def onAnimateBeginEvent(self, e):
+            if self.added is None:
+                # cancels gravity on the two points (2 kg)
+                self.added = self.getContext().addObject("ConstantForceField", name="up", forces=[[0, 9.81, 0]] * 2)
+
+    ctl = Adder(name="adder")
+    root = falling_scene(controller=ctl)
+    Sofa.Simulation.init(root)
+    Sofa.Simulation.animate(root, root.dt.value)  # added when this step ends
+    assert ctl.added._handle is not None
+    v = np.array(root.dofs.velocity.value)
+    Sofa.Simulation.animate(root, root.dt.value)
+    assert np.allclose(root.dofs.velocity.value, v, atol=1e-9)
