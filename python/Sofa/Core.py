@@ -675,6 +675,16 @@ class Base:
         self._fields[new] = self._fields.pop(old)
 
     # the public API ------------------------------------------------------------------------
+    def getLinkPath(self):
+        return "@" + self.getPathName()
+
+    @property
+    def linkpath(self):
+        return LinkPath(self.getLinkPath(), self)
+
+    def getAsACreateObjectParameter(self):
+        return self.getLinkPath()
+
     def getData(self, name):
         if not self._has_data(name):
             return None
@@ -876,16 +886,6 @@ class Node(Base):
             return "/"
         p = self._parents[0].getPathName()
         return (p if p != "/" else "") + "/" + self.getName()
-
-    def getLinkPath(self):
-        return "@" + self.getPathName()
-
-    @property
-    def linkpath(self):
-        return LinkPath(self.getLinkPath(), self)
-
-    def getAsACreateObjectParameter(self):
-        return self.getLinkPath()
 
     def getRoot(self):
         n = self
@@ -1220,16 +1220,6 @@ class Object(Base):
             return self.getName()
         p = node.getPathName()
         return (p if p != "/" else "") + "/" + self.getName()
-
-    def getLinkPath(self):
-        return "@" + self.getPathName()
-
-    @property
-    def linkpath(self):
-        return LinkPath(self.getLinkPath(), self)
-
-    def getAsACreateObjectParameter(self):
-        return self.getLinkPath()
 
     def getContext(self):
         return self._node

@@ -6,6 +6,19 @@ import sys
 import time
 
 
+def _load(canape, scene, threads):
+    """The scene loaded, its warnings and errors printed; None (error printed) if it cannot be."""
+    try:
+        sim = canape.load(scene, threads=threads)
+    except (ValueError, OSError) as e:
+        sys.stderr.write("error: %s\n" % e)
+        return None
+    for sev, text in sim.diagnostics():
+        if sev in ("error", "warning"):
+            sys.stderr.write("%s\n" % text)
+    return sim
+
+
 def main(argv=None):
     import canape
 
@@ -22,15 +35,10 @@ def main(argv=None):
     v.add_argument("--no-open", action="store_true", help="do not open a browser")
     v.add_argument("--play", action="store_true", help="start playing (default: paused, as runSofa)")
     args = p.parse_args(argv)
+    sim = _load(canape, args.scene, getattr(args, "threads", 0))
+    if sim is None:
+        return 1
     if args.cmd == "view":
-        try:
-            sim = canape.load(args.scene)
-        except (ValueError, OSError) as e:
-            sys.stderr.write("error: %s\n" % e)
-            return 1
-        for sev, text in sim.diagnostics():
-            if sev in ("error", "warning"):
-                sys.stderr.write("%s\n" % text)
         try:
             canape.view(sim, port=args.port, host=args.host, open_browser=not args.no_open, paused=not args.play)
         except RuntimeError as e:
@@ -38,14 +46,6 @@ def main(argv=None):
             return 2
         return 0
     if args.cmd == "run":
-        try:
-            sim = canape.load(args.scene, threads=args.threads)
-        except (ValueError, OSError) as e:
-            sys.stderr.write("error: %s\n" % e)
-            return 1
-        for sev, text in sim.diagnostics():
-            if sev in ("error", "warning"):
-                sys.stderr.write("%s\n" % text)
         t0 = time.perf_counter()
         try:
             sim.step(args.steps)

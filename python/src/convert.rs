@@ -90,3 +90,51 @@ pub fn view(py: Python<'_>, buf: std::sync::Arc<Vec<f64>>, w: usize) -> PyResult
     }
     Ok(arr.into_any().unbind())
 }
+
+/// A flat vector as an `(n, w)` numpy array (a copy), for a Python component's callback.
+pub fn rows<'py>(py: Python<'py>, v: &[f64], w: usize) -> PyResult<Bound<'py, PyAny>> {
+    let a = v.to_vec().into_pyarray(py);
+    Ok(a.reshape([v.len() / w.max(1), w.max(1)])?.into_any())
+}
+
+/// Copy the array a callback wrote (same length as `out`) back into `out`.
+pub fn copy_back(a: &Bound<'_, PyAny>, out: &mut [f64]) -> PyResult<()> {
+    let a = a.cast::<numpy::PyArrayDyn<f64>>()?;
+    let r = a.readonly();
+    let s = r.as_slice()?;
+    if s.len() != out.len() {
+        return Err(pyo3::exceptions::PyValueError::new_err(format!(
+            "{} values returned for {}",
+            s.len(),
+            out.len()
+        )));
+    }
+    out.copy_from_slice(s);
+    Ok(())
+}
+
+/// A Python force field's or mapping's first exception, printed once with its traceback; the
+/// component does nothing from then on (the simulation stays usable).
+#[derive(Default)]
+pub struct FailOnce(std::sync::Mutex<bool>);
+
+impl FailOnce {
+    pub fn failed(&self) -> bool {
+        *self.0.lock().unwrap_or_else(|e| e.into_inner())
+    }
+
+    pub fn report(&self, py: Python<'_>, who: &str, what: &str, e: &PyErr) {
+        let mut f = self.0.lock().unwrap_or_else(|e| e.into_inner());
+        if !*f {
+            let msg = format!(
+                "{who}: {what} raised (it does nothing from now on)\n{}\n",
+                crate::controller::describe(py, e)
+            );
+            let _ = py
+                .import("sys")
+                .and_then(|s| s.getattr("stderr"))
+                .and_then(|e| e.call_method1("write", (msg,)));
+            *f = true;
+        }
+    }
+}

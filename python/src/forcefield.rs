@@ -5,15 +5,14 @@
 //! the forces written back). An exception is printed once with its traceback and the force field
 //! then adds nothing, so that the simulation stays usable.
 
-use crate::controller::describe;
+use crate::convert::{copy_back, rows, FailOnce};
 use canape_core::component::{Component, ForceField};
 use canape_core::data::DataTable;
 use canape_core::matrix::MatrixSink;
 use canape_core::scene::InitContext;
-use numpy::{IntoPyArray, PyArrayMethods, PyUntypedArrayMethods};
+use numpy::{PyArrayMethods, PyUntypedArrayMethods};
 use pyo3::prelude::*;
 use pyo3::types::PyDict;
-use std::sync::Mutex;
 
 pub struct PyForceField {
     obj: Py<PyAny>,
@@ -22,7 +21,7 @@ pub struct PyForceField {
     coord: usize,
     deriv: usize,
     /// The first exception, once reported; the force field is silent from then on.
-    failed: Mutex<Option<String>>,
+    failed: FailOnce,
 }
 
 impl PyForceField {
@@ -32,36 +31,20 @@ impl PyForceField {
             data: canape_core::data::force_field_fields(DataTable::new()).open(),
             coord: 3,
             deriv: 3,
-            failed: Mutex::new(None),
+            failed: FailOnce::default(),
         }
-    }
-
-    fn failed(&self) -> bool {
-        self.failed
-            .lock()
-            .unwrap_or_else(|e| e.into_inner())
-            .is_some()
     }
 
     fn fail(&self, py: Python<'_>, what: &str, e: &PyErr) {
-        let text = describe(py, e);
-        let mut f = self.failed.lock().unwrap_or_else(|e| e.into_inner());
-        if f.is_none() {
-            let msg = format!(
-                "Python force field {}: {what} raised (the force field adds nothing from now on)\n{text}",
-                self.obj
-                    .bind(py)
-                    .getattr("name")
-                    .and_then(|n| n.getattr("value"))
-                    .map(|n| n.to_string())
-                    .unwrap_or_default()
-            );
-            let _ = py
-                .import("sys")
-                .and_then(|s| s.getattr("stderr"))
-                .and_then(|e| e.call_method1("write", (msg.clone() + "\n",)));
-            *f = Some(msg);
-        }
+        let name = self
+            .obj
+            .bind(py)
+            .getattr("name")
+            .and_then(|n| n.getattr("value"))
+            .map(|n| n.to_string())
+            .unwrap_or_default();
+        self.failed
+            .report(py, &format!("Python force field {name}"), what, e);
     }
 }
 
@@ -72,7 +55,7 @@ impl Clone for PyForceField {
             data: self.data.clone(),
             coord: self.coord,
             deriv: self.deriv,
-            failed: Mutex::new(None),
+            failed: FailOnce::default(),
         })
     }
 }
@@ -98,12 +81,6 @@ impl Component for PyForceField {
     }
 }
 
-/// A flat vector as an `(n, w)` numpy array (a copy).
-fn rows<'py>(py: Python<'py>, v: &[f64], w: usize) -> PyResult<Bound<'py, PyAny>> {
-    let a = v.to_vec().into_pyarray(py);
-    Ok(a.reshape([v.len() / w.max(1), w.max(1)])?.into_any())
-}
-
 fn mparams<'py>(py: Python<'py>, k: f64) -> PyResult<Bound<'py, PyDict>> {
     let d = PyDict::new(py);
     d.set_item("kFactor", k)?;
@@ -112,25 +89,9 @@ fn mparams<'py>(py: Python<'py>, k: f64) -> PyResult<Bound<'py, PyDict>> {
     Ok(d)
 }
 
-/// Add the array `a` (same length as `out`) to `out`.
-fn add_back(a: &Bound<'_, PyAny>, out: &mut [f64]) -> PyResult<()> {
-    let a = a.cast::<numpy::PyArrayDyn<f64>>()?;
-    let r = a.readonly();
-    let s = r.as_slice()?;
-    if s.len() != out.len() {
-        return Err(pyo3::exceptions::PyValueError::new_err(format!(
-            "{} values returned for {}",
-            s.len(),
-            out.len()
-        )));
-    }
-    out.copy_from_slice(s);
-    Ok(())
-}
-
 impl ForceField for PyForceField {
     fn add_force(&mut self, x: &[f64], v: &[f64], f: &mut [f64]) {
-        if self.failed() {
+        if self.failed.failed() {
             return;
         }
         Python::attach(|py| {
@@ -146,7 +107,7 @@ impl ForceField for PyForceField {
                         rows(py, v, self.deriv)?,
                     ),
                 )?;
-                add_back(&fa, f)
+                copy_back(&fa, f)
             })();
             if let Err(e) = r {
                 self.fail(py, "addForce", &e);
@@ -155,7 +116,7 @@ impl ForceField for PyForceField {
     }
 
     fn add_dforce(&mut self, dx: &[f64], df: &mut [f64], k_factor: f64) {
-        if self.failed() {
+        if self.failed.failed() {
             return;
         }
         Python::attach(|py| {
@@ -169,7 +130,7 @@ impl ForceField for PyForceField {
                         rows(py, dx, self.deriv)?,
                     ),
                 )?;
-                add_back(&da, df)
+                copy_back(&da, df)
             })();
             if let Err(e) = r {
                 self.fail(py, "addDForce", &e);
@@ -178,7 +139,7 @@ impl ForceField for PyForceField {
     }
 
     fn add_k_to_matrix(&self, m: &mut dyn MatrixSink, k_factor: f64, offset: usize) {
-        if self.failed() {
+        if self.failed.failed() {
             return;
         }
         Python::attach(|py| {

@@ -6,16 +6,14 @@
 //! Jacobian an assembled solver needs is measured by `applyJ` on unit vectors (J is linear). An
 //! exception is printed once with its traceback and the mapping then leaves its output as it is.
 
-use crate::controller::describe;
+use crate::convert::{copy_back, rows, FailOnce};
 use canape_base::mapping::linear::{mapping_data, resolve_ends};
 use canape_core::component::{Component, JEntry, MapInputs, Mapping};
 use canape_core::data::DataTable;
 use canape_core::scene::{ComponentId, InitContext};
 use canape_types::DofType;
-use numpy::{IntoPyArray, PyArrayMethods};
 use pyo3::prelude::*;
 use pyo3::types::{PyDict, PyList};
-use std::sync::Mutex;
 
 pub struct PyMapping {
     obj: Py<PyAny>,
@@ -27,7 +25,7 @@ pub struct PyMapping {
     /// Input sizes (points) at the last apply, for the Jacobian's probing.
     in_sizes: Vec<usize>,
     out_size: usize,
-    failed: Mutex<bool>,
+    failed: FailOnce,
 }
 
 impl PyMapping {
@@ -45,27 +43,12 @@ impl PyMapping {
             out_dof: DofType::Vec3,
             in_sizes: Vec::new(),
             out_size: 0,
-            failed: Mutex::new(false),
+            failed: FailOnce::default(),
         }
     }
 
     fn fail(&self, py: Python<'_>, what: &str, e: &PyErr) {
-        let mut f = self.failed.lock().unwrap_or_else(|e| e.into_inner());
-        if !*f {
-            let msg = format!(
-                "Python mapping: {what} raised (the mapping does nothing from now on)\n{}\n",
-                describe(py, e)
-            );
-            let _ = py
-                .import("sys")
-                .and_then(|s| s.getattr("stderr"))
-                .and_then(|e| e.call_method1("write", (msg,)));
-            *f = true;
-        }
-    }
-
-    fn failed(&self) -> bool {
-        *self.failed.lock().unwrap_or_else(|e| e.into_inner())
+        self.failed.report(py, "Python mapping", what, e);
     }
 
     /// Call `method(mparams, out, [inputs])`, copying `out` back.
@@ -105,26 +88,6 @@ fn width(d: DofType, coords: bool) -> usize {
     }
 }
 
-fn rows<'py>(py: Python<'py>, v: &[f64], w: usize) -> PyResult<Bound<'py, PyAny>> {
-    let a = v.to_vec().into_pyarray(py);
-    Ok(a.reshape([v.len() / w.max(1), w.max(1)])?.into_any())
-}
-
-fn copy_back(a: &Bound<'_, PyAny>, out: &mut [f64]) -> PyResult<()> {
-    let a = a.cast::<numpy::PyArrayDyn<f64>>()?;
-    let r = a.readonly();
-    let s = r.as_slice()?;
-    if s.len() != out.len() {
-        return Err(pyo3::exceptions::PyValueError::new_err(format!(
-            "{} values for {}",
-            s.len(),
-            out.len()
-        )));
-    }
-    out.copy_from_slice(s);
-    Ok(())
-}
-
 impl Clone for PyMapping {
     fn clone(&self) -> Self {
         Python::attach(|py| PyMapping {
@@ -136,7 +99,7 @@ impl Clone for PyMapping {
             out_dof: self.out_dof,
             in_sizes: self.in_sizes.clone(),
             out_size: self.out_size,
-            failed: Mutex::new(false),
+            failed: FailOnce::default(),
         })
     }
 }
@@ -176,7 +139,7 @@ impl Mapping for PyMapping {
         self.output
     }
     fn apply(&mut self, x_in: &MapInputs<'_>, x_out: &mut [f64]) {
-        if self.failed() {
+        if self.failed.failed() {
             return;
         }
         self.in_sizes = (0..x_in.len())
@@ -186,13 +149,13 @@ impl Mapping for PyMapping {
         let _ = self.call_out("_apply", x_in, x_out, true);
     }
     fn apply_j(&self, v_in: &MapInputs<'_>, v_out: &mut [f64]) {
-        if self.failed() {
+        if self.failed.failed() {
             return;
         }
         let _ = self.call_out("_apply_j", v_in, v_out, false);
     }
     fn apply_jt(&self, f_out: &[f64], f_in: &mut [Vec<f64>]) {
-        if self.failed() {
+        if self.failed.failed() {
             return;
         }
         Python::attach(|py| {
@@ -220,7 +183,7 @@ impl Mapping for PyMapping {
     }
     fn jacobian(&self, out: &mut Vec<JEntry>) {
         // J is linear: its column for input scalar j is applyJ of the unit vector e_j
-        if self.failed() {
+        if self.failed.failed() {
             return;
         }
         let n_out = self.out_size * self.out_dof.deriv_size();

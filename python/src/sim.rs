@@ -174,6 +174,21 @@ fn data_info(c: &dyn canape_core::component::Component, name: &str) -> PyResult<
     ))
 }
 
+/// Set a Data of a component not yet initialised from text (an open table keeps an undeclared
+/// one as text).
+fn set_text(c: &mut dyn canape_core::component::Component, name: &str, text: &str) -> PyResult<()> {
+    let class = c.class_name();
+    let t = c.data_mut();
+    if t.field(name).is_none() {
+        if t.set_extra(name, text) {
+            return Ok(());
+        }
+        return Err(PyKeyError::new_err(format!("{class} has no Data '{name}'")));
+    }
+    t.set_str(name, text)
+        .map_err(|e| PyValueError::new_err(format!("{class}.{name}: {e}")))
+}
+
 fn get_value(
     py: Python<'_>,
     c: &dyn canape_core::component::Component,
@@ -513,21 +528,12 @@ impl PySimulation {
             match a {
                 Access::Control(c) => c.set_data(id, name, text).map_err(runtime),
                 Access::Running(s) => s.set_data(id, name, text).map(|_| ()).map_err(runtime),
-                Access::Built(s) => {
-                    let c = s
-                        .component_mut(id)
-                        .ok_or_else(|| runtime("component busy"))?;
-                    let class = c.class_name();
-                    let t = c.data_mut();
-                    if t.field(name).is_none() {
-                        if t.set_extra(name, text) {
-                            return Ok(());
-                        }
-                        return Err(PyKeyError::new_err(format!("{class} has no Data '{name}'")));
-                    }
-                    t.set_str(name, text)
-                        .map_err(|e| PyValueError::new_err(format!("{class}.{name}: {e}")))
-                }
+                Access::Built(s) => set_text(
+                    s.component_mut(id)
+                        .ok_or_else(|| runtime("component busy"))?,
+                    name,
+                    text,
+                ),
             }
         })
     }
@@ -558,12 +564,7 @@ impl PySimulation {
                     let c = s
                         .component_mut(id)
                         .ok_or_else(|| runtime("component busy"))?;
-                    for (n, t) in &pairs {
-                        c.data_mut()
-                            .set_str(n, t)
-                            .map_err(|e| PyValueError::new_err(format!("{n}: {e}")))?;
-                    }
-                    Ok(())
+                    pairs.iter().try_for_each(|(n, t)| set_text(c, n, t))
                 }
             }
         })
@@ -1018,18 +1019,7 @@ impl Proto {
     }
 
     fn set(&self, name: &str, text: &str) -> PyResult<()> {
-        let mut g = self.comp();
-        let c = g.base_mut();
-        let class = c.class_name();
-        let t = c.data_mut();
-        if t.field(name).is_none() {
-            if t.set_extra(name, text) {
-                return Ok(());
-            }
-            return Err(PyKeyError::new_err(format!("{class} has no Data '{name}'")));
-        }
-        t.set_str(name, text)
-            .map_err(|e| PyValueError::new_err(format!("{class}.{name}: {e}")))
+        set_text(self.comp().base_mut(), name, text)
     }
 }
 

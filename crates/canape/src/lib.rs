@@ -202,55 +202,9 @@ pub fn add_xml(
     dir: &Path,
     opts: &LoadOptions,
 ) -> Result<canape_core::scene::NodeId, LoadError> {
-    let refuse = |d: canape_core::diag::Diagnostic| {
-        let mut diagnostics = Diagnostics::default();
-        diagnostics.push(d);
-        LoadError { diagnostics }
-    };
-    if let Err(e) = sim.scene.check_node(parent) {
-        return Err(refuse(canape_core::diag::Diagnostic::error(e.to_string())));
-    }
-    let registry = registry::registry();
-    let resolver = FileResolver::from_env(&opts.data_paths);
-    let is_component = |t: &str| {
-        registry.get(t).is_some() || canape_core::registry::RENAMED.iter().any(|(o, _)| *o == t)
-    };
-    let mut reader = DescReader::new(&resolver, &is_component);
-    let desc = match reader.read_str(xml, &dir.join("(added).scn")) {
-        Ok(d) => d,
-        Err(d) => {
-            let mut diagnostics = reader.diags;
-            diagnostics.push(d);
-            return Err(LoadError { diagnostics });
-        }
-    };
-    let mut diags = reader.diags;
-    let scene = std::mem::take(&mut sim.scene);
-    let (scene, node, bd) =
-        Builder::on_scene(&registry, &resolver, scene).build_under(parent, &desc);
-    sim.scene = scene;
-    diags.extend(bd);
-    let ids: Vec<_> = sim
-        .scene
-        .subtree(node)
-        .iter()
-        .flat_map(|n| sim.scene.node(*n).components.clone())
-        .collect();
-    let before = sim.diagnostics.len();
-    if !diags.has_errors() {
-        sim.components_added(&ids);
-    }
-    let init_failed = sim.diagnostics.items[before..]
-        .iter()
-        .any(|d| d.severity == canape_core::diag::Severity::Error);
-    if diags.has_errors() || init_failed {
-        diags.items.extend(sim.diagnostics.items.split_off(before));
-        // nothing outside the new subtree can use it yet
-        let _ = sim.remove_node(node);
-        return Err(LoadError { diagnostics: diags });
-    }
-    sim.diagnostics.extend(diags);
-    Ok(node)
+    let (_, nodes) = add_fragment(sim, parent, xml, dir, opts, false)?;
+    // the builder always adds the fragment's node
+    Ok(nodes.first().copied().unwrap_or(parent))
 }
 
 /// Add the objects and child nodes written inside the `<Node>` of `xml` to the existing node
@@ -264,13 +218,30 @@ pub fn add_xml_into(
     dir: &Path,
     opts: &LoadOptions,
 ) -> Result<Vec<canape_core::scene::ComponentId>, LoadError> {
-    let refuse = |d: canape_core::diag::Diagnostic| {
-        let mut diagnostics = Diagnostics::default();
-        diagnostics.push(d);
-        LoadError { diagnostics }
-    };
+    add_fragment(sim, node, xml, dir, opts, true).map(|(ids, _)| ids)
+}
+
+/// Read a fragment and build it under `node` (as a new child node, or `into` the node itself),
+/// initialise what it added, or take it all back on an error. Returns the new components and
+/// the new child nodes of `node`.
+fn add_fragment(
+    sim: &mut Simulation,
+    node: canape_core::scene::NodeId,
+    xml: &str,
+    dir: &Path,
+    opts: &LoadOptions,
+    into: bool,
+) -> Result<
+    (
+        Vec<canape_core::scene::ComponentId>,
+        Vec<canape_core::scene::NodeId>,
+    ),
+    LoadError,
+> {
     if let Err(e) = sim.scene.check_node(node) {
-        return Err(refuse(canape_core::diag::Diagnostic::error(e.to_string())));
+        let mut diagnostics = Diagnostics::default();
+        diagnostics.push(canape_core::diag::Diagnostic::error(e.to_string()));
+        return Err(LoadError { diagnostics });
     }
     let registry = registry::registry();
     let resolver = FileResolver::from_env(&opts.data_paths);
@@ -290,7 +261,13 @@ pub fn add_xml_into(
     let old_components = sim.scene.node(node).components.clone();
     let old_children = sim.scene.node(node).children.clone();
     let scene = std::mem::take(&mut sim.scene);
-    let (scene, bd) = Builder::on_scene(&registry, &resolver, scene).build_into(node, &desc);
+    let builder = Builder::on_scene(&registry, &resolver, scene);
+    let (scene, bd) = if into {
+        builder.build_into(node, &desc)
+    } else {
+        let (scene, _, bd) = builder.build_under(node, &desc);
+        (scene, bd)
+    };
     sim.scene = scene;
     diags.extend(bd);
     let new_children: Vec<_> = sim
@@ -323,6 +300,7 @@ pub fn add_xml_into(
         .any(|d| d.severity == canape_core::diag::Severity::Error);
     if diags.has_errors() || init_failed {
         diags.items.extend(sim.diagnostics.items.split_off(before));
+        // nothing outside what was added can use it yet
         for &c in new_children.iter().rev() {
             let _ = sim.remove_node(c);
         }
@@ -334,7 +312,7 @@ pub fn add_xml_into(
         return Err(LoadError { diagnostics: diags });
     }
     sim.diagnostics.extend(diags);
-    Ok(ids)
+    Ok((ids, new_children))
 }
 
 /// The bundled demo scene (a corotational FEM beam), used when no scene is given.
