@@ -126,3 +126,65 @@ impl AnimationLoop for MultiStepAnimationLoop {
         stages.update_mappings();
     }
 }
+
+/// FreeMotionAnimationLoop (Sofa/Component/AnimationLoop/.../FreeMotionAnimationLoop.cpp):
+/// AnimateBegin, the free motion (every solver integrates into the free position and
+/// velocity), collision detection on the positions at the start of the step, the Lagrangian
+/// constraint solve and correction, time += dt, AnimateEnd. Without a constraint solver in the
+/// scene it uses a Gauss–Seidel solver with GenericConstraintSolver's defaults, as SOFA adds
+/// one.
+#[derive(Clone)]
+pub struct FreeMotionAnimationLoop {
+    data: DataTable,
+    fallback: crate::constraint::lagrangian::solver::GaussSeidel,
+}
+
+impl Default for FreeMotionAnimationLoop {
+    fn default() -> Self {
+        Self::new()
+    }
+}
+
+impl FreeMotionAnimationLoop {
+    pub fn new() -> Self {
+        let data = loop_data()
+            .with("solveVelocityConstraintFirst", DataKind::Bool, "0", "solve separately velocity constraint violations before position constraint violations")
+            .with("threadSafeVisitor", DataKind::Bool, "0", "If true, do not use realloc and free visitors in fwdInteractionForceField.")
+            .with("parallelCollisionDetectionAndFreeMotion", DataKind::Bool, "0", "If true, executes free motion step and collision detection step in parallel.")
+            .with("constraintSolver", DataKind::Str, "", "The ConstraintSolver used in this animation loop (required)");
+        FreeMotionAnimationLoop {
+            data,
+            fallback: Default::default(),
+        }
+    }
+
+    fn init_impl(&mut self, ctx: &mut InitContext<'_>) {
+        if self.data.bool("solveVelocityConstraintFirst") {
+            ctx.warn("solveVelocityConstraintFirst is not supported yet: constraints are solved on positions and velocities together");
+        }
+        let scene = ctx.scene;
+        let has_solver = scene.component_ids().any(|c| {
+            let info = scene.info(c);
+            info.role == canape_core::component::Role::Constraint
+                && info.class.ends_with("ConstraintSolver")
+        });
+        if !has_solver {
+            ctx.warn("no constraint solver in the scene: a Gauss-Seidel solver with GenericConstraintSolver's defaults is used (add a BlockGaussSeidelConstraintSolver to choose its settings)");
+        }
+    }
+}
+
+impl_component!(FreeMotionAnimationLoop, "FreeMotionAnimationLoop", init);
+
+impl AnimationLoop for FreeMotionAnimationLoop {
+    fn step(&mut self, stages: &mut dyn LoopStages, dt: f64) {
+        stages.send(&Event::AnimateBegin { dt });
+        let start = stages.time();
+        stages.free_motion(dt);
+        stages.collision();
+        stages.solve_constraints(dt, &mut self.fallback);
+        stages.set_time(start + dt);
+        stages.send(&Event::AnimateEnd { dt });
+        stages.update_mappings();
+    }
+}

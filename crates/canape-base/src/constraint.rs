@@ -1,3 +1,5 @@
-//! Constraints (Sofa/Component/Constraint): the projective ones so far.
+//! Constraints (Sofa/Component/Constraint): projective ones, and Lagrangian ones solved by
+//! FreeMotionAnimationLoop.
 
+pub mod lagrangian;
 pub mod projective;

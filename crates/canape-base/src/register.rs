@@ -329,6 +329,119 @@ pub fn register(r: &mut Registry) {
         },
     );
     r.register(
+        "FreeMotionAnimationLoop",
+        "free motion, collision, then Lagrangian constraints solved and corrected",
+        |_, _| {
+            Ok(AnyComponent::AnimationLoop(Box::new(
+                crate::animation_loop::FreeMotionAnimationLoop::new(),
+            )))
+        },
+    );
+    r.register(
+        "BlockGaussSeidelConstraintSolver",
+        "Lagrangian constraints by projected block Gauss-Seidel",
+        |_, _| {
+            Ok(AnyComponent::Passive(Box::new(
+                crate::constraint::lagrangian::solver::GaussSeidelConstraintSolver::new(
+                    "BlockGaussSeidelConstraintSolver",
+                ),
+            )))
+        },
+    );
+    r.register(
+        "ProjectedGaussSeidelConstraintSolver",
+        "Lagrangian constraints by projected Gauss-Seidel",
+        |_, _| {
+            Ok(AnyComponent::Passive(Box::new(
+                crate::constraint::lagrangian::solver::GaussSeidelConstraintSolver::new(
+                    "ProjectedGaussSeidelConstraintSolver",
+                ),
+            )))
+        },
+    );
+    r.register(
+        "UnbuiltGaussSeidelConstraintSolver",
+        "Lagrangian constraints by Gauss-Seidel on the diagonal compliance blocks",
+        |_, _| {
+            Ok(AnyComponent::Passive(Box::new(
+                crate::constraint::lagrangian::solver::GaussSeidelConstraintSolver::new(
+                    "UnbuiltGaussSeidelConstraintSolver",
+                ),
+            )))
+        },
+    );
+    r.register(
+        "NNCGConstraintSolver",
+        "Lagrangian constraints by nonsmooth nonlinear conjugate gradients",
+        |_, _| {
+            Ok(AnyComponent::Passive(Box::new(
+                crate::constraint::lagrangian::solver::GaussSeidelConstraintSolver::new(
+                    "NNCGConstraintSolver",
+                ),
+            )))
+        },
+    );
+    r.register("GenericConstraintSolver", "Lagrangian constraints (resolutionMethod: ProjectedGaussSeidel, UnbuiltGaussSeidel, NonsmoothNonlinearConjugateGradient)", |_, _| {
+        Ok(AnyComponent::Passive(Box::new(
+            crate::constraint::lagrangian::solver::GaussSeidelConstraintSolver::new("GenericConstraintSolver"),
+        )))
+    });
+    r.register(
+        "UncoupledConstraintCorrection",
+        "constraint correction by a diagonal compliance per point",
+        |_, t| {
+            known_template(t)?;
+            Ok(AnyComponent::Passive(Box::new(
+                crate::constraint::lagrangian::correction::UncoupledConstraintCorrection::new(),
+            )))
+        },
+    );
+    r.register(
+        "LinearSolverConstraintCorrection",
+        "constraint correction by the solver group's linear solver (A^-1)",
+        |_, t| {
+            known_template(t)?;
+            Ok(AnyComponent::Passive(Box::new(
+                crate::constraint::lagrangian::correction::LinearSolverConstraintCorrection::new(
+                    "LinearSolverConstraintCorrection",
+                ),
+            )))
+        },
+    );
+    r.register(
+        "GenericConstraintCorrection",
+        "constraint correction by the solver group's linear solver, scaled by complianceFactor",
+        |_, t| {
+            known_template(t)?;
+            Ok(AnyComponent::Passive(Box::new(
+                crate::constraint::lagrangian::correction::LinearSolverConstraintCorrection::new(
+                    "GenericConstraintCorrection",
+                ),
+            )))
+        },
+    );
+    r.register(
+        "BilateralLagrangianConstraint",
+        "holds pairs of points of two states together (Lagrangian)",
+        |_, t| {
+            known_template(t)?;
+            Ok(AnyComponent::Passive(Box::new(
+                crate::constraint::lagrangian::bilateral::BilateralLagrangianConstraint::new(),
+            )))
+        },
+    );
+    r.register(
+        "LinearVelocityProjectiveConstraint",
+        "imposes velocities interpolated between key times",
+        |_, t| {
+            known_template(t)?;
+            Ok(AnyComponent::Projective(Box::new(
+                crate::constraint::projective::projections::LinearVelocityProjectiveConstraint::new(
+                ),
+            )))
+        },
+    );
+    r.register(
         "PlaneForceField",
         "a plane pushing back the points below it (penalty)",
         |_, t| {

@@ -49,6 +49,8 @@ pub enum Role {
     Controller,
     Visual,
     Collision,
+    /// Lagrangian constraints, their corrections and solvers.
+    Constraint,
     Other,
 }
 
@@ -305,6 +307,15 @@ pub trait OdeSolver: Component + OdeSolverClone {
     fn needs_linear_solver(&self) -> bool {
         true
     }
+    /// How a velocity change moves positions and velocities in this scheme (SOFA's
+    /// getPositionIntegrationFactor and getVelocityIntegrationFactor), used by the
+    /// Lagrangian constraint corrections.
+    fn integration_factors(&self, dt: f64) -> crate::lagrangian::IntegrationFactors {
+        crate::lagrangian::IntegrationFactors {
+            position: dt,
+            velocity: 1.0,
+        }
+    }
 }
 
 /// A topology: points and elements.
@@ -474,6 +485,17 @@ pub trait LoopStages {
     fn integrate(&mut self, dt: f64);
     /// Mappings to visual models (SOFA's UpdateMappingVisitor).
     fn update_mappings(&mut self);
+    /// FreeMotionAnimationLoop's free motion: every solver group integrates over `dt` into the
+    /// free position and velocity; positions and velocities stay at the start of the step.
+    fn free_motion(&mut self, dt: f64);
+    /// FreeMotionAnimationLoop's constraint stage: the Lagrangian constraints solved at the
+    /// free motion by the scene's constraint solver (`fallback` when it has none), the states
+    /// corrected, projected and mapped down.
+    fn solve_constraints(
+        &mut self,
+        dt: f64,
+        fallback: &mut dyn crate::lagrangian::ConstraintSolver,
+    );
 }
 
 /// The component that runs a step: the root's animation loop.
@@ -552,6 +574,21 @@ pub trait Passive: Component + PassiveClone {
     }
     /// The collision pipeline, run in the animation loop's collision stage.
     fn collision_pipeline(&mut self) -> Option<&mut dyn crate::collision::CollisionPipeline> {
+        None
+    }
+    /// A Lagrangian constraint (BilateralLagrangianConstraint…), solved in
+    /// FreeMotionAnimationLoop's constraint stage.
+    fn lagrangian_constraint(
+        &mut self,
+    ) -> Option<&mut dyn crate::lagrangian::LagrangianConstraint> {
+        None
+    }
+    /// A constraint correction (UncoupledConstraintCorrection…).
+    fn constraint_correction(&self) -> Option<&dyn crate::lagrangian::ConstraintCorrection> {
+        None
+    }
+    /// A constraint solver (BlockGaussSeidelConstraintSolver…).
+    fn constraint_solver(&mut self) -> Option<&mut dyn crate::lagrangian::ConstraintSolver> {
         None
     }
 }

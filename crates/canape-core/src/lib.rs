@@ -8,6 +8,7 @@ pub mod collision;
 pub mod component;
 pub mod data;
 pub mod diag;
+pub mod lagrangian;
 pub mod mesh;
 pub mod registry;
 pub mod scene;

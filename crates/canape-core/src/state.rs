@@ -26,8 +26,13 @@ impl VecId {
     /// First id available for temporaries.
     pub const FIRST_TEMP: u32 = 5;
     /// First id of temporary coordinate (position-like) vectors: ids from here to
-    /// `SYSTEM_DX` have the coordinate layout (7 numbers per Rigid3 point, not 6).
+    /// `FREE_POSITION` have the coordinate layout (7 numbers per Rigid3 point, not 6).
     pub const FIRST_COORD_TEMP: u32 = 40;
+    /// Positions at the end of the free motion (SOFA's freePosition: FreeMotionAnimationLoop
+    /// integrates without the Lagrangian constraints into it, then corrects).
+    pub const FREE_POSITION: VecId = VecId(58);
+    /// Velocities at the end of the free motion (SOFA's freeVelocity).
+    pub const FREE_VELOCITY: VecId = VecId(59);
     /// The displacement a matrix-free product through mappings scatters into the states.
     pub const SYSTEM_DX: VecId = VecId(60);
     /// The product's result, gathered back from the states.
@@ -43,7 +48,8 @@ impl VecId {
     pub fn is_coord(self) -> bool {
         self == VecId::POSITION
             || self == VecId::REST_POSITION
-            || (VecId::FIRST_COORD_TEMP..VecId::SYSTEM_DX.0).contains(&self.0)
+            || self == VecId::FREE_POSITION
+            || (VecId::FIRST_COORD_TEMP..VecId::FREE_POSITION.0).contains(&self.0)
     }
 }
 

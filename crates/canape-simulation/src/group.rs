@@ -478,6 +478,9 @@ pub struct GroupWork {
     force_id: Option<VecId>,
     /// Interaction force fields' concatenated vectors.
     pair: PairBuf,
+    /// The factors (m, b, k) of the last linear solve: the system a Lagrangian constraint
+    /// correction solves with again (`GroupOps::solve_again`).
+    pub(crate) last_factors: Option<(f64, f64, f64)>,
 }
 
 impl GroupWork {

@@ -124,6 +124,8 @@ pub fn init_component(
             diags,
             visiting,
         ),
+        // a Lagrangian constraint's states (BilateralLagrangianConstraint's object1, object2)
+        Role::Constraint => init_linked_states(scene, id, &["object1", "object2"], diags, visiting),
         // a mapping's inputs (`input`, or the parent node's state) before the mapping
         Role::Mapping => {
             if let Some(s) = scene.node(node).parent.and_then(|p| scene.context_state(p)) {

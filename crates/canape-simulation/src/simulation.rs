@@ -15,6 +15,8 @@ use canape_core::state::VecId;
 use std::time::{Duration, Instant};
 
 mod collision;
+mod constraints;
+pub use constraints::Lagrangian;
 
 /// Accumulated time per phase of the step.
 #[derive(Clone, Debug, Default)]
@@ -79,6 +81,8 @@ pub struct Simulation {
     explicit_buf: [Vec<f64>; 3],
     /// Whether `finish` sent SimulationEnd.
     finished: bool,
+    /// The Lagrangian constraints, corrections and solver (FreeMotionAnimationLoop).
+    pub lagrangian: Lagrangian,
 }
 
 /// A change to the scene graph asked for while a step runs (applied at the end of the step,
@@ -131,6 +135,7 @@ impl Simulation {
             scratch_flags: Vec::new(),
             explicit_buf: Default::default(),
             finished: false,
+            lagrangian: Lagrangian::default(),
         };
         sim.find_loop_and_controllers(true);
         sim.map_ends = Self::mapping_ends(&sim.scene);
@@ -226,9 +231,11 @@ impl Simulation {
             _ => None,
         });
         self.controllers = order
-            .into_iter()
+            .iter()
+            .copied()
             .filter(|c| matches!(scene.info(*c).slot, Slot::Controller(_)))
             .collect();
+        self.find_lagrangian(&order);
     }
 
     /// Deliver an event to every controller in graph order. A controller's error is reported
@@ -534,6 +541,7 @@ impl Clone for Simulation {
             scratch_flags: Vec::new(),
             explicit_buf: Default::default(),
             finished: self.finished,
+            lagrangian: self.lagrangian.clone(),
         }
     }
 }
@@ -971,6 +979,16 @@ impl LoopStages for Stages<'_> {
     }
     fn update_mappings(&mut self) {
         // positions already went down every mapping (visual ones too) after the integration
+    }
+    fn free_motion(&mut self, dt: f64) {
+        self.sim.free_motion(dt);
+    }
+    fn solve_constraints(
+        &mut self,
+        dt: f64,
+        fallback: &mut dyn canape_core::lagrangian::ConstraintSolver,
+    ) {
+        self.sim.solve_constraints(dt, fallback);
     }
 }
 

@@ -254,7 +254,7 @@ impl MechanicalOps for GroupOps<'_> {
             id
         });
         assert!(
-            id.0 < VecId::SYSTEM_DX.0,
+            id.0 < VecId::FREE_POSITION.0,
             "too many temporary coordinate vectors"
         );
         self.for_all_states(|s| {
@@ -271,7 +271,7 @@ impl MechanicalOps for GroupOps<'_> {
     }
 
     fn free(&mut self, v: VecId) {
-        if (VecId::FIRST_COORD_TEMP..VecId::SYSTEM_DX.0).contains(&v.0) {
+        if (VecId::FIRST_COORD_TEMP..VecId::FREE_POSITION.0).contains(&v.0) {
             self.work.free_coord_ids.push(v);
         } else if v.0 >= VecId::FIRST_TEMP && v.0 < VecId::FIRST_COORD_TEMP {
             self.work.free_ids.push(v);
@@ -578,6 +578,7 @@ impl MechanicalOps for GroupOps<'_> {
     }
 
     fn solve_linear(&mut self, m: f64, b: f64, k: f64, x: VecId, rhs: VecId) -> SolveStats {
+        self.work.last_factors = Some((m, b, k));
         let n = self.group.size;
         let mut bv = std::mem::take(&mut self.work.rhs);
         let mut xv = std::mem::take(&mut self.work.sol);
@@ -610,5 +611,33 @@ impl MechanicalOps for GroupOps<'_> {
         self.work.sol = xv;
         self.last_stats = stats;
         stats
+    }
+}
+
+impl GroupOps<'_> {
+    /// Solve the system of the group's last linear solve again for another right-hand side, in
+    /// the group's global numbering (a Lagrangian constraint correction's A⁻¹ Jᵀ λ: SOFA's
+    /// LinearSolverConstraintCorrection reuses the free motion's factorization). `None` when
+    /// the group has no linear solver or has not solved yet.
+    pub fn solve_again(&mut self, rhs: &[f64], x: &mut [f64]) -> Option<SolveStats> {
+        let (m, b, k) = self.work.last_factors?;
+        let solver = self.linear.take()?;
+        let mut fixed = std::mem::take(&mut self.work.fixed);
+        GroupSystem::fixed_mask(self, &mut fixed);
+        x.fill(0.0);
+        let (stats, fixed) = {
+            let mut sys = GroupSystem {
+                ops: self,
+                m,
+                b,
+                k,
+                fixed,
+            };
+            let stats = solver.solve(&mut sys, rhs, x);
+            (stats, sys.fixed)
+        };
+        self.work.fixed = fixed;
+        self.linear = Some(solver);
+        Some(stats)
     }
 }

@@ -800,3 +800,251 @@ impl ProjectiveConstraint for AffineMovementProjectiveConstraint {
             .collect()
     }
 }
+
+/// What LinearVelocityProjectiveConstraint remembers between projections (SOFA's prevT, nextT,
+/// prevV, nextV, finished and the integrated positions xP), behind a lock because projections
+/// take `&self`.
+#[derive(Debug, Default)]
+struct VelocityKeys {
+    prev_t: f64,
+    next_t: f64,
+    prev_v: Vec<f64>,
+    next_v: Vec<f64>,
+    finished: bool,
+    /// Integrated coordinates of the chosen points (empty until the first position projection).
+    xp: Vec<Vec<f64>>,
+}
+
+#[derive(Debug, Default)]
+struct Keys(std::sync::Mutex<VelocityKeys>);
+
+impl Clone for Keys {
+    fn clone(&self) -> Self {
+        let k = self.0.lock().unwrap_or_else(|e| e.into_inner());
+        Keys(std::sync::Mutex::new(VelocityKeys {
+            prev_t: k.prev_t,
+            next_t: k.next_t,
+            prev_v: k.prev_v.clone(),
+            next_v: k.next_v.clone(),
+            finished: k.finished,
+            xp: k.xp.clone(),
+        }))
+    }
+}
+
+/// LinearVelocityProjectiveConstraint (LinearVelocityProjectiveConstraint.inl): the chosen
+/// points get the velocity interpolated between the key velocities around the current time
+/// (only the listed `coordinates`, when given), and their positions integrate that velocity
+/// from where the last projection left them. Outside the key times nothing is imposed, unless
+/// `continueAfterEnd`: then the last interval's interpolation goes on (as SOFA, which keeps
+/// the last interval found).
+#[derive(Clone)]
+pub struct LinearVelocityProjectiveConstraint {
+    data: DataTable,
+    indices: Vec<u32>,
+    key_times: Vec<f64>,
+    velocities: Vec<Vec<f64>>,
+    coordinates: Vec<u32>,
+    continue_after_end: bool,
+    dof: DofType,
+    dt: f64,
+    time: f64,
+    keys: Keys,
+}
+
+impl Default for LinearVelocityProjectiveConstraint {
+    fn default() -> Self {
+        Self::new()
+    }
+}
+
+impl LinearVelocityProjectiveConstraint {
+    pub fn new() -> Self {
+        let data = base_data(DataTable::new())
+            .with("indices", DataKind::Ints(0), "0", "Indices of the constrained points")
+            .with("keyTimes", DataKind::Reals(0), "0", "key times for the movements")
+            .with("velocities", DataKind::Reals(0), "0", "velocities corresponding to the key times")
+            .with("coordinates", DataKind::Ints(0), "", "coordinates on which to apply velocities")
+            .with("continueAfterEnd", DataKind::Bool, "0", "If set to true then the last velocity will still be applied after all the key events")
+            .with("topology", DataKind::Str, "", "link to the topology container");
+        LinearVelocityProjectiveConstraint {
+            data,
+            indices: Vec::new(),
+            key_times: Vec::new(),
+            velocities: Vec::new(),
+            coordinates: Vec::new(),
+            continue_after_end: false,
+            dof: DofType::Vec3,
+            dt: 0.0,
+            time: 0.0,
+            keys: Keys::default(),
+        }
+    }
+
+    fn init_impl(&mut self, ctx: &mut InitContext<'_>) {
+        self.indices.clear();
+        self.key_times.clear();
+        self.velocities.clear();
+        self.keys = Keys::default();
+        let Some(st) = ctx.state() else {
+            ctx.error("no MechanicalObject in the context to constrain");
+            return;
+        };
+        let (dof, n) = (st.dof, st.size());
+        self.dof = dof;
+        let ds = dof.deriv_size();
+        let key_times = self.data.reals("keyTimes").to_vec();
+        if key_times.windows(2).any(|w| w[1] < w[0]) {
+            ctx.error("keyTimes must be in chronological order");
+            return;
+        }
+        let v = self.data.reals("velocities");
+        if v.len() != ds * key_times.len() {
+            ctx.error(format!(
+                "velocities has {} numbers: {} key times of {} numbers each are needed for a {} state",
+                v.len(),
+                key_times.len(),
+                ds,
+                dof.name()
+            ));
+            return;
+        }
+        self.coordinates = self.data.ints("coordinates").to_vec();
+        if let Some(c) = self.coordinates.iter().find(|&&c| c as usize >= ds) {
+            ctx.error(format!(
+                "coordinate {c} is out of range (a {} derivative has {ds})",
+                dof.name()
+            ));
+            self.coordinates.retain(|&c| (c as usize) < ds);
+        }
+        self.velocities = v.chunks(ds).map(|c| c.to_vec()).collect();
+        self.key_times = key_times;
+        self.continue_after_end = self.data.bool("continueAfterEnd");
+        self.indices = valid_indices(ctx, &self.data, n);
+        self.dt = ctx.scene.node(ctx.node).dt;
+        let mut k = self.keys.0.lock().unwrap_or_else(|e| e.into_inner());
+        k.prev_v = vec![0.0; ds];
+        k.next_v = vec![0.0; ds];
+    }
+
+    /// SOFA's findKeyTimes, then whether the interpolation applies.
+    fn find_keys(&self, k: &mut VelocityKeys) -> bool {
+        let t = self.time;
+        k.finished = false;
+        if let (Some(&first), Some(&last)) = (self.key_times.first(), self.key_times.last()) {
+            if t >= first && t <= last {
+                k.prev_t = first;
+                k.next_t = first;
+                for (kt, v) in self.key_times.iter().zip(&self.velocities) {
+                    if *kt <= t {
+                        k.prev_t = *kt;
+                        k.prev_v.clone_from(v);
+                    } else {
+                        k.next_t = *kt;
+                        k.next_v.clone_from(v);
+                        k.finished = true;
+                        break;
+                    }
+                }
+            }
+        }
+        k.finished || self.continue_after_end
+    }
+
+    fn velocity(&self, k: &VelocityKeys) -> Vec<f64> {
+        let s = (self.time - k.prev_t) / (k.next_t - k.prev_t);
+        k.prev_v
+            .iter()
+            .zip(&k.next_v)
+            .map(|(p, n)| (n - p) * s + p)
+            .collect()
+    }
+}
+
+impl_component!(
+    LinearVelocityProjectiveConstraint,
+    "LinearVelocityProjectiveConstraint",
+    init
+);
+
+impl ProjectiveConstraint for LinearVelocityProjectiveConstraint {
+    fn set_time(&mut self, t: f64) {
+        self.time = t;
+    }
+    fn project_response(&self, dx: &mut [f64]) {
+        let mut k = self.keys.0.lock().unwrap_or_else(|e| e.into_inner());
+        if self.find_keys(&mut k) && k.next_t != k.prev_t {
+            zero_blocks(dx, &self.indices, self.dof.deriv_size());
+        }
+    }
+    fn project_velocity(&self, v: &mut [f64]) {
+        let mut k = self.keys.0.lock().unwrap_or_else(|e| e.into_inner());
+        if !(self.find_keys(&mut k) && k.next_t != k.prev_t) {
+            return;
+        }
+        let m = self.velocity(&k);
+        let ds = self.dof.deriv_size();
+        for &i in &self.indices {
+            let o = ds * i as usize;
+            let Some(b) = v.get_mut(o..o + ds) else {
+                continue;
+            };
+            if self.coordinates.is_empty() {
+                b.copy_from_slice(&m);
+            } else {
+                for &c in &self.coordinates {
+                    b[c as usize] = m[c as usize];
+                }
+            }
+        }
+    }
+    fn project_position(&self, x: &mut [f64]) {
+        let mut k = self.keys.0.lock().unwrap_or_else(|e| e.into_inner());
+        let cs = self.dof.coord_size();
+        if k.xp.is_empty() {
+            k.xp = self
+                .indices
+                .iter()
+                .map(|&i| {
+                    x.get(cs * i as usize..cs * (i as usize + 1))
+                        .map(|c| c.to_vec())
+                        .unwrap_or_default()
+                })
+                .collect();
+        }
+        if !self.find_keys(&mut k) {
+            return;
+        }
+        let m = self.velocity(&k);
+        let dt = self.dt;
+        for (p, &i) in self.indices.iter().enumerate() {
+            let o = cs * i as usize;
+            let Some(b) = x.get_mut(o..o + cs) else {
+                continue;
+            };
+            if k.xp[p].len() != cs {
+                continue;
+            }
+            if self.coordinates.is_empty() {
+                let mut c = k.xp[p].clone();
+                self.dof.coord_add_deriv(&mut c, &m, dt);
+                b.copy_from_slice(&c);
+            } else {
+                for &c in &self.coordinates {
+                    let c = c as usize;
+                    if c < cs {
+                        b[c] = k.xp[p][c] + m[c] * dt;
+                    }
+                }
+            }
+            k.xp[p].copy_from_slice(b);
+        }
+    }
+    fn fixed_scalar_dofs(&self, deriv_size: usize) -> Vec<usize> {
+        // SOFA's applyConstraint is not gated by time
+        self.indices
+            .iter()
+            .flat_map(|&i| (0..deriv_size).map(move |c| deriv_size * i as usize + c))
+            .collect()
+    }
+}

@@ -1,0 +1,14 @@
+//! Lagrangian constraints (Sofa/Component/Constraint/Lagrangian), solved in
+//! FreeMotionAnimationLoop's constraint stage (the stage itself is in canape-simulation):
+//!
+//! - `solver`: the Gauss–Seidel constraint solvers (BlockGaussSeidelConstraintSolver,
+//!   ProjectedGaussSeidelConstraintSolver, UnbuiltGaussSeidelConstraintSolver,
+//!   NNCGConstraintSolver, and GenericConstraintSolver with its `resolutionMethod`) and the
+//!   resolutions of the constraint blocks;
+//! - `correction`: UncoupledConstraintCorrection, LinearSolverConstraintCorrection and
+//!   GenericConstraintCorrection;
+//! - `bilateral`: BilateralLagrangianConstraint (Vec3 and Rigid3).
+
+pub mod bilateral;
+pub mod correction;
+pub mod solver;

@@ -1,0 +1,238 @@
+//! BilateralLagrangianConstraint (Sofa/Component/Constraint/Lagrangian/Model/.../
+//! BilateralLagrangianConstraint.inl and .cpp): point `first_point[k]` of `object1` and point
+//! `second_point[k]` of `object2` are held together (minus `rest_vector[k]`), pair by pair for
+//! the shorter of the two lists.
+//!
+//! Vec3: three rows per pair (−e_k on the first point, +e_k on the second), violation
+//! x2_free − x1_free − rest, one 3-line block solved with the inverse of its W block and warm
+//! started from the last step's impulses. Rigid3: six rows (translation, then rotation about
+//! the world axes), violation (c2 − c1, q1 · rotation vector of q1⁻¹ q2) minus rest, two 3-line
+//! blocks without warm start, the rotational one with its own tolerance `numericalTolerance`.
+
+use crate::base_data;
+use canape_core::component::{Passive, Role};
+use canape_core::data::{DataKind, DataTable};
+use canape_core::impl_component;
+use canape_core::lagrangian::{
+    ConstraintBuild, ConstraintInputs, LagrangianConstraint, Resolution,
+};
+use canape_core::scene::{ComponentId, InitContext, Target};
+use canape_types::dof::{quat_of, rigid3_rotate};
+use canape_types::DofType;
+
+#[derive(Clone)]
+pub struct BilateralLagrangianConstraint {
+    data: DataTable,
+    sides: [Option<ComponentId>; 2],
+    dof: DofType,
+    pairs: Vec<(u32, u32)>,
+    rest: Vec<f64>,
+    active: bool,
+    tolerance: f64,
+    /// Last step's impulses per pair (Vec3 warm start).
+    prev: Vec<[f64; 3]>,
+}
+
+impl Default for BilateralLagrangianConstraint {
+    fn default() -> Self {
+        Self::new()
+    }
+}
+
+impl BilateralLagrangianConstraint {
+    pub fn new() -> Self {
+        let data = base_data(DataTable::new())
+            .with("object1", DataKind::Str, "", "First object in interaction")
+            .with("object2", DataKind::Str, "", "Second object in interaction")
+            .with("first_point", DataKind::Ints(0), "", "index of the constraint on the first model (object1)")
+            .with("second_point", DataKind::Ints(0), "", "index of the constraint on the second model (object2)")
+            .with("rest_vector", DataKind::Reals(0), "", "Relative position to maintain between attached points (optional)")
+            .with("activate", DataKind::Bool, "1", "control constraint activation (true by default)")
+            .with("keepOrientationDifference", DataKind::Bool, "0", "keep the initial difference in orientation (only for rigids)")
+            .with("numericalTolerance", DataKind::Real, "0.0001", "a real value specifying the tolerance during the constraint solving.")
+            .with("endTime", DataKind::Real, "-1", "The constraint stops acting after the given value. Use a negative value for infinite constraints")
+            .with("topology1", DataKind::Str, "", "link to the first topology container")
+            .with("topology2", DataKind::Str, "", "link to the second topology container")
+            .with("group", DataKind::Ints(0), "", "group of the constraint");
+        BilateralLagrangianConstraint {
+            data,
+            sides: [None, None],
+            dof: DofType::Vec3,
+            pairs: Vec::new(),
+            rest: Vec::new(),
+            active: true,
+            tolerance: 1e-4,
+            prev: Vec::new(),
+        }
+    }
+
+    fn init_impl(&mut self, ctx: &mut InitContext<'_>) {
+        self.sides = [None, None];
+        self.pairs.clear();
+        let context = ctx.scene.context_state(ctx.node);
+        let mut sides = [context, context];
+        for (k, name) in ["object1", "object2"].into_iter().enumerate() {
+            let l = self.data.str(name).trim().to_string();
+            if l.is_empty() {
+                continue;
+            }
+            sides[k] = match ctx.linked(&l) {
+                Some(Target::Component(c)) if ctx.scene.state(c).is_some() => Some(c),
+                Some(Target::Node(n)) => ctx.scene.node_components(n, Role::State).next(),
+                _ => {
+                    ctx.error(format!(
+                        "{name}='{l}' is not a MechanicalObject (nor a node with one)"
+                    ));
+                    return;
+                }
+            };
+        }
+        let [Some(a), Some(b)] = sides else {
+            ctx.error("no MechanicalObject in the context (and no object1/object2 link)");
+            return;
+        };
+        let (sa, sb) = (
+            ctx.scene.state(a).expect("state"),
+            ctx.scene.state(b).expect("state"),
+        );
+        if sa.dof != sb.dof || !matches!(sa.dof, DofType::Vec3 | DofType::Rigid3) {
+            ctx.error(format!(
+                "BilateralLagrangianConstraint links two Vec3 or two Rigid3 states; these are {} and {}",
+                sa.dof.name(),
+                sb.dof.name()
+            ));
+            return;
+        }
+        self.dof = sa.dof;
+        let (p1, p2) = (
+            self.data.ints("first_point"),
+            self.data.ints("second_point"),
+        );
+        if p1.len() != p2.len() {
+            ctx.warn(format!(
+                "first_point has {} indices and second_point {}: the first {} pairs are used",
+                p1.len(),
+                p2.len(),
+                p1.len().min(p2.len())
+            ));
+        }
+        for (&i, &j) in p1.iter().zip(p2) {
+            if i as usize >= sa.size() || j as usize >= sb.size() {
+                ctx.error(format!(
+                    "pair ({i}, {j}) is out of range (the states have {} and {} points): it is ignored",
+                    sa.size(),
+                    sb.size()
+                ));
+                continue;
+            }
+            self.pairs.push((i, j));
+        }
+        self.rest = self.data.reals("rest_vector").to_vec();
+        self.active = self.data.bool("activate");
+        self.tolerance = self.data.real("numericalTolerance");
+        if self.data.real("endTime") >= 0.0 {
+            ctx.warn("endTime is not supported yet: the constraint acts for the whole run");
+        }
+        if self.data.bool("keepOrientationDifference") {
+            ctx.warn(
+                "keepOrientationDifference is not supported yet: the orientations are held equal",
+            );
+        }
+        self.prev = vec![[0.0; 3]; self.pairs.len()];
+        self.sides = [Some(a), Some(b)];
+    }
+}
+
+impl_component!(
+    BilateralLagrangianConstraint,
+    "BilateralLagrangianConstraint",
+    init
+);
+
+impl Passive for BilateralLagrangianConstraint {
+    fn role(&self) -> Role {
+        Role::Constraint
+    }
+    fn lagrangian_constraint(&mut self) -> Option<&mut dyn LagrangianConstraint> {
+        Some(self)
+    }
+}
+
+/// The rotation vector (axis · angle, shortest path) of a unit quaternion.
+fn rotation_vector(q: &nalgebra::Quaternion<f64>) -> [f64; 3] {
+    let q = if q.w < 0.0 { -*q } else { *q };
+    let s = (q.i * q.i + q.j * q.j + q.k * q.k).sqrt();
+    if s < 1e-15 {
+        return [2.0 * q.i, 2.0 * q.j, 2.0 * q.k];
+    }
+    let angle = 2.0 * s.atan2(q.w);
+    [q.i / s * angle, q.j / s * angle, q.k / s * angle]
+}
+
+impl LagrangianConstraint for BilateralLagrangianConstraint {
+    fn sides(&self) -> [Option<ComponentId>; 2] {
+        self.sides
+    }
+    fn build(&mut self, inputs: &ConstraintInputs<'_>, out: &mut ConstraintBuild) {
+        if !self.active || self.sides[0].is_none() {
+            return;
+        }
+        let [x1, x2] = inputs.x_free;
+        for (pid, &(i, j)) in self.pairs.iter().enumerate() {
+            let (i, j) = (i as usize, j as usize);
+            match self.dof {
+                DofType::Rigid3 => {
+                    let (Some(c1), Some(c2)) = (x1.get(7 * i..7 * i + 7), x2.get(7 * j..7 * j + 7))
+                    else {
+                        continue;
+                    };
+                    let c1: [f64; 7] = c1.try_into().expect("7");
+                    let c2: [f64; 7] = c2.try_into().expect("7");
+                    let rest = |k: usize| self.rest.get(6 * pid + k).copied().unwrap_or(0.0);
+                    let mut q2 = quat_of(&c2);
+                    let q1 = quat_of(&c1);
+                    if q2.coords.dot(&q1.coords) < 0.0 {
+                        q2 = -q2;
+                    }
+                    let diff = q1.conjugate() * q2 / q1.norm_squared();
+                    let rv = rotation_vector(&diff);
+                    let rw = rigid3_rotate(&c1, &nalgebra::Vector3::new(rv[0], rv[1], rv[2]));
+                    let dt: [f64; 3] = std::array::from_fn(|k| c2[k] - c1[k] - rest(k));
+                    let dr: [f64; 3] = std::array::from_fn(|k| rw[k] - rest(3 + k));
+                    let r0 = out.block(Resolution::Bilateral { rows: 3 }, &dt, &[]);
+                    let r1 = out.block(Resolution::Bilateral { rows: 3 }, &dr, &[]);
+                    if let Some(b) = out.blocks.last_mut() {
+                        b.tolerance = self.tolerance;
+                    }
+                    for k in 0..3 {
+                        out.entry(r0 + k, 0, 6 * i + k, -1.0);
+                        out.entry(r0 + k, 1, 6 * j + k, 1.0);
+                        out.entry(r1 + k, 0, 6 * i + 3 + k, -1.0);
+                        out.entry(r1 + k, 1, 6 * j + 3 + k, 1.0);
+                    }
+                }
+                _ => {
+                    let (Some(p1), Some(p2)) = (x1.get(3 * i..3 * i + 3), x2.get(3 * j..3 * j + 3))
+                    else {
+                        continue;
+                    };
+                    let d: [f64; 3] = std::array::from_fn(|k| {
+                        p2[k] - p1[k] - self.rest.get(3 * pid + k).copied().unwrap_or(0.0)
+                    });
+                    let r = out.block(Resolution::Bilateral { rows: 3 }, &d, &self.prev[pid]);
+                    for k in 0..3 {
+                        out.entry(r + k, 0, 3 * i + k, -1.0);
+                        out.entry(r + k, 1, 3 * j + k, 1.0);
+                    }
+                }
+            }
+        }
+    }
+    fn store(&mut self, impulses: &[f64]) {
+        if self.dof == DofType::Vec3 {
+            for (p, f) in self.prev.iter_mut().zip(impulses.chunks_exact(3)) {
+                p.copy_from_slice(f);
+            }
+        }
+    }
+}

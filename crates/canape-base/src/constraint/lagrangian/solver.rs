@@ -1,0 +1,561 @@
+//! Gauss–Seidel constraint solvers, following SOFA's
+//! Sofa/Component/Constraint/Lagrangian/Solver/.../BlockGaussSeidelConstraintSolver.cpp
+//! (`gaussSeidel_increment` and its stopping rules), UnbuiltGaussSeidelConstraintSolver.cpp and
+//! NNCGConstraintSolver.cpp, with the block resolutions of
+//! .../Model/BilateralConstraintResolution.h and UnilateralConstraintResolution.h.
+//!
+//! One sweep visits the blocks in row order: d = dfree + W f (the current impulses), the
+//! block's resolution updates its impulses, and the change it makes is measured as
+//! |W_block Δf| (per line for blocks of several lines). With `scaleTolerance` (and not
+//! `allVerified`) the tolerance is multiplied by the number of rows; iterations stop when the
+//! summed error is below it (or, with `allVerified`, when every block is within it). `sor`
+//! relaxes the whole vector after each sweep. NNCG accelerates the sweeps by nonsmooth
+//! nonlinear conjugate gradients (SOFA's NNCG: β = |Δf_new|²/|Δf|², restart when β > 1).
+//! An unbuilt solver starts from zero impulses (its W has no integration factor, see the
+//! constraint stage).
+
+use crate::base_data;
+use canape_core::component::{Passive, Role};
+use canape_core::data::{DataKind, DataTable};
+use canape_core::impl_component;
+use canape_core::lagrangian::{
+    Block, ConstraintProblem, ConstraintSolver, ConstraintStats, ProblemForm, Resolution,
+};
+use canape_core::scene::InitContext;
+use nalgebra::Matrix3;
+
+/// Which iteration a solver runs.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Method {
+    /// Projected (block) Gauss–Seidel on the built W.
+    GaussSeidel,
+    /// Gauss–Seidel over the diagonal blocks with displacements updated block by block.
+    Unbuilt,
+    /// Nonsmooth nonlinear conjugate gradient around Gauss–Seidel sweeps.
+    Nncg,
+}
+
+/// The per-block state of a resolution during one solve.
+#[derive(Clone, Copy, Debug)]
+enum BlockState {
+    /// W⁻¹ of a 3-line bilateral block (None: singular, the block is skipped).
+    Bilateral3(Option<Matrix3<f64>>),
+    Plain,
+    /// W_nn, W_nt, W_ns, W_tt, W_ss of a friction block.
+    Friction([f64; 5]),
+}
+
+/// The Gauss–Seidel family's settings (SOFA's GenericConstraintSolver Data).
+#[derive(Clone, Debug)]
+pub struct GaussSeidel {
+    pub method: Method,
+    pub max_iterations: usize,
+    pub tolerance: f64,
+    pub sor: f64,
+    pub regularization: f64,
+    pub scale_tolerance: bool,
+    pub all_verified: bool,
+    states: Vec<BlockState>,
+    d: Vec<f64>,
+}
+
+impl Default for GaussSeidel {
+    fn default() -> Self {
+        GaussSeidel {
+            method: Method::GaussSeidel,
+            max_iterations: 1000,
+            tolerance: 0.001,
+            sor: 1.0,
+            regularization: 0.0,
+            scale_tolerance: true,
+            all_verified: false,
+            states: Vec::new(),
+            d: Vec::new(),
+        }
+    }
+}
+
+impl GaussSeidel {
+    fn init_blocks(&mut self, p: &mut ConstraintProblem) {
+        let n = p.n;
+        self.states.clear();
+        for b in &p.blocks {
+            let j = b.first_row;
+            let w = |r: usize, c: usize| p.w[(j + r) * n + j + c];
+            let st = match b.resolution {
+                Resolution::Bilateral { rows: 3 } => {
+                    let m = Matrix3::from_fn(w);
+                    BlockState::Bilateral3(m.try_inverse())
+                }
+                Resolution::Friction { .. } => {
+                    BlockState::Friction([w(0, 0), w(0, 1), w(0, 2), w(1, 1), w(2, 2)])
+                }
+                _ => BlockState::Plain,
+            };
+            self.states.push(st);
+        }
+    }
+
+    /// One sweep over the blocks; returns (error, every block within the tolerance).
+    fn sweep(&mut self, p: &mut ConstraintProblem, tol: f64, measure: bool) -> (f64, bool) {
+        let n = p.n;
+        let mut error = 0.0;
+        let mut verified = true;
+        self.d.resize(n, 0.0);
+        for (b, st) in p.blocks.iter().zip(&self.states) {
+            let j = b.first_row;
+            let nb = b.resolution.rows();
+            let mut old = [0.0; 3];
+            old[..nb].copy_from_slice(&p.force[j..j + nb]);
+            for l in 0..nb {
+                let row = &p.w[(j + l) * n..(j + l + 1) * n];
+                let mut s = p.dfree[j + l];
+                for (wk, fk) in row.iter().zip(&p.force) {
+                    s += wk * fk;
+                }
+                self.d[j + l] = s;
+            }
+            resolve(b, st, &p.w, n, &mut self.d, &mut p.force);
+            if !measure {
+                continue;
+            }
+            let mut e = 0.0;
+            if nb > 1 {
+                for l in 0..nb {
+                    let mut line = 0.0;
+                    for m in 0..nb {
+                        let de = p.w[(j + l) * n + j + m] * (p.force[j + m] - old[m]);
+                        line += de * de;
+                    }
+                    let line = line.sqrt();
+                    if line > tol {
+                        verified = false;
+                    }
+                    e += line;
+                }
+            } else {
+                e = (p.w[j * n + j] * (p.force[j] - old[0])).abs();
+                if e > tol {
+                    verified = false;
+                }
+            }
+            if b.tolerance != 0.0 {
+                if e > b.tolerance {
+                    verified = false;
+                }
+                e *= tol / b.tolerance;
+            }
+            error += e;
+        }
+        (error, verified)
+    }
+
+    fn converged(&self, error: f64, verified: bool, tol: f64) -> bool {
+        if self.all_verified {
+            verified
+        } else {
+            error < tol
+        }
+    }
+
+    pub fn run(&mut self, p: &mut ConstraintProblem) -> ConstraintStats {
+        let n = p.n;
+        if n == 0 {
+            return ConstraintStats {
+                converged: true,
+                ..Default::default()
+            };
+        }
+        if self.regularization > f64::EPSILON {
+            for i in 0..n {
+                p.w[i * n + i] += self.regularization;
+            }
+        }
+        p.force.resize(n, 0.0);
+        let mut tol = self.tolerance;
+        if self.scale_tolerance && !self.all_verified {
+            tol *= n as f64;
+        }
+        self.init_blocks(p);
+        if self.method == Method::Unbuilt {
+            p.force.iter_mut().for_each(|f| *f = 0.0);
+        }
+        let mut stats = ConstraintStats::default();
+        match self.method {
+            Method::GaussSeidel | Method::Unbuilt => {
+                let mut old = vec![0.0; if self.sor != 1.0 { n } else { 0 }];
+                for it in 0..self.max_iterations {
+                    if self.sor != 1.0 {
+                        old.copy_from_slice(&p.force);
+                    }
+                    let (error, verified) = self.sweep(p, tol, true);
+                    if self.sor != 1.0 {
+                        for (f, o) in p.force.iter_mut().zip(&old) {
+                            *f = self.sor * *f + (1.0 - self.sor) * o;
+                        }
+                    }
+                    stats.iterations = it + 1;
+                    stats.error = error;
+                    if self.converged(error, verified, tol) {
+                        stats.converged = true;
+                        break;
+                    }
+                }
+            }
+            Method::Nncg => {
+                let mut lam = p.force.clone();
+                self.sweep(p, tol, false);
+                let mut delta: Vec<f64> = p.force.iter().zip(&lam).map(|(f, l)| l - f).collect();
+                let mut dir: Vec<f64> = delta.iter().map(|x| -x).collect();
+                stats.iterations = 1;
+                for it in 1..self.max_iterations {
+                    lam.copy_from_slice(&p.force);
+                    let (error, verified) = self.sweep(p, tol, true);
+                    stats.iterations = it + 1;
+                    stats.error = error;
+                    if self.converged(error, verified, tol) {
+                        stats.converged = true;
+                        break;
+                    }
+                    let new: Vec<f64> = p.force.iter().zip(&lam).map(|(f, l)| l - f).collect();
+                    let nn: f64 = new.iter().map(|x| x * x).sum();
+                    let no: f64 = delta.iter().map(|x| x * x).sum();
+                    let beta = nn / no;
+                    delta = new;
+                    if beta > 1.0 {
+                        dir.iter_mut().for_each(|x| *x = 0.0);
+                    } else {
+                        for (f, q) in p.force.iter_mut().zip(&dir) {
+                            *f += beta * q;
+                        }
+                        for (q, dl) in dir.iter_mut().zip(&delta) {
+                            *q = beta * *q - dl;
+                        }
+                    }
+                    if nn.sqrt() < tol {
+                        break;
+                    }
+                }
+            }
+        }
+        stats
+    }
+}
+
+/// A block's resolution (SOFA's ConstraintResolution::resolution).
+fn resolve(b: &Block, st: &BlockState, w: &[f64], n: usize, d: &mut [f64], f: &mut [f64]) {
+    let j = b.first_row;
+    match (b.resolution, st) {
+        (Resolution::Bilateral { rows: 3 }, BlockState::Bilateral3(Some(inv))) => {
+            for i in 0..3 {
+                for k in 0..3 {
+                    f[j + i] -= d[j + k] * inv[(i, k)];
+                }
+            }
+        }
+        // a singular block is skipped, as SOFA's resolution does with a non-invertible W block
+        (Resolution::Bilateral { rows: 3 }, BlockState::Bilateral3(None)) => {}
+        (Resolution::Bilateral { rows }, _) => {
+            // one line at a time (rows other than 3 are solved line by line)
+            for l in 0..rows as usize {
+                let wll = w[(j + l) * n + j + l];
+                if wll != 0.0 {
+                    f[j + l] -= d[j + l] / wll;
+                }
+            }
+        }
+        (Resolution::Unilateral, _) => {
+            let wjj = w[j * n + j];
+            if wjj != 0.0 {
+                f[j] -= d[j] / wjj;
+            }
+            if f[j] < 0.0 {
+                f[j] = 0.0;
+            }
+        }
+        (Resolution::Friction { mu }, BlockState::Friction(ws)) => {
+            let [w0, w1, w2, w3, w5] = *ws;
+            let f0 = f[j];
+            if w0 != 0.0 {
+                f[j] -= d[j] / w0;
+            }
+            if f[j] < 0.0 {
+                f[j] = 0.0;
+                f[j + 1] = 0.0;
+                f[j + 2] = 0.0;
+                return;
+            }
+            d[j + 1] += w1 * (f[j] - f0);
+            d[j + 2] += w2 * (f[j] - f0);
+            let s = w3 + w5;
+            if s != 0.0 {
+                f[j + 1] -= 2.0 * d[j + 1] / s;
+                f[j + 2] -= 2.0 * d[j + 2] / s;
+            }
+            let norm = (f[j + 1] * f[j + 1] + f[j + 2] * f[j + 2]).sqrt();
+            if norm > mu * f[j] {
+                let k = mu * f[j] / norm;
+                f[j + 1] *= k;
+                f[j + 2] *= k;
+            }
+        }
+        _ => {}
+    }
+}
+
+/// A Gauss–Seidel constraint solver component, under each of SOFA's class names.
+#[derive(Clone)]
+pub struct GaussSeidelConstraintSolver {
+    data: DataTable,
+    class: &'static str,
+    pub solver: GaussSeidel,
+}
+
+fn solver_data(with_method: bool) -> DataTable {
+    let mut d = base_data(DataTable::new())
+        .with("maxIterations", DataKind::Int, "1000", "maximal number of iterations of the Gauss-Seidel algorithm")
+        .alias(&["maxIt"])
+        .with("tolerance", DataKind::Real, "0.001", "residual error threshold for termination of the Gauss-Seidel algorithm")
+        .with("sor", DataKind::Real, "1", "Successive Over Relaxation parameter (0-2)")
+        .with("regularizationTerm", DataKind::Real, "0", "Add regularization factor times the identity matrix to the compliance W when solving constraints")
+        .with("scaleTolerance", DataKind::Bool, "1", "Scale the error tolerance with the number of constraints")
+        .with("allVerified", DataKind::Bool, "0", "All constraints must be verified (each constraint's error < tolerance)")
+        .with("computeGraphs", DataKind::Bool, "0", "Compute graphs of errors and forces during resolution")
+        .with("computeConstraintForces", DataKind::Bool, "0", "enable the storage of the constraintForces.")
+        .with("multithreading", DataKind::Bool, "0", "Build compliances concurrently")
+        .with("reverseAccumulateOrder", DataKind::Bool, "0", "True to accumulate constraints from nodes in reversed order (can be necessary when using multi-mappings or interaction constraints not following the node hierarchy)")
+        .with("useSVDForRegularization", DataKind::Bool, "0", "Use SVD decomposition of the compliance matrix to project singular values smaller than regularization to the regularization term. Only works with built")
+        .with("currentIterations", DataKind::Int, "0", "OUTPUT: current number of constraint groups")
+        .with("currentError", DataKind::Real, "0", "OUTPUT: current error")
+        .with("currentNumConstraints", DataKind::Int, "0", "OUTPUT: current number of constraints")
+        .with("currentNumConstraintGroups", DataKind::Int, "0", "OUTPUT: current number of constraints")
+        .with("constraintForces", DataKind::Reals(0), "", "OUTPUT: constraint forces (stored only if computeConstraintForces=True)");
+    if with_method {
+        d = d
+            .with("resolutionMethod", DataKind::Str, "ProjectedGaussSeidel", "Method used to solve the constraint problem, among: \"ProjectedGaussSeidel\", \"UnbuiltGaussSeidel\" or \"NonsmoothNonlinearConjugateGradient\"")
+            .with("newtonIterations", DataKind::Int, "100", "Maximum iteration number of Newton (for the NonsmoothNonlinearConjugateGradient method only)");
+    }
+    d
+}
+
+impl GaussSeidelConstraintSolver {
+    pub fn new(class: &'static str) -> Self {
+        let method = match class {
+            "UnbuiltGaussSeidelConstraintSolver" => Method::Unbuilt,
+            "NNCGConstraintSolver" => Method::Nncg,
+            _ => Method::GaussSeidel,
+        };
+        GaussSeidelConstraintSolver {
+            data: solver_data(class == "GenericConstraintSolver"),
+            class,
+            solver: GaussSeidel {
+                method,
+                ..Default::default()
+            },
+        }
+    }
+
+    fn init_impl(&mut self, ctx: &mut InitContext<'_>) {
+        let d = &self.data;
+        let s = &mut self.solver;
+        s.max_iterations = d.int("maxIterations").clamp(0, 1 << 30) as usize;
+        s.tolerance = d.real("tolerance");
+        s.sor = d.real("sor");
+        s.regularization = d.real("regularizationTerm");
+        s.scale_tolerance = d.bool("scaleTolerance");
+        s.all_verified = d.bool("allVerified");
+        if self.class == "GenericConstraintSolver" {
+            s.method = match d.str("resolutionMethod").trim() {
+                "UnbuiltGaussSeidel" => Method::Unbuilt,
+                "NonsmoothNonlinearConjugateGradient" => {
+                    if !d.is_set("maxIterations") {
+                        s.max_iterations = d.int("newtonIterations").clamp(0, 1 << 30) as usize;
+                    }
+                    Method::Nncg
+                }
+                "ProjectedGaussSeidel" | "" => Method::GaussSeidel,
+                other => {
+                    ctx.warn(format!("resolutionMethod '{other}' is unknown (ProjectedGaussSeidel, UnbuiltGaussSeidel or NonsmoothNonlinearConjugateGradient): ProjectedGaussSeidel is used"));
+                    Method::GaussSeidel
+                }
+            };
+        }
+        if !(s.sor > 0.0 && s.sor < 2.0) {
+            ctx.warn(format!("sor {} is outside (0, 2): 1 is used", s.sor));
+            s.sor = 1.0;
+        }
+        if s.tolerance.is_nan() || s.tolerance < 0.0 {
+            ctx.warn("tolerance must be a non-negative number: 0.001 is used");
+            s.tolerance = 0.001;
+        }
+    }
+}
+
+impl_component!(GaussSeidelConstraintSolver, |s| s.class, init);
+
+impl Passive for GaussSeidelConstraintSolver {
+    fn role(&self) -> Role {
+        Role::Constraint
+    }
+    fn constraint_solver(&mut self) -> Option<&mut dyn ConstraintSolver> {
+        Some(self)
+    }
+}
+
+impl ConstraintSolver for GaussSeidelConstraintSolver {
+    fn form(&self) -> ProblemForm {
+        match self.solver.method {
+            Method::Unbuilt => ProblemForm::Unbuilt,
+            _ => ProblemForm::Built,
+        }
+    }
+    fn solve(&mut self, problem: &mut ConstraintProblem) -> ConstraintStats {
+        let stats = self.solver.run(problem);
+        let blocks = problem.blocks.len();
+        let _ = self
+            .data
+            .set_str("currentIterations", &stats.iterations.to_string());
+        let _ = self.data.set_str("currentError", &stats.error.to_string());
+        let _ = self
+            .data
+            .set_str("currentNumConstraints", &problem.n.to_string());
+        let _ = self
+            .data
+            .set_str("currentNumConstraintGroups", &blocks.to_string());
+        stats
+    }
+}
+
+impl ConstraintSolver for GaussSeidel {
+    fn solve(&mut self, problem: &mut ConstraintProblem) -> ConstraintStats {
+        self.run(problem)
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn problem(w: &[f64], dfree: &[f64], blocks: Vec<Block>) -> ConstraintProblem {
+        let n = dfree.len();
+        ConstraintProblem {
+            n,
+            w: w.to_vec(),
+            dfree: dfree.to_vec(),
+            blocks,
+            force: vec![0.0; n],
+        }
+    }
+
+    fn bil(first_row: usize, rows: u8) -> Block {
+        Block {
+            first_row,
+            resolution: Resolution::Bilateral { rows },
+            tolerance: 0.0,
+        }
+    }
+
+    #[test]
+    fn bilateral_rows_satisfy_w_f_plus_dfree_zero() {
+        // a symmetric positive definite W coupling two 3-line blocks
+        let n = 6;
+        let mut w = vec![0.0; n * n];
+        for i in 0..n {
+            for j in 0..n {
+                w[i * n + j] = if i == j {
+                    4.0
+                } else {
+                    1.0 / (1.0 + (i + j) as f64)
+                };
+            }
+        }
+        let dfree = [0.3, -0.2, 0.1, 0.5, 0.0, -0.4];
+        let mut p = problem(&w, &dfree, vec![bil(0, 3), bil(3, 3)]);
+        let mut gs = GaussSeidel {
+            tolerance: 1e-12,
+            ..Default::default()
+        };
+        let stats = gs.run(&mut p);
+        assert!(stats.converged, "{stats:?}");
+        for i in 0..n {
+            let r: f64 = dfree[i] + (0..n).map(|k| w[i * n + k] * p.force[k]).sum::<f64>();
+            assert!(r.abs() < 1e-10, "row {i}: residual {r}");
+        }
+    }
+
+    #[test]
+    fn unilateral_pushes_only() {
+        // one contact already separated (dfree > 0) gets no impulse; one in contact is pushed
+        // out to zero violation
+        let w = [2.0, 0.5, 0.5, 1.0];
+        let dfree = [0.4, -0.3];
+        let blocks = (0..2)
+            .map(|i| Block {
+                first_row: i,
+                resolution: Resolution::Unilateral,
+                tolerance: 0.0,
+            })
+            .collect();
+        let mut p = problem(&w, &dfree, blocks);
+        let mut gs = GaussSeidel {
+            tolerance: 1e-14,
+            ..Default::default()
+        };
+        gs.run(&mut p);
+        assert_eq!(p.force[0], 0.0);
+        assert!((p.force[1] - 0.3).abs() < 1e-12, "{:?}", p.force);
+    }
+
+    #[test]
+    fn friction_stays_in_the_cone() {
+        // normal violation −1 with a tangential one: the tangential impulse is capped at μ fn
+        let w = [1.0, 0.0, 0.0, 0.0, 1.0, 0.0, 0.0, 0.0, 1.0];
+        let dfree = [-1.0, 5.0, 0.0];
+        let mut p = problem(
+            &w,
+            &dfree,
+            vec![Block {
+                first_row: 0,
+                resolution: Resolution::Friction { mu: 0.2 },
+                tolerance: 0.0,
+            }],
+        );
+        GaussSeidel::default().run(&mut p);
+        assert!((p.force[0] - 1.0).abs() < 1e-12);
+        let t = (p.force[1].powi(2) + p.force[2].powi(2)).sqrt();
+        assert!((t - 0.2).abs() < 1e-12, "{:?}", p.force);
+        assert!(p.force[1] < 0.0);
+    }
+
+    #[test]
+    fn nncg_and_unbuilt_reach_the_same_solution() {
+        let n = 6;
+        let mut w = vec![0.0; n * n];
+        for i in 0..n {
+            for j in 0..n {
+                w[i * n + j] = if i == j {
+                    3.0
+                } else {
+                    0.9 / (1.0 + (i * j) as f64)
+                };
+            }
+        }
+        let dfree = [0.3, -0.2, 0.1, 0.5, 0.0, -0.4];
+        let mut sols = Vec::new();
+        for method in [Method::GaussSeidel, Method::Unbuilt, Method::Nncg] {
+            let mut p = problem(&w, &dfree, vec![bil(0, 3), bil(3, 3)]);
+            let mut gs = GaussSeidel {
+                method,
+                tolerance: 1e-13,
+                ..Default::default()
+            };
+            gs.run(&mut p);
+            sols.push(p.force);
+        }
+        for s in &sols[1..] {
+            for (a, b) in s.iter().zip(&sols[0]) {
+                assert!((a - b).abs() < 1e-9, "{s:?} vs {:?}", sols[0]);
+            }
+        }
+    }
+}

@@ -1,0 +1,546 @@
+//! FreeMotionAnimationLoop's stages (Sofa/Component/AnimationLoop/.../FreeMotionAnimationLoop.cpp):
+//! the free motion and the Lagrangian constraint solve.
+//!
+//! Free motion: every solver group integrates from (x_t, v_t) as usual; the result is kept as
+//! the free velocity (SOFA's freeVelocity), x and v are put back to x_t and v_t, the free
+//! velocity is projected and mapped down (applyJ, at the configuration x_t), and on every state
+//! freePosition = x_t + dt·freeVelocity (linearised for mapped states, as SOFA computes it).
+//!
+//! Constraint solve (GenericConstraintSolver's prepare/build/solve/apply, ConstraintSolverImpl):
+//! the constraints' rows are built at the free positions in graph order, rows on mapped states
+//! are brought up to the independent states through the mappings' Jᵀ (at x_t), rows on
+//! projected DOFs are cleared, each constraint correction adds its compliance to
+//! W = factor·J C Jᵀ (factor: the ODE solver's position factor, dt for EulerImplicit; 1 for an
+//! uncoupled correction under an unbuilt solver, as SOFA's unbuilt path applies none), the
+//! solver finds the impulses λ, and each correction moves its state:
+//! x = x_free + position factor·C Jᵀλ, v = v_free + velocity factor·C Jᵀλ. A state whose
+//! solver has no constraint correction keeps x_t and v_t, as in SOFA.
+
+use super::Simulation;
+use crate::group::GroupOps;
+use crate::mapped;
+use canape_core::component::Role;
+use canape_core::diag::Diagnostic;
+use canape_core::lagrangian::{
+    ConstraintBuild, ConstraintInputs, ConstraintProblem, ConstraintSolver, ConstraintStats,
+    CorrectionKind, ProblemForm, StateRows,
+};
+use canape_core::scene::{ComponentId, Slot};
+use canape_core::state::VecId;
+use std::collections::BTreeMap;
+
+/// The Lagrangian components of the scene (passive slots, graph order), found once after init
+/// and after every change to the graph.
+#[derive(Clone, Debug, Default)]
+pub struct Lagrangian {
+    pub constraints: Vec<usize>,
+    pub corrections: Vec<usize>,
+    pub solver: Option<usize>,
+    /// Statistics of the last constraint solve.
+    pub last: ConstraintStats,
+    /// Messages already reported (each once).
+    reported: Vec<String>,
+}
+
+impl Simulation {
+    /// Find the Lagrangian constraints, corrections and the first constraint solver.
+    pub(crate) fn find_lagrangian(&mut self, order: &[ComponentId]) {
+        let scene = &mut self.scene;
+        let mut l = Lagrangian {
+            reported: std::mem::take(&mut self.lagrangian.reported),
+            ..Default::default()
+        };
+        for &c in order {
+            let info = scene.info(c);
+            if info.role != Role::Constraint || !scene.node(info.node).activated {
+                continue;
+            }
+            let Slot::Passive(i) = info.slot else {
+                continue;
+            };
+            let Some(p) = scene.passives[i].as_mut() else {
+                continue;
+            };
+            if p.lagrangian_constraint().is_some() {
+                l.constraints.push(i);
+            } else if p.constraint_correction().is_some() {
+                l.corrections.push(i);
+            } else if p.constraint_solver().is_some() && l.solver.is_none() {
+                l.solver = Some(i);
+            }
+        }
+        self.lagrangian = l;
+    }
+
+    fn report_once(&mut self, d: Diagnostic) {
+        let key = format!("{:?}{}", d.component, d.message);
+        if !self.lagrangian.reported.contains(&key) {
+            self.lagrangian.reported.push(key);
+            self.diagnostics.push(d);
+        }
+    }
+
+    /// The free motion: each group integrates; the result becomes the free velocity and
+    /// position, and x, v are back at the start of the step.
+    pub(crate) fn free_motion(&mut self, dt: f64) {
+        let scene = &mut self.scene;
+        let t = scene.time;
+        for c in scene.projective.iter_mut().flatten() {
+            c.set_time(t);
+        }
+        for f in scene.force_fields.iter_mut().flatten() {
+            f.set_time(t);
+        }
+        // keep x_t, v_t of the independent states in the free vectors while the solvers write
+        for g in &self.groups {
+            for &si in &g.states {
+                if let Some(s) = scene.states[si].as_mut() {
+                    let x = s.vec(VecId::POSITION).to_vec();
+                    let v = s.vec(VecId::VELOCITY).to_vec();
+                    s.vec_mut(VecId::FREE_POSITION).copy_from_slice(&x);
+                    s.vec_mut(VecId::FREE_VELOCITY).copy_from_slice(&v);
+                }
+            }
+        }
+        for (g, work) in self.groups.iter().zip(self.works.iter_mut()) {
+            let Some(mut ode) = scene.odes[g.ode].take() else {
+                continue;
+            };
+            let linear = g.linear.and_then(|l| scene.linears[l].as_mut());
+            let mut ops = GroupOps::new(
+                g,
+                &mut scene.states,
+                &scene.masses,
+                &mut scene.force_fields,
+                &scene.projective,
+                &mut scene.mappings,
+                linear,
+                &mut self.step_clock,
+                work,
+            );
+            ode.solve(&mut ops, dt);
+            self.last_solve.push(ops.last_stats);
+            scene.odes[g.ode] = Some(ode);
+        }
+        for s in scene.states.iter_mut().flatten() {
+            if !s.vec(VecId::EXTERNAL_FORCE).is_empty() {
+                s.vec_mut(VecId::EXTERNAL_FORCE).fill(0.0);
+            }
+        }
+        for g in &self.groups {
+            for (k, &si) in g.states.iter().enumerate() {
+                let Some(s) = scene.states[si].as_mut() else {
+                    continue;
+                };
+                s.swap_vecs(VecId::POSITION, VecId::FREE_POSITION);
+                s.swap_vecs(VecId::VELOCITY, VecId::FREE_VELOCITY);
+                // projective constraints on the free velocity (SOFA's projectResponse)
+                for &(p, sp) in &g.projective {
+                    if sp == k {
+                        if let Some(c) = scene.projective[p].as_ref() {
+                            c.project_response(s.vec_mut(VecId::FREE_VELOCITY));
+                        }
+                    }
+                }
+            }
+            mapped::propagate_dx(
+                &mut scene.states,
+                &scene.mappings,
+                &g.mappings,
+                VecId::FREE_VELOCITY,
+            );
+        }
+        // freePosition = x + dt·freeVelocity on every state (a state no solver integrates keeps
+        // the velocity it had when the free vectors were first made, as SOFA's vInit does)
+        for s in scene.states.iter_mut().flatten() {
+            if s.vec(VecId::FREE_VELOCITY).len() != s.vec(VecId::VELOCITY).len() {
+                let v = s.vec(VecId::VELOCITY).to_vec();
+                *s.vec_mut(VecId::FREE_VELOCITY) = v;
+            }
+            let dof = s.dof;
+            let mut xf = s.take(VecId::FREE_POSITION);
+            xf.clear();
+            xf.extend_from_slice(s.vec(VecId::POSITION));
+            dof.coord_add_deriv(&mut xf, s.vec(VecId::FREE_VELOCITY), dt);
+            s.put(VecId::FREE_POSITION, xf);
+        }
+    }
+
+    /// Build and solve the Lagrangian constraints, and correct the states (the loop's
+    /// constraint solver, or `fallback` when the scene has none).
+    pub(crate) fn solve_constraints(&mut self, dt: f64, fallback: &mut dyn ConstraintSolver) {
+        let nstates = self.scene.states.len();
+        // where each state is: (group, index in the group)
+        let mut place: Vec<Option<(usize, usize)>> = vec![None; nstates];
+        for (gi, g) in self.groups.iter().enumerate() {
+            for k in 0..g.nb_states() {
+                place[g.state_of(k)] = Some((gi, k));
+            }
+        }
+        let form = match self.lagrangian.solver {
+            Some(i) => self.scene.passives[i]
+                .as_mut()
+                .and_then(|p| p.constraint_solver())
+                .map(|s| s.form())
+                .unwrap_or(ProblemForm::Built),
+            None => fallback.form(),
+        };
+
+        // 1. rows, violations and blocks, constraint by constraint in graph order
+        let mut build = ConstraintBuild::default();
+        // (passive slot, state slots of its sides, first row, row count)
+        let mut owners: Vec<(usize, [Option<usize>; 2], usize, usize)> = Vec::new();
+        for &pi in &self.lagrangian.constraints.clone() {
+            let Some(mut p) = self.scene.passives[pi].take() else {
+                continue;
+            };
+            if let Some(c) = p.lagrangian_constraint() {
+                let sides = c.sides().map(|s| {
+                    s.and_then(|id| match self.scene.info(id).slot {
+                        Slot::State(k) => Some(k),
+                        _ => None,
+                    })
+                });
+                let vec_of = |k: Option<usize>, id: VecId| -> &[f64] {
+                    k.and_then(|k| self.scene.states[k].as_ref())
+                        .map(|s| s.vec(id))
+                        .unwrap_or(&[])
+                };
+                let inputs = ConstraintInputs {
+                    x_free: sides.map(|k| vec_of(k, VecId::FREE_POSITION)),
+                    v_free: sides.map(|k| vec_of(k, VecId::FREE_VELOCITY)),
+                    x: sides.map(|k| vec_of(k, VecId::POSITION)),
+                    dt,
+                };
+                let first = build.rows();
+                c.build(&inputs, &mut build);
+                owners.push((pi, sides, first, build.rows() - first));
+            }
+            self.scene.passives[pi] = Some(p);
+        }
+        let n = build.rows();
+
+        // 2. rows per independent state (scene state slot → rows)
+        let mut rows: BTreeMap<usize, StateRows> = BTreeMap::new();
+        // rows on mapped states, per group: (row, state slot, dof, value)
+        let mut mapped_rows: BTreeMap<usize, Vec<(u32, usize, u32, f64)>> = BTreeMap::new();
+        for e in &build.entries {
+            let owner = owners
+                .iter()
+                .find(|o| (e.row as usize) >= o.2 && (e.row as usize) < o.2 + o.3);
+            let Some(slot) = owner.and_then(|o| o.1[e.side as usize]) else {
+                continue;
+            };
+            match place[slot] {
+                Some((gi, k)) if self.groups[gi].is_independent(k) => rows
+                    .entry(slot)
+                    .or_default()
+                    .entries
+                    .push((e.row, e.dof, e.value)),
+                Some((gi, _)) => mapped_rows
+                    .entry(gi)
+                    .or_default()
+                    .push((e.row, slot, e.dof, e.value)),
+                // a state no solver integrates: no compliance, no motion
+                None => {}
+            }
+        }
+        let scratch_id = VecId::SYSTEM_DF;
+        for (gi, list) in mapped_rows {
+            let g = &self.groups[gi];
+            let mut by_row: BTreeMap<u32, Vec<(usize, u32, f64)>> = BTreeMap::new();
+            for (r, s, d, v) in list {
+                by_row.entry(r).or_default().push((s, d, v));
+            }
+            let mut buffers = Vec::new();
+            for (r, entries) in by_row {
+                for k in 0..g.nb_states() {
+                    if let Some(s) = self.scene.states[g.state_of(k)].as_mut() {
+                        s.vec_mut(scratch_id).fill(0.0);
+                    }
+                }
+                for (s, d, v) in entries {
+                    if let Some(st) = self.scene.states[s].as_mut() {
+                        if let Some(x) = st.vec_mut(scratch_id).get_mut(d as usize) {
+                            *x += v;
+                        }
+                    }
+                }
+                mapped::accumulate(
+                    &mut self.scene.states,
+                    &self.scene.mappings,
+                    &g.mappings,
+                    scratch_id,
+                    None,
+                    &mut buffers,
+                );
+                for &si in &g.states {
+                    if let Some(st) = self.scene.states[si].as_ref() {
+                        for (d, &v) in st.vec(scratch_id).iter().enumerate() {
+                            if v != 0.0 {
+                                rows.entry(si).or_default().entries.push((r, d as u32, v));
+                            }
+                        }
+                    }
+                }
+            }
+        }
+        // merge duplicates, sort by (row, dof), clear projected DOFs
+        for (&si, sr) in rows.iter_mut() {
+            let (gi, k) = place[si].expect("rows only on grouped states");
+            let ds = self.scene.states[si]
+                .as_ref()
+                .map_or(1, |s| s.dof.deriv_size());
+            let mut fixed: Vec<usize> = Vec::new();
+            for &(p, sp) in &self.groups[gi].projective {
+                if sp == k {
+                    if let Some(c) = self.scene.projective[p].as_ref() {
+                        fixed.extend(c.fixed_scalar_dofs(ds));
+                    }
+                }
+            }
+            fixed.sort_unstable();
+            sr.entries.sort_by_key(|a| (a.0, a.1));
+            let mut merged: Vec<(u32, u32, f64)> = Vec::with_capacity(sr.entries.len());
+            for &(r, d, v) in &sr.entries {
+                match merged.last_mut() {
+                    Some(last) if last.0 == r && last.1 == d => last.2 += v,
+                    _ => merged.push((r, d, v)),
+                }
+            }
+            merged.retain(|e| e.2 != 0.0 && fixed.binary_search(&(e.1 as usize)).is_err());
+            sr.entries = merged;
+        }
+
+        // 3. W from the corrections
+        let mut w = vec![0.0; n * n];
+        // (passive slot, state slot, group) of each correction that acts
+        let mut acting: Vec<(usize, usize, usize)> = Vec::new();
+        for &ci in &self.lagrangian.corrections.clone() {
+            let Some(p) = self.scene.passives[ci].as_ref() else {
+                continue;
+            };
+            let Some(cc) = p.constraint_correction() else {
+                continue;
+            };
+            let state = cc.state().and_then(|id| match self.scene.info(id).slot {
+                Slot::State(k) => Some(k),
+                _ => None,
+            });
+            let grouped = state.and_then(|s| place[s].map(|(gi, k)| (s, gi, k)));
+            let Some((s, gi, k)) = grouped.filter(|&(_, gi, k)| self.groups[gi].is_independent(k))
+            else {
+                let id = self
+                    .scene
+                    .component_ids()
+                    .find(|c| self.scene.info(*c).slot == Slot::Passive(ci));
+                let mut d = Diagnostic::warning(
+                    "this constraint correction's state is not integrated by a solver (no ODE solver above it, or a mapped state): it corrects nothing",
+                );
+                if let Some(id) = id {
+                    d = d
+                        .at(self.scene.info(id).loc.clone())
+                        .on(self.scene.component_label(id));
+                }
+                self.report_once(d);
+                continue;
+            };
+            let _ = k;
+            acting.push((ci, s, gi));
+            let Some(sr) = rows.get(&s) else { continue };
+            if n == 0 || sr.entries.is_empty() {
+                continue;
+            }
+            let ode = self.scene.odes[self.groups[gi].ode]
+                .as_ref()
+                .map(|o| o.integration_factors(dt));
+            let Some(ode) = ode else { continue };
+            let ds = self.scene.states[s]
+                .as_ref()
+                .map_or(1, |st| st.dof.deriv_size());
+            match cc.kind() {
+                CorrectionKind::Uncoupled => {
+                    let factor = match form {
+                        ProblemForm::Built => cc.w_factor(ode),
+                        ProblemForm::Unbuilt => 1.0,
+                    };
+                    cc.add_compliance(sr, ds, factor, n, &mut w);
+                }
+                CorrectionKind::LinearSolver => {
+                    let factor = cc.w_factor(ode);
+                    let cols = self.linear_compliance(gi, s, sr);
+                    add_linear_compliance(sr, &cols, factor, n, &mut w);
+                }
+            }
+        }
+
+        // 4. solve
+        let mut problem = ConstraintProblem {
+            n,
+            w,
+            dfree: build.dfree,
+            blocks: build.blocks,
+            force: build.initial,
+        };
+        if n > 0 {
+            let stats = match self.lagrangian.solver {
+                Some(i) => {
+                    let mut p = self.scene.passives[i].take();
+                    let stats = p
+                        .as_mut()
+                        .and_then(|p| p.constraint_solver())
+                        .map(|s| s.solve(&mut problem))
+                        .unwrap_or_default();
+                    self.scene.passives[i] = p;
+                    stats
+                }
+                None => fallback.solve(&mut problem),
+            };
+            self.lagrangian.last = stats;
+            for (pi, _, first, count) in &owners {
+                if let Some(c) = self.scene.passives[*pi]
+                    .as_mut()
+                    .and_then(|p| p.lagrangian_constraint())
+                {
+                    c.store(&problem.force[*first..*first + *count]);
+                }
+            }
+        }
+        let lambda = problem.force;
+        if lambda.iter().any(|v| !v.is_finite()) {
+            self.report_once(Diagnostic::error(
+                "the constraint solver gave non-finite impulses: no correction is applied this step",
+            ));
+        }
+
+        // 5. corrections: x = x_free + pf·corr, v = v_free + vf·corr
+        for (ci, s, gi) in acting {
+            let ds = self.scene.states[s]
+                .as_ref()
+                .map_or(1, |st| st.dof.deriv_size());
+            let len = self.scene.states[s]
+                .as_ref()
+                .map_or(0, |st| st.vec(VecId::VELOCITY).len());
+            let mut f = vec![0.0; len];
+            if let Some(sr) = rows.get(&s) {
+                if lambda.iter().all(|v| v.is_finite()) {
+                    for &(r, d, v) in &sr.entries {
+                        if let Some(x) = f.get_mut(d as usize) {
+                            *x += v * lambda[r as usize];
+                        }
+                    }
+                }
+            }
+            let Some(cc) = self.scene.passives[ci]
+                .as_ref()
+                .and_then(|p| p.constraint_correction())
+            else {
+                continue;
+            };
+            let ode = self.scene.odes[self.groups[gi].ode]
+                .as_ref()
+                .map(|o| o.integration_factors(dt));
+            let Some(ode) = ode else { continue };
+            let factors = cc.factors(ode, dt);
+            let mut corr = vec![0.0; len];
+            if f.iter().any(|v| *v != 0.0) {
+                match cc.kind() {
+                    CorrectionKind::Uncoupled => cc.apply_compliance(&f, ds, &mut corr),
+                    CorrectionKind::LinearSolver => {
+                        corr = self.linear_solve_state(gi, s, &f);
+                    }
+                }
+            }
+            let Some(st) = self.scene.states[s].as_mut() else {
+                continue;
+            };
+            let dof = st.dof;
+            let mut x = st.take(VecId::POSITION);
+            x.clear();
+            x.extend_from_slice(st.vec(VecId::FREE_POSITION));
+            dof.coord_add_deriv(&mut x, &corr, factors.position);
+            st.put(VecId::POSITION, x);
+            let mut v = st.take(VecId::VELOCITY);
+            v.clear();
+            v.extend_from_slice(st.vec(VecId::FREE_VELOCITY));
+            for (a, c) in v.iter_mut().zip(&corr) {
+                *a += factors.velocity * c;
+            }
+            st.put(VecId::VELOCITY, v);
+        }
+        self.project_and_check(false);
+        self.propagate_mappings();
+    }
+
+    /// Columns A⁻¹ Jᵣᵀ of the rows on state `s` of group `gi` (one linear solve per row with
+    /// the free motion's system), each on the state's derivative scalars.
+    fn linear_compliance(&mut self, gi: usize, s: usize, sr: &StateRows) -> Vec<(usize, Vec<f64>)> {
+        let mut cols = Vec::new();
+        let len = self.scene.states[s]
+            .as_ref()
+            .map_or(0, |st| st.vec(VecId::VELOCITY).len());
+        for (r, a, b) in sr.row_ranges() {
+            let mut f = vec![0.0; len];
+            for &(_, d, v) in &sr.entries[a..b] {
+                f[d as usize] += v;
+            }
+            cols.push((r, self.linear_solve_state(gi, s, &f)));
+        }
+        cols
+    }
+
+    /// A⁻¹ f for a force `f` on independent state `s` of group `gi` (zero on the group's other
+    /// states), restricted to `s`.
+    fn linear_solve_state(&mut self, gi: usize, s: usize, f: &[f64]) -> Vec<f64> {
+        let g = &self.groups[gi];
+        let Some(k) = g.states.iter().position(|&x| x == s) else {
+            return vec![0.0; f.len()];
+        };
+        let off = g.offsets[k];
+        let mut rhs = vec![0.0; g.size];
+        rhs[off..off + f.len()].copy_from_slice(f);
+        let mut sol = vec![0.0; g.size];
+        let scene = &mut self.scene;
+        let linear = g.linear.and_then(|l| scene.linears[l].as_mut());
+        let mut ops = GroupOps::new(
+            g,
+            &mut scene.states,
+            &scene.masses,
+            &mut scene.force_fields,
+            &scene.projective,
+            &mut scene.mappings,
+            linear,
+            &mut self.step_clock,
+            &mut self.works[gi],
+        );
+        if ops.solve_again(&rhs, &mut sol).is_none() {
+            let d = Diagnostic::warning(
+                "LinearSolverConstraintCorrection: the solver group has no linear solver that solved this step: no compliance",
+            )
+            .on(self.scene.node_path(g.node));
+            self.report_once(d);
+            return vec![0.0; f.len()];
+        }
+        sol[off..off + f.len()].to_vec()
+    }
+}
+
+/// W += factor · J A⁻¹ Jᵀ from the solved columns.
+fn add_linear_compliance(
+    sr: &StateRows,
+    cols: &[(usize, Vec<f64>)],
+    factor: f64,
+    n: usize,
+    w: &mut [f64],
+) {
+    let ranges = sr.row_ranges();
+    for (ri, a, b) in &ranges {
+        for (rj, col) in cols {
+            let mut sum = 0.0;
+            for &(_, d, v) in &sr.entries[*a..*b] {
+                sum += v * col[d as usize];
+            }
+            w[ri * n + rj] += factor * sum;
+        }
+    }
+}

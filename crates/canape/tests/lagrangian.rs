@@ -1,0 +1,226 @@
+//! FreeMotionAnimationLoop with Lagrangian constraints: a bilateral constraint holds a falling
+//! particle at a fixed one (every Gauss–Seidel variant, uncoupled and linear-solver
+//! corrections), a state without a constraint correction keeps its position (as in SOFA), the
+//! free motion with no constraint equals the default loop's step, LinearVelocityProjective-
+//! Constraint turns a rigid body by the integral of its interpolated velocity, and runs are
+//! bit-identical.
+
+use canape::core::state::VecId;
+use canape::{load_scene_str, LoadOptions, Simulation};
+
+fn load(xml: &str) -> Simulation {
+    let sim = load_scene_str(
+        xml,
+        "lagrangian-test.scn",
+        &std::env::temp_dir(),
+        &LoadOptions::default(),
+    )
+    .unwrap();
+    assert!(
+        !sim.diagnostics.has_errors(),
+        "{:?}",
+        sim.diagnostics.iter().collect::<Vec<_>>()
+    );
+    sim
+}
+
+fn pos(sim: &Simulation, path: &str) -> Vec<f64> {
+    let id = sim
+        .scene
+        .component_ids()
+        .find(|c| sim.scene.component_label(*c).starts_with(path))
+        .unwrap_or_else(|| panic!("no component {path}"));
+    sim.scene.state(id).unwrap().vec(VecId::POSITION).to_vec()
+}
+
+/// Particle B (own solver) hangs from particle A (fixed, no solver) by a bilateral constraint
+/// with a rest vector.
+fn hanging(solver: &str, correction: &str, linear: &str) -> String {
+    format!(
+        r#"<Node name="root" dt="0.01" gravity="0 -9.81 0">
+  <FreeMotionAnimationLoop/>
+  {solver}
+  <Node name="A">
+    <MechanicalObject name="a" position="0 1 0"/>
+  </Node>
+  <Node name="B">
+    <EulerImplicitSolver/>
+    {linear}
+    <MechanicalObject name="b" position="0.3 0.2 0"/>
+    <UniformMass totalMass="2"/>
+    {correction}
+  </Node>
+  <BilateralLagrangianConstraint template="Vec3" object1="@A/a" object2="@B/b" first_point="0" second_point="0" rest_vector="0.5 -1 0"/>
+</Node>"#
+    )
+}
+
+#[test]
+fn a_bilateral_constraint_holds_the_particle_at_its_rest_vector() {
+    let cg = r#"<CGLinearSolver iterations="100" tolerance="1e-20" threshold="1e-20"/>"#;
+    for (solver, correction, linear) in [
+        (
+            r#"<BlockGaussSeidelConstraintSolver tolerance="1e-10"/>"#,
+            "<UncoupledConstraintCorrection/>",
+            cg,
+        ),
+        (
+            r#"<ProjectedGaussSeidelConstraintSolver tolerance="1e-10"/>"#,
+            r#"<UncoupledConstraintCorrection compliance="0.5"/>"#,
+            cg,
+        ),
+        (
+            r#"<NNCGConstraintSolver tolerance="1e-10"/>"#,
+            "<UncoupledConstraintCorrection/>",
+            cg,
+        ),
+        (
+            r#"<GenericConstraintSolver tolerance="1e-10"/>"#,
+            "<LinearSolverConstraintCorrection/>",
+            "<SparseLDLSolver/>",
+        ),
+        (
+            r#"<BlockGaussSeidelConstraintSolver tolerance="1e-10"/>"#,
+            "<GenericConstraintCorrection/>",
+            cg,
+        ),
+    ] {
+        let mut sim = load(&hanging(solver, correction, linear));
+        for _ in 0..30 {
+            sim.step();
+        }
+        let b = pos(&sim, "/root/B/b");
+        let target = [0.5, 0.0, 0.0];
+        for k in 0..3 {
+            assert!(
+                (b[k] - target[k]).abs() < 1e-8,
+                "{solver} {correction}: b = {b:?}"
+            );
+        }
+        assert_eq!(pos(&sim, "/root/A/a"), vec![0.0, 1.0, 0.0]);
+    }
+}
+
+#[test]
+fn the_unbuilt_solver_corrects_by_dt_times_less_as_sofa_does() {
+    // SOFA's unbuilt path builds W without the integration factor: with an uncoupled
+    // correction the constraint pulls with dt times the built solver's impulse, so the particle
+    // is not held (this is what SOFA's BilateralLagrangianConstraint_UGS reference shows)
+    let cg = r#"<CGLinearSolver iterations="100" tolerance="1e-20" threshold="1e-20"/>"#;
+    let mut sim = load(&hanging(
+        r#"<UnbuiltGaussSeidelConstraintSolver tolerance="1e-10"/>"#,
+        "<UncoupledConstraintCorrection/>",
+        cg,
+    ));
+    for _ in 0..30 {
+        sim.step();
+    }
+    let b = pos(&sim, "/root/B/b");
+    assert!((b[0] - 0.5).abs() > 1e-3, "{b:?}");
+}
+
+#[test]
+fn without_a_constraint_correction_a_state_stays_put() {
+    let mut sim = load(
+        r#"<Node name="root" dt="0.01" gravity="0 -9.81 0">
+  <FreeMotionAnimationLoop/>
+  <BlockGaussSeidelConstraintSolver/>
+  <EulerImplicitSolver/>
+  <CGLinearSolver iterations="25" tolerance="1e-12" threshold="1e-12"/>
+  <MechanicalObject name="p" position="0 0 0"/>
+  <UniformMass totalMass="1"/>
+</Node>"#,
+    );
+    for _ in 0..5 {
+        sim.step();
+    }
+    assert_eq!(pos(&sim, "/root/p"), vec![0.0, 0.0, 0.0]);
+}
+
+#[test]
+fn the_free_motion_without_constraints_is_the_default_step() {
+    let body = |lp: &str| {
+        format!(
+            r#"<Node name="root" dt="0.01" gravity="0 -9.81 0">
+  {lp}
+  <EulerImplicitSolver rayleighMass="0.1"/>
+  <CGLinearSolver iterations="100" tolerance="1e-20" threshold="1e-20"/>
+  <MechanicalObject name="p" position="0 0 0  1 0 0  1 1 0"/>
+  <UniformMass totalMass="3"/>
+  <FixedProjectiveConstraint indices="0"/>
+  <MeshSpringForceField name="s" stiffness="100" />
+  <MeshTopology edges="0 1 1 2 2 0"/>
+  <UncoupledConstraintCorrection/>
+</Node>"#
+        )
+    };
+    let mut free = load(&body(
+        "<FreeMotionAnimationLoop/><BlockGaussSeidelConstraintSolver/>",
+    ));
+    let mut plain = load(&body("<DefaultAnimationLoop/>"));
+    for _ in 0..20 {
+        free.step();
+        plain.step();
+    }
+    let (a, b) = (pos(&free, "/root/p"), pos(&plain, "/root/p"));
+    for (x, y) in a.iter().zip(&b) {
+        assert!((x - y).abs() < 1e-12, "{a:?} vs {b:?}");
+    }
+    assert!(a[4] < -0.01, "the free points fall: {a:?}");
+}
+
+#[test]
+fn linear_velocity_turns_a_rigid_body_by_the_integral_of_its_velocity() {
+    // SOFA's Component/Constraint/Projective/LinearVelocityProjectiveConstraint.scn without its
+    // visual and collision nodes: ω(t) = 0.3 t / 2 about z, continued after the last key time;
+    // positions integrate the velocity of each step's start time
+    let mut sim = load(
+        r#"<Node name="root" gravity="0 -100 0" dt="0.05">
+  <FreeMotionAnimationLoop/>
+  <BlockGaussSeidelConstraintSolver maxIterations="1000" tolerance="0.001"/>
+  <Node name="Box">
+    <EulerImplicitSolver/>
+    <EigenSparseLU template="CompressedRowSparseMatrixd"/>
+    <MechanicalObject name="mstate" template="Rigid3" position="0 0 0 0 0 0 1"/>
+    <LinearVelocityProjectiveConstraint indices="0" keyTimes="0 2" velocities="0 0 0 0 0 0 0 0 0 0 0 0.3" continueAfterEnd="true"/>
+    <UniformMass totalMass="0.1"/>
+    <LinearSolverConstraintCorrection/>
+  </Node>
+</Node>"#,
+    );
+    let steps = 100;
+    for _ in 0..steps {
+        sim.step();
+    }
+    let x = pos(&sim, "/root/Box/mstate");
+    let angle: f64 = (0..steps).map(|k| 0.15 * (k as f64 * 0.05) * 0.05).sum();
+    assert!((x[5] - (angle / 2.0).sin()).abs() < 1e-9, "{x:?}");
+    assert!((x[6] - (angle / 2.0).cos()).abs() < 1e-9, "{x:?}");
+    assert!(x[..3].iter().all(|c| c.abs() < 1e-12), "{x:?}");
+}
+
+#[test]
+fn constrained_runs_are_bit_identical_and_clones_follow() {
+    let cg = r#"<CGLinearSolver iterations="25" tolerance="1e-12" threshold="1e-12"/>"#;
+    let xml = hanging(
+        r#"<BlockGaussSeidelConstraintSolver/>"#,
+        "<UncoupledConstraintCorrection/>",
+        cg,
+    );
+    let mut a = load(&xml);
+    let mut b = load(&xml);
+    for _ in 0..10 {
+        a.step();
+    }
+    let mut c = a.clone();
+    for _ in 0..10 {
+        a.step();
+        c.step();
+    }
+    for _ in 0..20 {
+        b.step();
+    }
+    let pa = pos(&a, "/root/B/b");
+    assert_eq!(pa, pos(&b, "/root/B/b"));
+    assert_eq!(pa, pos(&c, "/root/B/b"));
+}
