@@ -3,14 +3,16 @@
 //! models that may collide and whose bounding boxes come within the alarm distance
 //! (BruteForceBroadPhase), the narrow phase tests the element pairs whose boxes do
 //! (BVHNarrowPhase) with the intersection method, and the contact manager (CollisionResponse)
-//! hands each pair's contacts to its penalty response force field, created the first time
-//! the pair touches (BarycentricPenalityContact + PenalityContactForceField).
+//! hands each pair's contacts to its response, created the first time the pair touches: a
+//! penalty force field (BarycentricPenalityContact + PenalityContactForceField) or, with
+//! `FrictionContactConstraint`, a Lagrangian contact constraint (FrictionContact).
 //!
 //! Contacts come out in a fixed order: model pairs in model order, element pairs in index
 //! order, then SOFA's output id.
 
 use crate::bvh::{boxes_meet, Bvh};
 use crate::intersect::{dispatch, intersect, Geometry, Output, Params};
+use crate::lagrangian::ContactConstraint;
 use crate::penalty::PenaltyContactForceField;
 use crate::settings::Method;
 use canape_core::collision::{
@@ -63,6 +65,9 @@ pub struct Pipeline {
     node: Option<NodeId>,
     params: Option<Params>,
     response: String,
+    /// The Lagrangian response's friction coefficient and tolerance (FrictionContactConstraint:
+    /// `responseParams` mu, default 0.8, and tol), when it is the response.
+    lagrangian: Option<(f64, f64)>,
     entries: Vec<Entry>,
     /// Each model pair's response, by the pair's models.
     responses: std::collections::BTreeMap<[ComponentId; 2], Response>,
@@ -106,6 +111,9 @@ struct Job<'a> {
     /// Contact distance plus both proximities, and the product of the contact stiffnesses.
     d0: f64,
     k: f64,
+    /// Contacts for the Lagrangian response (FrictionContact's selection: every output but
+    /// near-duplicates) rather than the penalty one (the closest output per id).
+    lagrangian: bool,
 }
 
 /// Below this many candidate element pairs a model pair's tests stay on one thread.
@@ -170,21 +178,40 @@ fn narrow(params: &Params, job: &Job, sc: &mut Scratch, threads: usize) {
         return;
     }
     sc.outputs.sort_by_key(|x| (x.elems, x.id));
-    sc.best.clear();
-    for (k, o) in sc.outputs.iter().enumerate() {
-        match sc.best.binary_search_by(|(id, _)| id.cmp(&o.id)) {
-            Ok(p) => {
-                if o.value < sc.outputs[sc.best[p].1].value {
-                    sc.best[p].1 = k;
-                }
-            }
-            Err(p) => sc.best.insert(p, (o.id, k)),
-        }
-    }
     sc.keep.clear();
-    sc.keep.resize(sc.outputs.len(), false);
-    for &(_, k) in &sc.best {
-        sc.keep[k] = true;
+    if job.lagrangian {
+        // FrictionContact::setDetectionOutputs: an output is dropped when a kept one has both
+        // points within 1e-4 (squared distances summed below SOFA's float 1e-8)
+        const CLOSE: f64 = 1e-8_f32 as f64;
+        let mut kept: Vec<usize> = Vec::new();
+        for (k, o) in sc.outputs.iter().enumerate() {
+            let dup = kept.iter().any(|&q| {
+                let p = &sc.outputs[q];
+                (p.positions[0] - o.positions[0]).norm_squared()
+                    + (p.positions[1] - o.positions[1]).norm_squared()
+                    < CLOSE
+            });
+            sc.keep.push(!dup);
+            if !dup {
+                kept.push(k);
+            }
+        }
+    } else {
+        sc.best.clear();
+        for (k, o) in sc.outputs.iter().enumerate() {
+            match sc.best.binary_search_by(|(id, _)| id.cmp(&o.id)) {
+                Ok(p) => {
+                    if o.value < sc.outputs[sc.best[p].1].value {
+                        sc.best[p].1 = k;
+                    }
+                }
+                Err(p) => sc.best.insert(p, (o.id, k)),
+            }
+        }
+        sc.keep.resize(sc.outputs.len(), false);
+        for &(_, k) in &sc.best {
+            sc.keep[k] = true;
+        }
     }
     // the penalty response: rest distance = contact distance + proximities (+ radii of sphere
     // centres), stiffness = product of the models' contactStiffness divided by that distance
@@ -231,6 +258,7 @@ fn job<'a>(
     params: &Params,
     f: usize,
     s: usize,
+    lagrangian: bool,
 ) -> Option<Job<'a>> {
     let (ef, es) = (&entries[f], &entries[s]);
     let (mf, ms) = (model_of(scene, ef.passive)?, model_of(scene, es.passive)?);
@@ -259,6 +287,7 @@ fn job<'a>(
         gap: gap + pf + ps,
         d0: params.contact + pf + ps,
         k: mf.params().contact_stiffness * ms.params().contact_stiffness,
+        lagrangian,
     })
 }
 
@@ -332,6 +361,7 @@ impl Pipeline {
             node: None,
             params: None,
             response: String::new(),
+            lagrangian: None,
             entries: Vec::new(),
             responses: Default::default(),
             scratch: Scratch::default(),
@@ -459,11 +489,17 @@ impl Component for Pipeline {
                 })
             }
         };
-        self.response = match find_setting(
+        let manager = find_setting(
             ctx,
             &manager_link,
             &["CollisionResponse", "RuleBasedContactManager"],
-        ) {
+        );
+        let manager_params = manager
+            .as_ref()
+            .and_then(|(id, _)| scene.component(*id))
+            .and_then(|c| c.read_data("responseParams"))
+            .map(|v| v.to_string());
+        self.response = match manager {
             Some((id, _)) => scene
                 .component(id)
                 .and_then(|c| c.read_data("response"))
@@ -478,7 +514,22 @@ impl Component for Pipeline {
             self.response.as_str(),
             "PenalityContactForceField" | "default" | "BarycentricPenalityContact"
         );
-        if !self.response.is_empty() && !penalty {
+        self.lagrangian = None;
+        if self.response == "FrictionContactConstraint" {
+            let text = manager_params.unwrap_or_default();
+            let (mut mu, mut tol) = (0.8, 0.0);
+            for part in text.split('&').filter(|p| !p.trim().is_empty()) {
+                let (k, v) = part.split_once('=').unwrap_or((part, ""));
+                match (k.trim(), v.trim().parse::<f64>()) {
+                    ("mu", Ok(x)) if x >= 0.0 && x.is_finite() => mu = x,
+                    ("tol", Ok(x)) if x >= 0.0 && x.is_finite() => tol = x,
+                    _ => ctx.warn(format!(
+                        "responseParams '{part}' is not understood (FrictionContactConstraint takes mu=… and tol=…, non-negative): ignored"
+                    )),
+                }
+            }
+            self.lagrangian = Some((mu, tol));
+        } else if !self.response.is_empty() && !penalty {
             ctx.warn(format!(
                 "contact response '{}' is not implemented yet (only PenalityContactForceField): contacts get no response",
                 self.response
@@ -658,13 +709,8 @@ impl Pipeline {
         changes: &mut CollisionChanges,
     ) {
         if let Some(ff) = self.response_for(scene, f, s, changes) {
-            if let Slot::ForceField(i) = scene.info(ff).slot {
-                if let Some(r) = scene.force_fields[i]
-                    .as_mut()
-                    .and_then(|f| f.contact_response())
-                {
-                    r.set_contacts(contacts);
-                }
+            if let Some(r) = response_of(scene, ff) {
+                r.set_contacts(contacts);
             }
         }
     }
@@ -694,8 +740,19 @@ impl Pipeline {
         let simulated =
             |e: &Entry| model_of(scene, e.passive).is_some_and(|m| m.params().simulated);
         let (sim_a, sim_b) = (simulated(ea), simulated(eb));
-        let ff =
-            PenaltyContactForceField::new(ea.state, eb.state, sa.size(), strides, !sim_a, !sim_b);
+        let component = match self.lagrangian {
+            Some((mu, tol)) => AnyComponent::Passive(Box::new(ContactConstraint::new(
+                ea.state, eb.state, strides, mu, tol,
+            ))),
+            None => AnyComponent::ForceField(Box::new(PenaltyContactForceField::new(
+                ea.state,
+                eb.state,
+                sa.size(),
+                strides,
+                !sim_a,
+                !sim_b,
+            ))),
+        };
         // SOFA's placement (CollisionResponse::createResponse): beside the simulated model when
         // the other is not simulated, else in the pipeline's node, where a solver above both
         // integrates it (implicitly) and otherwise it acts as an explicit external force
@@ -709,7 +766,7 @@ impl Pipeline {
             scene.info(ea.model).name,
             scene.info(eb.model).name
         );
-        let id = scene.add_component(node, &name, AnyComponent::ForceField(Box::new(ff)), None);
+        let id = scene.add_component(node, &name, component, None);
         changes.added.push(id);
         self.responses.insert(
             models,
@@ -719,6 +776,23 @@ impl Pipeline {
             },
         );
         Some(id)
+    }
+}
+
+/// The contact response behind a response component (a penalty force field or a Lagrangian
+/// contact constraint).
+fn response_of(
+    scene: &mut Scene,
+    id: ComponentId,
+) -> Option<&mut dyn canape_core::collision::ContactResponse> {
+    match scene.info(id).slot {
+        Slot::ForceField(i) => scene.force_fields[i]
+            .as_mut()
+            .and_then(|f| f.contact_response()),
+        Slot::Passive(i) => scene.passives[i]
+            .as_mut()
+            .and_then(|p| p.contact_response()),
+        _ => None,
     }
 }
 
@@ -843,6 +917,7 @@ impl CollisionPipeline for Pipeline {
             self.jobs.push(if swap { (b, a) } else { (a, b) });
         }
         let threads = threads();
+        let lagrangian = self.lagrangian.is_some();
         if threads > 1 && self.jobs.len() > 1 {
             // model pairs over threads, each with its own buffers; the responses then in order
             use rayon::prelude::*;
@@ -850,7 +925,7 @@ impl CollisionPipeline for Pipeline {
                 let jobs: Vec<Option<Job>> = self
                     .jobs
                     .iter()
-                    .map(|&(f, s)| job(scene, &self.entries, &params, f, s))
+                    .map(|&(f, s)| job(scene, &self.entries, &params, f, s, lagrangian))
                     .collect();
                 jobs.par_iter()
                     .map_init(Scratch::default, |sc, j| match j {
@@ -874,7 +949,7 @@ impl CollisionPipeline for Pipeline {
             for k in 0..self.jobs.len() {
                 let (f, s) = self.jobs[k];
                 {
-                    let Some(j) = job(scene, &self.entries, &params, f, s) else {
+                    let Some(j) = job(scene, &self.entries, &params, f, s, lagrangian) else {
                         continue;
                     };
                     narrow(&params, &j, &mut self.scratch, threads);
@@ -895,13 +970,8 @@ impl CollisionPipeline for Pipeline {
                 // touched this step, or already emptied
                 continue;
             }
-            if let Slot::ForceField(i) = scene.info(r.ff).slot {
-                if let Some(resp) = scene.force_fields[i]
-                    .as_mut()
-                    .and_then(|f| f.contact_response())
-                {
-                    resp.set_contacts(&[]);
-                }
+            if let Some(resp) = response_of(scene, r.ff) {
+                resp.set_contacts(&[]);
             }
         }
         self.last_count = count;

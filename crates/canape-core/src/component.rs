@@ -583,6 +583,11 @@ pub trait Passive: Component + PassiveClone {
     ) -> Option<&mut dyn crate::lagrangian::LagrangianConstraint> {
         None
     }
+    /// A contact response kept as a passive component (the Lagrangian contact constraint the
+    /// collision pipeline fills each step).
+    fn contact_response(&mut self) -> Option<&mut dyn crate::collision::ContactResponse> {
+        None
+    }
     /// A constraint correction (UncoupledConstraintCorrection…).
     fn constraint_correction(&self) -> Option<&dyn crate::lagrangian::ConstraintCorrection> {
         None

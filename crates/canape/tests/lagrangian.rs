@@ -224,3 +224,66 @@ fn constrained_runs_are_bit_identical_and_clones_follow() {
     assert_eq!(pa, pos(&b, "/root/B/b"));
     assert_eq!(pa, pos(&c, "/root/B/b"));
 }
+
+/// A particle dropped on a fixed floor (two triangles, no solver) with the Lagrangian contact
+/// response (FrictionContactConstraint), given a horizontal velocity.
+fn dropped(mu: &str) -> String {
+    format!(
+        r#"<Node name="root" dt="0.01" gravity="0 -9.81 0">
+  <FreeMotionAnimationLoop/>
+  <BlockGaussSeidelConstraintSolver tolerance="1e-10" maxIterations="1000"/>
+  <CollisionPipeline/>
+  <BruteForceBroadPhase/>
+  <BVHNarrowPhase/>
+  <MinProximityIntersection alarmDistance="0.5" contactDistance="0.1"/>
+  <CollisionResponse response="FrictionContactConstraint" responseParams="mu={mu}"/>
+  <Node name="Floor">
+    <MechanicalObject name="f" position="-5 0 -5  5 0 -5  5 0 5  -5 0 5"/>
+    <MeshTopology triangles="0 2 1  0 3 2"/>
+    <TriangleCollisionModel simulated="0" moving="0"/>
+  </Node>
+  <Node name="Ball">
+    <EulerImplicitSolver/>
+    <CGLinearSolver iterations="25" tolerance="1e-12" threshold="1e-12"/>
+    <MechanicalObject name="p" position="0 0.3 0" velocity="1 0 0"/>
+    <UniformMass totalMass="1"/>
+    <UncoupledConstraintCorrection/>
+    <PointCollisionModel/>
+  </Node>
+</Node>"#
+    )
+}
+
+#[test]
+fn a_contact_constraint_stops_a_falling_point_at_the_contact_distance() {
+    let mut sim = load(&dropped("0"));
+    for _ in 0..100 {
+        sim.step();
+    }
+    let p = pos(&sim, "/root/Ball/p");
+    // frictionless: rests at the contact distance and keeps sliding at 1 m/s
+    assert!((p[1] - 0.1).abs() < 1e-6, "{p:?}");
+    assert!((p[0] - 1.0).abs() < 0.02, "{p:?}");
+}
+
+#[test]
+fn coulomb_friction_stops_the_sliding_point() {
+    let mut sim = load(&dropped("0.5"));
+    for _ in 0..100 {
+        sim.step();
+    }
+    let p = pos(&sim, "/root/Ball/p");
+    assert!((p[1] - 0.1).abs() < 1e-6, "{p:?}");
+    // it hits the floor after ~0.2 s at x ≈ 0.2, then μ g decelerates 1 m/s in ~0.2 s
+    // (about 0.1 more): it stops well before the frictionless run's x = 1
+    assert!(p[0] > 0.15 && p[0] < 0.45, "{p:?}");
+    let v = {
+        let id = sim
+            .scene
+            .component_ids()
+            .find(|c| sim.scene.component_label(*c).starts_with("/root/Ball/p"))
+            .unwrap();
+        sim.scene.state(id).unwrap().vec(VecId::VELOCITY).to_vec()
+    };
+    assert!(v.iter().all(|x| x.abs() < 1e-6), "{v:?}");
+}

@@ -1,0 +1,226 @@
+//! The Lagrangian contact response (SOFA's "FrictionContactConstraint" response:
+//! Sofa/Component/Collision/Response/Contact/FrictionContact.inl, which fills an
+//! UnilateralLagrangianConstraint, .../Constraint/Lagrangian/Model/UnilateralLagrangianConstraint.inl).
+//!
+//! Each contact is a unilateral constraint between a point Q of the first model's state and a
+//! point P of the second's, both weighted sums of their element's vertices (SOFA maps them into
+//! child states by barycentric mappings; the rows here are the same sums on the collision
+//! states, brought up the collision states' own mappings by the constraint stage). With
+//! n the contact normal (first towards second) and d the contact distance (the intersection's
+//! contact distance, the models' proximities and sphere radii): the normal row is −n on Q, +n
+//! on P, its violation n·(P_free − Q_free) − d; with friction (μ > 0) two tangent rows
+//! (SOFA's basis: t0 = (n_z, n_x, n_y), s = normalize(n × t0), t = −n × s) whose violations
+//! are the tangential free displacements, scaled back to the moment of contact when the
+//! contact starts during the step, as SOFA's getConstraintViolation does. The response builds
+//! nothing in a step where no contact is violated at the free motion (SOFA's isActive).
+
+use canape_core::collision::{Contact, ContactPoint, ContactResponse};
+use canape_core::component::{Passive, Role};
+use canape_core::data::{base_fields, DataKind, DataTable};
+use canape_core::lagrangian::{
+    ConstraintBuild, ConstraintInputs, LagrangianConstraint, Resolution,
+};
+use canape_core::scene::ComponentId;
+use canape_types::Vec3;
+
+/// The Lagrangian contact response of one pair of collision models.
+#[derive(Clone)]
+pub struct ContactConstraint {
+    data: DataTable,
+    sides: [ComponentId; 2],
+    /// Scalars per point of each state: (coordinate, derivative).
+    strides: [(usize, usize); 2],
+    mu: f64,
+    tolerance: f64,
+    contacts: Vec<Contact>,
+}
+
+impl ContactConstraint {
+    pub fn new(
+        first: ComponentId,
+        second: ComponentId,
+        strides: [(usize, usize); 2],
+        mu: f64,
+        tolerance: f64,
+    ) -> Self {
+        ContactConstraint {
+            data: base_fields(DataTable::new()).with("name", DataKind::Str, "", "object name"),
+            sides: [first, second],
+            strides,
+            mu,
+            tolerance,
+            contacts: Vec::new(),
+        }
+    }
+
+    fn point(x: &[f64], stride: usize, p: &ContactPoint) -> Vec3 {
+        let mut s = Vec3::zeros();
+        for (i, w) in p.iter() {
+            if let Some(c) = x.get(stride * i..stride * i + 3) {
+                s += Vec3::new(c[0], c[1], c[2]) * w;
+            }
+        }
+        s
+    }
+}
+
+impl canape_core::component::Component for ContactConstraint {
+    fn class_name(&self) -> &'static str {
+        "UnilateralLagrangianConstraint"
+    }
+    fn data(&self) -> &DataTable {
+        &self.data
+    }
+    fn data_mut(&mut self) -> &mut DataTable {
+        &mut self.data
+    }
+}
+
+impl Passive for ContactConstraint {
+    fn role(&self) -> Role {
+        Role::Constraint
+    }
+    fn lagrangian_constraint(&mut self) -> Option<&mut dyn LagrangianConstraint> {
+        Some(self)
+    }
+    fn contact_response(&mut self) -> Option<&mut dyn ContactResponse> {
+        Some(self)
+    }
+}
+
+impl ContactResponse for ContactConstraint {
+    fn set_contacts(&mut self, contacts: &[Contact]) {
+        self.contacts.clear();
+        self.contacts.extend_from_slice(contacts);
+    }
+    fn contacts(&self) -> &[Contact] {
+        &self.contacts
+    }
+}
+
+/// One contact's normal and tangential violations.
+fn violations(c: &Contact, p: [Vec3; 2], pf: [Vec3; 2], t: &Vec3, s: &Vec3) -> [f64; 3] {
+    let n = c.normal;
+    let (q, pp) = (p[0], p[1]);
+    let (qf, pff) = (pf[0], pf[1]);
+    let dfree = n.dot(&(pff - qf)) - c.distance;
+    let delta = n.dot(&(pp - q)) - c.distance;
+    let dp = pff - pp;
+    let dq = qf - q;
+    let reference = dp.norm() + dq.norm();
+    let plain = [t.dot(&dp) - t.dot(&dq), s.dot(&dp) - s.dot(&dq)];
+    let tangential = if delta.abs() < 1e-5 * reference && dfree.abs() < 1e-5 * reference {
+        plain
+    } else if (delta - dfree).abs() > 0.001 * delta {
+        let tau = delta / (delta - dfree);
+        if tau > 0.0 && tau < 1.0 {
+            [plain[0] * (1.0 - tau), plain[1] * (1.0 - tau)]
+        } else if dfree < 0.0 {
+            plain
+        } else {
+            [0.0, 0.0]
+        }
+    } else {
+        plain
+    };
+    [dfree, tangential[0], tangential[1]]
+}
+
+/// SOFA's tangent basis of a contact normal.
+fn tangents(n: &Vec3) -> (Vec3, Vec3) {
+    let t0 = Vec3::new(n.z, n.x, n.y);
+    let s = n.cross(&t0);
+    let s = if s.norm() > 0.0 { s.normalize() } else { s };
+    let t = (-n).cross(&s);
+    (t, s)
+}
+
+impl LagrangianConstraint for ContactConstraint {
+    fn sides(&self) -> [Option<ComponentId>; 2] {
+        self.sides.map(Some)
+    }
+    fn build(&mut self, inputs: &ConstraintInputs<'_>, out: &mut ConstraintBuild) {
+        let (c1, c2) = (self.strides[0].0, self.strides[1].0);
+        let (d1, d2) = (self.strides[0].1, self.strides[1].1);
+        let ends = |c: &Contact, x: [&[f64]; 2]| {
+            [
+                Self::point(x[0], c1, &c.first),
+                Self::point(x[1], c2, &c.second),
+            ]
+        };
+        // active only when some contact is violated at the free motion
+        let any = self.contacts.iter().any(|c| {
+            let pf = ends(c, inputs.x_free);
+            c.normal.dot(&(pf[1] - pf[0])) - c.distance < 0.0
+        });
+        if !any {
+            return;
+        }
+        for c in &self.contacts {
+            let n = c.normal;
+            let (t, s) = tangents(&n);
+            let v = violations(c, ends(c, inputs.x), ends(c, inputs.x_free), &t, &s);
+            let dirs: &[Vec3] = if self.mu > 0.0 { &[n, t, s] } else { &[n] };
+            let resolution = if self.mu > 0.0 {
+                Resolution::Friction { mu: self.mu }
+            } else {
+                Resolution::Unilateral
+            };
+            let first = out.block(resolution, &v[..dirs.len()], &[]);
+            if let Some(b) = out.blocks.last_mut() {
+                b.tolerance = self.tolerance;
+            }
+            for (k, dir) in dirs.iter().enumerate() {
+                for (i, w) in c.first.iter() {
+                    for a in 0..3 {
+                        out.entry(first + k, 0, d1 * i + a, -w * dir[a]);
+                    }
+                }
+                for (i, w) in c.second.iter() {
+                    for a in 0..3 {
+                        out.entry(first + k, 1, d2 * i + a, w * dir[a]);
+                    }
+                }
+            }
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn tangents_are_an_orthonormal_basis_with_the_normal() {
+        for n in [
+            Vec3::new(0.0, 1.0, 0.0),
+            Vec3::new(1.0, 2.0, -3.0).normalize(),
+            Vec3::new(0.0, 0.0, -1.0),
+        ] {
+            let (t, s) = tangents(&n);
+            assert!((t.norm() - 1.0).abs() < 1e-12 && (s.norm() - 1.0).abs() < 1e-12);
+            assert!(t.dot(&n).abs() < 1e-12 && s.dot(&n).abs() < 1e-12 && t.dot(&s).abs() < 1e-12);
+        }
+    }
+
+    #[test]
+    fn a_contact_reached_during_the_step_keeps_the_tangential_motion_after_it() {
+        // the point goes from 1 above the contact distance to 1 below, sliding by 2 along x:
+        // contact at mid-step, so half of the slide is the tangential violation
+        let c = Contact {
+            first: ContactPoint::vertex(0),
+            second: ContactPoint::vertex(0),
+            normal: Vec3::new(0.0, 1.0, 0.0),
+            distance: 0.0,
+            stiffness: 0.0,
+            elements: [0, 0],
+        };
+        let (t, s) = tangents(&c.normal);
+        let p = [Vec3::zeros(), Vec3::new(0.0, 1.0, 0.0)];
+        let pf = [Vec3::zeros(), Vec3::new(2.0, -1.0, 0.0)];
+        let v = violations(&c, p, pf, &t, &s);
+        assert_eq!(v[0], -1.0);
+        let slide = (v[1] * v[1] + v[2] * v[2]).sqrt();
+        assert!((slide - 1.0).abs() < 1e-12, "{v:?}");
+    }
+}
