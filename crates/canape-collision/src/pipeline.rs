@@ -529,6 +529,13 @@ impl Component for Pipeline {
                 }
             }
             self.lagrangian = Some((mu, tol));
+            let root_loop = scene
+                .node_components(scene.root(), Role::AnimationLoop)
+                .next()
+                .map(|c| scene.info(c).class);
+            if root_loop != Some("FreeMotionAnimationLoop") {
+                ctx.warn("FrictionContactConstraint makes Lagrangian contact constraints, which only FreeMotionAnimationLoop solves: with this animation loop contacts get no response");
+            }
         } else if !self.response.is_empty() && !penalty {
             ctx.warn(format!(
                 "contact response '{}' is not implemented yet (only PenalityContactForceField): contacts get no response",
