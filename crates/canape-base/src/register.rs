@@ -387,6 +387,15 @@ pub fn register(r: &mut Registry) {
         )))
     });
     r.register(
+        "LCPConstraintSolver",
+        "contact constraints as a (nonlinear) complementarity problem by Gauss-Seidel",
+        |_, _| {
+            Ok(AnyComponent::Passive(Box::new(
+                crate::constraint::lagrangian::solver::LcpConstraintSolver::new(),
+            )))
+        },
+    );
+    r.register(
         "UncoupledConstraintCorrection",
         "constraint correction by a diagonal compliance per point",
         |_, t| {

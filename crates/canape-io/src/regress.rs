@@ -182,11 +182,13 @@ pub fn motion_check(reference: &[Frame], ours: &[Frame]) -> Option<(f64, f64)> {
     if of.x.len() != last.x.len() {
         return None;
     }
+    // the reference holds 6 significant digits: ours are compared rounded the same way (a
+    // static object then deviates by 0, not by our digits beyond the sixth)
     let dev = last
         .x
         .iter()
         .zip(&of.x)
-        .map(|(a, b)| (a - b).abs())
+        .map(|(a, b)| (round6(*a) - round6(*b)).abs())
         .fold(0.0, f64::max);
     let motion = last
         .x
@@ -233,5 +235,21 @@ mod tests {
         let (dev, mot) = motion_check(&r, &o).unwrap();
         assert!((dev - 0.1).abs() < 1e-12 && (mot - 1.0).abs() < 1e-12);
         assert!(object_error(&r, &o[..1], 1).is_err());
+    }
+
+    #[test]
+    fn the_motion_check_reads_the_references_six_digits() {
+        let frame = |t: f64, x: f64| Frame {
+            time: t,
+            x: vec![x],
+            v: None,
+        };
+        // a static object: ours agrees to the reference's 6 digits, then deviates
+        let r = vec![frame(0.0, 4.54519), frame(1.0, 4.54519)];
+        let same = vec![frame(0.0, 4.545_190_2), frame(1.0, 4.545_190_2)];
+        assert_eq!(motion_check(&r, &same), Some((0.0, 0.0)));
+        let off = vec![frame(0.0, 4.54519), frame(1.0, 4.5452)];
+        let (dev, mot) = motion_check(&r, &off).unwrap();
+        assert!(dev > 9e-6 && mot == 0.0);
     }
 }
