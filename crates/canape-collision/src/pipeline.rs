@@ -494,6 +494,17 @@ impl Component for Pipeline {
             &manager_link,
             &["CollisionResponse", "RuleBasedContactManager"],
         );
+        if let Some((id, _)) = manager {
+            let rules = scene
+                .component(id)
+                .filter(|c| c.class_name() == "RuleBasedContactManager")
+                .and_then(|c| c.read_data("rules"))
+                .map(|v| v.to_string())
+                .unwrap_or_default();
+            if !rules.trim().is_empty() && rules.trim() != "default" {
+                ctx.warn(format!("RuleBasedContactManager rules '{}' are not applied yet: every pair of models gets the default response", rules.trim()));
+            }
+        }
         let manager_params = manager
             .as_ref()
             .and_then(|(id, _)| scene.component(*id))

@@ -74,7 +74,7 @@ pub fn register(r: &mut Registry) {
             Ok(AnyComponent::Passive(Box::new(GeometryModel::new(shape))))
         });
     }
-    let settings: [(&'static str, &'static str); 9] = [
+    let settings: [(&'static str, &'static str); 10] = [
         ("LocalMinDistance", "intersection method: closest points within the alarm distance, filtered by the surfaces' normal cones"),
         ("BruteForceBroadPhase", "broad phase: pairs of models whose bounding boxes overlap"),
         ("BVHNarrowPhase", "narrow phase: pairs of elements whose bounding boxes overlap, then the intersection tests"),
@@ -83,7 +83,8 @@ pub fn register(r: &mut Registry) {
         ("MinProximityIntersection", "intersection method: closest points within the alarm distance"),
         ("NewProximityIntersection", "intersection method: closest points within the alarm distance (triangle pairs by vertices and edges)"),
         ("DiscreteIntersection", "intersection method: overlapping spheres"),
-        ("CollisionResponse", "contact manager: creates the contact responses (PenalityContactForceField)"),
+        ("CollisionResponse", "contact manager: creates the contact responses (PenalityContactForceField, FrictionContactConstraint)"),
+        ("RuleBasedContactManager", "contact manager with per-group rules; the default response for every pair (its rules are not applied yet)"),
     ];
     for (class, desc) in settings {
         r.register(class, desc, |class, _| {

@@ -100,7 +100,12 @@ impl Setting {
                         "Use external cone computation",
                     );
             }
-            "CollisionResponse" => {
+            "CollisionResponse" | "RuleBasedContactManager" => {
+                if class == "RuleBasedContactManager" {
+                    data = data
+                        .with("rules", DataKind::Str, "", "Ordered list of rules, each with a triplet of strings. The first two define either the name of the collision model or its group number. * are wildcards. The last string define the response algorithm to use for this pair of models")
+                        .with("variables", DataKind::Words, "", "Define a list of variables to be used inside the rules");
+                }
                 data = data
                     .with(
                         "response",
