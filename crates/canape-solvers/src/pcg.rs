@@ -1,5 +1,6 @@
-//! PCGLinearSolver (SOFA's old name ShewchukPCGLinearSolver) with Jacobi, BlockJacobi and SSOR
-//! preconditioners, and MinResLinearSolver.
+//! PCGLinearSolver (SOFA's old name ShewchukPCGLinearSolver) with Jacobi, BlockJacobi, SSOR and
+//! Warp preconditioners or a direct solver as preconditioner (the warp one without rotation),
+//! and MinResLinearSolver.
 //!
 //! Formulations follow Sofa/Component/LinearSolver/Iterative/.../PCGLinearSolver.inl and
 //! MinResLinearSolver.inl, and Sofa/Component/LinearSolver/Preconditioner/…: both start from the
@@ -279,8 +280,14 @@ impl PcgLinearSolver {
                             self.warp = warp_solver(ctx, c);
                             self.warp.is_some().then_some(PreconditionerKind::Warp)
                         }
+                        // a direct solver as preconditioner (SOFA's PCG calls its solve on the
+                        // assembled matrix): the warp preconditioner without rotation
+                        Some((class, _)) if WARP_SOLVERS.contains(&class) => {
+                            self.warp = direct_copy(ctx, c, "PCGLinearSolver preconditioner");
+                            self.warp.is_some().then_some(PreconditionerKind::Warp)
+                        }
                         Some((other, _)) => {
-                            ctx.error(format!("preconditioner '{other}' is not supported (JacobiPreconditioner, BlockJacobiPreconditioner, SSORPreconditioner, WarpPreconditioner are)"));
+                            ctx.error(format!("preconditioner '{other}' is not supported (JacobiPreconditioner, BlockJacobiPreconditioner, SSORPreconditioner, WarpPreconditioner and the direct solvers {} are)", WARP_SOLVERS.join(", ")));
                             None
                         }
                         None => None,
@@ -341,22 +348,7 @@ fn warp_solver(
         );
         return None;
     };
-    let class = ctx.scene.info(s).class;
-    let Some(&class) = WARP_SOLVERS.iter().find(|k| **k == class) else {
-        ctx.error(format!(
-            "WarpPreconditioner: '{class}' is not a direct solver it can use ({})",
-            WARP_SOLVERS.join(", ")
-        ));
-        return None;
-    };
-    let mut solver = match DirectSolver::new(class, "") {
-        Ok(d) => d,
-        Err(e) => {
-            ctx.error(format!("WarpPreconditioner: {e}"));
-            return None;
-        }
-    };
-    solver.set_ordering(crate::direct::ordering_in(ctx, ctx.scene.info(s).node));
+    let solver = direct_copy(ctx, s, "WarpPreconditioner")?;
     // RotationMatrixSystem: rotations between assemblies are not simulated
     let rate = ctx
         .scene
@@ -369,6 +361,32 @@ fn warp_solver(
     if let Some(r) = rate.filter(|&r| r > 1) {
         ctx.warn(format!("RotationMatrixSystem assemblingRate = {r}: Canapé does not rotate the factored matrix between assemblies; the warp preconditioner is refactored whenever the PCG rebuilds its preconditioner (same solution, different cost)"));
     }
+    Some(solver)
+}
+
+/// A direct solver of the configuration of component `s` (its class and its node's ordering),
+/// owned by a preconditioner; `who` names the user in diagnostics.
+fn direct_copy(
+    ctx: &mut InitContext<'_>,
+    s: canape_core::scene::ComponentId,
+    who: &str,
+) -> Option<Box<DirectSolver>> {
+    let class = ctx.scene.info(s).class;
+    let Some(&class) = WARP_SOLVERS.iter().find(|k| **k == class) else {
+        ctx.error(format!(
+            "{who}: '{class}' is not a direct solver it can use ({})",
+            WARP_SOLVERS.join(", ")
+        ));
+        return None;
+    };
+    let mut solver = match DirectSolver::new(class, "") {
+        Ok(d) => d,
+        Err(e) => {
+            ctx.error(format!("{who}: {e}"));
+            return None;
+        }
+    };
+    solver.set_ordering(crate::direct::ordering_in(ctx, ctx.scene.info(s).node));
     Some(Box::new(solver))
 }
 

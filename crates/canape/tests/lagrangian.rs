@@ -287,3 +287,45 @@ fn coulomb_friction_stops_the_sliding_point() {
     };
     assert!(v.iter().all(|x| x.abs() < 1e-6), "{v:?}");
 }
+
+#[test]
+fn pcg_preconditioned_by_a_direct_solver_converges_at_once_and_corrects_constraints() {
+    // Demos/fallingBeamLagrangianCollision.scn's solver setup on a small beam: PCG with a
+    // SparseLDLSolver as preconditioner (the factorization of the assembled matrix) and a
+    // LinearSolverConstraintCorrection; a bilateral constraint pins one corner to a fixed point
+    let mut sim = load(
+        r#"<Node name="root" dt="0.01" gravity="0 0 -9.81">
+  <FreeMotionAnimationLoop/>
+  <BlockGaussSeidelConstraintSolver maxIterations="200" tolerance="1e-12"/>
+  <Node name="Anchor"><MechanicalObject name="a" position="0 0 0"/></Node>
+  <Node name="FEM">
+    <EulerImplicitSolver rayleighMass="0.1" rayleighStiffness="0.1"/>
+    <PCGLinearSolver preconditioner="@precond"/>
+    <SparseLDLSolver name="precond" template="CompressedRowSparseMatrixMat3x3"/>
+    <RegularGridTopology name="grid" n="5 2 2" min="0 0 0" max="0.4 0.1 0.1"/>
+    <MechanicalObject name="mstate"/>
+    <HexahedronFEMForceField youngModulus="6e4" poissonRatio="0.4"/>
+    <UniformMass totalMass="1"/>
+    <LinearSolverConstraintCorrection linearSolver="@precond"/>
+  </Node>
+  <BilateralLagrangianConstraint template="Vec3" object1="@Anchor/a" object2="@FEM/mstate" first_point="0" second_point="0"/>
+</Node>"#,
+    );
+    let linear = sim.groups[0].linear.expect("a linear solver");
+    assert_eq!(
+        sim.scene.linears[linear].as_ref().unwrap().class_name(),
+        "PCGLinearSolver"
+    );
+    for _ in 0..20 {
+        sim.step();
+        assert!(
+            sim.last_solve.iter().all(|s| s.iterations <= 1),
+            "{:?}",
+            sim.last_solve
+        );
+    }
+    let x = pos(&sim, "/root/FEM/mstate");
+    assert!(x[..3].iter().all(|c| c.abs() < 1e-9), "{:?}", &x[..3]);
+    // the free end sags under gravity
+    assert!(x[3 * 4 + 2] < -1e-3, "{x:?}");
+}
