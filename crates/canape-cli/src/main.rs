@@ -665,6 +665,7 @@ fn run(
         ("constraint projection", t.projection),
         ("mapping propagation", t.mapping),
         ("collision + response", t.collision),
+        ("Lagrangian constraints", t.constraints),
         ("integration + other", t.other),
     ] {
         println!(

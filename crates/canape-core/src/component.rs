@@ -239,6 +239,12 @@ pub trait LinearSystem {
 pub trait LinearSolver: Component + LinearSolverClone {
     /// Solve A x = b. `x` holds the previous solution on entry (for warm starts).
     fn solve(&mut self, sys: &mut dyn LinearSystem, b: &[f64], x: &mut [f64]) -> SolveStats;
+    /// Solve again with the matrix of the last `solve` for another right-hand side (a
+    /// Lagrangian constraint correction's columns of A⁻¹ Jᵀ): a direct solver reuses its
+    /// factorization without assembling, a preconditioned solver its preconditioner.
+    fn solve_again(&mut self, sys: &mut dyn LinearSystem, b: &[f64], x: &mut [f64]) -> SolveStats {
+        self.solve(sys, b, x)
+    }
     /// Forget what is carried from one solve to the next (a preconditioner's age), so that the
     /// next solve starts as after a snapshot or restore: a restored simulation then continues
     /// bit for bit. Factorizations meant to last (PrecomputedLinearSolver) stay.

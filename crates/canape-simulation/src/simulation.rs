@@ -37,6 +37,9 @@ pub struct PhaseTimes {
     /// Collision detection and contact response (the pipeline, the responses it creates and
     /// the explicit contact forces between objects of different solvers).
     pub collision: Duration,
+    /// FreeMotionAnimationLoop's Lagrangian constraint stage (rows, compliance, solve,
+    /// corrections).
+    pub constraints: Duration,
     /// Integration updates and the rest.
     pub other: Duration,
     /// Linear solver iterations, summed over steps and solver groups (each group's last
@@ -68,6 +71,7 @@ pub struct Simulation {
     step_clock: PhaseClock,
     step_mapping: Duration,
     step_collision: Duration,
+    step_constraints: Duration,
     /// Changes to the graph asked for by controllers during a step, applied once it ends.
     pending: Vec<Change>,
     /// The collision pipeline's slot (the first one in graph order), run in the collision
@@ -129,6 +133,7 @@ impl Simulation {
             step_clock: PhaseClock::default(),
             step_mapping: Duration::ZERO,
             step_collision: Duration::ZERO,
+            step_constraints: Duration::ZERO,
             pending: Vec::new(),
             pipeline: None,
             collision_reported: Vec::new(),
@@ -473,6 +478,7 @@ impl Simulation {
         self.step_clock = PhaseClock::default();
         self.step_mapping = Duration::ZERO;
         self.step_collision = Duration::ZERO;
+        self.step_constraints = Duration::ZERO;
         self.last_solve.clear();
         // the root's animation loop runs the stages (its slot is empty meanwhile)
         let taken = self
@@ -489,6 +495,7 @@ impl Simulation {
         let clock = std::mem::take(&mut self.step_clock);
         let mapping = self.step_mapping;
         let collision = self.step_collision;
+        let constraints = self.step_constraints;
         let total = t0.elapsed();
         let t = &mut self.times;
         t.steps += 1;
@@ -499,8 +506,10 @@ impl Simulation {
         t.projection += clock.projection;
         t.mapping += mapping;
         t.collision += collision;
-        t.other += total
-            .saturating_sub(clock.force + clock.solve + clock.projection + mapping + collision);
+        t.constraints += constraints;
+        t.other += total.saturating_sub(
+            clock.force + clock.solve + clock.projection + mapping + collision + constraints,
+        );
         t.linear_iterations += self
             .last_solve
             .iter()
@@ -534,6 +543,7 @@ impl Clone for Simulation {
             step_clock: self.step_clock.clone(),
             step_mapping: self.step_mapping,
             step_collision: self.step_collision,
+            step_constraints: self.step_constraints,
             // changes are applied at the end of the step that asks for them: none between steps
             pending: Vec::new(),
             pipeline: self.pipeline,
@@ -988,7 +998,9 @@ impl LoopStages for Stages<'_> {
         dt: f64,
         fallback: &mut dyn canape_core::lagrangian::ConstraintSolver,
     ) {
+        let t = Instant::now();
         self.sim.solve_constraints(dt, fallback);
+        self.sim.step_constraints += t.elapsed();
     }
 }
 

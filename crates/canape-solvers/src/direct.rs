@@ -753,6 +753,16 @@ impl LinearSolver for DirectSolver {
             residual: 0.0,
         }
     }
+    fn solve_again(&mut self, sys: &mut dyn LinearSystem, b: &[f64], x: &mut [f64]) -> SolveStats {
+        if self.numeric.is_none() {
+            return self.solve(sys, b, x);
+        }
+        self.solve_factored(b, x);
+        SolveStats {
+            iterations: 1,
+            residual: 0.0,
+        }
+    }
     /// Every factorization compares the new matrix with the factored one, so only the
     /// precomputed factor must go; the symbolic analysis stays while the pattern does.
     fn matrix_changed(&mut self) {

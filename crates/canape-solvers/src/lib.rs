@@ -3,9 +3,10 @@
 /// `LinearSolver::solve` for an iterative solver whose body is its inherent `solve_impl`
 /// (`#[inline(always)]`): run compiled for AVX2 where the CPU has it, so that its vector loops
 /// go four values per instruction instead of two. The loops work value by value (reductions
-/// go through `canape_types::dot`), so both builds give the same bits.
+/// go through `canape_types::dot`), so both builds give the same bits. With a field name, that
+/// flag is set during `solve_again` (a solve with the last solve's system).
 macro_rules! solve_with_avx2 {
-    ($ty:ty) => {
+    ($ty:ty $(, $again:ident)?) => {
         impl canape_core::component::LinearSolver for $ty {
             fn solve(
                 &mut self,
@@ -32,6 +33,19 @@ macro_rules! solve_with_avx2 {
             fn restart(&mut self) {
                 self.restart_impl()
             }
+            $(
+            fn solve_again(
+                &mut self,
+                sys: &mut dyn canape_core::component::LinearSystem,
+                b: &[f64],
+                x: &mut [f64],
+            ) -> canape_core::component::SolveStats {
+                self.$again = true;
+                let stats = canape_core::component::LinearSolver::solve(self, sys, b, x);
+                self.$again = false;
+                stats
+            }
+            )?
         }
     };
 }

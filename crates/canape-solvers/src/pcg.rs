@@ -219,6 +219,9 @@ pub struct PcgLinearSolver {
     kind: Option<PreconditionerKind>,
     rate: u32,
     counter: u32,
+    /// The solve under way repeats the last one's system (`solve_again`): the preconditioner
+    /// is kept and the solve does not count towards its rebuild.
+    again: bool,
     pre: Option<Preconditioner>,
     /// WarpPreconditioner's direct solver (a copy of the linked one's configuration).
     warp: Option<Box<DirectSolver>>,
@@ -251,6 +254,7 @@ impl PcgLinearSolver {
             kind: None,
             rate: 1,
             counter: 1,
+            again: false,
             pre: None,
             warp: None,
             r: Vec::new(),
@@ -392,7 +396,7 @@ fn direct_copy(
 
 impl_component!(PcgLinearSolver, "PCGLinearSolver", init);
 
-solve_with_avx2!(PcgLinearSolver);
+solve_with_avx2!(PcgLinearSolver, again);
 
 impl PcgLinearSolver {
     /// The next solve rebuilds the preconditioner from the matrix of that step.
@@ -403,10 +407,27 @@ impl PcgLinearSolver {
     #[inline(always)]
     fn solve_impl(&mut self, sys: &mut dyn LinearSystem, b: &[f64], x: &mut [f64]) -> SolveStats {
         let n = sys.size();
+        // solving again with the last system when the preconditioner is a factorization of
+        // that system's matrix (a direct solver or the warp one, rebuilt at every solve): its
+        // inverse is the answer (SOFA's LinearSolverConstraintCorrection applies the linked
+        // direct solver's factorization in the same way)
+        if self.again && self.rate == 1 {
+            if let (Some(PreconditionerKind::Warp), Some(w)) = (self.kind, self.warp.as_mut()) {
+                if w.has_factor() {
+                    w.solve_factored(b, x);
+                    return SolveStats {
+                        iterations: 1,
+                        residual: 0.0,
+                    };
+                }
+            }
+        }
         if let Some(kind) = self.kind {
-            self.counter += 1;
             let built = self.pre.is_some() || self.warp.as_ref().is_some_and(|w| w.has_factor());
-            if self.counter >= self.rate || !built {
+            if !self.again {
+                self.counter += 1;
+            }
+            if (!self.again && self.counter >= self.rate) || !built {
                 match (kind, self.warp.as_mut()) {
                     (PreconditionerKind::Warp, Some(w)) => w.factorize(sys),
                     _ => {

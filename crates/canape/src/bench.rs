@@ -122,6 +122,7 @@ pub fn bench_scene(
         ("projection", ms(t.projection)),
         ("mapping", ms(t.mapping)),
         ("collision", ms(t.collision)),
+        ("constraints", ms(t.constraints)),
         ("other", ms(t.other)),
     ];
     let groups_with_solver = sim.groups.iter().filter(|g| g.linear.is_some()).count();

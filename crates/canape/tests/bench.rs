@@ -1,4 +1,4 @@
-//! `canape bench`'s per-scene record: every phase named (mapping and collision included), linear iterations
+//! `canape bench`'s per-scene record: every phase named (mapping, collision and Lagrangian constraints included), linear iterations
 //! per step, and the JSON fields. Nothing here depends on how long anything takes.
 
 use canape::bench::{bench_scene, scaling_beam, to_json, BeamElement};
@@ -25,6 +25,7 @@ fn bench_reports_phases_and_iterations() {
                 "projection",
                 "mapping",
                 "collision",
+                "constraints",
                 "other"
             ]
         );

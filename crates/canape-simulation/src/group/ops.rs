@@ -633,7 +633,7 @@ impl GroupOps<'_> {
                 k,
                 fixed,
             };
-            let stats = solver.solve(&mut sys, rhs, x);
+            let stats = solver.solve_again(&mut sys, rhs, x);
             (stats, sys.fixed)
         };
         self.work.fixed = fixed;
