@@ -329,3 +329,48 @@ fn pcg_preconditioned_by_a_direct_solver_converges_at_once_and_corrects_constrai
     // the free end sags under gravity
     assert!(x[3 * 4 + 2] < -1e-3, "{x:?}");
 }
+
+#[test]
+fn bad_lagrangian_input_is_reported_and_the_rest_runs() {
+    let xml = r#"<Node name="root" dt="0.01" gravity="0 -9.81 0">
+  <FreeMotionAnimationLoop/>
+  <LCPConstraintSolver tolerance="nan" maxIt="-5" mu="-1"/>
+  <Node name="A"><MechanicalObject name="a" position="0 1 0"/></Node>
+  <Node name="B">
+    <EulerImplicitSolver/>
+    <CGLinearSolver iterations="10" tolerance="1e-9" threshold="1e-9"/>
+    <MechanicalObject name="b" template="Rigid3" position="0 0 0 0 0 0 1"/>
+    <UniformMass totalMass="1"/>
+    <UncoupledConstraintCorrection compliance="0"/>
+  </Node>
+  <BilateralLagrangianConstraint template="Vec3" object1="@A/a" object2="@nowhere" first_point="0" second_point="0"/>
+  <BilateralLagrangianConstraint template="Vec3" object1="@A/a" object2="@B/b" first_point="0" second_point="0"/>
+</Node>"#;
+    let mut sim = load_scene_str(
+        xml,
+        "bad-lagrangian.scn",
+        &std::env::temp_dir(),
+        &LoadOptions::default(),
+    )
+    .unwrap();
+    let text: Vec<String> = sim.diagnostics.iter().map(|d| d.to_string()).collect();
+    let has = |s: &str| text.iter().any(|t| t.contains(s));
+    assert!(has("bad-lagrangian.scn:3"), "{text:#?}");
+    assert!(has("tolerance must be a non-negative number"), "{text:#?}");
+    assert!(has("maxIt -5 is negative"), "{text:#?}");
+    assert!(
+        has("object2='@nowhere' is not a MechanicalObject"),
+        "{text:#?}"
+    );
+    assert!(has("links two Vec3 or two Rigid3 states"), "{text:#?}");
+    assert!(
+        has("compliance values must be finite and non-zero"),
+        "{text:#?}"
+    );
+    for _ in 0..5 {
+        sim.step();
+    }
+    // the rigid body has no working correction: it stays where it was, finite (as in SOFA)
+    let b = pos(&sim, "/root/B/b");
+    assert_eq!(b, vec![0.0, 0.0, 0.0, 0.0, 0.0, 0.0, 1.0]);
+}

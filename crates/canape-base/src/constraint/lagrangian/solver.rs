@@ -384,6 +384,13 @@ impl GaussSeidelConstraintSolver {
             ctx.warn(format!("sor {} is outside (0, 2): 1 is used", s.sor));
             s.sor = 1.0;
         }
+        if d.int("maxIterations") < 0 {
+            ctx.warn(format!(
+                "maxIterations {} is negative: 1000 is used",
+                d.int("maxIterations")
+            ));
+            s.max_iterations = 1000;
+        }
         if s.tolerance.is_nan() || s.tolerance < 0.0 {
             ctx.warn("tolerance must be a non-negative number: 0.001 is used");
             s.tolerance = 0.001;
@@ -675,6 +682,17 @@ impl LcpConstraintSolver {
         self.regularization = d.real("regularizationTerm");
         self.min_w = d.real("minW");
         self.max_f = d.real("maxF");
+        if self.tolerance.is_nan() || self.tolerance < 0.0 {
+            ctx.warn("tolerance must be a non-negative number: 0.001 is used");
+            self.tolerance = 0.001;
+        }
+        if d.int("maxIt") < 0 {
+            ctx.warn(format!(
+                "maxIt {} is negative: 1000 is used",
+                d.int("maxIt")
+            ));
+            self.max_iterations = 1000;
+        }
         if d.bool("multi_grid") {
             ctx.warn("multi_grid is not supported: the plain Gauss-Seidel runs");
         }
