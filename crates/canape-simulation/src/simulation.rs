@@ -289,6 +289,19 @@ impl Simulation {
     /// Every solver group integrates over `dt`, then positions and velocities are projected and
     /// propagated down the mappings.
     fn integrate(&mut self, dt: f64) {
+        self.solve_groups(dt);
+        let tp = Instant::now();
+        self.project_and_check(false);
+        self.step_clock.projection += tp.elapsed();
+        let tm = Instant::now();
+        self.propagate_mappings();
+        self.step_mapping += tm.elapsed();
+    }
+
+    /// Each solver group's ODE solver over `dt` (document order), time-dependent components
+    /// given the step's start time first; external forces are cleared afterwards (they last one
+    /// integration: SOFA clears them at endIntegration).
+    fn solve_groups(&mut self, dt: f64) {
         let scene = &mut self.scene;
         let t = scene.time;
         for c in scene.projective.iter_mut().flatten() {
@@ -317,18 +330,11 @@ impl Simulation {
             self.last_solve.push(ops.last_stats);
             scene.odes[g.ode] = Some(ode);
         }
-        // external forces last one integration (SOFA clears them at endIntegration)
         for s in scene.states.iter_mut().flatten() {
             if !s.vec(VecId::EXTERNAL_FORCE).is_empty() {
                 s.vec_mut(VecId::EXTERNAL_FORCE).fill(0.0);
             }
         }
-        let tp = Instant::now();
-        self.project_and_check(false);
-        self.step_clock.projection += tp.elapsed();
-        let tm = Instant::now();
-        self.propagate_mappings();
-        self.step_mapping += tm.elapsed();
     }
 
     /// Propagate positions and velocities down every mapping, in document order

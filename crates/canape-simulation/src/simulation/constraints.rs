@@ -84,13 +84,6 @@ impl Simulation {
     /// position, and x, v are back at the start of the step.
     pub(crate) fn free_motion(&mut self, dt: f64) {
         let scene = &mut self.scene;
-        let t = scene.time;
-        for c in scene.projective.iter_mut().flatten() {
-            c.set_time(t);
-        }
-        for f in scene.force_fields.iter_mut().flatten() {
-            f.set_time(t);
-        }
         // keep x_t, v_t of the independent states in the free vectors while the solvers write
         for g in &self.groups {
             for &si in &g.states {
@@ -102,31 +95,8 @@ impl Simulation {
                 }
             }
         }
-        for (g, work) in self.groups.iter().zip(self.works.iter_mut()) {
-            let Some(mut ode) = scene.odes[g.ode].take() else {
-                continue;
-            };
-            let linear = g.linear.and_then(|l| scene.linears[l].as_mut());
-            let mut ops = GroupOps::new(
-                g,
-                &mut scene.states,
-                &scene.masses,
-                &mut scene.force_fields,
-                &scene.projective,
-                &mut scene.mappings,
-                linear,
-                &mut self.step_clock,
-                work,
-            );
-            ode.solve(&mut ops, dt);
-            self.last_solve.push(ops.last_stats);
-            scene.odes[g.ode] = Some(ode);
-        }
-        for s in scene.states.iter_mut().flatten() {
-            if !s.vec(VecId::EXTERNAL_FORCE).is_empty() {
-                s.vec_mut(VecId::EXTERNAL_FORCE).fill(0.0);
-            }
-        }
+        self.solve_groups(dt);
+        let scene = &mut self.scene;
         for g in &self.groups {
             for (k, &si) in g.states.iter().enumerate() {
                 let Some(s) = scene.states[si].as_mut() else {
@@ -225,9 +195,12 @@ impl Simulation {
         // rows on mapped states, per group: (row, state slot, dof, value)
         let mut mapped_rows: BTreeMap<usize, Vec<(u32, usize, u32, f64)>> = BTreeMap::new();
         for e in &build.entries {
-            let owner = owners
-                .iter()
-                .find(|o| (e.row as usize) >= o.2 && (e.row as usize) < o.2 + o.3);
+            // owners are in row order: the last one starting at or before the row
+            let k = owners.partition_point(|o| o.2 <= e.row as usize);
+            let owner = k
+                .checked_sub(1)
+                .map(|k| &owners[k])
+                .filter(|o| (e.row as usize) < o.2 + o.3);
             let Some(slot) = owner.and_then(|o| o.1[e.side as usize]) else {
                 continue;
             };

@@ -166,11 +166,7 @@ impl GaussSeidel {
                 ..Default::default()
             };
         }
-        if self.regularization > f64::EPSILON {
-            for i in 0..n {
-                p.w[i * n + i] += self.regularization;
-            }
-        }
+        regularize(p, self.regularization);
         p.force.resize(n, 0.0);
         let mut tol = self.tolerance;
         if self.scale_tolerance && !self.all_verified {
@@ -292,12 +288,10 @@ fn resolve(b: &Block, st: &BlockState, w: &[f64], n: usize, d: &mut [f64], f: &m
                 f[j + 1] -= 2.0 * d[j + 1] / s;
                 f[j + 2] -= 2.0 * d[j + 2] / s;
             }
-            let norm = (f[j + 1] * f[j + 1] + f[j + 2] * f[j + 2]).sqrt();
-            if norm > mu * f[j] {
-                let k = mu * f[j] / norm;
-                f[j + 1] *= k;
-                f[j + 2] *= k;
-            }
+            let (mut ft, mut fs) = (f[j + 1], f[j + 2]);
+            cap(mu, f[j], &mut ft, &mut fs);
+            f[j + 1] = ft;
+            f[j + 2] = fs;
         }
         _ => {}
     }
@@ -875,6 +869,17 @@ impl LcpConstraintSolver {
     }
 }
 
+/// W += r·I when the regularization term is not negligible (SOFA's addRegularization).
+fn regularize(p: &mut ConstraintProblem, r: f64) {
+    if r > f64::EPSILON {
+        let n = p.n;
+        for i in 0..n {
+            p.w[i * n + i] += r;
+        }
+    }
+}
+
+/// Scale the tangential impulses back onto Coulomb's cone |f_t| ≤ μ f_n.
 fn cap(mu: f64, fnn: f64, ft: &mut f64, fs: &mut f64) {
     let norm = (*ft * *ft + *fs * *fs).sqrt();
     if norm > mu * fnn {
@@ -912,11 +917,7 @@ impl ConstraintSolver for LcpConstraintSolver {
                 ..Default::default()
             };
         }
-        if self.regularization > f64::EPSILON {
-            for i in 0..n {
-                p.w[i * n + i] += self.regularization;
-            }
-        }
+        regularize(p, self.regularization);
         if self.mu > 0.0 {
             // contacts in blocks of three rows (the response must have friction rows too)
             if !n.is_multiple_of(3) || p.blocks.iter().any(|b| b.resolution.rows() != 3) {

@@ -43,6 +43,34 @@ fn valid_indices(ctx: &mut InitContext<'_>, data: &DataTable, n: usize) -> Vec<u
     kept
 }
 
+/// `keyTimes` (chronological) and Data `name` split into one derivative-sized value per key
+/// time (LinearMovement's movements, LinearVelocity's velocities); `None` after reporting.
+fn keyed_values(
+    ctx: &mut InitContext<'_>,
+    data: &DataTable,
+    name: &str,
+    dof: DofType,
+) -> Option<(Vec<f64>, Vec<Vec<f64>>)> {
+    let ds = dof.deriv_size();
+    let key_times = data.reals("keyTimes").to_vec();
+    if key_times.windows(2).any(|w| w[1] < w[0]) {
+        ctx.error("keyTimes must be in chronological order");
+        return None;
+    }
+    let v = data.reals(name);
+    if v.len() != ds * key_times.len() {
+        ctx.error(format!(
+            "{name} has {} numbers: {} key times of {} numbers each are needed for a {} state",
+            v.len(),
+            key_times.len(),
+            ds,
+            dof.name()
+        ));
+        return None;
+    }
+    Some((key_times, v.chunks(ds).map(|c| c.to_vec()).collect()))
+}
+
 /// Zero the derivative blocks of `indices`.
 fn zero_blocks(v: &mut [f64], indices: &[u32], ds: usize) {
     for &i in indices {
@@ -392,24 +420,10 @@ impl LinearMovementProjectiveConstraint {
             return;
         }
         self.dof = dof;
-        let ds = dof.deriv_size();
-        let key_times = self.data.reals("keyTimes").to_vec();
-        if key_times.windows(2).any(|w| w[1] < w[0]) {
-            ctx.error("keyTimes must be in chronological order");
+        let Some((key_times, movements)) = keyed_values(ctx, &self.data, "movements", dof) else {
             return;
-        }
-        let m = self.data.reals("movements");
-        if m.len() != ds * key_times.len() {
-            ctx.error(format!(
-                "movements has {} numbers: {} key times of {} numbers each are needed for a {:?} state",
-                m.len(),
-                key_times.len(),
-                ds,
-                dof
-            ));
-            return;
-        }
-        self.movements = m.chunks(ds).map(|c| c.to_vec()).collect();
+        };
+        self.movements = movements;
         self.key_times = key_times;
         self.relative = self.data.bool("relativeMovements");
         let indices = valid_indices(ctx, &self.data, n);
@@ -893,22 +907,9 @@ impl LinearVelocityProjectiveConstraint {
         let (dof, n) = (st.dof, st.size());
         self.dof = dof;
         let ds = dof.deriv_size();
-        let key_times = self.data.reals("keyTimes").to_vec();
-        if key_times.windows(2).any(|w| w[1] < w[0]) {
-            ctx.error("keyTimes must be in chronological order");
+        let Some((key_times, velocities)) = keyed_values(ctx, &self.data, "velocities", dof) else {
             return;
-        }
-        let v = self.data.reals("velocities");
-        if v.len() != ds * key_times.len() {
-            ctx.error(format!(
-                "velocities has {} numbers: {} key times of {} numbers each are needed for a {} state",
-                v.len(),
-                key_times.len(),
-                ds,
-                dof.name()
-            ));
-            return;
-        }
+        };
         self.coordinates = self.data.ints("coordinates").to_vec();
         if let Some(c) = self.coordinates.iter().find(|&&c| c as usize >= ds) {
             ctx.error(format!(
@@ -917,7 +918,7 @@ impl LinearVelocityProjectiveConstraint {
             ));
             self.coordinates.retain(|&c| (c as usize) < ds);
         }
-        self.velocities = v.chunks(ds).map(|c| c.to_vec()).collect();
+        self.velocities = velocities;
         self.key_times = key_times;
         self.continue_after_end = self.data.bool("continueAfterEnd");
         self.indices = valid_indices(ctx, &self.data, n);
