@@ -302,6 +302,15 @@ pub fn register(r: &mut Registry) {
         },
     );
     r.register(
+        "Mesh2PointTopologicalMapping",
+        "one point per input primitive at given relative coordinates",
+        |_, _| {
+            Ok(AnyComponent::TopoMapping(Box::new(
+                crate::topology::mesh2point::Mesh2PointTopologicalMapping::new(),
+            )))
+        },
+    );
+    r.register(
         "Triangle2EdgeTopologicalMapping",
         "the boundary edges of a triangle topology",
         |_, _| {

@@ -1,9 +1,11 @@
 //! Topologies and topological mappings: RegularGridTopology, MeshTopology, the *SetTopology
 //! containers (static here: topology changes come later), Hexa2TetraTopologicalMapping and the
 //! boundary extractions Hexa2QuadTopologicalMapping, Tetra2TriangleTopologicalMapping and
-//! Triangle2EdgeTopologicalMapping, Quad2TriangleTopologicalMapping.
+//! Triangle2EdgeTopologicalMapping, Quad2TriangleTopologicalMapping; Mesh2PointTopologicalMapping
+//! in `mesh2point`.
 
 pub mod cube;
+pub mod mesh2point;
 
 /// The box of a grid topology (RegularGridTopology, CubeTopology): `min`/`max`, or SOFA's legacy
 /// `xmin` … `zmax` times `scale` when all six are given — read as float32, as SOFA's
@@ -699,7 +701,7 @@ fn faces_by_container<const N: usize>(
         .collect()
 }
 
-fn mapping_data(t: DataTable) -> DataTable {
+pub(crate) fn mapping_data(t: DataTable) -> DataTable {
     base_data(t)
         .with("input", DataKind::Str, "", "Input topology to map")
         .with("output", DataKind::Str, "", "Output topology to map")

@@ -343,6 +343,10 @@ pub trait Topology: Component + TopologyClone {
 pub trait TopologicalMapping: Component + TopologicalMappingClone {
     /// Compute the output mesh from the input mesh and the input's grid resolution, if any.
     fn map(&self, input: &Mesh, grid: Option<[usize; 3]>) -> Mesh;
+    /// What the mapping cannot do with this input or its settings (reported at init).
+    fn warnings(&self, _input: &Mesh) -> Vec<String> {
+        Vec::new()
+    }
 }
 
 /// An engine: computes output Data from inputs (at init, and when inputs change).

@@ -421,6 +421,9 @@ fn init_topological_mapping(scene: &mut Scene, id: ComponentId, i: usize, diags:
     let mesh = {
         let t = scene.topology(src).expect("input topology");
         let m = scene.topo_mappings[i].as_ref().unwrap();
+        for w in m.warnings(t.mesh()) {
+            diags.push(Diagnostic::warning(w).at(loc.clone()).on(label.clone()));
+        }
         m.map(t.mesh(), t.grid_size())
     };
     if let Slot::Topology(j) = scene.info(dst).slot {
