@@ -1,5 +1,5 @@
 //! Engines: BoxROI (Sofa/Component/Engine/Select/.../BoxROI.inl), TransformEngine, SphereROI,
-//! PlaneROI, PairBoxROI, and SubsetTopology (`subset_topology`).
+//! PlaneROI, PairBoxROI, PointsFromIndices, and SubsetTopology (`subset_topology`).
 
 pub mod subset_topology;
 
@@ -421,6 +421,85 @@ impl_component!(TransformEngine, "TransformEngine", init);
 impl Engine for TransformEngine {
     fn reads_context_state(&self) -> bool {
         false
+    }
+}
+
+/// The positions of the listed points (Sofa/Component/Engine/Select/.../PointsFromIndices.inl):
+/// `position` (the context state's positions when not given), each listed point's position
+/// once — a position equal to one already output is skipped, as SOFA does. Indices out of range
+/// are reported and skipped.
+#[derive(Clone)]
+pub struct PointsFromIndices {
+    data: DataTable,
+}
+
+impl Default for PointsFromIndices {
+    fn default() -> Self {
+        Self::new()
+    }
+}
+
+impl PointsFromIndices {
+    pub fn new() -> Self {
+        let data = base_data(DataTable::new())
+            .with(
+                "position",
+                DataKind::Reals(3),
+                "",
+                "Position coordinates of the degrees of freedom",
+            )
+            .with("indices", DataKind::Ints(0), "", "Indices of the points")
+            .output(
+                "indices_position",
+                DataKind::Reals(3),
+                "Coordinates of the points contained in indices",
+            );
+        PointsFromIndices { data }
+    }
+
+    fn init_impl(&mut self, ctx: &mut InitContext<'_>) {
+        let x = if self.data.is_set("position") {
+            self.data.reals("position").to_vec()
+        } else {
+            match ctx.state() {
+                Some(s) if s.dof == canape_types::DofType::Vec3 => s.vec(VecId::POSITION).to_vec(),
+                _ => {
+                    ctx.error("no position given and no Vec3 MechanicalObject in the context");
+                    return;
+                }
+            }
+        };
+        let n = x.len() / 3;
+        let mut out: Vec<[f64; 3]> = Vec::new();
+        let mut bad = Vec::new();
+        for &i in self.data.ints("indices") {
+            let i = i as usize;
+            if i >= n {
+                bad.push(i);
+                continue;
+            }
+            let p = [x[3 * i], x[3 * i + 1], x[3 * i + 2]];
+            if !out.contains(&p) {
+                out.push(p);
+            }
+        }
+        if !bad.is_empty() {
+            ctx.error(format!(
+                "indices {bad:?} are out of range (the positions have {n} points) and are skipped"
+            ));
+        }
+        let _ = self.data.set_value(
+            "indices_position",
+            Value::Reals(out.into_iter().flatten().collect()),
+        );
+    }
+}
+
+impl_component!(PointsFromIndices, "PointsFromIndices", init);
+
+impl Engine for PointsFromIndices {
+    fn reads_context_state(&self) -> bool {
+        !self.data.is_set("position")
     }
 }
 

@@ -651,6 +651,16 @@ pub fn register(r: &mut Registry) {
         },
     );
     r.register(
+        "PointsFromIndices",
+        "the positions of the listed points",
+        |_, t| {
+            vec3_only(t, "PointsFromIndices")?;
+            Ok(AnyComponent::Engine(Box::new(
+                crate::engine::PointsFromIndices::new(),
+            )))
+        },
+    );
+    r.register(
         "OglModel",
         "visual model (kept for the viewer, moved by its mapping)",
         |_, _| Ok(AnyComponent::Passive(Box::new(OglModel::new()))),

@@ -129,6 +129,12 @@ impl MechanicalObject {
                 "Scale of the DOFs in 3 dimensions",
             )
             .with(
+                "restScale",
+                DataKind::Real,
+                "1",
+                "optional scaling of rest position coordinates (to simulated pre-existing internal tension).(default = 1.0)",
+            )
+            .with(
                 "translation2",
                 DataKind::Vector(3),
                 "0 0 0",
@@ -402,7 +408,22 @@ impl MechanicalObject {
         self.vecs[4] = Arc::new(if rest_given {
             rest
         } else {
-            self.vecs[0].as_ref().clone()
+            // a rest position copied from the position is scaled by restScale (the centers only
+            // for rigid frames), as SOFA's MechanicalObject::init does
+            let mut x0 = self.vecs[0].as_ref().clone();
+            let k = self.data.real("restScale");
+            if k != 1.0 {
+                let d = self.dof.coord_size();
+                let spatial = match self.dof {
+                    DofType::Rigid3 => 3,
+                    DofType::Rigid2 => 2,
+                    _ => d,
+                };
+                for c in x0.chunks_exact_mut(d) {
+                    c[..spatial].iter_mut().for_each(|v| *v *= k);
+                }
+            }
+            x0
         });
         // rotation2 then translation2, on the position only (after the rest position is set)
         let r2 = self.data.reals("rotation2").to_vec();
@@ -613,6 +634,26 @@ mod tests {
         assert_eq!(mo.vec(VecId::POSITION), &[1., 2., 3., 2., 2., 3.]);
         assert_eq!(mo.vec(VecId::REST_POSITION), mo.vec(VecId::POSITION));
         assert_eq!(mo.vec(VecId::VELOCITY), &[0.0; 6]);
+    }
+
+    #[test]
+    fn rest_scale_scales_a_copied_rest_position_only() {
+        let mut mo = MechanicalObject::new(DofType::Rigid3);
+        mo.data_mut().set_str("position", "1 2 3 0 0 0 1").unwrap();
+        mo.data_mut().set_str("restScale", "0.5").unwrap();
+        mo.init_from_data(None, false);
+        assert_eq!(mo.vec(VecId::POSITION), &[1., 2., 3., 0., 0., 0., 1.]);
+        assert_eq!(
+            mo.vec(VecId::REST_POSITION),
+            &[0.5, 1., 1.5, 0., 0., 0., 1.]
+        );
+        // a given rest position is kept as written
+        let mut mo = MechanicalObject::new(DofType::Vec3);
+        mo.data_mut().set_str("position", "1 2 3").unwrap();
+        mo.data_mut().set_str("rest_position", "4 4 4").unwrap();
+        mo.data_mut().set_str("restScale", "2").unwrap();
+        mo.init_from_data(None, false);
+        assert_eq!(mo.vec(VecId::REST_POSITION), &[4., 4., 4.]);
     }
 
     #[test]
