@@ -617,8 +617,17 @@ pub fn register(r: &mut Registry) {
         |_, t| {
             vec3_only(t, "AffineMovementProjectiveConstraint")?;
             Ok(AnyComponent::Projective(Box::new(
-                crate::constraint::projective::projections::AffineMovementProjectiveConstraint::new(
-                ),
+                crate::constraint::projective::movement::MovementProjectiveConstraint::affine(),
+            )))
+        },
+    );
+    r.register(
+        "PatchTestMovementProjectiveConstraint",
+        "points moved from x0 to x0 + the corner movements interpolated over the patch, between two times",
+        |_, t| {
+            vec3_only(t, "PatchTestMovementProjectiveConstraint")?;
+            Ok(AnyComponent::Projective(Box::new(
+                crate::constraint::projective::movement::MovementProjectiveConstraint::patch_test(),
             )))
         },
     );

@@ -1,5 +1,7 @@
 //! Projective constraints (Sofa/Component/Constraint/Projective): fixed points and directions
-//! (`fixed`), and projections onto points, lines, planes and prescribed motions (`projections`).
+//! (`fixed`), projections onto points, lines, planes and prescribed motions (`projections`), and
+//! movements from initial to final positions over a time interval (`movement`).
 
 pub mod fixed;
+pub mod movement;
 pub mod projections;

@@ -14,10 +14,7 @@
 //!   linear interpolation of the key `movements` (relative to their initial positions by
 //!   default) with the constant velocity between the keys; outside the key times they are free.
 //! - OscillatorProjectiveConstraint: x = mean + amplitude·sin(ωt + φ) per listed point.
-//! - AffineMovementProjectiveConstraint (AffineMovementProjectiveConstraint.inl): the chosen
-//!   points go from their initial positions x0 to R·x0 + t linearly between
-//!   `beginConstraintTime` and `endConstraintTime` (then stay there); their velocities and
-//!   derivatives are zeroed and assembled matrices get identity rows for them.
+//! - AffineMovement and PatchTestMovement: in `movement`.
 //!
 //! Time-dependent ones read the step's start time (`set_time`), as SOFA's context time during
 //! the solve and the projections that follow it.
@@ -27,10 +24,10 @@ use canape_core::component::ProjectiveConstraint;
 use canape_core::data::{DataKind, DataTable};
 use canape_core::impl_component;
 use canape_core::scene::InitContext;
-use canape_types::{DataTypes, DofType, Vec3, Vec3Types};
+use canape_types::DofType;
 
 /// The `indices` below the state's size (the others reported and dropped).
-fn valid_indices(ctx: &mut InitContext<'_>, data: &DataTable, n: usize) -> Vec<u32> {
+pub(super) fn valid_indices(ctx: &mut InitContext<'_>, data: &DataTable, n: usize) -> Vec<u32> {
     let (kept, dropped): (Vec<u32>, Vec<u32>) = data
         .ints("indices")
         .iter()
@@ -72,7 +69,7 @@ fn keyed_values(
 }
 
 /// Zero the derivative blocks of `indices`.
-fn zero_blocks(v: &mut [f64], indices: &[u32], ds: usize) {
+pub(super) fn zero_blocks(v: &mut [f64], indices: &[u32], ds: usize) {
     for &i in indices {
         let o = ds * i as usize;
         if let Some(b) = v.get_mut(o..o + ds) {
@@ -632,185 +629,6 @@ impl ProjectiveConstraint for OscillatorProjectiveConstraint {
         self.osc
             .iter()
             .flat_map(|&(i, ..)| (0..deriv_size).map(move |c| deriv_size * i + c))
-            .collect()
-    }
-}
-
-/// AffineMovementProjectiveConstraint on Vec3 states (see the module doc).
-#[derive(Clone)]
-pub struct AffineMovementProjectiveConstraint {
-    data: DataTable,
-    indices: Vec<u32>,
-    /// Initial and final positions of the chosen points.
-    x0: Vec<[f64; 3]>,
-    xf: Vec<[f64; 3]>,
-    begin: f64,
-    end: f64,
-    time: f64,
-}
-
-impl Default for AffineMovementProjectiveConstraint {
-    fn default() -> Self {
-        Self::new()
-    }
-}
-
-impl AffineMovementProjectiveConstraint {
-    pub fn new() -> Self {
-        let data = base_data(DataTable::new())
-            .with(
-                "indices",
-                DataKind::Ints(0),
-                "",
-                "Indices of the constrained points",
-            )
-            .with("meshIndices", DataKind::Ints(0), "", "Indices of the mesh")
-            .with(
-                "beginConstraintTime",
-                DataKind::Real,
-                "0",
-                "Begin time of the bilinear constraint",
-            )
-            .with(
-                "endConstraintTime",
-                DataKind::Real,
-                "20",
-                "End time of the bilinear constraint",
-            )
-            .with(
-                "rotation",
-                DataKind::Str,
-                "",
-                "rotation applied to border points",
-            )
-            .with(
-                "quaternion",
-                DataKind::Reals(0),
-                "0 0 0 1",
-                "quaternion applied to border points",
-            )
-            .with(
-                "translation",
-                DataKind::Reals(0),
-                "0 0 0",
-                "translation applied to border points",
-            )
-            .with(
-                "drawConstrainedPoints",
-                DataKind::Bool,
-                "0",
-                "draw constrained points",
-            )
-            .with(
-                "topology",
-                DataKind::Str,
-                "",
-                "link to the topology container",
-            );
-        AffineMovementProjectiveConstraint {
-            data,
-            indices: Vec::new(),
-            x0: Vec::new(),
-            xf: Vec::new(),
-            begin: 0.0,
-            end: 20.0,
-            time: 0.0,
-        }
-    }
-
-    fn init_impl(&mut self, ctx: &mut InitContext<'_>) {
-        self.indices.clear();
-        self.x0.clear();
-        self.xf.clear();
-        let Some(st) = ctx.state() else {
-            ctx.error("no MechanicalObject in the context to constrain");
-            return;
-        };
-        if st.dof != DofType::Vec3 {
-            ctx.error("AffineMovementProjectiveConstraint acts on Vec3 states here (Rigid3 is not supported yet)");
-            return;
-        }
-        let n = st.size();
-        let x = Vec3Types::coords(st.vec(canape_core::state::VecId::POSITION)).to_vec();
-        // SOFA's rotation is a 3×3 matrix written with brackets and commas; unset, it is the
-        // zero matrix (every point goes to `translation`), which is SOFA's default too
-        let text = self.data.str("rotation").replace(['[', ']', ','], " ");
-        let r: Vec<f64> = text
-            .split_whitespace()
-            .filter_map(canape_core::data::parse_real)
-            .collect();
-        let r = match r.len() {
-            9 => canape_types::Mat3::from_row_slice(&r),
-            0 => {
-                ctx.warn("no rotation given: SOFA's default rotation is the zero matrix, so the points all move to 'translation'");
-                canape_types::Mat3::zeros()
-            }
-            k => {
-                ctx.error(format!("rotation has {k} numbers; a 3×3 matrix needs 9"));
-                return;
-            }
-        };
-        let t = self.data.reals("translation");
-        if t.len() != 3 {
-            ctx.error(format!("translation has {} numbers; 3 are needed", t.len()));
-            return;
-        }
-        let t = Vec3::new(t[0], t[1], t[2]);
-        self.begin = self.data.real("beginConstraintTime");
-        self.end = self.data.real("endConstraintTime");
-        let indices = valid_indices(ctx, &self.data, n);
-        for &i in &indices {
-            let p = Vec3::from(x[i as usize]);
-            self.x0.push(p.into());
-            self.xf.push((r * p + t).into());
-        }
-        self.indices = indices;
-    }
-}
-
-impl_component!(
-    AffineMovementProjectiveConstraint,
-    "AffineMovementProjectiveConstraint",
-    init
-);
-
-impl ProjectiveConstraint for AffineMovementProjectiveConstraint {
-    fn set_time(&mut self, t: f64) {
-        self.time = t;
-    }
-    fn project_response(&self, dx: &mut [f64]) {
-        zero_blocks(dx, &self.indices, 3);
-    }
-    fn project_velocity(&self, v: &mut [f64]) {
-        zero_blocks(v, &self.indices, 3);
-    }
-    fn project_position(&self, x: &mut [f64]) {
-        let (t, b, e) = (self.time, self.begin, self.end);
-        let total = e - b;
-        let during = t > b && t <= e && total > 0.0;
-        if !(during || t > e) {
-            return;
-        }
-        let x = Vec3Types::coords_mut(x);
-        for (k, &i) in self.indices.iter().enumerate() {
-            let Some(p) = x.get_mut(i as usize) else {
-                continue;
-            };
-            for c in 0..3 {
-                let (a, f) = (self.x0[k][c], self.xf[k][c]);
-                // SOFA's formula: ((xf − x0)·t + x0·end − xf·begin) / (end − begin)
-                p[c] = if during {
-                    ((f - a) * t + (a * e - f * b)) / total
-                } else {
-                    f
-                };
-            }
-        }
-    }
-    fn fixed_scalar_dofs(&self, deriv_size: usize) -> Vec<usize> {
-        self.indices
-            .iter()
-            .flat_map(|&i| (0..deriv_size).map(move |c| deriv_size * i as usize + c))
             .collect()
     }
 }
