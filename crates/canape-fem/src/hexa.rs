@@ -537,6 +537,8 @@ pub struct HexahedronFemForceField {
     /// Per-element stiffness and mass coefficients from the topology (a SparseGridTopology's
     /// ½ for boundary cells); empty: all 1.
     coef: Vec<f64>,
+    /// SOFA's HexahedralFEMForceField(AndMass): the same element (see [`Self::hexahedral`]).
+    hexahedral: bool,
 }
 
 impl Default for HexahedronFemForceField {
@@ -560,6 +562,7 @@ impl HexahedronFemForceField {
             .with("initialPoints", DataKind::Reals(3), "", "Initial Position");
         HexahedronFemForceField {
             data,
+            hexahedral: false,
             coef: Vec::new(),
             mass: None,
             method: HexaMethod::Large,
@@ -601,6 +604,23 @@ impl HexahedronFemForceField {
             particle: Vec::new(),
             gravity: Vec3::zeros(),
         });
+        f
+    }
+
+    /// HexahedralFEMForceField (Sofa/Component/SolidMechanics/FEM/Elastic/.../
+    /// HexahedralFEMForceField.inl), with mass: HexahedralFEMForceFieldAndMass. SOFA's class
+    /// has the same rest frames ("large" and "polar"), forces, tangent and element masses as
+    /// HexahedronFEMForceField; its element stiffness is a closed form that equals the exact
+    /// (Gauss) one on axis-aligned cubes up to float rounding and differs elsewhere, so Canapé
+    /// computes the exact one and warns when an element is not such a cube. It has no "small"
+    /// method and no sparse-grid coefficients.
+    pub fn hexahedral(with_mass: bool) -> Self {
+        let mut f = if with_mass {
+            Self::with_mass()
+        } else {
+            Self::new()
+        };
+        f.hexahedral = true;
         f
     }
 
@@ -691,6 +711,10 @@ impl HexahedronFemForceField {
         if let Err(other) = self.set_method_from_data() {
             ctx.warn(format!("unknown method '{other}'; using 'large'"));
         }
+        if self.hexahedral && self.method == HexaMethod::Small {
+            ctx.warn("HexahedralFEMForceField has no 'small' method (SOFA's has \"large\" and \"polar\"); using 'large'");
+            self.method = HexaMethod::Large;
+        }
         if self.data.bool("updateStiffnessMatrix") {
             ctx.warn("updateStiffnessMatrix is not supported yet and is ignored");
         }
@@ -710,12 +734,27 @@ impl HexahedronFemForceField {
         else {
             return;
         };
-        self.coef = ctx
-            .topology_where(|m| !m.hexahedra.is_empty())
-            .and_then(|t| t.hexahedron_coefficients())
-            .filter(|c| c.len() == mesh.hexahedra.len())
-            .map(<[f64]>::to_vec)
-            .unwrap_or_default();
+        self.coef = if self.hexahedral {
+            // SOFA's HexahedralFEMForceField reads no sparse-grid coefficients
+            Vec::new()
+        } else {
+            ctx.topology_where(|m| !m.hexahedra.is_empty())
+                .and_then(|t| t.hexahedron_coefficients())
+                .filter(|c| c.len() == mesh.hexahedra.len())
+                .map(<[f64]>::to_vec)
+                .unwrap_or_default()
+        };
+        if self.hexahedral {
+            if let Some(e) = mesh
+                .hexahedra
+                .iter()
+                .position(|h| !is_axis_aligned_cube(&rest, h))
+            {
+                ctx.warn(format!(
+                    "hexahedron {e} is not an axis-aligned cube at rest: SOFA's HexahedralFEMForceField computes its stiffness by a closed form that is exact only for such cubes; Canapé integrates the element exactly, as HexahedronFEMForceField does, so results differ from SOFA's there"
+                ));
+            }
+        }
         self.setup(&rest, &mesh.hexahedra);
         if self.mass.is_some() {
             if self.data.bool("separateGravity") {
@@ -728,12 +767,25 @@ impl HexahedronFemForceField {
     }
 }
 
+/// Whether the hexahedron's rest edges from node 0 are along x, y and z with equal lengths
+/// (to 1e-9 relative) and the element is the box they span.
+fn is_axis_aligned_cube(rest: &[f64], h: &[u32; 8]) -> bool {
+    let p: [Vec3; 8] = std::array::from_fn(|w| get3(rest, h[w] as usize));
+    let l = (p[1] - p[0]).norm();
+    let tol = 1e-9 * l.max(f64::MIN_POSITIVE);
+    COEF.iter().zip(&p).all(|(s, q)| {
+        let want = p[0] + Vec3::new(s[0] + 1.0, s[1] + 1.0, s[2] + 1.0) * (l / 2.0);
+        (q - want).norm() <= tol
+    })
+}
+
 impl_component!(
     HexahedronFemForceField,
-    |s| if s.mass.is_some() {
-        "HexahedronFEMForceFieldAndMass"
-    } else {
-        "HexahedronFEMForceField"
+    |s| match (s.hexahedral, s.mass.is_some()) {
+        (false, true) => "HexahedronFEMForceFieldAndMass",
+        (false, false) => "HexahedronFEMForceField",
+        (true, true) => "HexahedralFEMForceFieldAndMass",
+        (true, false) => "HexahedralFEMForceField",
     },
     init
 );
@@ -1016,5 +1068,30 @@ mod coefficient_tests {
             assert!((a * 0.5 - b).abs() < 1e-12 * a.abs().max(1.0), "{a} {b}");
         }
         assert!((m1 * 0.5 - m2).abs() < 1e-12);
+    }
+}
+
+#[cfg(test)]
+mod hexahedral_tests {
+    use super::*;
+
+    #[test]
+    fn only_axis_aligned_cubes_pass_the_hexahedral_check() {
+        let box_points = |l: [f64; 3]| -> Vec<f64> {
+            COEF.iter()
+                .flat_map(|s| (0..3).map(move |c| (s[c] + 1.0) / 2.0 * l[c] + 3.0))
+                .collect()
+        };
+        let h = [0, 1, 2, 3, 4, 5, 6, 7];
+        assert!(is_axis_aligned_cube(&box_points([2.0; 3]), &h));
+        assert!(!is_axis_aligned_cube(&box_points([2.0, 1.0, 0.5]), &h));
+        // a rotated cube is not axis-aligned
+        let mut p = box_points([1.0; 3]);
+        for q in p.chunks_exact_mut(3) {
+            let (x, y) = (q[0], q[1]);
+            q[0] = 0.6 * x - 0.8 * y;
+            q[1] = 0.8 * x + 0.6 * y;
+        }
+        assert!(!is_axis_aligned_cube(&p, &h));
     }
 }

@@ -187,6 +187,26 @@ pub fn register(r: &mut Registry) {
         },
     );
     r.register(
+        "HexahedralFEMForceField",
+        "corotational hexahedral FEM (large, polar) on hexahedron sets",
+        |_, t| {
+            vec3_only(t, "HexahedralFEMForceField")?;
+            Ok(AnyComponent::ForceField(Box::new(
+                HexahedronFemForceField::hexahedral(false),
+            )))
+        },
+    );
+    r.register(
+        "HexahedralFEMForceFieldAndMass",
+        "corotational hexahedral FEM on hexahedron sets, carrying element masses",
+        |_, t| {
+            vec3_only(t, "HexahedralFEMForceFieldAndMass")?;
+            Ok(AnyComponent::ForceField(Box::new(
+                HexahedronFemForceField::hexahedral(true),
+            )))
+        },
+    );
+    r.register(
         "HexahedronFEMForceFieldAndMass",
         "hexahedral FEM carrying SOFA's element masses",
         |_, t| {
