@@ -350,6 +350,10 @@ pub struct DirectSolver {
     factored: Option<Csr>,
     factorizations: u64,
     symbolic_factorizations: u64,
+    /// AsyncSparseLDLSolver: solve with the previous step's factor (see [`Self::factorize`]).
+    lagged: bool,
+    /// The matrix assembled for the lagged factor, factored at the next `factorize`.
+    pending: Option<Csr>,
 }
 
 /// A clone carries the factorization (a PrecomputedLinearSolver keeps its first factor).
@@ -381,6 +385,8 @@ impl Clone for DirectSolver {
             factored: self.factored.clone(),
             factorizations: self.factorizations,
             symbolic_factorizations: self.symbolic_factorizations,
+            lagged: self.lagged,
+            pending: self.pending.clone(),
         }
     }
 }
@@ -411,7 +417,7 @@ impl DirectSolver {
             .with("linearSystem", DataKind::Str, "", "The linear system to solve")
             .with("orderingMethod", DataKind::Str, "", "Ordering method used by this component");
         data = match class {
-            "SparseLDLSolver" => data
+            "SparseLDLSolver" | "AsyncSparseLDLSolver" => data
                 .with(
                     "precomputeSymbolicDecomposition",
                     DataKind::Bool,
@@ -489,6 +495,8 @@ impl DirectSolver {
             factored: None,
             factorizations: 0,
             symbolic_factorizations: 0,
+            lagged: class == "AsyncSparseLDLSolver",
+            pending: None,
         })
     }
 
@@ -774,6 +782,15 @@ impl LinearSolver for DirectSolver {
     fn factorization_counts(&self) -> Option<(u64, u64)> {
         Some((self.symbolic_factorizations, self.factorizations))
     }
+    /// An AsyncSparseLDLSolver's lagged factor belongs to the steps before: after a restore
+    /// the first solve factors its own matrix again (as after init).
+    fn restart(&mut self) {
+        if self.lagged {
+            self.numeric = None;
+            self.factored = None;
+            self.pending = None;
+        }
+    }
 }
 
 impl DirectSolver {
@@ -785,6 +802,12 @@ impl DirectSolver {
     }
 
     /// Assemble the system's matrix and factor it (on failure, later solves give NaN).
+    ///
+    /// AsyncSparseLDLSolver (SOFA's AsyncSparseLDLSolver.inl) factors in a background thread
+    /// and solves with the newest factor that is finished: the first solve waits for its own,
+    /// later ones use the previous step's matrix while the current one is factored. Canapé
+    /// makes that timing deterministic, one step late: the matrix assembled now is factored at
+    /// the next call, and the solves in between use the factor of the step before.
     pub fn factorize(&mut self, sys: &mut dyn LinearSystem) {
         // a Cholesky factorization reads one triangle (faer's lower, seeing this row-major
         // matrix as column-major = the blocks on and above the diagonal): assemble only those
@@ -793,6 +816,20 @@ impl DirectSolver {
         } else {
             sys.assemble()
         };
+        if self.lagged {
+            if let Some(previous) = self.pending.take() {
+                self.factor_assembled(previous, sys);
+            }
+            if self.numeric.is_some() {
+                self.pending = Some(a);
+                return;
+            }
+        }
+        self.factor_assembled(a, sys);
+    }
+
+    /// Factor an assembled matrix (`sys` gives the whole matrix for the LU fallback).
+    fn factor_assembled(&mut self, a: Csr, sys: &mut dyn LinearSystem) {
         if self.numeric.is_some() && self.factored.as_ref().is_some_and(|f| same_matrix(f, &a)) {
             return;
         }
@@ -950,6 +987,37 @@ mod tests {
                 "{class}"
             );
         }
+    }
+
+    /// AsyncSparseLDLSolver: the first solve is exact, each later one solves with the matrix
+    /// of the solve before (one step late), and a restart makes the next solve exact again.
+    #[test]
+    fn the_async_solver_uses_the_previous_steps_factor() {
+        let mut s =
+            DirectSolver::new("AsyncSparseLDLSolver", "CompressedRowSparseMatrixMat3x3d").unwrap();
+        let n = 12;
+        let b: Vec<f64> = (0..n).map(|i| ((i * 3) as f64).sin()).collect();
+        let exact = |a: &Vec<Vec<f64>>| {
+            let mut d = DirectSolver::new("SparseLDLSolver", "").unwrap();
+            let mut x = vec![0.0; n];
+            d.solve(&mut Sys::new(a.clone()), &b, &mut x);
+            x
+        };
+        let a1 = spd(n);
+        let mut a2 = spd(n);
+        a2[3][3] += 2.0;
+        let mut a3 = spd(n);
+        a3[5][5] += 1.0;
+        let mut x = vec![0.0; n];
+        s.solve(&mut Sys::new(a1.clone()), &b, &mut x);
+        assert_eq!(x, exact(&a1), "the first solve waits for its factor");
+        s.solve(&mut Sys::new(a2.clone()), &b, &mut x);
+        assert_eq!(x, exact(&a1), "step 2 solves with step 1's factor");
+        s.solve(&mut Sys::new(a3.clone()), &b, &mut x);
+        assert_eq!(x, exact(&a2), "step 3 with step 2's");
+        s.restart();
+        s.solve(&mut Sys::new(a3.clone()), &b, &mut x);
+        assert_eq!(x, exact(&a3), "after a restart the solve is exact");
     }
 
     /// An assembly equal to the factored one keeps the factor (same solution bits); a changed

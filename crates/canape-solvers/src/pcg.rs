@@ -111,6 +111,7 @@ pub enum PreconditionerKind {
 /// Direct solver classes a WarpPreconditioner can use.
 const WARP_SOLVERS: &[&str] = &[
     "SparseLDLSolver",
+    "AsyncSparseLDLSolver",
     "EigenSimplicialLDLT",
     "EigenSimplicialLLT",
     "EigenSparseLU",

@@ -68,6 +68,16 @@ pub fn register(r: &mut Registry) {
         },
     );
     r.register(
+        "AsyncSparseLDLSolver",
+        "direct LDLᵀ solver whose factorization runs one step late (SOFA's asynchronous factorization, made deterministic)",
+        |_, t| {
+            Ok(AnyComponent::Linear(Box::new(DirectSolver::new(
+                "AsyncSparseLDLSolver",
+                t,
+            )?)))
+        },
+    );
+    r.register(
         "BTDLinearSolver",
         "block-tridiagonal direct solver (sparse Cholesky: exact on the block-tridiagonal matrices of beam chains)",
         |_, t| {
