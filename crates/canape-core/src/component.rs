@@ -215,6 +215,11 @@ pub struct SolveStats {
 /// The linear system A = mM + bB + kK of a solver group, projected by its constraints.
 pub trait LinearSystem {
     fn size(&self) -> usize;
+    /// a·b over the system's vectors, in SOFA's order (each state's points in order, the states
+    /// in graph order: [`canape_types::dot_points`]); by default as one state of scalars.
+    fn dot(&self, a: &[f64], b: &[f64]) -> f64 {
+        canape_types::dot_points(a, b, 1)
+    }
     /// y = A x (matrix-free through the graph).
     fn apply(&mut self, x: &[f64], y: &mut [f64]);
     /// Assemble A (with projective constraints applied as identity rows/columns).

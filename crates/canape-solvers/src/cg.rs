@@ -89,7 +89,6 @@ impl CgLinearSolver {
 
 impl_component!(CgLinearSolver, "CGLinearSolver", init);
 
-use canape_types::dot;
 
 solve_with_avx2!(CgLinearSolver);
 
@@ -139,12 +138,12 @@ impl CgLinearSolver {
             r.copy_from_slice(b);
         }
         let first_solve = self.solve_count == 0;
-        let normb = dot(b, b).sqrt();
+        let normb = sys.dot(b, b).sqrt();
         let mut stats = SolveStats::default();
         if normb != 0.0 {
             let mut rho_1 = 0.0;
             for it in 1..=self.max_iter {
-                let rho = dot(r, r);
+                let rho = sys.dot(r, r);
                 let err = rho.sqrt() / normb;
                 stats.residual = err;
                 if !err.is_finite() {
@@ -166,7 +165,7 @@ impl CgLinearSolver {
                     }
                 }
                 apply(sys, p, q);
-                let den = dot(p, q);
+                let den = sys.dot(p, q);
                 if !den.is_finite() {
                     x.iter_mut().for_each(|v| *v = f64::NAN);
                     break;

@@ -18,7 +18,6 @@ use canape_types::Mat3;
 
 use crate::direct::DirectSolver;
 
-use canape_types::dot;
 
 /// A preconditioner built from the assembled system matrix.
 #[derive(Clone, Debug)]
@@ -448,7 +447,7 @@ impl PcgLinearSolver {
         self.w.resize(n, 0.0);
         self.s.resize(n, 0.0);
         let (r, w, s) = (&mut self.r, &mut self.w, &mut self.s);
-        let bb = dot(b, b);
+        let bb = sys.dot(b, b);
         let tol = self.tolerance * bb;
         sys.apply(x, r);
         for (ri, bi) in r.iter_mut().zip(b) {
@@ -461,19 +460,19 @@ impl PcgLinearSolver {
             _ => z.copy_from_slice(v),
         };
         precondition(r, w);
-        let mut rz = dot(r, w);
+        let mut rz = sys.dot(r, w);
         let mut it = 1;
         let mut stats = SolveStats::default();
         while it <= self.max_iter && rz > tol {
             sys.apply(w, s);
-            let alpha = rz / dot(w, s);
+            let alpha = rz / sys.dot(w, s);
             for ((xi, ri), (wi, si)) in x.iter_mut().zip(r.iter_mut()).zip(w.iter().zip(s.iter())) {
                 *xi += alpha * wi;
                 *ri -= alpha * si;
             }
             precondition(r, s);
             let rz_old = rz;
-            rz = dot(r, s);
+            rz = sys.dot(r, s);
             let beta = rz / rz_old;
             for (wi, si) in w.iter_mut().zip(s.iter()) {
                 *wi = si + beta * *wi;
@@ -552,7 +551,7 @@ impl MinResLinearSolver {
         for (ri, bi) in r1.iter_mut().zip(b) {
             *ri = bi - *ri;
         }
-        let mut beta1 = dot(&r1, &r1);
+        let mut beta1 = sys.dot(&r1, &r1);
         let mut stats = SolveStats::default();
         if beta1 <= 0.0 {
             return stats;
@@ -579,7 +578,7 @@ impl MinResLinearSolver {
                     *yi -= f * ri;
                 }
             }
-            let alpha = dot(&v, &y);
+            let alpha = sys.dot(&v, &y);
             let f = alpha / beta;
             for (yi, ri) in y.iter_mut().zip(&r2) {
                 *yi -= f * ri;
@@ -587,7 +586,7 @@ impl MinResLinearSolver {
             // r1 := the previous y (saved in r2 at the top of the iteration); r2 is refilled there
             std::mem::swap(&mut r1, &mut r2);
             oldb = beta;
-            beta = dot(&y, &y);
+            beta = sys.dot(&y, &y);
             // (a NaN or infinite value never converges: stop)
             if !beta.is_finite() {
                 x.iter_mut().for_each(|v| *v = f64::NAN);
@@ -622,7 +621,7 @@ impl MinResLinearSolver {
                 break;
             }
             let anorm = tnorm2.sqrt();
-            let ynorm = dot(x, x).sqrt();
+            let ynorm = sys.dot(x, x).sqrt();
             let test1 = phibar / (anorm * ynorm);
             gmax = gmax.max(gamma);
             gmin = gmin.min(gamma);

@@ -111,6 +111,24 @@ mod tests {
     }
 
     #[test]
+    fn dot_points_follows_sofas_order() {
+        // 1e16 + 1 − 1e16: the grouping decides what survives
+        let a = [1e16, 1.0, -1e16, 1.0, 1.0, 1.0];
+        let b = [1.0; 6];
+        // per point of 3: (1e16 + 1) − 1e16 = 0 (the 1 is lost), then + 3
+        assert_eq!(dot_points(&a, &b, 3), 3.0);
+        // as one rigid derivative: ((1e16 + 1) − 1e16) + 3 = 3
+        assert_eq!(dot_points(&a, &b, 6), 3.0);
+        // scalar points: the same chain here
+        assert_eq!(dot_points(&a, &b, 1), 3.0);
+        let a = [1.0, 1e16, -1e16, 1.0];
+        // per point of 2: (1 + 1e16) + (−1e16 + 1) = 1e16 − 1e16 = 0
+        assert_eq!(dot_points(&a, &[1.0; 4], 2), 0.0);
+        // scalar chain: ((1 + 1e16) − 1e16) + 1 = 1
+        assert_eq!(dot_points(&a, &[1.0; 4], 1), 1.0);
+    }
+
+    #[test]
     fn flat_access() {
         let mut b = vec![0.0; 6];
         set3(&mut b, 1, &Vec3::new(1.0, 2.0, 3.0));
@@ -118,6 +136,47 @@ mod tests {
         assert_eq!(get3(&b, 1), Vec3::new(2.0, 3.0, 4.0));
         assert_eq!(get3(&b, 0), Vec3::zeros());
     }
+}
+
+/// Dot product of two flat buffers of points of `point` scalars, summed in SOFA's order
+/// (MechanicalObject::vDot): one running sum from 0, to which each point's own product is added
+/// in point order; a point's product is its components' products summed left to right, a
+/// rigid derivative's (6) as its linear part plus its angular part (RigidDeriv's operator*).
+/// The running sum is one chain of dependent additions, so this is slower than [`dot`] on long
+/// vectors; the solvers use it where SOFA's results depend on it (CG and PCG's scalars, which
+/// decide every iterate of an unconverged solve).
+pub fn dot_points(a: &[f64], b: &[f64], point: usize) -> f64 {
+    let n = a.len().min(b.len());
+    let (a, b) = (&a[..n], &b[..n]);
+    let mut r = 0.0;
+    match point {
+        3 => {
+            for (x, y) in a.chunks_exact(3).zip(b.chunks_exact(3)) {
+                r += (x[0] * y[0] + x[1] * y[1]) + x[2] * y[2];
+            }
+        }
+        6 => {
+            for (x, y) in a.chunks_exact(6).zip(b.chunks_exact(6)) {
+                r += ((x[0] * y[0] + x[1] * y[1]) + x[2] * y[2])
+                    + ((x[3] * y[3] + x[4] * y[4]) + x[5] * y[5]);
+            }
+        }
+        0 | 1 => {
+            for (x, y) in a.iter().zip(b) {
+                r += x * y;
+            }
+        }
+        k => {
+            for (x, y) in a.chunks_exact(k).zip(b.chunks_exact(k)) {
+                let mut p = x[0] * y[0];
+                for i in 1..k {
+                    p += x[i] * y[i];
+                }
+                r += p;
+            }
+        }
+    }
+    r
 }
 
 /// Dot product of two flat buffers, summed in eight interleaved partial sums (lane `i % 8`)

@@ -572,7 +572,7 @@ impl MechanicalOps for GroupOps<'_> {
     fn dot(&mut self, a: VecId, b: VecId) -> f64 {
         let mut sum = 0.0;
         self.for_each_state(|s| {
-            sum += canape_types::dot(s.vec(a), s.vec(b));
+            sum += canape_types::dot_points(s.vec(a), s.vec(b), s.dof.deriv_size());
         });
         sum
     }

@@ -42,6 +42,23 @@ impl LinearSystem for GroupSystem<'_, '_> {
         self.ops.group.size
     }
 
+    /// SOFA's vDot visitor: each independent state's points in order, the states' sums added
+    /// from 0 in the group's order.
+    fn dot(&self, a: &[f64], b: &[f64]) -> f64 {
+        let g = self.ops.group;
+        let mut total = 0.0;
+        for (sp, &k) in g.states.iter().enumerate() {
+            let Some(st) = self.ops.states[k].as_ref() else {
+                continue;
+            };
+            let (off, len) = (g.offsets[sp], st.deriv_len());
+            if let (Some(x), Some(y)) = (a.get(off..off + len), b.get(off..off + len)) {
+                total += canape_types::dot_points(x, y, st.dof.deriv_size());
+            }
+        }
+        total
+    }
+
     fn apply(&mut self, x: &[f64], y: &mut [f64]) {
         y.iter_mut().for_each(|v| *v = 0.0);
         let g = self.ops.group;
