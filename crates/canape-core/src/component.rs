@@ -342,6 +342,25 @@ pub trait Topology: Component + TopologyClone {
     fn hexahedron_coefficients(&self) -> Option<&[f64]> {
         None
     }
+    /// How this topology locates points in its hexahedra for a BarycentricMapping, when it does
+    /// so itself (SOFA's sparse grids answer `findCube` / `findNearestCube`, and
+    /// BarycentricMapperSparseGridTopology maps on them); None: the mapping searches the
+    /// elements geometrically.
+    fn cube_locator(&self) -> Option<&dyn CubeLocator> {
+        None
+    }
+}
+
+/// A grid's point location (SOFA's `findCube` / `findNearestCube`): a hexahedron of the
+/// topology's mesh and the point's trilinear coordinates (fx, fy, fz) in it, which weigh its
+/// corners 0..8 as (1−fx)(1−fy)(1−fz), fx(1−fy)(1−fz), fx·fy(1−fz), (1−fx)fy(1−fz), then the same
+/// times fz for corners 4..8.
+pub trait CubeLocator {
+    /// The hexahedron holding `p`, or None when no cell of the grid does.
+    fn find_cube(&self, p: &[f64; 3]) -> Option<(usize, [f64; 3])>;
+    /// The hexahedron nearest to `p`, with coordinates that may lie outside [0, 1]; None when
+    /// the grid has no hexahedron.
+    fn find_nearest_cube(&self, p: &[f64; 3]) -> Option<(usize, [f64; 3])>;
 }
 
 /// A topological mapping: builds an output topology from an input one (at init).

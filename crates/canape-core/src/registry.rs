@@ -157,6 +157,7 @@ pub const DEALIASED: &[(&str, &str)] = &[
     ("Grid", "GridTopology"),
     ("RegularGrid", "RegularGridTopology"),
     ("SparseGrid", "SparseGridTopology"),
+    ("SparseGridRamification", "SparseGridRamificationTopology"),
     ("MeshObjLoader", "MeshOBJLoader"),
     ("DefaultPipeline", "CollisionPipeline"),
     ("DefaultContactManager", "CollisionResponse"),

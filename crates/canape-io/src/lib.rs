@@ -1,6 +1,7 @@
 //! Input/output: the tolerant SOFA XML reader, scene descriptions with includes and macros, the
 //! scene builder (registry-driven, with diagnostics), file lookup, mesh loaders (Gmsh, OBJ, VTK:
-//! `vtk_read`), SparseGridTopology (`sparse_grid`), SOFA's WriteState format and its
+//! `vtk_read`), SparseGridTopology (`sparse_grid`) and SparseGridRamificationTopology
+//! (`sparse_grid_ramification`), SOFA's WriteState format and its
 //! regression metric, its topology regression (`topo_regress`), VTK output (.vtu files and
 //! .pvd series), the WriteState component (`write_state`) and SOFA's exporter components
 //! VTKExporter, MeshExporter and Monitor (`exporters`).
@@ -13,6 +14,7 @@ pub mod loaders;
 pub mod register;
 pub mod regress;
 pub mod sparse_grid;
+pub mod sparse_grid_ramification;
 pub mod state_io;
 pub mod topo_regress;
 pub mod vtk;

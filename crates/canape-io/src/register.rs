@@ -84,6 +84,15 @@ pub fn register(r: &mut Registry) {
             )))
         },
     );
+    r.register(
+        "SparseGridRamificationTopology",
+        "a sparse grid whose coarse cells split into one hexahedron per connected piece of matter",
+        |_, _| {
+            Ok(AnyComponent::Topology(Box::new(
+                crate::sparse_grid_ramification::SparseGridRamificationTopology::new(),
+            )))
+        },
+    );
     r.register("SphereLoader", "SOFA .sph sphere loader", |_, _| {
         Ok(AnyComponent::Loader(Box::new(SphereLoader::new())))
     });

@@ -11,6 +11,11 @@
 //! coordinates (x, then y, then z); edges are the hexahedra's twelve, each once, in order of
 //! their sorted index pair. Boundary cells carry a stiffness and mass coefficient of ½ with
 //! `fillWeighted` (HexahedronFEMForceField scales its elements by it).
+//!
+//! [`voxelize`] also hands out the regular grid ([`RegularGrid`], SOFA's RegularGridTopology
+//! with its `findCube`/`findNearestCube`), the regular-to-sparse cell maps and the cell types,
+//! which SparseGridRamificationTopology (`sparse_grid_ramification`) builds its levels from; the
+//! Data table, the surface reading and the resolution are shared with it too.
 
 use canape_core::component::Topology;
 use canape_core::data::{DataKind, DataTable, Value};
@@ -204,12 +209,129 @@ fn polygon_meets_cube(t: &[[f64; 3]; 3], n: [f64; 3]) -> bool {
     polygon_contains(t, &n, &d.map(|c| c * tt))
 }
 
-/// The voxelised grid: hexahedra, points, edges, and the per-hexahedron coefficient.
+/// A regular grid of `n` vertices per axis from `min` with spacing `d` (SOFA's
+/// RegularGridTopology as a sparse grid uses it: `setSize(n)`, `setPos(min, max)`), its cells
+/// numbered x fastest.
+#[derive(Clone, Debug, PartialEq)]
+pub struct RegularGrid {
+    pub n: [usize; 3],
+    pub min: [f64; 3],
+    pub d: [f64; 3],
+}
+
+impl RegularGrid {
+    /// The grid spanning `min`..`max` with `n` vertices per axis (each at least 2):
+    /// `d = (max − min)/(n − 1)`.
+    pub fn new(n: [usize; 3], min: [f64; 3], max: [f64; 3]) -> Self {
+        let n = n.map(|v| v.max(2));
+        RegularGrid {
+            n,
+            min,
+            d: std::array::from_fn(|a| (max[a] - min[a]) / (n[a] - 1) as f64),
+        }
+    }
+    /// Cells per axis.
+    pub fn cells(&self) -> [usize; 3] {
+        self.n.map(|v| v - 1)
+    }
+    /// Number of cells.
+    pub fn nb_cells(&self) -> usize {
+        let c = self.cells();
+        c[0] * c[1] * c[2]
+    }
+    /// Index of cell (x, y, z).
+    pub fn cube(&self, x: usize, y: usize, z: usize) -> usize {
+        let c = self.cells();
+        x + c[0] * (y + c[1] * z)
+    }
+    /// Coordinates of cell `c`.
+    pub fn coord(&self, c: usize) -> [usize; 3] {
+        let nc = self.cells();
+        [c % nc[0], (c / nc[0]) % nc[1], c / (nc[0] * nc[1])]
+    }
+    /// Vertex (i, j, k): `min + d·(i, j, k)` per axis.
+    pub fn point(&self, i: usize, j: usize, k: usize) -> [f64; 3] {
+        [
+            self.min[0] + self.d[0] * i as f64,
+            self.min[1] + self.d[1] * j as f64,
+            self.min[2] + self.d[2] * k as f64,
+        ]
+    }
+    /// The eight corners of cell `c` in SOFA's hexahedron order: (x,y,z), (x+1,y,z),
+    /// (x+1,y+1,z), (x,y+1,z), then the same at z+1.
+    pub fn corners(&self, c: usize) -> [[f64; 3]; 8] {
+        let [x, y, z] = self.coord(c);
+        HEXA_CORNERS.map(|[i, j, k]| self.point(x + i, y + j, z + k))
+    }
+    /// The point's grid coordinates and the cell indices below them, as
+    /// RegularGridTopology::findCube computes them: `((p − p0)·d)·(1/(d·d))` per axis, and the
+    /// index by SOFA's `int(x + 1000000) − 1000000` (a floor for the values of a grid).
+    fn local(&self, p: &[f64; 3]) -> ([f64; 3], [i64; 3]) {
+        let x: [f64; 3] = std::array::from_fn(|a| {
+            ((p[a] - self.min[a]) * self.d[a]) * (1.0 / (self.d[a] * self.d[a]))
+        });
+        // `as` saturates (NaN gives 0): a degenerate grid puts every point outside
+        let i = x.map(|v| (v + 1_000_000.0) as i64 - 1_000_000);
+        (x, i)
+    }
+    /// RegularGridTopology::findCube: the cell holding `p` and the point's coordinates in it
+    /// (in [0, 1)), or None outside the grid.
+    pub fn find_cube(&self, p: &[f64; 3]) -> Option<(usize, [f64; 3])> {
+        let (x, i) = self.local(p);
+        let nc = self.cells();
+        if (0..3).any(|a| i[a] < 0 || i[a] >= nc[a] as i64) {
+            return None;
+        }
+        let c = i.map(|v| v as usize);
+        Some((
+            self.cube(c[0], c[1], c[2]),
+            std::array::from_fn(|a| x[a] - i[a] as f64),
+        ))
+    }
+    /// RegularGridTopology::findNearestCube: the cell of `p` clamped into the grid, with the
+    /// point's coordinates relative to it (below 0 or above 1 outside the grid).
+    pub fn find_nearest_cube(&self, p: &[f64; 3]) -> (usize, [f64; 3]) {
+        let (x, i) = self.local(p);
+        let nc = self.cells();
+        let i: [i64; 3] = std::array::from_fn(|a| i[a].clamp(0, nc[a] as i64 - 1));
+        let c = i.map(|v| v as usize);
+        (
+            self.cube(c[0], c[1], c[2]),
+            std::array::from_fn(|a| x[a] - i[a] as f64),
+        )
+    }
+}
+
+/// Offsets of a hexahedron's corners from its cell, in SOFA's order.
+pub const HEXA_CORNERS: [[usize; 3]; 8] = [
+    [0, 0, 0],
+    [1, 0, 0],
+    [1, 1, 0],
+    [0, 1, 0],
+    [0, 0, 1],
+    [1, 0, 1],
+    [1, 1, 1],
+    [0, 1, 1],
+];
+
+/// Marks a regular cell that is not in the sparse grid.
+pub const NO_CELL: u32 = u32::MAX;
+
+/// The voxelised grid: hexahedra, points, edges, the per-hexahedron coefficient, and the
+/// regular grid with its cell maps and types.
 pub struct SparseGrid {
     pub mesh: Mesh,
     pub coefficients: Vec<f64>,
     pub boundary_cells: usize,
     pub inside_cells: usize,
+    /// The regular grid the cells belong to.
+    pub grid: RegularGrid,
+    /// Per regular cell, its sparse (hexahedron) index, or [`NO_CELL`] when it is not kept.
+    pub reg2sp: Vec<u32>,
+    /// Per sparse cell, its regular cell.
+    pub sp2reg: Vec<usize>,
+    /// Per sparse cell, whether it is a boundary cell (SOFA's BOUNDARY type; else INSIDE).
+    pub boundary: Vec<bool>,
 }
 
 /// Voxelise the closed surface (`points`, `polygons`) on a grid of `n` vertices per axis.
@@ -233,21 +355,24 @@ pub fn voxelize(
     }
     let min: [f64; 3] = std::array::from_fn(|a| lo[a] - (hi[a] - lo[a]) / 100.0);
     let max: [f64; 3] = std::array::from_fn(|a| hi[a] + (hi[a] - lo[a]) / 100.0);
-    let nc = n.map(|v| v.max(2) - 1);
-    let cells = nc[0] * nc[1] * nc[2];
-    if cells > canape_core::state::MAX_POINTS {
-        return Err(format!("{cells} cells are more than the grid may hold"));
-    }
-    let d: [f64; 3] = std::array::from_fn(|a| (max[a] - min[a]) / nc[a] as f64);
-    let pos = |i: usize, j: usize, k: usize| -> [f64; 3] {
-        [
-            min[0] + d[0] * i as f64,
-            min[1] + d[1] * j as f64,
-            min[2] + d[2] * k as f64,
-        ]
+    let grid = RegularGrid::new(n, min, max);
+    let nc = grid.cells();
+    let cells = nc
+        .iter()
+        .try_fold(1usize, |acc, &c| acc.checked_mul(c))
+        .filter(|&c| c <= canape_core::state::MAX_POINTS)
+        .ok_or_else(|| {
+            format!(
+                "a grid of {}×{}×{} cells is more than the grid may hold",
+                nc[0], nc[1], nc[2]
+            )
+        })?;
+    let pos = |i: usize, j: usize, k: usize| grid.point(i, j, k);
+    let cidx = |x: usize, y: usize, z: usize| grid.cube(x, y, z);
+    let coord = |c: usize| {
+        let [x, y, z] = grid.coord(c);
+        (x, y, z)
     };
-    let cidx = |x: usize, y: usize, z: usize| x + nc[0] * (y + nc[1] * z);
-    let coord = |c: usize| (c % nc[0], (c / nc[0]) % nc[1], c / (nc[0] * nc[1]));
     #[derive(Clone, Copy, PartialEq)]
     enum Kind {
         Inside,
@@ -255,17 +380,8 @@ pub fn voxelize(
         Boundary,
     }
     let mut kind = vec![Kind::Inside; cells];
-    let cell_of = |p: &[f64; 3]| -> Option<usize> {
-        let mut c = [0usize; 3];
-        for a in 0..3 {
-            let f = ((p[a] - min[a]) / d[a]).floor();
-            if !(f >= 0.0 && f < nc[a] as f64) {
-                return None;
-            }
-            c[a] = f as usize;
-        }
-        Some(cidx(c[0], c[1], c[2]))
-    };
+    // SOFA finds a vertex's cell with RegularGridTopology::findCube
+    let cell_of = |p: &[f64; 3]| grid.find_cube(p).map(|(c, _)| c);
     let vertex_cell: Vec<Option<usize>> = points.iter().map(cell_of).collect();
     for c in vertex_cell.iter().flatten() {
         kind[*c] = Kind::Boundary;
@@ -434,6 +550,10 @@ pub fn voxelize(
         .map(|&(_, boundary)| if boundary && fill_weighted { 0.5 } else { 1.0 })
         .collect();
     let boundary_cells = kept.iter().filter(|k| k.1).count();
+    let mut reg2sp = vec![NO_CELL; cells];
+    for (i, &(c, _)) in kept.iter().enumerate() {
+        reg2sp[c] = i as u32;
+    }
     Ok(SparseGrid {
         mesh: Mesh {
             points: pts,
@@ -444,6 +564,10 @@ pub fn voxelize(
         coefficients,
         boundary_cells,
         inside_cells: kept.len() - boundary_cells,
+        reg2sp,
+        sp2reg: kept.iter().map(|k| k.0).collect(),
+        boundary: kept.iter().map(|k| k.1).collect(),
+        grid,
     })
 }
 
@@ -476,30 +600,175 @@ impl Default for SparseGridTopology {
     }
 }
 
+/// A closed surface to voxelise: its points and its faces as polygons, as SOFA's
+/// helper::io::Mesh holds them (an OBJ file's faces in file order, n-gons kept whole).
+#[derive(Clone, Debug, Default)]
+pub struct Surface {
+    pub points: Vec<[f64; 3]>,
+    pub polygons: Vec<Vec<u32>>,
+}
+
+/// SparseGridTopology's Data (SOFA's, with MeshTopology's input surface and output cells),
+/// shared with SparseGridRamificationTopology.
+pub fn sparse_grid_fields() -> DataTable {
+    canape_core::data::base_fields(DataTable::new())
+        .with("filename", DataKind::File, "", "Filename of the mesh")
+        .alias(&["fileTopology"])
+        .with("n", DataKind::Ints(3), "2 2 2", "grid resolution")
+        .with("min", DataKind::Reals(3), "0 0 0", "Min")
+        .with("max", DataKind::Reals(3), "0 0 0", "Max")
+        .with("cellWidth", DataKind::Real, "0", "if > 0 : dimension of each cell in the created grid")
+        .with("nbVirtualFinerLevels", DataKind::Int, "0", "create virtual (not in the animation tree) finer sparse grids in order to dispose of finest information (useful to compute better mechanical properties for example)")
+        .with("fillWeighted", DataKind::Bool, "1", "Is quantity of matter inside a cell taken into account? (.5 for boundary, 1 for inside)")
+        .with("onlyInsideCells", DataKind::Bool, "0", "Select only inside cells (exclude boundary cells)")
+        .with("dataResolution", DataKind::Ints(3), "0 0 0", "Dimension of the voxel File")
+        .with("voxelSize", DataKind::Reals(3), "1 1 1", "Dimension of one voxel")
+        .with("marchingCubeStep", DataKind::Int, "1", "Step of the Marching Cube algorithm")
+        .with("convolutionSize", DataKind::Int, "0", "Dimension of the convolution kernel to smooth the voxels. 0 if no smoothing is required.")
+        .with("position", DataKind::Reals(3), "", "Input mesh points (when no file is given)")
+        .alias(&["points"])
+        .with("triangles", DataKind::Ints(3), "", "Input mesh triangles")
+        .with("quads", DataKind::Ints(4), "", "Input mesh quads")
+        .output("hexahedra", DataKind::Ints(8), "Hexahedra of the grid")
+        .output("edges", DataKind::Ints(2), "Edges of the grid")
+}
+
+/// Parse an OBJ file's vertices and faces, the faces kept as polygons (first index of each
+/// `v/vt/vn` group, 1-based or negative from the end).
+fn parse_obj_polygons(text: &str) -> Result<Surface, String> {
+    let mut s = Surface::default();
+    for (ln, l) in text.lines().enumerate() {
+        let mut it = l.split_whitespace();
+        match it.next() {
+            Some("v") => {
+                let v: Vec<f64> = it
+                    .take(3)
+                    .map(str::parse::<f64>)
+                    .collect::<Result<_, _>>()
+                    .map_err(|_| format!("line {}: bad vertex", ln + 1))?;
+                let [x, y, z] = v[..] else {
+                    return Err(format!("line {}: a vertex needs 3 coordinates", ln + 1));
+                };
+                s.points.push([x, y, z]);
+            }
+            Some("f") => {
+                let mut poly = Vec::new();
+                for t in it {
+                    let first = t.split('/').next().unwrap_or("");
+                    let i: i64 = first
+                        .parse()
+                        .map_err(|_| format!("line {}: bad face index", ln + 1))?;
+                    let i = if i < 0 {
+                        s.points.len() as i64 + i
+                    } else {
+                        i - 1
+                    };
+                    let i = u32::try_from(i)
+                        .map_err(|_| format!("line {}: face index out of range", ln + 1))?;
+                    poly.push(i);
+                }
+                s.polygons.push(poly);
+            }
+            _ => {}
+        }
+    }
+    Ok(s)
+}
+
+/// The surface a sparse grid voxelises: the file `filename` when set (OBJ faces kept as
+/// polygons; other formats as their triangles then quads), else the input `position`,
+/// `triangles` and `quads`. Every face index is checked against the points.
+pub fn load_surface(data: &DataTable) -> Result<Surface, String> {
+    let file = data.str("filename");
+    let surface = if file.is_empty() {
+        let pts = canape_core::mesh::group_points(data.reals("position"));
+        let tri: Vec<[u32; 3]> = canape_core::mesh::group(data.ints("triangles"));
+        let quads: Vec<[u32; 4]> = canape_core::mesh::group(data.ints("quads"));
+        Surface {
+            points: pts,
+            polygons: tri
+                .iter()
+                .map(|t| t.to_vec())
+                .chain(quads.iter().map(|q| q.to_vec()))
+                .collect(),
+        }
+    } else if file.to_ascii_lowercase().ends_with(".obj") {
+        let bytes = crate::files::read_capped(
+            std::path::Path::new(file),
+            crate::files::MAX_DATA_FILE_BYTES,
+        )
+        .map_err(|e| format!("cannot read '{file}': {e}"))?;
+        parse_obj_polygons(&String::from_utf8_lossy(&bytes))
+            .map_err(|e| format!("cannot load '{file}': {e}"))?
+    } else {
+        // voxel and .raw files are not read yet: the reader names the formats it knows
+        let m = crate::loaders::read_mesh_file(file)?;
+        Surface {
+            polygons: m
+                .triangles
+                .iter()
+                .map(|t| t.to_vec())
+                .chain(m.quads.iter().map(|q| q.to_vec()))
+                .collect(),
+            points: m.points,
+        }
+    };
+    if surface
+        .polygons
+        .iter()
+        .flatten()
+        .any(|&v| v as usize >= surface.points.len())
+    {
+        return Err("a face uses a point beyond the mesh's points".into());
+    }
+    Ok(surface)
+}
+
+/// The Data `n`, each value at least 2 (SparseGridTopology::init).
+pub fn resolution(data: &DataTable) -> [usize; 3] {
+    let mut n = [2usize; 3];
+    for (a, v) in data.ints("n").iter().take(3).enumerate() {
+        n[a] = (*v as usize).max(2);
+    }
+    n
+}
+
+/// SOFA's `cellWidth` rule for a grid built directly: `n = ⌈(max − min)/w⌉ + 1` over the
+/// bounding box widened by 1 % on each side.
+pub fn cell_width_resolution(points: &[[f64; 3]], w: f64, n: [usize; 3]) -> [usize; 3] {
+    let Some(first) = points.first() else {
+        return n;
+    };
+    let mut lo = *first;
+    let mut hi = *first;
+    for p in points {
+        for a in 0..3 {
+            lo[a] = lo[a].min(p[a]);
+            hi[a] = hi[a].max(p[a]);
+        }
+    }
+    std::array::from_fn(|a| {
+        let ext = (hi[a] - lo[a]) * 1.02;
+        // a huge ratio saturates, and voxelize then reports the grid as too large
+        ((ext / w).ceil() as usize).saturating_add(1).max(2)
+    })
+}
+
+/// Warn that `min`/`max` are not used (the grid spans the mesh's widened bounding box).
+pub fn warn_unused_bounds(data: &DataTable, ctx: &mut InitContext<'_>) {
+    for unsupported in ["min", "max"] {
+        if data.reals(unsupported).iter().any(|v| *v != 0.0) {
+            ctx.warn(format!(
+                "'{unsupported}' is not used yet: the grid spans the mesh's bounding box widened by 1 %"
+            ));
+        }
+    }
+}
+
 impl SparseGridTopology {
     pub fn new() -> Self {
-        let data = canape_core::data::base_fields(DataTable::new())
-            .with("filename", DataKind::File, "", "Filename of the mesh")
-            .alias(&["fileTopology"])
-            .with("n", DataKind::Ints(3), "2 2 2", "grid resolution")
-            .with("min", DataKind::Reals(3), "0 0 0", "Min")
-            .with("max", DataKind::Reals(3), "0 0 0", "Max")
-            .with("cellWidth", DataKind::Real, "0", "if > 0 : dimension of each cell in the created grid")
-            .with("nbVirtualFinerLevels", DataKind::Int, "0", "create virtual (not in the animation tree) finer sparse grids in order to dispose of finest information (useful to compute better mechanical properties for example)")
-            .with("fillWeighted", DataKind::Bool, "1", "Is quantity of matter inside a cell taken into account? (.5 for boundary, 1 for inside)")
-            .with("onlyInsideCells", DataKind::Bool, "0", "Select only inside cells (exclude boundary cells)")
-            .with("dataResolution", DataKind::Ints(3), "0 0 0", "Dimension of the voxel File")
-            .with("voxelSize", DataKind::Reals(3), "1 1 1", "Dimension of one voxel")
-            .with("marchingCubeStep", DataKind::Int, "1", "Step of the Marching Cube algorithm")
-            .with("convolutionSize", DataKind::Int, "0", "Dimension of the convolution kernel to smooth the voxels. 0 if no smoothing is required.")
-            .with("position", DataKind::Reals(3), "", "Input mesh points (when no file is given)")
-            .alias(&["points"])
-            .with("triangles", DataKind::Ints(3), "", "Input mesh triangles")
-            .with("quads", DataKind::Ints(4), "", "Input mesh quads")
-            .output("hexahedra", DataKind::Ints(8), "Hexahedra of the grid")
-            .output("edges", DataKind::Ints(2), "Edges of the grid");
         SparseGridTopology {
-            data,
+            data: sparse_grid_fields(),
             mesh: Mesh::default(),
             coefficients: Vec::new(),
         }
@@ -512,61 +781,22 @@ impl SparseGridTopology {
             ctx.error("nbVirtualFinerLevels > 0 (coarsening from finer virtual grids) is not supported yet");
             return;
         }
-        for unsupported in ["min", "max"] {
-            if self.data.reals(unsupported).iter().any(|v| *v != 0.0) {
-                ctx.warn(format!(
-                    "'{unsupported}' is not used yet: the grid spans the mesh's bounding box widened by 1 %"
-                ));
-            }
-        }
-        let file = self.data.str("filename").to_string();
-        let surface: Mesh = if !file.is_empty() {
-            // voxel and .raw files are not read yet: the reader names the formats it knows
-            match crate::loaders::read_mesh_file(&file) {
-                Ok(m) => m,
-                Err(e) => {
-                    ctx.error(e);
-                    return;
-                }
-            }
-        } else {
-            Mesh {
-                points: canape_core::mesh::group_points(self.data.reals("position")),
-                triangles: canape_core::mesh::group(self.data.ints("triangles")),
-                quads: canape_core::mesh::group(self.data.ints("quads")),
-                ..Mesh::default()
+        warn_unused_bounds(&self.data, ctx);
+        let surface = match load_surface(&self.data) {
+            Ok(s) => s,
+            Err(e) => {
+                ctx.error(e);
+                return;
             }
         };
-        let polygons: Vec<Vec<u32>> = surface
-            .triangles
-            .iter()
-            .map(|t| t.to_vec())
-            .chain(surface.quads.iter().map(|q| q.to_vec()))
-            .collect();
-        let nv = self.data.ints("n");
-        let mut n = [2usize; 3];
-        for (a, v) in nv.iter().take(3).enumerate() {
-            n[a] = (*v as usize).max(2);
-        }
+        let mut n = resolution(&self.data);
         let w = self.data.real("cellWidth");
-        if w > 0.0 && !surface.points.is_empty() {
-            // SOFA: n from the cell width over the (widened) bounding box
-            let mut lo = surface.points[0];
-            let mut hi = surface.points[0];
-            for p in &surface.points {
-                for a in 0..3 {
-                    lo[a] = lo[a].min(p[a]);
-                    hi[a] = hi[a].max(p[a]);
-                }
-            }
-            for a in 0..3 {
-                let ext = (hi[a] - lo[a]) * 1.02;
-                n[a] = ((ext / w).ceil() as usize + 1).max(2);
-            }
+        if w > 0.0 {
+            n = cell_width_resolution(&surface.points, w, n);
         }
         match voxelize(
             &surface.points,
-            &polygons,
+            &surface.polygons,
             n,
             self.data.bool("fillWeighted"),
             self.data.bool("onlyInsideCells"),

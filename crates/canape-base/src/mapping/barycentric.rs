@@ -244,6 +244,47 @@ pub fn compute_weights(
     Ok(wts)
 }
 
+/// Weights of `points` on a grid that locates them itself, as SOFA's
+/// BarycentricMapperSparseGridTopology::init does
+/// (Sofa/Component/Mapping/Linear/.../BarycentricMappers/BarycentricMapperSparseGridTopology.inl):
+/// the grid's `findCube`, else its `findNearestCube`, in the grid's own frame (the input state's
+/// positions are not read, so a translated grid state carries its mapped points along); the
+/// hexahedron's eight corners weigh trilinearly, extrapolating outside [0, 1].
+pub fn locate_in_cubes(
+    locator: &dyn canape_core::component::CubeLocator,
+    mesh: &canape_core::mesh::Mesh,
+    nb_inputs: usize,
+    points: &[f64],
+) -> Result<BarycentricWeights, String> {
+    if let Some(m) = mesh.max_index() {
+        if m as usize >= nb_inputs {
+            return Err(format!(
+                "the input topology uses point {m}, but the input state has {nb_inputs} points"
+            ));
+        }
+    }
+    let mut wts = BarycentricWeights::default();
+    for p in points.chunks_exact(3) {
+        let p = [p[0], p[1], p[2]];
+        let found = locator
+            .find_cube(&p)
+            .or_else(|| locator.find_nearest_cube(&p));
+        let Some((h, [a, b, c])) = found else {
+            return Err("the input grid has no hexahedron to map points in".into());
+        };
+        let Some(hexa) = mesh.hexahedra.get(h) else {
+            return Err(format!(
+                "the input grid located a point in hexahedron {h}, beyond its {}",
+                mesh.hexahedra.len()
+            ));
+        };
+        let w = hexa_weights(a, b, c);
+        let pairs: Vec<(u32, f64)> = hexa.iter().copied().zip(w).collect();
+        wts.push(&pairs);
+    }
+    Ok(wts)
+}
+
 #[derive(Clone)]
 pub struct BarycentricMapping {
     data: DataTable,
@@ -379,6 +420,19 @@ impl BarycentricMapping {
             ctx.error("the mapping's output has no positions");
             return;
         };
+        // a grid that locates points itself (SparseGridRamificationTopology): SOFA's
+        // BarycentricMapperSparseGridTopology, trilinear weights on the hexahedron it answers
+        if let Some(locator) = topo.cube_locator() {
+            match locate_in_cubes(locator, topo.mesh(), x.len() / 3, &pts) {
+                Ok(w) => {
+                    self.weights = w;
+                    self.input = vec![input];
+                    self.output = Some(output);
+                }
+                Err(e) => ctx.error(e),
+            }
+            return;
+        }
         // a grid topology locates the points in its own geometry (SOFA's
         // BarycentricMapperRegularGridTopology/SparseGridTopology call the grid's findCube), so
         // a state translated from its grid (MechanicalObject dz) carries its mapped points along
