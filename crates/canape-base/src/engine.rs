@@ -1,6 +1,8 @@
 //! Engines: BoxROI (Sofa/Component/Engine/Select/.../BoxROI.inl), TransformEngine, SphereROI,
-//! PlaneROI, PairBoxROI, PointsFromIndices, and SubsetTopology (`subset_topology`).
+//! PlaneROI, PairBoxROI, PointsFromIndices, SubsetTopology (`subset_topology`), and
+//! MeshTetraStuffing (`mesh_tetra_stuffing`).
 
+pub mod mesh_tetra_stuffing;
 pub mod subset_topology;
 
 use crate::base_data;

@@ -652,6 +652,16 @@ pub fn register(r: &mut Registry) {
         },
     );
     r.register(
+        "MeshTetraStuffing",
+        "a tetrahedral volume mesh from a closed surface by isosurface stuffing (Labelle & Shewchuk 2007)",
+        |_, t| {
+            vec3_only(t, "MeshTetraStuffing")?;
+            Ok(AnyComponent::Engine(Box::new(
+                crate::engine::mesh_tetra_stuffing::MeshTetraStuffing::new(),
+            )))
+        },
+    );
+    r.register(
         "TransformEngine",
         "translates, rotates and scales positions",
         |_, t| {
