@@ -456,6 +456,13 @@ pub trait Mapping: Component + MappingClone {
     fn maps_forces(&self) -> bool {
         self.data().field("mapForces").is_none() || self.data().bool("mapForces")
     }
+    /// Whether constraint Jacobians of the output are mapped up to the inputs (SOFA's
+    /// `mapConstraints`, true when the mapping has no such Data). A mapping that maps
+    /// constraints but not forces still joins its inputs' solver group: Lagrangian constraint
+    /// rows on its output go up, its output's forces do not.
+    fn maps_constraints(&self) -> bool {
+        self.data().field("mapConstraints").is_none() || self.data().bool("mapConstraints")
+    }
     /// Whether the rest positions are mapped at init too (`applyRestPosition`).
     fn applies_rest_position(&self) -> bool {
         self.data().field("applyRestPosition").is_some() && self.data().bool("applyRestPosition")

@@ -536,6 +536,11 @@ impl Component for MeshLoaderComponent {
                 return;
             }
         };
+        // SOFA's MeshLoader::updateElements: `triangulate` splits each quad (q0 q1 q2 q3)
+        // into (q0 q1 q2) and (q0 q2 q3), appended after the triangles, and drops the quads
+        if self.data.bool("triangulate") {
+            triangulate_quads(&mut mesh);
+        }
         let sub = if self.data.is_set("createSubelements") {
             self.data.bool("createSubelements")
         } else {
@@ -569,6 +574,17 @@ impl Component for MeshLoaderComponent {
 }
 
 impl Loader for MeshLoaderComponent {}
+
+/// SOFA's MeshLoader `triangulate`: each quad (q0 q1 q2 q3) becomes (q0 q1 q2) and (q0 q2 q3),
+/// appended after the mesh's triangles; the quads are dropped.
+fn triangulate_quads(mesh: &mut Mesh) {
+    let quads = std::mem::take(&mut mesh.quads);
+    mesh.triangles.extend(
+        quads
+            .iter()
+            .flat_map(|q| [[q[0], q[1], q[2]], [q[0], q[2], q[3]]]),
+    );
+}
 
 /// Parse a SOFA `.sph` sphere file: `sphe <id> x y z r` lines.
 pub fn parse_sph(text: &str) -> Result<(Vec<[f64; 3]>, Vec<f64>), String> {
@@ -856,6 +872,14 @@ mod tests {
         assert_eq!(m.edges.len(), 6);
         assert!(parse_gmsh("$NOD\n2\n1 0 0\n").is_err());
         assert!(parse_gmsh("hello").is_err());
+    }
+
+    #[test]
+    fn triangulate_splits_quads_after_the_triangles() {
+        let mut m = parse_obj("v 0 0 0\nv 1 0 0\nv 0 1 0\nv 1 1 0\nf 1 2 3\nf 1 2 4 3\n").unwrap();
+        triangulate_quads(&mut m);
+        assert!(m.quads.is_empty());
+        assert_eq!(m.triangles, vec![[0, 1, 2], [0, 1, 3], [0, 3, 2]]);
     }
 
     #[test]

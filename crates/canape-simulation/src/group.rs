@@ -338,7 +338,8 @@ pub fn build_groups_checked(scene: &Scene, diags: &mut Diagnostics) -> Vec<Group
                 return None;
             };
             let map = scene.mappings[i].as_ref()?;
-            (map.output() == Some(s) && map.maps_forces()).then_some((i, m))
+            (map.output() == Some(s) && (map.maps_forces() || map.maps_constraints()))
+                .then_some((i, m))
         })
     }
     fn collect(
@@ -385,6 +386,12 @@ pub fn build_groups_checked(scene: &Scene, diags: &mut Diagnostics) -> Vec<Group
                         );
                         return;
                     }
+                    // forces stop at a mapping without mapForces, and below it
+                    let forces = map.maps_forces()
+                        && !g
+                            .mappings
+                            .iter()
+                            .any(|gm| !gm.forces && inputs.contains(&gm.output));
                     g.mapped.push(s);
                     g.mappings.push(GroupMapping {
                         mapping: mi,
@@ -392,6 +399,7 @@ pub fn build_groups_checked(scene: &Scene, diags: &mut Diagnostics) -> Vec<Group
                         output: s,
                         inputs_k: Vec::new(),
                         output_k: 0,
+                        forces,
                     });
                 }
                 None if has_mapping => {
@@ -428,6 +436,17 @@ pub fn build_groups_checked(scene: &Scene, diags: &mut Diagnostics) -> Vec<Group
             }
             let Some(s) = st else { continue };
             if !(g.states.contains(&s) || g.mapped.contains(&s)) {
+                continue;
+            }
+            // a state whose mapping does not map forces (mapForces="0"): SOFA leaves its
+            // masses and force fields out of the mechanics
+            let forces_cut = g.mappings.iter().any(|gm| gm.output == s && !gm.forces);
+            if forces_cut && matches!(info.slot, Slot::Mass(_) | Slot::ForceField(_)) {
+                diags.push(
+                    Diagnostic::warning("its state's mapping does not map forces (mapForces=\"0\"): it does not act on the mechanics, as in SOFA")
+                        .at(info.loc.clone())
+                        .on(scene.component_label(c)),
+                );
                 continue;
             }
             match info.slot {

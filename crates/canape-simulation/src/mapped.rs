@@ -23,6 +23,9 @@ pub struct GroupMapping {
     /// The inputs and the output as indices into the group's state list (`Group::state_of`).
     pub inputs_k: Vec<usize>,
     pub output_k: usize,
+    /// SOFA's `mapForces`: false for a mapping that only carries constraints up (its output's
+    /// force fields and masses are left out of the group, and forces do not go up through it).
+    pub forces: bool,
 }
 
 type States = [Option<MechanicalObject>];
@@ -73,7 +76,34 @@ pub fn accumulate(
     djt: Option<(VecId, VecId, f64)>,
     scratch: &mut Vec<Vec<f64>>,
 ) {
+    accumulate_through(states, maps, gms, df, djt, scratch, false);
+}
+
+/// [`accumulate`] for Lagrangian constraint rows: through every mapping, those that map
+/// constraints but not forces (`mapForces` false) included.
+pub fn accumulate_constraints(
+    states: &mut States,
+    maps: &Mappings,
+    gms: &[GroupMapping],
+    df: VecId,
+    scratch: &mut Vec<Vec<f64>>,
+) {
+    accumulate_through(states, maps, gms, df, None, scratch, true);
+}
+
+fn accumulate_through(
+    states: &mut States,
+    maps: &Mappings,
+    gms: &[GroupMapping],
+    df: VecId,
+    djt: Option<(VecId, VecId, f64)>,
+    scratch: &mut Vec<Vec<f64>>,
+    constraints: bool,
+) {
     for gm in gms.iter().rev() {
+        if !(gm.forces || constraints) {
+            continue;
+        }
         let Some(m) = maps[gm.mapping].as_ref() else {
             continue;
         };

@@ -239,12 +239,11 @@ impl Simulation {
                         }
                     }
                 }
-                mapped::accumulate(
+                mapped::accumulate_constraints(
                     &mut self.scene.states,
                     &self.scene.mappings,
                     &g.mappings,
                     scratch_id,
-                    None,
                     &mut buffers,
                 );
                 for &si in &g.states {
