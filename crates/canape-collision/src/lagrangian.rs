@@ -11,8 +11,9 @@
 //! on P, its violation n·(P_free − Q_free) − d; with friction (μ > 0) two tangent rows
 //! (SOFA's basis: t0 = (n_z, n_x, n_y), s = normalize(n × t0), t = −n × s) whose violations
 //! are the tangential free displacements, scaled back to the moment of contact when the
-//! contact starts during the step, as SOFA's getConstraintViolation does. The response builds
-//! nothing in a step where no contact is violated at the free motion (SOFA's isActive).
+//! contact starts during the step, as SOFA's getConstraintViolation does. Every contact gives
+//! its rows, violated at the free motion or not: one that needs no force gets a zero impulse
+//! (SOFA's constraint-matrix visitor builds them all; its isActive is not asked here).
 
 use canape_core::collision::{Contact, ContactPoint, ContactResponse};
 use canape_core::component::{Passive, Role};
@@ -148,14 +149,9 @@ impl LagrangianConstraint for ContactConstraint {
                 Self::point(x[1], c2, &c.second),
             ]
         };
-        // active only when some contact is violated at the free motion
-        let any = self.contacts.iter().any(|c| {
-            let pf = ends(c, inputs.x_free);
-            c.normal.dot(&(pf[1] - pf[0])) - c.distance < 0.0
-        });
-        if !any {
-            return;
-        }
+        // every contact gives its rows, violated at the free motion or not (SOFA's
+        // MechanicalBuildConstraintMatrix builds them all; a contact that needs no force gets
+        // a zero impulse from the solver)
         for c in &self.contacts {
             let n = c.normal;
             let (t, s) = tangents(&n);
