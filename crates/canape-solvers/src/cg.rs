@@ -89,7 +89,6 @@ impl CgLinearSolver {
 
 impl_component!(CgLinearSolver, "CGLinearSolver", init);
 
-
 solve_with_avx2!(CgLinearSolver);
 
 impl CgLinearSolver {

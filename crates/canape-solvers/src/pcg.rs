@@ -18,7 +18,6 @@ use canape_types::Mat3;
 
 use crate::direct::DirectSolver;
 
-
 /// A preconditioner built from the assembled system matrix.
 #[derive(Clone, Debug)]
 pub enum Preconditioner {
