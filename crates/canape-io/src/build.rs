@@ -26,6 +26,7 @@ const OBJECT_LINKS: &[&str] = &[
     "geometryState",
     "linearSolver",
     "odeSolver",
+    "newtonSolver",
     "preconditioner",
     "orderingMethod",
     "object1",

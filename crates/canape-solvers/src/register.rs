@@ -8,6 +8,7 @@ use crate::EulerExplicitSolver;
 use crate::EulerImplicitSolver;
 use crate::MinResLinearSolver;
 use crate::NewmarkImplicitSolver;
+use crate::NewtonRaphsonSolver;
 use crate::PcgLinearSolver;
 use crate::RungeKutta2Solver;
 use crate::RungeKutta4Solver;
@@ -49,8 +50,13 @@ pub fn register(r: &mut Registry) {
     );
     r.register(
         "StaticSolver",
-        "Newton iterations towards static equilibrium",
+        "static equilibrium by Newton-Raphson iterations (parameters from a NewtonRaphsonSolver)",
         |_, _| Ok(AnyComponent::Ode(Box::new(StaticSolver::new()))),
+    );
+    r.register(
+        "NewtonRaphsonSolver",
+        "Newton-Raphson parameters (iterations, line search, stopping thresholds) for the ODE solver that links or finds it",
+        |_, _| Ok(AnyComponent::Passive(Box::new(NewtonRaphsonSolver::new()))),
     );
     r.register(
         "CGLinearSolver",

@@ -126,7 +126,8 @@ fn cantilever_tip(nl: usize, nh: usize, tet: bool, l: f64, h: f64) -> f64 {
     let scene = format!(
         r#"<Node name="root" dt="1" gravity="0 0 0">
   <DefaultAnimationLoop/>
-  <StaticSolver newton_iterations="1"/>
+  <NewtonRaphsonSolver/>
+  <StaticSolver/>
   <SparseLDLSolver/>
   <RegularGridTopology name="grid" min="0 {lo} {lo}" max="{l} {hi} {hi}" n="{a} {b} {b}"/>
   <MechanicalObject name="dofs"/>
@@ -269,7 +270,8 @@ fn static_elasticity_matches_scikit_fem_on_the_same_mesh() {
     let scene = format!(
         r#"<Node name="root" dt="1" gravity="0 0 0">
   <DefaultAnimationLoop/>
-  <StaticSolver newton_iterations="1"/>
+  <NewtonRaphsonSolver/>
+  <StaticSolver/>
   <SparseLDLSolver/>
   <RegularGridTopology name="grid" min="0 -0.1 -0.15" max="1 0.1 0.15" n="9 3 4"/>
   <MechanicalObject name="dofs"/>
