@@ -449,6 +449,16 @@ pub fn register(r: &mut Registry) {
         },
     );
     r.register(
+        "FixedLagrangianConstraint",
+        "holds points (Vec3) or frames (Rigid3) at their rest positions by Lagrangian rows",
+        |_, t| {
+            known_template(t)?;
+            Ok(AnyComponent::Passive(Box::new(
+                crate::constraint::lagrangian::fixed::FixedLagrangianConstraint::new(),
+            )))
+        },
+    );
+    r.register(
         "LinearVelocityProjectiveConstraint",
         "imposes velocities interpolated between key times",
         |_, t| {

@@ -374,3 +374,50 @@ fn bad_lagrangian_input_is_reported_and_the_rest_runs() {
     let b = pos(&sim, "/root/B/b");
     assert_eq!(b, vec![0.0, 0.0, 0.0, 0.0, 0.0, 0.0, 1.0]);
 }
+
+/// FixedLagrangianConstraint holds the listed points of a falling grid at their rest positions
+/// (Vec3), and a rigid frame's position and orientation (Rigid3), by Lagrangian rows.
+#[test]
+fn fixed_lagrangian_constraint_holds_points_at_rest() {
+    let sim_of = |template: &str, extra: &str| {
+        format!(
+            r#"<Node name="root" dt="0.01" gravity="0 -9.81 0">
+  <FreeMotionAnimationLoop/>
+  <BlockGaussSeidelConstraintSolver maxIterations="200" tolerance="1e-14"/>
+  <Node name="B">
+    <EulerImplicitSolver/>
+    <SparseLDLSolver template="CompressedRowSparseMatrixMat3x3"/>
+    <MechanicalObject name="b" template="{template}" {extra}/>
+    <UniformMass totalMass="2"/>
+    <GenericConstraintCorrection/>
+    <FixedLagrangianConstraint indices="0"/>
+  </Node>
+</Node>"#
+        )
+    };
+    // Vec3: point 0 held, point 1 falls freely (no coupling between them)
+    let mut sim = load(&sim_of("Vec3", r#"position="0 1 0  2 1 0""#));
+    for _ in 0..50 {
+        sim.step();
+    }
+    let x = pos(&sim, "/root/B/b");
+    for (a, b) in x[..3].iter().zip([0.0, 1.0, 0.0]) {
+        assert!((a - b).abs() < 1e-9, "held point moved: {x:?}");
+    }
+    assert!(x[4] < 0.0, "the free point falls: {x:?}");
+    // Rigid3: a frame turned about z is held at its rest pose
+    let mut sim = load(&sim_of(
+        "Rigid3",
+        r#"position="1 2 3  0 0 0.3826834 0.9238795""#,
+    ));
+    for _ in 0..50 {
+        sim.step();
+    }
+    let x = pos(&sim, "/root/B/b");
+    for (a, b) in x
+        .iter()
+        .zip([1.0, 2.0, 3.0, 0.0, 0.0, 0.3826834, 0.9238795])
+    {
+        assert!((a - b).abs() < 1e-7, "held frame moved: {x:?}");
+    }
+}

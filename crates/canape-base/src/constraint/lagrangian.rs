@@ -7,8 +7,10 @@
 //!   resolutions of the constraint blocks;
 //! - `correction`: UncoupledConstraintCorrection, LinearSolverConstraintCorrection and
 //!   GenericConstraintCorrection;
-//! - `bilateral`: BilateralLagrangianConstraint (Vec3 and Rigid3).
+//! - `bilateral`: BilateralLagrangianConstraint (Vec3 and Rigid3);
+//! - `fixed`: FixedLagrangianConstraint (Vec3 and Rigid3).
 
 pub mod bilateral;
 pub mod correction;
+pub mod fixed;
 pub mod solver;

@@ -572,7 +572,9 @@ impl MechanicalOps for GroupOps<'_> {
     fn dot(&mut self, a: VecId, b: VecId) -> f64 {
         let mut sum = 0.0;
         self.for_each_state(|s| {
-            sum += canape_types::dot_points(s.vec(a), s.vec(b), s.dof.deriv_size());
+            // per point: derivative or coordinate vectors (a Rigid3 coordinate has 7 numbers)
+            let point = s.vec(a).len().checked_div(s.size()).unwrap_or(1);
+            sum += canape_types::dot_points(s.vec(a), s.vec(b), point);
         });
         sum
     }
