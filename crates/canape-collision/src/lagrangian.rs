@@ -34,6 +34,8 @@ pub struct ContactConstraint {
     mu: f64,
     tolerance: f64,
     contacts: Vec<Contact>,
+    /// The pair's place among the contact responses (SOFA's contact map order).
+    order_key: (u32, u32),
 }
 
 impl ContactConstraint {
@@ -51,6 +53,7 @@ impl ContactConstraint {
             mu,
             tolerance,
             contacts: Vec::new(),
+            order_key: (u32::MAX, u32::MAX),
         }
     }
 
@@ -97,6 +100,9 @@ impl ContactResponse for ContactConstraint {
     fn contacts(&self) -> &[Contact] {
         &self.contacts
     }
+    fn set_order_key(&mut self, key: (u32, u32)) {
+        self.order_key = key;
+    }
 }
 
 /// One contact's normal and tangential violations.
@@ -139,6 +145,9 @@ fn tangents(n: &Vec3) -> (Vec3, Vec3) {
 impl LagrangianConstraint for ContactConstraint {
     fn sides(&self) -> [Option<ComponentId>; 2] {
         self.sides.map(Some)
+    }
+    fn order_key(&self) -> Option<(u32, u32)> {
+        Some(self.order_key)
     }
     fn build(&mut self, inputs: &ConstraintInputs<'_>, out: &mut ConstraintBuild) {
         let (c1, c2) = (self.strides[0].0, self.strides[1].0);

@@ -84,6 +84,9 @@ pub struct Pipeline {
     /// Whether the gathered models can make any pair at all.
     any_pair: bool,
     last_count: usize,
+    /// SOFA's contact map keys: each model's id, given the first time it is in a pair with
+    /// contacts (first model, then second) and kept (helper::map_ptr_stable_compare).
+    model_ids: std::collections::BTreeMap<ComponentId, u32>,
 }
 
 /// Buffers of one model pair's narrow phase.
@@ -371,6 +374,7 @@ impl Pipeline {
             stamp: 0,
             any_pair: false,
             last_count: 0,
+            model_ids: Default::default(),
         }
     }
 
@@ -979,6 +983,23 @@ impl CollisionPipeline for Pipeline {
                 count += contacts.len();
                 self.respond(scene, f, s, &contacts, &mut changes);
                 self.scratch.contacts = contacts;
+            }
+        }
+        // SOFA's contact map (CollisionResponse::createContacts over the detection outputs,
+        // ordered by their models): the pairs with contacts in the order of their models, each
+        // model getting an id the first time it is met (first, then second), ids kept; the
+        // responses' keys are their models' ids
+        for (models, r) in &self.responses {
+            if r.stamp != self.stamp {
+                continue;
+            }
+            let mut id = |m: ComponentId| {
+                let next = self.model_ids.len() as u32;
+                *self.model_ids.entry(m).or_insert(next)
+            };
+            let key = (id(models[0]), id(models[1]));
+            if let Some(resp) = response_of(scene, r.ff) {
+                resp.set_order_key(key);
             }
         }
         // responses of pairs that no longer touch keep existing with no contacts (no change to

@@ -134,6 +134,10 @@ pub struct Contact {
 pub trait ContactResponse {
     fn set_contacts(&mut self, contacts: &[Contact]);
     fn contacts(&self) -> &[Contact];
+    /// The pair's place among the responses (SOFA's contact map order: the ids its two models
+    /// got when first seen in a pair with contacts), refreshed by the pipeline each step it
+    /// has contacts. Responses that are Lagrangian constraints build their rows in this order.
+    fn set_order_key(&mut self, _key: (u32, u32)) {}
 }
 
 /// What a collision stage changed in the scene graph: response force fields it added (to be

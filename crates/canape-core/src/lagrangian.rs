@@ -122,6 +122,12 @@ pub trait LagrangianConstraint {
     /// The impulses the solver found for the rows this constraint built, in the same order
     /// (SOFA's ConstraintResolution::store: warm starts for the next step).
     fn store(&mut self, _impulses: &[f64]) {}
+    /// For a contact response: its place among the other contact responses (see
+    /// `ContactResponse::set_order_key`); None for a constraint of the scene, which keeps its
+    /// place in graph order.
+    fn order_key(&self) -> Option<(u32, u32)> {
+        None
+    }
 }
 
 /// The sparse rows of the problem on one state (derivative scalars), in row order.

@@ -160,7 +160,7 @@ impl Simulation {
         let mut build = ConstraintBuild::default();
         // (passive slot, state slots of its sides, first row, row count)
         let mut owners: Vec<(usize, [Option<usize>; 2], usize, usize)> = Vec::new();
-        for &pi in &self.lagrangian.constraints.clone() {
+        for pi in self.constraint_order() {
             let Some(mut p) = self.scene.passives[pi].take() else {
                 continue;
             };
@@ -442,6 +442,29 @@ impl Simulation {
         }
         self.project_and_check(false);
         self.propagate_mappings();
+    }
+
+    /// The constraints in the order their rows are built: graph order, the contact responses
+    /// among themselves in SOFA's contact map order (CollisionResponse::createContacts re-adds
+    /// them by their models' ids every step; a stable sort keeps ties in graph order).
+    fn constraint_order(&mut self) -> Vec<usize> {
+        let mut order = self.lagrangian.constraints.clone();
+        let mut keyed: Vec<(usize, (u32, u32), usize)> = Vec::new();
+        for (k, &pi) in order.iter().enumerate() {
+            if let Some(key) = self.scene.passives[pi]
+                .as_mut()
+                .and_then(|p| p.lagrangian_constraint())
+                .and_then(|c| c.order_key())
+            {
+                keyed.push((k, key, pi));
+            }
+        }
+        let places: Vec<usize> = keyed.iter().map(|e| e.0).collect();
+        keyed.sort_by_key(|e| e.1);
+        for (place, e) in places.into_iter().zip(keyed) {
+            order[place] = e.2;
+        }
+        order
     }
 
     /// Columns A⁻¹ Jᵣᵀ of the rows on state `s` of group `gi` (one linear solve per row with
