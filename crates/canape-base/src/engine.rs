@@ -1,9 +1,18 @@
 //! Engines: BoxROI (Sofa/Component/Engine/Select/.../BoxROI.inl), TransformEngine, SphereROI,
-//! PlaneROI, PairBoxROI, PointsFromIndices, SubsetTopology (`subset_topology`), and
-//! MeshTetraStuffing (`mesh_tetra_stuffing`).
+//! PlaneROI, PairBoxROI, PointsFromIndices, SubsetTopology (`subset_topology`),
+//! MeshTetraStuffing (`mesh_tetra_stuffing`), TransformPosition (`transform_position`),
+//! Vertex2Frame (`vertex2frame`), MergeVectors (`merge_vectors`), MergeMeshes
+//! (`merge_meshes`), MeshBoundaryROI (`mesh_boundary_roi`) and GenerateRigidMass
+//! (`generate_rigid_mass`).
 
+pub mod generate_rigid_mass;
+pub mod merge_meshes;
+pub mod merge_vectors;
+pub mod mesh_boundary_roi;
 pub mod mesh_tetra_stuffing;
 pub mod subset_topology;
+pub mod transform_position;
+pub mod vertex2frame;
 
 use crate::base_data;
 use canape_core::component::Engine;

@@ -680,6 +680,83 @@ pub fn register(r: &mut Registry) {
         },
     );
     r.register(
+        "TransformPosition",
+        "positions projected on a plane, translated, rotated, scaled, randomly moved or mapped by an affine matrix (given or read from a file)",
+        |_, t| {
+            vec3_only(t, "TransformPosition")?;
+            Ok(AnyComponent::Engine(Box::new(
+                crate::engine::transform_position::TransformPosition::new(),
+            )))
+        },
+    );
+    r.register(
+        "Vertex2Frame",
+        "one Rigid3 frame per vertex, oriented by the vertex normals or along the polyline",
+        |_, t| {
+            match canape_core::types::DofType::from_template(t) {
+                Some(canape_core::types::DofType::Rigid3) => {}
+                _ if t.trim().is_empty() => {}
+                _ => {
+                    return Err(format!(
+                        "template '{t}' is not supported: Vertex2Frame outputs Rigid3d frames"
+                    ))
+                }
+            }
+            Ok(AnyComponent::Engine(Box::new(
+                crate::engine::vertex2frame::Vertex2Frame::new(),
+            )))
+        },
+    );
+    r.register(
+        "MergeVectors",
+        "the concatenation of its input vectors (input1, input2, …)",
+        |_, t| {
+            let kind = crate::engine::merge_vectors::list_kind(t).ok_or_else(|| {
+                format!("template '{t}' is not supported: MergeVectors merges lists of numbers (int, unsigned, double, Vec, Rigid)")
+            })?;
+            Ok(AnyComponent::Engine(Box::new(
+                crate::engine::merge_vectors::MergeVectors::new(kind),
+            )))
+        },
+    );
+    r.register(
+        "MergeMeshes",
+        "one mesh made of several (positions appended, element indices shifted)",
+        |_, t| {
+            vec3_only(t, "MergeMeshes")?;
+            Ok(AnyComponent::Engine(Box::new(
+                crate::engine::merge_meshes::MergeMeshes::new(),
+            )))
+        },
+    );
+    r.register(
+        "MeshBoundaryROI",
+        "the boundary points of a triangle/quad surface",
+        |_, _| {
+            Ok(AnyComponent::Engine(Box::new(
+                crate::engine::mesh_boundary_roi::MeshBoundaryRoi::new(),
+            )))
+        },
+    );
+    r.register(
+        "GenerateRigidMass",
+        "the rigid mass, centre of mass and inertia of a closed surface mesh",
+        |_, t| {
+            match canape_core::types::DofType::from_template(t) {
+                Some(canape_core::types::DofType::Rigid3) => {}
+                _ if t.trim().is_empty() => {}
+                _ => {
+                    return Err(format!(
+                        "template '{t}' is not supported: GenerateRigidMass is Rigid3d"
+                    ))
+                }
+            }
+            Ok(AnyComponent::Engine(Box::new(
+                crate::engine::generate_rigid_mass::GenerateRigidMass::new(),
+            )))
+        },
+    );
+    r.register(
         "PointsFromIndices",
         "the positions of the listed points",
         |_, t| {

@@ -1,5 +1,6 @@
 //! Mesh loader components: MeshGmshLoader (.msh v1/v2 ASCII), MeshOBJLoader, MeshVTKLoader
-//! (legacy and XML VTK, read by `vtk_read`), MeshSTLLoader, SphereLoader.
+//! (legacy and XML VTK, read by `vtk_read`), MeshSTLLoader, MeshOffLoader, MeshTrianLoader,
+//! SphereLoader.
 //! A loader reads its (already resolved) file at init and exposes the content as output Data,
 //! which topologies and states pick up through links (`src="@loader"`).
 
@@ -449,6 +450,10 @@ pub enum MeshFormat {
     Vtk,
     /// STL, ASCII or binary.
     Stl,
+    /// OFF (Sofa/Component/IO/Mesh/.../MeshOffLoader.cpp): triangles and quads.
+    Off,
+    /// SOFA's trian and trian2 (Sofa/Component/IO/Mesh/.../MeshTrianLoader.cpp).
+    Trian,
 }
 
 /// MeshGmshLoader and MeshOBJLoader.
@@ -460,11 +465,231 @@ pub struct MeshLoaderComponent {
 
 impl MeshLoaderComponent {
     pub fn new(format: MeshFormat) -> Self {
-        MeshLoaderComponent {
-            format,
-            data: mesh_outputs(loader_data(DataTable::new())),
+        let mut data = mesh_outputs(loader_data(DataTable::new()));
+        if format == MeshFormat::Trian {
+            data = data
+                .with(
+                    "trian2",
+                    DataKind::Bool,
+                    "0",
+                    "Set to true if the mesh is a trian2 format.",
+                )
+                .output(
+                    "neighborTable",
+                    DataKind::Reals(3),
+                    "Table of neighborhood triangle indices for each triangle (-1: none).",
+                )
+                .output(
+                    "edgesOnBorder",
+                    DataKind::Ints(2),
+                    "List of edges which are on the border of the mesh loaded.",
+                )
+                .output(
+                    "trianglesOnBorderList",
+                    DataKind::Ints(0),
+                    "List of triangle indices which are on the border of the mesh loaded.",
+                );
+        }
+        MeshLoaderComponent { format, data }
+    }
+}
+
+/// The lines of an OFF file that hold data: neither empty nor comments.
+fn off_lines(text: &str) -> impl Iterator<Item = (usize, &str)> {
+    text.lines()
+        .enumerate()
+        .map(|(i, l)| (i + 1, l))
+        .filter(|(_, l)| !l.trim().is_empty() && !l.starts_with('#'))
+}
+
+/// Parse an OFF file as SOFA's MeshOffLoader: the `OFF` keyword, the vertex/face/edge counts
+/// (the first data line with a non-zero vertex count), one vertex a line, then one face a
+/// line, triangles and quads kept and other polygons skipped without counting.
+pub fn parse_off(text: &str) -> Result<Mesh, String> {
+    let rest = text.trim_start();
+    let Some(body) = rest.strip_prefix("OFF") else {
+        return Err("not an OFF file (no 'OFF' header)".into());
+    };
+    if body.starts_with(|c: char| !c.is_whitespace()) {
+        return Err("not an OFF file (no 'OFF' header)".into());
+    }
+    let num = |ln: usize, t: &str| -> Result<f64, String> {
+        t.parse::<f64>()
+            .map_err(|_| format!("line {ln}: '{}' is not a number", excerpt(t)))
+    };
+    let mut mesh = Mesh::default();
+    let mut lines = off_lines(body);
+    let (mut nv, mut nf) = (0usize, 0usize);
+    for (ln, l) in lines.by_ref() {
+        let mut w = l.split_whitespace();
+        let mut count = || -> Result<usize, String> {
+            match w.next() {
+                Some(t) => t
+                    .parse::<usize>()
+                    .map_err(|_| format!("line {ln}: bad count '{}'", excerpt(t))),
+                None => Ok(0),
+            }
+        };
+        nv = count()?;
+        nf = count()?;
+        if nv > 0 {
+            break;
         }
     }
+    while mesh.points.len() < nv {
+        let Some((ln, l)) = lines.next() else {
+            return Err(format!(
+                "the file ends after {} of its {nv} vertices",
+                mesh.points.len()
+            ));
+        };
+        let v: Vec<&str> = l.split_whitespace().take(3).collect();
+        if v.len() < 3 {
+            return Err(format!("line {ln}: a vertex needs 3 coordinates"));
+        }
+        mesh.points
+            .push([num(ln, v[0])?, num(ln, v[1])?, num(ln, v[2])?]);
+    }
+    let mut faces = 0;
+    while faces < nf {
+        let Some((ln, l)) = lines.next() else {
+            return Err(format!("the file ends after {faces} of its {nf} faces"));
+        };
+        let w: Vec<&str> = l.split_whitespace().collect();
+        let k = w.first().and_then(|t| t.parse::<usize>().ok()).unwrap_or(0);
+        if !(3..=4).contains(&k) {
+            continue;
+        }
+        let idx: Vec<u32> = w
+            .get(1..=k)
+            .ok_or_else(|| format!("line {ln}: a face of {k} vertices lists fewer indices"))?
+            .iter()
+            .map(|t| {
+                t.parse::<u32>()
+                    .map_err(|_| format!("line {ln}: bad vertex index '{}'", excerpt(t)))
+            })
+            .collect::<Result<_, _>>()?;
+        if k == 3 {
+            mesh.triangles.push([idx[0], idx[1], idx[2]]);
+        } else {
+            mesh.quads.push([idx[0], idx[1], idx[2], idx[3]]);
+        }
+        faces += 1;
+    }
+    check_indices(&mesh)?;
+    Ok(mesh)
+}
+
+/// A mesh's element indices against its points.
+fn check_indices(mesh: &Mesh) -> Result<(), String> {
+    match mesh.max_index() {
+        Some(m) if m as usize >= mesh.points.len() => Err(format!(
+            "an element uses vertex {m} but the file has {} vertices",
+            mesh.points.len()
+        )),
+        _ => Ok(()),
+    }
+}
+
+/// A trian file's content: the mesh, and for the `.trian` format each triangle's neighbours
+/// (-1 across a border edge), the border edges and the triangles having one.
+#[derive(Clone, Debug, Default, PartialEq)]
+pub struct TrianMesh {
+    pub mesh: Mesh,
+    pub normals: Vec<[f64; 3]>,
+    pub neighbors: Vec<[i64; 3]>,
+    pub edges_on_border: Vec<[u32; 2]>,
+    pub triangles_on_border: Vec<u32>,
+}
+
+/// Whitespace-separated tokens with the errors of a counted format.
+struct Tokens<'a> {
+    it: std::str::SplitWhitespace<'a>,
+}
+
+impl<'a> Tokens<'a> {
+    fn next<T: std::str::FromStr>(&mut self, what: &str) -> Result<T, String> {
+        let t = self
+            .it
+            .next()
+            .ok_or_else(|| format!("the file ends before {what}"))?;
+        t.parse::<T>()
+            .map_err(|_| format!("'{}' is not a valid {what}", excerpt(t)))
+    }
+    fn point(&mut self, what: &str) -> Result<[f64; 3], String> {
+        Ok([self.next(what)?, self.next(what)?, self.next(what)?])
+    }
+}
+
+/// Parse a SOFA `.trian` file (MeshTrianLoader::readTrian): the vertex count and vertices,
+/// then the triangle count and for each triangle its 3 vertices and 3 neighbours, neighbour k
+/// across the edge opposite vertex k.
+pub fn parse_trian(text: &str) -> Result<TrianMesh, String> {
+    let mut t = Tokens {
+        it: text.split_whitespace(),
+    };
+    let mut out = TrianMesh::default();
+    let nv: usize = t.next("vertex count")?;
+    for _ in 0..nv {
+        out.mesh.points.push(t.point("vertex coordinate")?);
+    }
+    let nt: usize = t.next("triangle count")?;
+    for i in 0..nt {
+        let n: [u32; 3] = [
+            t.next("vertex index")?,
+            t.next("vertex index")?,
+            t.next("vertex index")?,
+        ];
+        let g: [i64; 3] = [
+            t.next("neighbour index")?,
+            t.next("neighbour index")?,
+            t.next("neighbour index")?,
+        ];
+        out.mesh.triangles.push(n);
+        out.neighbors.push(g);
+        for (k, (a, b)) in [(1, 2), (2, 0), (0, 1)].into_iter().enumerate() {
+            if g[k] == -1 {
+                out.edges_on_border.push([n[a], n[b]]);
+            }
+        }
+        if g.contains(&-1) {
+            out.triangles_on_border.push(i as u32);
+        }
+    }
+    check_indices(&out.mesh)?;
+    Ok(out)
+}
+
+/// Parse a SOFA `.trian2` file (MeshTrianLoader::readTrian2): 13 header lines, then a word and
+/// the vertex count with the vertices, a word and the normal count with the normals, a word and
+/// the triangle count with the triangles.
+pub fn parse_trian2(text: &str) -> Result<TrianMesh, String> {
+    let body: String = text.lines().skip(13).collect::<Vec<_>>().join("\n");
+    let mut t = Tokens {
+        it: body.split_whitespace(),
+    };
+    let mut out = TrianMesh::default();
+    let _: String = t.next("the vertex section")?;
+    let nv: usize = t.next("vertex count")?;
+    for _ in 0..nv {
+        out.mesh.points.push(t.point("vertex coordinate")?);
+    }
+    let _: String = t.next("the normal section")?;
+    let nn: usize = t.next("normal count")?;
+    for _ in 0..nn {
+        out.normals.push(t.point("normal coordinate")?);
+    }
+    let _: String = t.next("the triangle section")?;
+    let nt: usize = t.next("triangle count")?;
+    for _ in 0..nt {
+        out.mesh.triangles.push([
+            t.next("vertex index")?,
+            t.next("vertex index")?,
+            t.next("vertex index")?,
+        ]);
+    }
+    check_indices(&out.mesh)?;
+    Ok(out)
 }
 
 fn read_file(ctx: &mut InitContext<'_>, data: &DataTable) -> Option<String> {
@@ -491,6 +716,8 @@ impl Component for MeshLoaderComponent {
             MeshFormat::Obj => "MeshOBJLoader",
             MeshFormat::Vtk => "MeshVTKLoader",
             MeshFormat::Stl => "MeshSTLLoader",
+            MeshFormat::Off => "MeshOffLoader",
+            MeshFormat::Trian => "MeshTrianLoader",
         }
     }
     fn data(&self) -> &DataTable {
@@ -500,6 +727,7 @@ impl Component for MeshLoaderComponent {
         &mut self.data
     }
     fn init(&mut self, ctx: &mut InitContext<'_>) {
+        let mut normals = Vec::new();
         let parsed = if matches!(self.format, MeshFormat::Vtk | MeshFormat::Stl) {
             // binary legacy files: bytes, not text
             let f = self.data.str("filename").to_string();
@@ -526,7 +754,31 @@ impl Component for MeshLoaderComponent {
             };
             match self.format {
                 MeshFormat::Gmsh => parse_gmsh(&text),
-                _ => parse_obj(&text),
+                MeshFormat::Off => parse_off(&text),
+                MeshFormat::Trian => {
+                    let parsed = if self.data.bool("trian2") {
+                        parse_trian2(&text)
+                    } else {
+                        parse_trian(&text)
+                    };
+                    parsed.map(|t| {
+                        normals = t.normals.iter().flatten().copied().collect();
+                        let d = &mut self.data;
+                        let _ = d.set_value(
+                            "neighborTable",
+                            Value::Reals(t.neighbors.iter().flatten().map(|&v| v as f64).collect()),
+                        );
+                        let _ =
+                            d.set_value("edgesOnBorder", Value::Ints(flatten(&t.edges_on_border)));
+                        let _ = d
+                            .set_value("trianglesOnBorderList", Value::Ints(t.triangles_on_border));
+                        t.mesh
+                    })
+                }
+                _ => {
+                    normals = obj_vertex_normals(&text);
+                    parse_obj(&text)
+                }
             }
         };
         let mut mesh = match parsed {
@@ -570,10 +822,76 @@ impl Component for MeshLoaderComponent {
         let _ = d.set_value("quads", Value::Ints(flatten(&mesh.quads)));
         let _ = d.set_value("tetrahedra", Value::Ints(flatten(&mesh.tetrahedra)));
         let _ = d.set_value("hexahedra", Value::Ints(flatten(&mesh.hexahedra)));
+        let _ = d.set_value("normals", Value::Reals(normals));
     }
 }
 
 impl Loader for MeshLoaderComponent {}
+
+/// The vertex normals of an OBJ file as SOFA's MeshOBJLoader computes them without
+/// `handleSeams` (Sofa/Component/IO/Mesh/.../MeshOBJLoader.cpp): for each vertex, the sum of
+/// the `vn` normals its face and line corners name, normalised (zero when none does); empty
+/// when the file has no `vn` line. Flat, 3 numbers a vertex.
+pub fn obj_vertex_normals(text: &str) -> Vec<f64> {
+    let mut vn: Vec<[f64; 3]> = Vec::new();
+    let mut nv = 0usize;
+    // (vertex, normal) of each corner, as 0-based indices (negative ones are relative)
+    let mut corners: Vec<(i64, i64)> = Vec::new();
+    for l in text.lines() {
+        let mut it = l.split_whitespace();
+        match it.next() {
+            Some("v") => nv += 1,
+            Some("vn") => {
+                let v: Vec<f64> = it.take(3).map(|t| t.parse().unwrap_or(0.0)).collect();
+                vn.push([
+                    v.first().copied().unwrap_or(0.0),
+                    v.get(1).copied().unwrap_or(0.0),
+                    v.get(2).copied().unwrap_or(0.0),
+                ]);
+            }
+            Some("f") | Some("l") => {
+                for t in it {
+                    let mut parts = t.split('/');
+                    let index = |s: Option<&str>, len: usize| -> i64 {
+                        match s.and_then(|s| s.parse::<i64>().ok()) {
+                            Some(i) if i >= 1 => i - 1,
+                            Some(i) if i < 0 => i + len as i64,
+                            _ => -1,
+                        }
+                    };
+                    let p = index(parts.next(), nv);
+                    let _texture = parts.next();
+                    let n = index(parts.next(), vn.len());
+                    corners.push((p, n));
+                }
+            }
+            _ => {}
+        }
+    }
+    if vn.is_empty() {
+        return Vec::new();
+    }
+    let mut out = vec![[0.0f64; 3]; nv];
+    for (p, n) in corners {
+        if let (Ok(p), Ok(n)) = (usize::try_from(p), usize::try_from(n)) {
+            if let (Some(acc), Some(v)) = (out.get_mut(p), vn.get(n)) {
+                for d in 0..3 {
+                    acc[d] += v[d];
+                }
+            }
+        }
+    }
+    out.into_iter()
+        .flat_map(|v| {
+            let l = (v[0] * v[0] + v[1] * v[1] + v[2] * v[2]).sqrt();
+            if l > 0.0 {
+                [v[0] / l, v[1] / l, v[2] / l]
+            } else {
+                v
+            }
+        })
+        .collect()
+}
 
 /// SOFA's MeshLoader `triangulate`: each quad (q0 q1 q2 q3) becomes (q0 q1 q2) and (q0 q2 q3),
 /// appended after the mesh's triangles; the quads are dropped.
@@ -914,5 +1232,58 @@ mod tests {
         assert_eq!(m.triangles, vec![[0, 1, 2], [1, 3, 2]]);
         // a truncated binary file is refused
         assert!(parse_stl(&b[..b.len() - 1]).is_err());
+    }
+
+    #[test]
+    fn off_triangles_quads_and_skipped_polygons() {
+        let text = "OFF\n# a comment\n\n5 3 0\n0 0 0\n1 0 0\n1 1 0\n0 1 0\n0.5 0.5 1\n\
+                    4 0 1 2 3\n5 0 1 2 3 4\n3 0 1 4\n3 1 2 4\n";
+        let m = parse_off(text).unwrap();
+        assert_eq!(m.points.len(), 5);
+        assert_eq!(m.points[4], [0.5, 0.5, 1.0]);
+        assert_eq!(m.quads, vec![[0, 1, 2, 3]]);
+        // the pentagon is skipped and not counted: both triangles are read
+        assert_eq!(m.triangles, vec![[0, 1, 4], [1, 2, 4]]);
+        assert!(parse_off("OFF\n3 1 0\n0 0 0\n1 0 0\n").is_err());
+        assert!(parse_off("OFF\n3 1 0\n0 0 0\n1 0 0\n0 1 0\n3 0 1 7\n").is_err());
+        assert!(parse_off("COFF\n").is_err());
+    }
+
+    #[test]
+    fn trian_neighbours_and_border() {
+        // two triangles sharing edge 1-2: triangle 0 (0 1 2) has neighbour 1 across the edge
+        // opposite vertex 0
+        let text = "4\n0 0 0\n1 0 0\n0 1 0\n1 1 0\n2\n0 1 2 1 -1 -1\n1 3 2 -1 0 -1\n";
+        let t = parse_trian(text).unwrap();
+        assert_eq!(t.mesh.triangles, vec![[0, 1, 2], [1, 3, 2]]);
+        assert_eq!(t.neighbors, vec![[1, -1, -1], [-1, 0, -1]]);
+        assert_eq!(t.edges_on_border, vec![[2, 0], [0, 1], [3, 2], [1, 3]]);
+        assert_eq!(t.triangles_on_border, vec![0, 1]);
+        assert!(parse_trian("3\n0 0 0\n1 0 0\n").is_err());
+        let header = "h\n".repeat(13);
+        let t2 = parse_trian2(&format!(
+            "{header}vertices 3\n0 0 0 1 0 0 0 1 0\nnormals 1\n0 0 1\ntriangles 1\n0 1 2\n"
+        ))
+        .unwrap();
+        assert_eq!(t2.mesh.points.len(), 3);
+        assert_eq!(t2.normals, vec![[0.0, 0.0, 1.0]]);
+        assert_eq!(t2.mesh.triangles, vec![[0, 1, 2]]);
+    }
+
+    #[test]
+    fn obj_normals_are_summed_per_vertex() {
+        let text = "v 0 0 0\nv 1 0 0\nv 0 1 0\nv 5 5 5\nvn 0 0 1\nvn 1 0 0\n\
+                    f 1//1 2//1 3//2\nf 1//2 -2//2 -3//-2\n";
+        let n = obj_vertex_normals(text);
+        assert_eq!(n.len(), 12);
+        let h = std::f64::consts::FRAC_1_SQRT_2;
+        // relative indices count back from the end: in face 2, vertex -3 is vertex 2 and
+        // normal -2 is vn 1. Vertex 1: vn1 + vn2; vertex 2: vn1 twice; vertex 3: vn2 twice
+        assert!((n[0] - h).abs() < 1e-15 && (n[2] - h).abs() < 1e-15 && n[1] == 0.0);
+        assert_eq!(&n[3..6], &[0.0, 0.0, 1.0]);
+        assert_eq!(&n[6..9], &[1.0, 0.0, 0.0]);
+        // an unused vertex keeps a zero normal
+        assert_eq!(&n[9..12], &[0.0, 0.0, 0.0]);
+        assert!(obj_vertex_normals("v 0 0 0\nf 1 1 1\n").is_empty());
     }
 }

@@ -76,6 +76,24 @@ pub fn register(r: &mut Registry) {
         ))))
     });
     r.register(
+        "MeshOffLoader",
+        "OFF loader (triangles and quads)",
+        |_, _| {
+            Ok(AnyComponent::Loader(Box::new(MeshLoaderComponent::new(
+                MeshFormat::Off,
+            ))))
+        },
+    );
+    r.register(
+        "MeshTrianLoader",
+        "trian/trian2 loader (triangulations, with the neighbour table and border of .trian)",
+        |_, _| {
+            Ok(AnyComponent::Loader(Box::new(MeshLoaderComponent::new(
+                MeshFormat::Trian,
+            ))))
+        },
+    );
+    r.register(
         "SparseGridTopology",
         "the cells of a regular grid a closed surface mesh occupies",
         |_, _| {
