@@ -205,6 +205,31 @@ pub trait ProjectiveConstraint: Component + ProjectiveConstraintClone {
     fn set_time(&mut self, _t: f64) {}
 }
 
+/// [`LinearSolver::solve_again`] on each of `m` right-hand sides stored row by row (the
+/// default of [`LinearSolver::solve_again_many`]); the statistics of the last one.
+pub fn solve_again_by_columns<S: LinearSolver + ?Sized>(
+    solver: &mut S,
+    sys: &mut dyn LinearSystem,
+    b: &[f64],
+    x: &mut [f64],
+    m: usize,
+) -> SolveStats {
+    let n = b.len() / m.max(1);
+    let (mut col, mut sol) = (vec![0.0; n], vec![0.0; n]);
+    let mut stats = SolveStats::default();
+    for c in 0..m {
+        for i in 0..n {
+            col[i] = b[i * m + c];
+            sol[i] = 0.0;
+        }
+        stats = solver.solve_again(sys, &col, &mut sol);
+        for i in 0..n {
+            x[i * m + c] = sol[i];
+        }
+    }
+    stats
+}
+
 /// Statistics reported by a linear solve.
 #[derive(Clone, Copy, Debug, Default, PartialEq)]
 pub struct SolveStats {
@@ -249,6 +274,18 @@ pub trait LinearSolver: Component + LinearSolverClone {
     /// factorization without assembling, a preconditioned solver its preconditioner.
     fn solve_again(&mut self, sys: &mut dyn LinearSystem, b: &[f64], x: &mut [f64]) -> SolveStats {
         self.solve(sys, b, x)
+    }
+    /// [`LinearSolver::solve_again`] for `m` right-hand sides stored row by row (row i holds
+    /// the m values of unknown i): a direct solver runs them through its factor at once. By
+    /// default one after the other.
+    fn solve_again_many(
+        &mut self,
+        sys: &mut dyn LinearSystem,
+        b: &[f64],
+        x: &mut [f64],
+        m: usize,
+    ) -> SolveStats {
+        solve_again_by_columns(self, sys, b, x, m)
     }
     /// Forget what is carried from one solve to the next (a preconditioner's age), so that the
     /// next solve starts as after a snapshot or restore: a restored simulation then continues

@@ -210,6 +210,47 @@ impl BandPattern {
         }
     }
 
+    /// X = (L Lᵀ)⁻¹ X for `m` right-hand sides at once (a constraint correction's columns):
+    /// X row-major, row i holding the m values of unknown i, so that each factor entry is read
+    /// once for all of them and the updates run along the rows. Column by column, then entry
+    /// by entry (not [`Self::solve_in_place`]'s panels): each right-hand side gets the same
+    /// operations as the others, not bit for bit those of a single solve.
+    pub fn solve_many_in_place(
+        &self,
+        values: &[f64],
+        x: &mut [f64],
+        m: usize,
+        work: &mut Vec<f64>,
+    ) {
+        let Some(new_of) = &self.new_of else {
+            return self.solve_many_ordered(values, x, m);
+        };
+        work.clear();
+        work.resize(x.len(), 0.0);
+        for (i, &k) in new_of.iter().enumerate() {
+            let k = k as usize;
+            work[k * m..(k + 1) * m].copy_from_slice(&x[i * m..(i + 1) * m]);
+        }
+        self.solve_many_ordered(values, work, m);
+        for (i, &k) in new_of.iter().enumerate() {
+            let k = k as usize;
+            x[i * m..(i + 1) * m].copy_from_slice(&work[k * m..(k + 1) * m]);
+        }
+    }
+
+    fn solve_many_ordered(&self, values: &[f64], x: &mut [f64], m: usize) {
+        let (v, inv) = values.split_at(self.storage());
+        assert_eq!(inv.len(), self.lay.n, "a factor made by factorize");
+        assert_eq!(x.len(), self.lay.n * m, "n rows of m right-hand sides");
+        #[cfg(target_arch = "x86_64")]
+        if std::arch::is_x86_feature_detected!("avx2") && std::arch::is_x86_feature_detected!("fma")
+        {
+            // SAFETY: the CPU supports AVX2 and FMA (checked just above).
+            return unsafe { solve_many_avx2(&self.lay, v, inv, x, m) };
+        }
+        solve_many_impl(&self.lay, v, inv, x, m)
+    }
+
     /// The solve in the factored order.
     fn solve_ordered(&self, values: &[f64], x: &mut [f64]) {
         let (v, inv) = values.split_at(self.storage());
@@ -273,6 +314,51 @@ unsafe fn panel_update_avx2(v: &mut [f64], lay: &Layout, k0: usize, c_lo: usize,
 #[target_feature(enable = "avx2,fma")]
 fn solve_avx2(lay: &Layout, v: &[f64], inv: &[f64], x: &mut [f64]) {
     solve_impl(lay, v, inv, x)
+}
+
+#[cfg(target_arch = "x86_64")]
+#[target_feature(enable = "avx2,fma")]
+fn solve_many_avx2(lay: &Layout, v: &[f64], inv: &[f64], x: &mut [f64], m: usize) {
+    solve_many_impl(lay, v, inv, x, m)
+}
+
+/// Forward (L Y = X) then backward (Lᵀ X = Y) substitution on `m` right-hand sides stored
+/// row by row: each factor entry L[i, j] updates a whole row of m values.
+#[inline(always)]
+fn solve_many_impl(lay: &Layout, v: &[f64], inv: &[f64], x: &mut [f64], m: usize) {
+    let n = lay.n;
+    for j in 0..n {
+        let (head, tail) = x.split_at_mut((j + 1) * m);
+        let xj = &mut head[j * m..];
+        let d = inv[j];
+        xj.iter_mut().for_each(|a| *a *= d);
+        for i in j + 1..=lay.last(j).min(n - 1) {
+            let l = v[lay.start[j] + (i - j)];
+            if l == 0.0 {
+                continue;
+            }
+            let xi = &mut tail[(i - j - 1) * m..(i - j) * m];
+            for (a, &b) in xi.iter_mut().zip(xj.iter()) {
+                *a = b.mul_add(-l, *a);
+            }
+        }
+    }
+    for j in (0..n).rev() {
+        let (head, tail) = x.split_at_mut((j + 1) * m);
+        let xj = &mut head[j * m..];
+        for i in j + 1..=lay.last(j).min(n - 1) {
+            let l = v[lay.start[j] + (i - j)];
+            if l == 0.0 {
+                continue;
+            }
+            let xi = &tail[(i - j - 1) * m..(i - j) * m];
+            for (a, &b) in xj.iter_mut().zip(xi) {
+                *a = b.mul_add(-l, *a);
+            }
+        }
+        let d = inv[j];
+        xj.iter_mut().for_each(|a| *a *= d);
+    }
 }
 
 /// Right-looking envelope Cholesky by panels of [`PANEL`] columns, in place.
@@ -586,6 +672,39 @@ mod tests {
             }
             let err = solve_error(&p, &values, &dense);
             assert!(err < 1e-12, "reordered {}: error {err}", p.is_reordered());
+        }
+    }
+
+    /// Several right-hand sides at once give what one solve per right-hand side gives (to
+    /// round-off), in the given order and renumbered.
+    #[test]
+    fn many_right_hand_sides_equal_single_solves() {
+        let n = 70;
+        let width = |i: usize| [1, 9, 3, 0, 17, 5][i / 12 % 6].min(i);
+        let identity: Vec<usize> = (0..n).collect();
+        let old_of: Vec<usize> = (0..n).map(|k| (k * 37 + 11) % n).collect();
+        let new_of: Vec<u32> = old_of.iter().map(|&o| o as u32).collect();
+        for (order, renumber) in [(&identity, None), (&old_of, Some(new_of))] {
+            let (a, _) = envelope(n, width, order);
+            let p = BandPattern::with_order(&a, renumber).expect("band");
+            let mut values = Vec::new();
+            p.factorize(&a, &mut values).expect("SPD");
+            let m = 5;
+            let b: Vec<f64> = (0..n * m).map(|k| ((k * 13 % 29) as f64) - 14.0).collect();
+            let mut many = b.clone();
+            let mut work = Vec::new();
+            p.solve_many_in_place(&values, &mut many, m, &mut work);
+            for c in 0..m {
+                let mut one: Vec<f64> = (0..n).map(|i| b[i * m + c]).collect();
+                p.solve_in_place(&values, &mut one, &mut work);
+                for i in 0..n {
+                    let (x, y) = (many[i * m + c], one[i]);
+                    assert!(
+                        (x - y).abs() <= 1e-12 * y.abs().max(1.0),
+                        "rhs {c} row {i}: {x} vs {y}"
+                    );
+                }
+            }
         }
     }
 

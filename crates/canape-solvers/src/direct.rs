@@ -771,6 +771,22 @@ impl LinearSolver for DirectSolver {
             residual: 0.0,
         }
     }
+    fn solve_again_many(
+        &mut self,
+        sys: &mut dyn LinearSystem,
+        b: &[f64],
+        x: &mut [f64],
+        m: usize,
+    ) -> SolveStats {
+        if self.numeric.is_none() {
+            return canape_core::component::solve_again_by_columns(self, sys, b, x, m);
+        }
+        self.solve_factored_many(b, x, m);
+        SolveStats {
+            iterations: 1,
+            residual: 0.0,
+        }
+    }
     /// Every factorization compares the new matrix with the factored one, so only the
     /// precomputed factor must go; the symbolic analysis stays while the pattern does.
     fn matrix_changed(&mut self) {
@@ -857,6 +873,29 @@ impl DirectSolver {
     /// Whether a factorization is there for `solve_factored`.
     pub fn has_factor(&self) -> bool {
         self.numeric.is_some()
+    }
+
+    /// X = A⁻¹ B for `m` right-hand sides stored row by row (row i: the m values of unknown i)
+    /// with the last factorization: at once on a band factor, one by one otherwise.
+    pub fn solve_factored_many(&mut self, b: &[f64], x: &mut [f64], m: usize) {
+        if let (Some(Numeric::Band(values)), Some(Symbolic::Band(band))) =
+            (&self.numeric, &self.symbolic)
+        {
+            x.copy_from_slice(b);
+            band.solve_many_in_place(values, x, m, &mut self.band_work);
+            return;
+        }
+        let n = b.len() / m.max(1);
+        let (mut col, mut sol) = (vec![0.0; n], vec![0.0; n]);
+        for c in 0..m {
+            for i in 0..n {
+                col[i] = b[i * m + c];
+            }
+            self.solve_factored(&col, &mut sol);
+            for i in 0..n {
+                x[i * m + c] = sol[i];
+            }
+        }
     }
 
     /// x = A⁻¹ b with the last factorization (NaN when there is none).

@@ -4,7 +4,8 @@
 /// (`#[inline(always)]`): run compiled for AVX2 where the CPU has it, so that its vector loops
 /// go four values per instruction instead of two. The loops work value by value (reductions
 /// go through `canape_types::dot`), so both builds give the same bits. With a field name, that
-/// flag is set during `solve_again` (a solve with the last solve's system).
+/// flag is set during `solve_again` (a solve with the last solve's system), and the type's
+/// `solve_again_many_by_factor` may answer `solve_again_many` at once.
 macro_rules! solve_with_avx2 {
     ($ty:ty $(, $again:ident)?) => {
         impl canape_core::component::LinearSolver for $ty {
@@ -44,6 +45,18 @@ macro_rules! solve_with_avx2 {
                 let stats = canape_core::component::LinearSolver::solve(self, sys, b, x);
                 self.$again = false;
                 stats
+            }
+            fn solve_again_many(
+                &mut self,
+                sys: &mut dyn canape_core::component::LinearSystem,
+                b: &[f64],
+                x: &mut [f64],
+                m: usize,
+            ) -> canape_core::component::SolveStats {
+                if let Some(stats) = self.solve_again_many_by_factor(b, x, m) {
+                    return stats;
+                }
+                canape_core::component::solve_again_by_columns(self, sys, b, x, m)
             }
             )?
         }

@@ -398,6 +398,27 @@ impl_component!(PcgLinearSolver, "PCGLinearSolver", init);
 solve_with_avx2!(PcgLinearSolver, again);
 
 impl PcgLinearSolver {
+    /// `solve_again` on `m` right-hand sides (row by row) when its answer is the direct
+    /// preconditioner's factor of the last system (rebuilt at every solve): all at once.
+    fn solve_again_many_by_factor(
+        &mut self,
+        b: &[f64],
+        x: &mut [f64],
+        m: usize,
+    ) -> Option<SolveStats> {
+        if self.rate != 1 || self.kind != Some(PreconditionerKind::Warp) {
+            return None;
+        }
+        let w = self.warp.as_mut().filter(|w| w.has_factor())?;
+        w.solve_factored_many(b, x, m);
+        Some(SolveStats {
+            iterations: 1,
+            residual: 0.0,
+        })
+    }
+}
+
+impl PcgLinearSolver {
     /// The next solve rebuilds the preconditioner from the matrix of that step.
     fn restart_impl(&mut self) {
         self.counter = self.rate;

@@ -642,4 +642,28 @@ impl GroupOps<'_> {
         self.linear = Some(solver);
         Some(stats)
     }
+
+    /// [`GroupOps::solve_again`] for `m` right-hand sides stored row by row (row i: the m
+    /// values of the group's unknown i).
+    pub fn solve_again_many(&mut self, rhs: &[f64], x: &mut [f64], m: usize) -> Option<SolveStats> {
+        let (mf, b, k) = self.work.last_factors?;
+        let solver = self.linear.take()?;
+        let mut fixed = std::mem::take(&mut self.work.fixed);
+        GroupSystem::fixed_mask(self, &mut fixed);
+        x.fill(0.0);
+        let (stats, fixed) = {
+            let mut sys = GroupSystem {
+                ops: self,
+                m: mf,
+                b,
+                k,
+                fixed,
+            };
+            let stats = solver.solve_again_many(&mut sys, rhs, x, m);
+            (stats, sys.fixed)
+        };
+        self.work.fixed = fixed;
+        self.linear = Some(solver);
+        Some(stats)
+    }
 }

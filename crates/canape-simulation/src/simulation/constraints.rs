@@ -469,19 +469,58 @@ impl Simulation {
 
     /// Columns A⁻¹ Jᵣᵀ of the rows on state `s` of group `gi` (one linear solve per row with
     /// the free motion's system), each on the state's derivative scalars.
+    /// All the rows are solved together (`solve_again_many`: a direct factor reads its
+    /// entries once for all of them).
     fn linear_compliance(&mut self, gi: usize, s: usize, sr: &StateRows) -> Vec<(usize, Vec<f64>)> {
-        let mut cols = Vec::new();
         let len = self.scene.states[s]
             .as_ref()
             .map_or(0, |st| st.vec(VecId::VELOCITY).len());
-        for (r, a, b) in sr.row_ranges() {
-            let mut f = vec![0.0; len];
+        let ranges = sr.row_ranges();
+        let m = ranges.len();
+        let g = &self.groups[gi];
+        let Some(k) = g.states.iter().position(|&x| x == s) else {
+            return ranges
+                .iter()
+                .map(|&(r, _, _)| (r, vec![0.0; len]))
+                .collect();
+        };
+        let (off, size) = (g.offsets[k], g.size);
+        let mut rhs = vec![0.0; size * m];
+        for (c, &(_, a, b)) in ranges.iter().enumerate() {
             for &(_, d, v) in &sr.entries[a..b] {
-                f[d as usize] += v;
+                rhs[(off + d as usize) * m + c] += v;
             }
-            cols.push((r, self.linear_solve_state(gi, s, &f)));
         }
-        cols
+        let mut sol = vec![0.0; size * m];
+        let scene = &mut self.scene;
+        let linear = g.linear.and_then(|l| scene.linears[l].as_mut());
+        let mut ops = GroupOps::new(
+            g,
+            &mut scene.states,
+            &scene.masses,
+            &mut scene.force_fields,
+            &scene.projective,
+            &mut scene.mappings,
+            linear,
+            &mut self.step_clock,
+            &mut self.works[gi],
+        );
+        if ops.solve_again_many(&rhs, &mut sol, m).is_none() {
+            let d = Diagnostic::warning(
+                "LinearSolverConstraintCorrection: the solver group has no linear solver that solved this step: no compliance",
+            )
+            .on(self.scene.node_path(g.node));
+            self.report_once(d);
+            return ranges
+                .iter()
+                .map(|&(r, _, _)| (r, vec![0.0; len]))
+                .collect();
+        }
+        ranges
+            .iter()
+            .enumerate()
+            .map(|(c, &(r, _, _))| (r, (0..len).map(|d| sol[(off + d) * m + c]).collect()))
+            .collect()
     }
 
     /// A⁻¹ f for a force `f` on independent state `s` of group `gi` (zero on the group's other
