@@ -3,14 +3,19 @@
 //! polar; svd for the former), HexahedronFEMForceField (large, polar, small),
 //! BeamFEMForceField (Rigid3 beams), TriangularFEMForceField and TriangularFEMForceFieldOptim
 //! (membrane triangles), QuadBendingFEMForceField, FastTriangularBendingSprings,
-//! TriangularBendingSprings and TetrahedronHyperelasticityFEMForceField (SOFA's materials).
+//! TriangularBendingSprings and TetrahedronHyperelasticityFEMForceField (SOFA's materials),
+//! and SOFA's edge-based membranes: TriangularBiquadraticSpringsForceField (`biquadratic`),
+//! TriangularQuadraticSpringsForceField (`quadratic`) and TriangularTensorMassForceField
+//! (`tensor_mass`), over the shared edge set of `edge_triangles`.
 //!
 //! Element loops run once per component call; per-element data (rest frames, strain-displacement
 //! coefficients, rotations from the last `add_force`) live in flat vectors indexed by element.
 
 pub mod beam;
 pub mod bending;
+pub mod biquadratic;
 pub mod common;
+pub mod edge_triangles;
 pub mod element;
 pub mod fast_tetra;
 pub mod hexa;
@@ -18,22 +23,29 @@ pub mod hyperelastic;
 pub mod joint;
 pub mod pairs;
 pub mod quad;
+pub mod quadratic;
 pub mod register;
 pub mod spring;
+pub mod tensor_mass;
 pub mod tetra;
 pub mod triangle;
 
 pub use beam::BeamFemForceField;
 pub use bending::{FastTriangularBendingSprings, TriangularBendingSprings};
+pub use biquadratic::TriangularBiquadraticSpringsForceField;
 pub use element::{ElementFemForceField, FemMass};
 pub use fast_tetra::FastTetrahedralCorotationalForceField;
 pub use hexa::HexahedronFemForceField;
 pub use hyperelastic::TetrahedronHyperelasticityFemForceField;
 pub use joint::JointSpringForceField;
 pub use quad::QuadBendingFemForceField;
+pub use quadratic::TriangularQuadraticSpringsForceField;
 pub use spring::SpringForceField;
+pub use tensor_mass::TriangularTensorMassForceField;
 pub use tetra::TetrahedronFemForceField;
 pub use triangle::{TriangularFemForceField, TriangularFemForceFieldOptim};
 
+#[cfg(test)]
+mod fd_check;
 #[cfg(test)]
 mod fd_tests;

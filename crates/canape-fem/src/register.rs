@@ -129,6 +129,36 @@ pub fn register(r: &mut Registry) {
         },
     );
     r.register(
+        "TriangularBiquadraticSpringsForceField",
+        "membrane triangles as springs on squared edge lengths, angular springs, area penalty",
+        |_, t| {
+            vec3_only(t, "TriangularBiquadraticSpringsForceField")?;
+            Ok(AnyComponent::ForceField(Box::new(
+                crate::TriangularBiquadraticSpringsForceField::new(),
+            )))
+        },
+    );
+    r.register(
+        "TriangularQuadraticSpringsForceField",
+        "membrane triangles as springs on edge lengths, with angular springs",
+        |_, t| {
+            vec3_only(t, "TriangularQuadraticSpringsForceField")?;
+            Ok(AnyComponent::ForceField(Box::new(
+                crate::TriangularQuadraticSpringsForceField::new(),
+            )))
+        },
+    );
+    r.register(
+        "TriangularTensorMassForceField",
+        "linear membrane triangles as per-edge stiffness tensors (tensor-mass model)",
+        |_, t| {
+            vec3_only(t, "TriangularTensorMassForceField")?;
+            Ok(AnyComponent::ForceField(Box::new(
+                crate::TriangularTensorMassForceField::new(),
+            )))
+        },
+    );
+    r.register(
         "FastTriangularBendingSprings",
         "linear bending springs across the edges shared by two triangles",
         |_, t| {
