@@ -64,6 +64,7 @@ macro_rules! solve_with_avx2 {
 }
 
 pub mod band;
+pub mod bdf;
 pub mod cg;
 pub mod direct;
 pub mod euler_explicit;
@@ -79,6 +80,7 @@ pub mod static_solver;
 #[cfg(test)]
 mod test_util;
 
+pub use bdf::BdfOdeSolver;
 pub use cg::CgLinearSolver;
 pub use direct::DirectSolver;
 pub use euler_explicit::EulerExplicitSolver;

@@ -1,6 +1,7 @@
 //! This crate's components (ODE and linear solvers), registered under SOFA's class names: the
 //! facade's registry calls [`register`], and so can an application's own registry.
 
+use crate::BdfOdeSolver;
 use crate::CentralDifferenceSolver;
 use crate::CgLinearSolver;
 use crate::DirectSolver;
@@ -52,6 +53,11 @@ pub fn register(r: &mut Registry) {
         "StaticSolver",
         "static equilibrium by Newton-Raphson iterations (parameters from a NewtonRaphsonSolver)",
         |_, _| Ok(AnyComponent::Ode(Box::new(StaticSolver::new()))),
+    );
+    r.register(
+        "BDFOdeSolver",
+        "velocity-based backward differentiation formula of any order, variable time step (nonlinear solve by a NewtonRaphsonSolver)",
+        |_, _| Ok(AnyComponent::Ode(Box::new(BdfOdeSolver::new()))),
     );
     r.register(
         "NewtonRaphsonSolver",
