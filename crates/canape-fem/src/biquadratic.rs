@@ -359,15 +359,13 @@ impl ForceField for TriangularBiquadraticSpringsForceField {
             self.update_matrix = false;
             self.update_blocks();
         }
-        for (t, tinfo) in self.topo.triangles.iter().zip(&self.tris) {
-            for k in 0..3 {
-                let (i, j) = (t[(k + 1) % 3], t[(k + 2) % 3]);
-                let d = at(dx, i) - at(dx, j);
-                let m = &tinfo.dfdx[k];
-                add_at(df, i, (m * d) * k_factor);
-                add_at(df, j, -(m.tr_mul(&d)) * k_factor);
-            }
-        }
+        crate::edge_triangles::add_edge_block_products(
+            &self.topo.triangles,
+            self.tris.iter().map(|t| &t.dfdx),
+            dx,
+            df,
+            k_factor,
+        );
     }
 
     /// SOFA has no stiffness matrix for this class (matrix-free only): nothing is added.

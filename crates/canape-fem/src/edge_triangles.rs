@@ -188,6 +188,27 @@ pub fn add_at(a: &mut [[f64; 3]], i: usize, v: Vec3) {
     p[2] += v.z;
 }
 
+/// df += k · (M d, −Mᵀ d) for every triangle's three edge blocks M (block k belongs to the
+/// edge joining the triangle's vertices k + 1 and k + 2, d = dx at the first minus dx at the
+/// second): the tangent product of the spring membranes.
+pub fn add_edge_block_products<'a>(
+    triangles: &[[usize; 3]],
+    blocks: impl Iterator<Item = &'a [canape_types::Mat3; 3]>,
+    dx: &[[f64; 3]],
+    df: &mut [[f64; 3]],
+    k_factor: f64,
+) {
+    for (t, b) in triangles.iter().zip(blocks) {
+        for k in 0..3 {
+            let (i, j) = (t[(k + 1) % 3], t[(k + 2) % 3]);
+            let d = at(dx, i) - at(dx, j);
+            let m = &b[k];
+            add_at(df, i, (m * d) * k_factor);
+            add_at(df, j, -(m.tr_mul(&d)) * k_factor);
+        }
+    }
+}
+
 #[cfg(test)]
 pub(crate) mod test_support {
     //! A scene with one Vec3 state and a triangle topology, to run a force field's init.

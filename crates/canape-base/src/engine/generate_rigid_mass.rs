@@ -215,7 +215,6 @@ impl Engine for GenerateRigidMass {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use canape_core::scene::{AnyComponent, Scene};
 
     /// A box [0,a]×[0,b]×[0,c] shifted by `o`, as 6 outward quads.
     fn cuboid(a: f64, b: f64, c: f64, o: [f64; 3]) -> (String, &'static str) {
@@ -235,21 +234,8 @@ mod tests {
 
     fn run(attrs: &[(&str, &str)]) -> (usize, GenerateRigidMass) {
         let mut e = GenerateRigidMass::new();
-        for (k, v) in attrs {
-            e.data.set_str(k, v).unwrap();
-        }
-        let mut scene = Scene::new();
-        let root = scene.add_node("root", None);
-        let id = scene.add_component(root, "g", AnyComponent::Engine(Box::new(e.clone())), None);
-        let mut diags = canape_core::diag::Diagnostics::default();
-        let mut ctx = InitContext {
-            scene: &scene,
-            node: root,
-            id,
-            diags: &mut diags,
-        };
-        e.init_impl(&mut ctx);
-        (diags.len(), e)
+        let n = crate::engine::test_support::init_alone(&mut e, attrs);
+        (n, e)
     }
 
     #[test]

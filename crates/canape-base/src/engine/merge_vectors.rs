@@ -120,25 +120,11 @@ impl Engine for MergeVectors {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use canape_core::scene::{AnyComponent, Scene};
 
     fn run(kind: DataKind, attrs: &[(&str, &str)]) -> (usize, MergeVectors) {
         let mut e = MergeVectors::new(kind);
-        for (k, v) in attrs {
-            e.data.set_str(k, v).unwrap();
-        }
-        let mut scene = Scene::new();
-        let root = scene.add_node("root", None);
-        let id = scene.add_component(root, "m", AnyComponent::Engine(Box::new(e.clone())), None);
-        let mut diags = canape_core::diag::Diagnostics::default();
-        let mut ctx = InitContext {
-            scene: &scene,
-            node: root,
-            id,
-            diags: &mut diags,
-        };
-        e.init_impl(&mut ctx);
-        (diags.len(), e)
+        let n = crate::engine::test_support::init_alone(&mut e, attrs);
+        (n, e)
     }
 
     #[test]

@@ -491,26 +491,12 @@ impl Engine for TransformPosition {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use canape_core::scene::{AnyComponent, Scene};
 
     /// Run the engine's init with `attrs` set; the diagnostics' count and the output.
     fn run(attrs: &[(&str, &str)]) -> (usize, Vec<f64>) {
         let mut e = TransformPosition::new();
-        for (k, v) in attrs {
-            e.data.set_str(k, v).unwrap();
-        }
-        let mut scene = Scene::new();
-        let root = scene.add_node("root", None);
-        let id = scene.add_component(root, "t", AnyComponent::Engine(Box::new(e.clone())), None);
-        let mut diags = canape_core::diag::Diagnostics::default();
-        let mut ctx = InitContext {
-            scene: &scene,
-            node: root,
-            id,
-            diags: &mut diags,
-        };
-        e.init_impl(&mut ctx);
-        (diags.len(), e.data.reals("output_position").to_vec())
+        let n = crate::engine::test_support::init_alone(&mut e, attrs);
+        (n, e.data.reals("output_position").to_vec())
     }
 
     fn close(a: &[f64], b: &[f64]) -> bool {

@@ -221,25 +221,11 @@ impl Engine for Vertex2Frame {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use canape_core::scene::{AnyComponent, Scene};
 
     fn run(attrs: &[(&str, &str)]) -> (usize, Vec<f64>) {
         let mut e = Vertex2Frame::new();
-        for (k, v) in attrs {
-            e.data.set_str(k, v).unwrap();
-        }
-        let mut scene = Scene::new();
-        let root = scene.add_node("root", None);
-        let id = scene.add_component(root, "v", AnyComponent::Engine(Box::new(e.clone())), None);
-        let mut diags = canape_core::diag::Diagnostics::default();
-        let mut ctx = InitContext {
-            scene: &scene,
-            node: root,
-            id,
-            diags: &mut diags,
-        };
-        e.init_impl(&mut ctx);
-        (diags.len(), e.data.reals("frames").to_vec())
+        let n = crate::engine::test_support::init_alone(&mut e, attrs);
+        (n, e.data.reals("frames").to_vec())
     }
 
     /// Rotate `v` by the quaternion (x, y, z, w).

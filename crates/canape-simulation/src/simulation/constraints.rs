@@ -492,25 +492,7 @@ impl Simulation {
             }
         }
         let mut sol = vec![0.0; size * m];
-        let scene = &mut self.scene;
-        let linear = g.linear.and_then(|l| scene.linears[l].as_mut());
-        let mut ops = GroupOps::new(
-            g,
-            &mut scene.states,
-            &scene.masses,
-            &mut scene.force_fields,
-            &scene.projective,
-            &mut scene.mappings,
-            linear,
-            &mut self.step_clock,
-            &mut self.works[gi],
-        );
-        if ops.solve_again_many(&rhs, &mut sol, m).is_none() {
-            let d = Diagnostic::warning(
-                "LinearSolverConstraintCorrection: the solver group has no linear solver that solved this step: no compliance",
-            )
-            .on(self.scene.node_path(g.node));
-            self.report_once(d);
+        if !self.group_solve_again(gi, &rhs, &mut sol, m) {
             return ranges
                 .iter()
                 .map(|&(r, _, _)| (r, vec![0.0; len]))
@@ -534,6 +516,17 @@ impl Simulation {
         let mut rhs = vec![0.0; g.size];
         rhs[off..off + f.len()].copy_from_slice(f);
         let mut sol = vec![0.0; g.size];
+        if !self.group_solve_again(gi, &rhs, &mut sol, 1) {
+            return vec![0.0; f.len()];
+        }
+        sol[off..off + f.len()].to_vec()
+    }
+
+    /// The group's linear solver again on `m` right-hand sides stored row by row (one: a
+    /// plain `solve_again`) with the free motion's system; false, reported once, when the
+    /// group has no linear solver that solved this step.
+    fn group_solve_again(&mut self, gi: usize, rhs: &[f64], sol: &mut [f64], m: usize) -> bool {
+        let g = &self.groups[gi];
         let scene = &mut self.scene;
         let linear = g.linear.and_then(|l| scene.linears[l].as_mut());
         let mut ops = GroupOps::new(
@@ -547,15 +540,20 @@ impl Simulation {
             &mut self.step_clock,
             &mut self.works[gi],
         );
-        if ops.solve_again(&rhs, &mut sol).is_none() {
+        let solved = if m == 1 {
+            ops.solve_again(rhs, sol)
+        } else {
+            ops.solve_again_many(rhs, sol, m)
+        };
+        if solved.is_none() {
             let d = Diagnostic::warning(
                 "LinearSolverConstraintCorrection: the solver group has no linear solver that solved this step: no compliance",
             )
             .on(self.scene.node_path(g.node));
             self.report_once(d);
-            return vec![0.0; f.len()];
+            return false;
         }
-        sol[off..off + f.len()].to_vec()
+        true
     }
 }
 

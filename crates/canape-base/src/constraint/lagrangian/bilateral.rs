@@ -158,8 +158,9 @@ impl Passive for BilateralLagrangianConstraint {
     }
 }
 
-/// The rotation vector (axis · angle, shortest path) of a unit quaternion.
-fn rotation_vector(q: &nalgebra::Quaternion<f64>) -> [f64; 3] {
+/// The rotation vector (axis · angle, shortest path) of a unit quaternion (SOFA's
+/// Quat::toEulerVector).
+pub(super) fn rotation_vector(q: &nalgebra::Quaternion<f64>) -> [f64; 3] {
     let q = if q.w < 0.0 { -*q } else { *q };
     let s = (q.i * q.i + q.j * q.j + q.k * q.k).sqrt();
     if s < 1e-15 {

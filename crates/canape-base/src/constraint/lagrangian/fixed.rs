@@ -7,6 +7,7 @@
 //! then rotation about the world axes), violations c_free − c_rest and the rotation vector of
 //! q_free · q_rest⁻¹, two warm-started 3-line blocks.
 
+use super::bilateral::rotation_vector;
 use crate::base_data;
 use canape_core::component::{Passive, Role};
 use canape_core::data::{DataKind, DataTable};
@@ -108,17 +109,6 @@ impl Passive for FixedLagrangianConstraint {
     fn lagrangian_constraint(&mut self) -> Option<&mut dyn LagrangianConstraint> {
         Some(self)
     }
-}
-
-/// The rotation vector (axis · angle) of a unit quaternion, as SOFA's Quat::toEulerVector.
-fn rotation_vector(q: &nalgebra::Quaternion<f64>) -> [f64; 3] {
-    let q = if q.w < 0.0 { -*q } else { *q };
-    let s = (q.i * q.i + q.j * q.j + q.k * q.k).sqrt();
-    if s < 1e-15 {
-        return [2.0 * q.i, 2.0 * q.j, 2.0 * q.k];
-    }
-    let angle = 2.0 * s.atan2(q.w);
-    [q.i / s * angle, q.j / s * angle, q.k / s * angle]
 }
 
 impl LagrangianConstraint for FixedLagrangianConstraint {
