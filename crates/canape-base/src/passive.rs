@@ -144,6 +144,7 @@ pub const INERT_CLASSES: &[(&str, Role, &str)] = &[
     ("VisualGrid", Role::Visual, "grid display"),
     ("LineAxis", Role::Visual, "axis display"),
     ("BackgroundSetting", Role::Visual, "viewer background"),
+    ("ViewerSetting", Role::Visual, "viewer resolution and full-screen setting"),
     (
         "OBBCollisionModel",
         Role::Collision,
