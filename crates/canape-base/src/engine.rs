@@ -2,8 +2,8 @@
 //! PlaneROI, PairBoxROI, PointsFromIndices, SubsetTopology (`subset_topology`),
 //! MeshTetraStuffing (`mesh_tetra_stuffing`), TransformPosition (`transform_position`),
 //! Vertex2Frame (`vertex2frame`), MergeVectors (`merge_vectors`), MergeMeshes
-//! (`merge_meshes`), MeshBoundaryROI (`mesh_boundary_roi`) and GenerateRigidMass
-//! (`generate_rigid_mass`).
+//! (`merge_meshes`), MeshBoundaryROI (`mesh_boundary_roi`), GenerateRigidMass
+//! (`generate_rigid_mass`) and VolumeFromTriangles (`volume_from_triangles`).
 
 pub mod generate_rigid_mass;
 pub mod merge_meshes;
@@ -13,6 +13,7 @@ pub mod mesh_tetra_stuffing;
 pub mod subset_topology;
 pub mod transform_position;
 pub mod vertex2frame;
+pub mod volume_from_triangles;
 
 use crate::base_data;
 use canape_core::component::Engine;

@@ -672,6 +672,16 @@ pub fn register(r: &mut Registry) {
         },
     );
     r.register(
+        "VolumeFromTriangles",
+        "the volume enclosed by a triangle and quad surface",
+        |_, t| {
+            vec3_only(t, "VolumeFromTriangles")?;
+            Ok(AnyComponent::Engine(Box::new(
+                crate::engine::volume_from_triangles::VolumeFromTriangles::new(),
+            )))
+        },
+    );
+    r.register(
         "TransformEngine",
         "translates, rotates and scales positions",
         |_, t| {

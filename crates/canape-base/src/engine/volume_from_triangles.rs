@@ -1,0 +1,177 @@
+//! VolumeFromTriangles (Sofa/Component/Engine/Generate/.../VolumeFromTriangles.inl): the volume
+//! enclosed by a triangle and quad surface, |Σ over triangles of the divergence term
+//! ((p1 − p0) × (p2 − p0))ₓ · (x0 + x1 + x2) / 6|, a quad counting as its triangles (q0 q1 q2)
+//! and (q0 q2 q3). Computed at init (SOFA's `update`, a recomputation every step, is reported
+//! as not supported).
+
+use crate::base_data;
+use canape_core::component::Engine;
+use canape_core::data::{DataKind, DataTable, Value};
+use canape_core::impl_component;
+use canape_core::scene::InitContext;
+use canape_core::state::VecId;
+
+#[derive(Clone)]
+pub struct VolumeFromTriangles {
+    data: DataTable,
+}
+
+impl Default for VolumeFromTriangles {
+    fn default() -> Self {
+        Self::new()
+    }
+}
+
+/// SOFA's per-triangle term (its exact expression: the x component of the edge cross product
+/// times the sum of the x coordinates, over 6).
+fn term(p0: &[f64], p1: &[f64], p2: &[f64]) -> f64 {
+    ((p1[1] - p0[1]) * (p2[2] - p0[2]) - (p2[1] - p0[1]) * (p1[2] - p0[2]))
+        * (p0[0] + p1[0] + p2[0])
+        / 6.0
+}
+
+/// The enclosed volume of `triangles` and `quads` over points `x` (3 numbers each); None when
+/// an index is out of range.
+pub fn enclosed_volume(x: &[f64], triangles: &[u32], quads: &[u32]) -> Option<f64> {
+    let p = |i: u32| x.get(3 * i as usize..3 * i as usize + 3);
+    let mut v = 0.0;
+    for t in triangles.chunks_exact(3) {
+        v += term(p(t[0])?, p(t[1])?, p(t[2])?);
+    }
+    for q in quads.chunks_exact(4) {
+        v += term(p(q[0])?, p(q[1])?, p(q[2])?);
+        v += term(p(q[0])?, p(q[2])?, p(q[3])?);
+    }
+    Some(v.abs())
+}
+
+impl VolumeFromTriangles {
+    pub fn new() -> Self {
+        let data = base_data(DataTable::new())
+            .with("topology", DataKind::Str, "", "link to the topology")
+            .with("mechanical", DataKind::Str, "", "link to the mechanical")
+            .with(
+                "position",
+                DataKind::Reals(3),
+                "",
+                "If not set by user, find the context mechanical.",
+            )
+            .alias(&["positions"])
+            .with(
+                "triangles",
+                DataKind::Ints(3),
+                "",
+                "If not set by user, find the context topology.",
+            )
+            .with(
+                "quads",
+                DataKind::Ints(4),
+                "",
+                "If not set by user, find the context topology.",
+            )
+            .with(
+                "update",
+                DataKind::Bool,
+                "0",
+                "If true, will update the volume at each time step of the simulation.",
+            )
+            .output(
+                "volume",
+                DataKind::Real,
+                "The volume is only relevant if the surface is closed.",
+            );
+        VolumeFromTriangles { data }
+    }
+
+    fn init_impl(&mut self, ctx: &mut InitContext<'_>) {
+        if self.data.bool("update") {
+            ctx.warn(
+                "update (a new volume every step) is not supported: the volume is the one at init",
+            );
+        }
+        let x = if self.data.is_set("position") {
+            self.data.reals("position").to_vec()
+        } else {
+            match ctx.state() {
+                Some(s) if s.dof == canape_types::DofType::Vec3 => s.vec(VecId::POSITION).to_vec(),
+                _ => {
+                    ctx.error("no positions given by the user and no Vec3 MechanicalObject in the context");
+                    return;
+                }
+            }
+        };
+        let (mut tris, mut quads) = (
+            self.data.ints("triangles").to_vec(),
+            self.data.ints("quads").to_vec(),
+        );
+        if !self.data.is_set("triangles") || !self.data.is_set("quads") {
+            match ctx.topology() {
+                Some(t) => {
+                    let m = t.mesh();
+                    if !self.data.is_set("triangles") {
+                        tris = m.triangles.iter().flatten().copied().collect();
+                    }
+                    if !self.data.is_set("quads") {
+                        quads = m.quads.iter().flatten().copied().collect();
+                    }
+                }
+                None if !self.data.is_set("triangles") && !self.data.is_set("quads") => {
+                    ctx.error(
+                        "no triangles or quads given by the user and no topology in the context",
+                    );
+                    return;
+                }
+                None => {}
+            }
+        }
+        match enclosed_volume(&x, &tris, &quads) {
+            Some(v) => {
+                let _ = self.data.set_value("volume", Value::Real(v));
+            }
+            None => ctx.error(format!(
+                "a triangle or quad uses a point beyond the {} positions",
+                x.len() / 3
+            )),
+        }
+    }
+}
+
+impl_component!(VolumeFromTriangles, "VolumeFromTriangles", init);
+
+impl Engine for VolumeFromTriangles {}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// The unit cube's surface as 6 quads (outward), and as 12 triangles.
+    fn cube() -> (Vec<f64>, Vec<u32>) {
+        let x = vec![
+            0., 0., 0., 1., 0., 0., 1., 1., 0., 0., 1., 0., 0., 0., 1., 1., 0., 1., 1., 1., 1., 0.,
+            1., 1.,
+        ];
+        let quads = vec![
+            0, 3, 2, 1, 4, 5, 6, 7, 0, 1, 5, 4, 1, 2, 6, 5, 2, 3, 7, 6, 3, 0, 4, 7,
+        ];
+        (x, quads)
+    }
+
+    #[test]
+    fn a_unit_cube_encloses_one() {
+        let (x, quads) = cube();
+        assert!((enclosed_volume(&x, &[], &quads).unwrap() - 1.0).abs() < 1e-14);
+        let tris: Vec<u32> = quads
+            .chunks(4)
+            .flat_map(|q| [q[0], q[1], q[2], q[0], q[2], q[3]])
+            .collect();
+        assert!((enclosed_volume(&x, &tris, &[]).unwrap() - 1.0).abs() < 1e-14);
+        // scaled by 2: volume 8, whatever the orientation (absolute value)
+        let x2: Vec<f64> = x.iter().map(|v| 2.0 * v).collect();
+        let flipped: Vec<u32> = quads
+            .chunks(4)
+            .flat_map(|q| [q[3], q[2], q[1], q[0]])
+            .collect();
+        assert!((enclosed_volume(&x2, &[], &flipped).unwrap() - 8.0).abs() < 1e-13);
+        assert!(enclosed_volume(&x, &[0, 1, 99], &[]).is_none());
+    }
+}
