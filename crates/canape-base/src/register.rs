@@ -682,6 +682,16 @@ pub fn register(r: &mut Registry) {
         },
     );
     r.register(
+        "VolumeFromVolumetricElements",
+        "the volume of tetrahedra and hexahedra",
+        |_, t| {
+            vec3_only(t, "VolumeFromVolumetricElements")?;
+            Ok(AnyComponent::Engine(Box::new(
+                crate::engine::volume_from_triangles::VolumeFromTriangles::volumetric(),
+            )))
+        },
+    );
+    r.register(
         "TransformEngine",
         "translates, rotates and scales positions",
         |_, t| {

@@ -1,8 +1,12 @@
-//! VolumeFromTriangles (Sofa/Component/Engine/Generate/.../VolumeFromTriangles.inl): the volume
-//! enclosed by a triangle and quad surface, |Σ over triangles of the divergence term
-//! ((p1 − p0) × (p2 − p0))ₓ · (x0 + x1 + x2) / 6|, a quad counting as its triangles (q0 q1 q2)
-//! and (q0 q2 q3). Computed at init (SOFA's `update`, a recomputation every step, is reported
-//! as not supported).
+//! Volume engines (Sofa/Component/Engine/Generate/.../VolumeFromTriangles.inl and
+//! VolumeFromVolumetricElements.inl), computed at init (SOFA's `update`, a recomputation every
+//! step, is reported as not supported):
+//!
+//! - VolumeFromTriangles: the volume enclosed by a triangle and quad surface, |Σ over triangles
+//!   of the divergence term ((p1 − p0) × (p2 − p0))ₓ · (x0 + x1 + x2) / 6|, a quad counting as
+//!   its triangles (q0 q1 q2) and (q0 q2 q3);
+//! - VolumeFromVolumetricElements: |Σ of the tetrahedra's volumes and the hexahedra's (each the
+//!   sum of six inner tetrahedra, as sofa::geometry::Hexahedron::volume splits it)|.
 
 use crate::base_data;
 use canape_core::component::Engine;
@@ -14,6 +18,8 @@ use canape_core::state::VecId;
 #[derive(Clone)]
 pub struct VolumeFromTriangles {
     data: DataTable,
+    /// VolumeFromVolumetricElements: tetrahedra and hexahedra instead of triangles and quads.
+    volumetric: bool,
 }
 
 impl Default for VolumeFromTriangles {
@@ -28,6 +34,46 @@ fn term(p0: &[f64], p1: &[f64], p2: &[f64]) -> f64 {
     ((p1[1] - p0[1]) * (p2[2] - p0[2]) - (p2[1] - p0[1]) * (p1[2] - p0[2]))
         * (p0[0] + p1[0] + p2[0])
         / 6.0
+}
+
+/// |(b − a) × (c − a) · (d − a)| / 6 (sofa::geometry::Tetrahedron::volume).
+fn tetra_volume(a: &[f64], b: &[f64], c: &[f64], d: &[f64]) -> f64 {
+    let (u, v, w) = (
+        [b[0] - a[0], b[1] - a[1], b[2] - a[2]],
+        [c[0] - a[0], c[1] - a[1], c[2] - a[2]],
+        [d[0] - a[0], d[1] - a[1], d[2] - a[2]],
+    );
+    let cr = [
+        u[1] * v[2] - u[2] * v[1],
+        u[2] * v[0] - u[0] * v[2],
+        u[0] * v[1] - u[1] * v[0],
+    ];
+    ((cr[0] * w[0] + cr[1] * w[1] + cr[2] * w[2]) / 6.0).abs()
+}
+
+/// The volume of `tetrahedra` and `hexahedra` over points `x`; None when an index is out of
+/// range.
+pub fn elements_volume(x: &[f64], tetrahedra: &[u32], hexahedra: &[u32]) -> Option<f64> {
+    let p = |i: u32| x.get(3 * i as usize..3 * i as usize + 3);
+    let mut v = 0.0;
+    for t in tetrahedra.chunks_exact(4) {
+        v += tetra_volume(p(t[0])?, p(t[1])?, p(t[2])?, p(t[3])?);
+    }
+    // SOFA's six inner tetrahedra of a hexahedron
+    const SPLIT: [[usize; 4]; 6] = [
+        [0, 5, 1, 6],
+        [0, 1, 3, 6],
+        [1, 3, 6, 2],
+        [6, 3, 0, 7],
+        [6, 7, 0, 5],
+        [7, 5, 4, 0],
+    ];
+    for h in hexahedra.chunks_exact(8) {
+        for [a, b, c, d] in SPLIT {
+            v += tetra_volume(p(h[a])?, p(h[b])?, p(h[c])?, p(h[d])?);
+        }
+    }
+    Some(v.abs())
 }
 
 /// The enclosed volume of `triangles` and `quads` over points `x` (3 numbers each); None when
@@ -46,6 +92,43 @@ pub fn enclosed_volume(x: &[f64], triangles: &[u32], quads: &[u32]) -> Option<f6
 }
 
 impl VolumeFromTriangles {
+    /// VolumeFromVolumetricElements.
+    pub fn volumetric() -> Self {
+        let data = base_data(DataTable::new())
+            .with("topology", DataKind::Str, "", "link to the topology")
+            .with("mechanical", DataKind::Str, "", "link to the mechanical")
+            .with(
+                "position",
+                DataKind::Reals(3),
+                "",
+                "If not set by user, find the context mechanical.",
+            )
+            .alias(&["positions"])
+            .with(
+                "tetras",
+                DataKind::Ints(4),
+                "",
+                "If not set by user, find the context topology.",
+            )
+            .with(
+                "hexas",
+                DataKind::Ints(8),
+                "",
+                "If not set by user, find the context topology.",
+            )
+            .with(
+                "update",
+                DataKind::Bool,
+                "0",
+                "If true, will update the volume at each time step of the simulation.",
+            )
+            .output("volume", DataKind::Real, "The computed volume.");
+        VolumeFromTriangles {
+            data,
+            volumetric: true,
+        }
+    }
+
     pub fn new() -> Self {
         let data = base_data(DataTable::new())
             .with("topology", DataKind::Str, "", "link to the topology")
@@ -80,7 +163,10 @@ impl VolumeFromTriangles {
                 DataKind::Real,
                 "The volume is only relevant if the surface is closed.",
             );
-        VolumeFromTriangles { data }
+        VolumeFromTriangles {
+            data,
+            volumetric: false,
+        }
     }
 
     fn init_impl(&mut self, ctx: &mut InitContext<'_>) {
@@ -100,43 +186,74 @@ impl VolumeFromTriangles {
                 }
             }
         };
-        let (mut tris, mut quads) = (
-            self.data.ints("triangles").to_vec(),
-            self.data.ints("quads").to_vec(),
-        );
-        if !self.data.is_set("triangles") || !self.data.is_set("quads") {
+        let (ka, kb) = if self.volumetric {
+            ("tetras", "hexas")
+        } else {
+            ("triangles", "quads")
+        };
+        let (mut ea, mut eb) = (self.data.ints(ka).to_vec(), self.data.ints(kb).to_vec());
+        let (set_a, set_b) = (self.data.is_set(ka), self.data.is_set(kb));
+        if !set_a || !set_b {
             match ctx.topology() {
                 Some(t) => {
                     let m = t.mesh();
-                    if !self.data.is_set("triangles") {
-                        tris = m.triangles.iter().flatten().copied().collect();
+                    let (ma, mb): (Vec<u32>, Vec<u32>) = if self.volumetric {
+                        (
+                            m.tetrahedra.iter().flatten().copied().collect(),
+                            m.hexahedra.iter().flatten().copied().collect(),
+                        )
+                    } else {
+                        (
+                            m.triangles.iter().flatten().copied().collect(),
+                            m.quads.iter().flatten().copied().collect(),
+                        )
+                    };
+                    if !set_a {
+                        ea = ma;
                     }
-                    if !self.data.is_set("quads") {
-                        quads = m.quads.iter().flatten().copied().collect();
+                    if !set_b {
+                        eb = mb;
                     }
                 }
-                None if !self.data.is_set("triangles") && !self.data.is_set("quads") => {
-                    ctx.error(
-                        "no triangles or quads given by the user and no topology in the context",
-                    );
+                None if !set_a && !set_b => {
+                    ctx.error(format!(
+                        "no {ka} or {kb} given by the user and no topology in the context"
+                    ));
                     return;
                 }
                 None => {}
             }
         }
-        match enclosed_volume(&x, &tris, &quads) {
+        if self.volumetric && ea.is_empty() && eb.is_empty() {
+            ctx.error("no tetrahedra nor hexahedra: no volume to compute");
+            return;
+        }
+        let volume = if self.volumetric {
+            elements_volume(&x, &ea, &eb)
+        } else {
+            enclosed_volume(&x, &ea, &eb)
+        };
+        match volume {
             Some(v) => {
                 let _ = self.data.set_value("volume", Value::Real(v));
             }
             None => ctx.error(format!(
-                "a triangle or quad uses a point beyond the {} positions",
+                "an element uses a point beyond the {} positions",
                 x.len() / 3
             )),
         }
     }
 }
 
-impl_component!(VolumeFromTriangles, "VolumeFromTriangles", init);
+impl_component!(
+    VolumeFromTriangles,
+    |s| if s.volumetric {
+        "VolumeFromVolumetricElements"
+    } else {
+        "VolumeFromTriangles"
+    },
+    init
+);
 
 impl Engine for VolumeFromTriangles {}
 
@@ -173,5 +290,16 @@ mod tests {
             .collect();
         assert!((enclosed_volume(&x2, &[], &flipped).unwrap() - 8.0).abs() < 1e-13);
         assert!(enclosed_volume(&x, &[0, 1, 99], &[]).is_none());
+    }
+
+    #[test]
+    fn a_unit_hexahedron_and_its_tetrahedra_hold_one() {
+        let (x, _) = cube();
+        let hexa = [0, 1, 2, 3, 4, 5, 6, 7];
+        assert!((elements_volume(&x, &[], &hexa).unwrap() - 1.0).abs() < 1e-14);
+        // one corner tetrahedron: 1/6, whatever its orientation
+        assert!((elements_volume(&x, &[0, 1, 3, 4], &[]).unwrap() - 1.0 / 6.0).abs() < 1e-15);
+        assert!((elements_volume(&x, &[0, 3, 1, 4], &[]).unwrap() - 1.0 / 6.0).abs() < 1e-15);
+        assert!(elements_volume(&x, &[0, 1, 3, 40], &[]).is_none());
     }
 }
