@@ -48,7 +48,7 @@ use crate::newton::{self, newton_solve, NewtonParams, NewtonReport, NonLinearFun
 use canape_core::component::{MechanicalOps, OdeSolver, Role};
 use canape_core::data::{base_fields, DataKind, DataTable};
 use canape_core::impl_component;
-use canape_core::scene::{ComponentId, InitContext, NodeId, Scene, Target};
+use canape_core::scene::{ComponentId, InitContext, NodeId, Scene};
 use canape_core::state::VecId;
 use std::collections::VecDeque;
 
@@ -172,7 +172,7 @@ impl BdfOdeSolver {
         self.order = usize::try_from(self.data.int("order").max(1)).unwrap_or(1);
         self.rayleigh_stiffness = self.data.real("rayleighStiffness");
         self.rayleigh_mass = self.data.real("rayleighMass");
-        check_linear_solver_link(ctx, self.data.str("linearSolver"));
+        newton::check_linear_solver_link(ctx, self.data.str("linearSolver"));
 
         let link = self.data.str("newtonSolver").to_string();
         self.valid = match newton::resolve_newton(ctx, &link) {
@@ -204,28 +204,6 @@ impl BdfOdeSolver {
 }
 
 impl_component!(BdfOdeSolver, "BDFOdeSolver", init);
-
-/// The group solves with the nearest linear solver; a `linearSolver` link naming another one
-/// (or nothing) is reported.
-fn check_linear_solver_link(ctx: &mut InitContext<'_>, link: &str) {
-    let link = link.trim();
-    if link.is_empty() {
-        return;
-    }
-    let scene = ctx.scene;
-    let nearest = scene
-        .lineage(ctx.node)
-        .into_iter()
-        .find_map(|n| scene.node_components(n, Role::LinearSolver).next());
-    match ctx.linked(link) {
-        Some(Target::Component(c)) if scene.info(c).role == Role::LinearSolver => {
-            if Some(c) != nearest {
-                ctx.warn(format!("linearSolver link '{link}' names a linear solver that is not the nearest one in the context: the nearest one solves this group"));
-            }
-        }
-        _ => ctx.warn(format!("linearSolver link '{link}' names no linear solver")),
-    }
-}
 
 /// The label of a rigid state this solver would integrate: one in `node` or below (not below
 /// another ODE solver) that no mapping of its node drives.

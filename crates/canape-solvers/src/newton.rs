@@ -416,6 +416,29 @@ pub fn resolve_newton(
         .find_map(|c| params(c).map(|p| (c, p)))
 }
 
+/// For the ODE solvers on Newton (StaticSolver, BDFOdeSolver): the group solves with the
+/// nearest linear solver (first in the node, else in the nearest ancestor holding one); a
+/// `linearSolver` link naming another one, or nothing, is reported.
+pub(crate) fn check_linear_solver_link(ctx: &mut InitContext<'_>, link: &str) {
+    let link = link.trim();
+    if link.is_empty() {
+        return;
+    }
+    let scene = ctx.scene;
+    let nearest = scene
+        .lineage(ctx.node)
+        .into_iter()
+        .find_map(|n| scene.node_components(n, Role::LinearSolver).next());
+    match ctx.linked(link) {
+        Some(Target::Component(c)) if scene.info(c).role == Role::LinearSolver => {
+            if Some(c) != nearest {
+                ctx.warn(format!("linearSolver link '{link}' names a linear solver that is not the nearest one in the context: the nearest one solves this group"));
+            }
+        }
+        _ => ctx.warn(format!("linearSolver link '{link}' names no linear solver")),
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;

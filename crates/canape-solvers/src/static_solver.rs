@@ -11,10 +11,10 @@
 //! `relative_residual_tolerance_threshold` onto the relative estimate-difference threshold).
 
 use crate::newton::{self, newton_solve, NewtonParams, NewtonReport, NonLinearFunction};
-use canape_core::component::{MechanicalOps, OdeSolver, Role};
+use canape_core::component::{MechanicalOps, OdeSolver};
 use canape_core::data::{base_fields, DataKind, DataTable};
 use canape_core::impl_component;
-use canape_core::scene::{ComponentId, InitContext, Target};
+use canape_core::scene::{ComponentId, InitContext};
 use canape_core::state::VecId;
 
 /// The help SOFA gives the removed Newton Data.
@@ -142,7 +142,7 @@ impl StaticSolver {
                 "The attribute '{LEGACY_DROPPED}' has been removed: {REMOVED_HELP}"
             ));
         }
-        self.check_linear_solver(ctx);
+        newton::check_linear_solver_link(ctx, self.data.str("linearSolver"));
 
         let link = self.data.str("newtonSolver").to_string();
         match newton::resolve_newton(ctx, &link) {
@@ -164,32 +164,6 @@ impl StaticSolver {
             }
         }
         self.report = NewtonReport::default();
-    }
-
-    /// The group solves with the nearest linear solver (first in this node, else in the
-    /// nearest ancestor holding one); a `linearSolver` link naming another one is reported.
-    fn check_linear_solver(&self, ctx: &mut InitContext<'_>) {
-        let link = self.data.str("linearSolver").trim();
-        if link.is_empty() {
-            return;
-        }
-        let scene = ctx.scene;
-        let nearest = scene
-            .lineage(ctx.node)
-            .into_iter()
-            .find_map(|n| scene.node_components(n, Role::LinearSolver).next());
-        match ctx.linked(link) {
-            Some(Target::Component(c)) if scene.info(c).role == Role::LinearSolver => {
-                if Some(c) != nearest {
-                    let msg = format!("linearSolver link '{link}' names a linear solver that is not the nearest one in the context: the nearest one solves this group");
-                    ctx.warn(msg);
-                }
-            }
-            _ => {
-                let msg = format!("linearSolver link '{link}' names no linear solver");
-                ctx.warn(msg);
-            }
-        }
     }
 }
 

@@ -91,80 +91,51 @@ pub fn enclosed_volume(x: &[f64], triangles: &[u32], quads: &[u32]) -> Option<f6
     Some(v.abs())
 }
 
+/// The Data of both classes: positions, the two element lists (`names`, with their widths),
+/// `update`, and the `volume` output.
+fn volume_data(names: [(&'static str, usize); 2], volume_help: &'static str) -> DataTable {
+    let mut data = base_data(DataTable::new())
+        .with("topology", DataKind::Str, "", "link to the topology")
+        .with("mechanical", DataKind::Str, "", "link to the mechanical")
+        .with(
+            "position",
+            DataKind::Reals(3),
+            "",
+            "If not set by user, find the context mechanical.",
+        )
+        .alias(&["positions"]);
+    for (name, width) in names {
+        data = data.with(
+            name,
+            DataKind::Ints(width),
+            "",
+            "If not set by user, find the context topology.",
+        );
+    }
+    data.with(
+        "update",
+        DataKind::Bool,
+        "0",
+        "If true, will update the volume at each time step of the simulation.",
+    )
+    .output("volume", DataKind::Real, volume_help)
+}
+
 impl VolumeFromTriangles {
     /// VolumeFromVolumetricElements.
     pub fn volumetric() -> Self {
-        let data = base_data(DataTable::new())
-            .with("topology", DataKind::Str, "", "link to the topology")
-            .with("mechanical", DataKind::Str, "", "link to the mechanical")
-            .with(
-                "position",
-                DataKind::Reals(3),
-                "",
-                "If not set by user, find the context mechanical.",
-            )
-            .alias(&["positions"])
-            .with(
-                "tetras",
-                DataKind::Ints(4),
-                "",
-                "If not set by user, find the context topology.",
-            )
-            .with(
-                "hexas",
-                DataKind::Ints(8),
-                "",
-                "If not set by user, find the context topology.",
-            )
-            .with(
-                "update",
-                DataKind::Bool,
-                "0",
-                "If true, will update the volume at each time step of the simulation.",
-            )
-            .output("volume", DataKind::Real, "The computed volume.");
         VolumeFromTriangles {
-            data,
+            data: volume_data([("tetras", 4), ("hexas", 8)], "The computed volume."),
             volumetric: true,
         }
     }
 
     pub fn new() -> Self {
-        let data = base_data(DataTable::new())
-            .with("topology", DataKind::Str, "", "link to the topology")
-            .with("mechanical", DataKind::Str, "", "link to the mechanical")
-            .with(
-                "position",
-                DataKind::Reals(3),
-                "",
-                "If not set by user, find the context mechanical.",
-            )
-            .alias(&["positions"])
-            .with(
-                "triangles",
-                DataKind::Ints(3),
-                "",
-                "If not set by user, find the context topology.",
-            )
-            .with(
-                "quads",
-                DataKind::Ints(4),
-                "",
-                "If not set by user, find the context topology.",
-            )
-            .with(
-                "update",
-                DataKind::Bool,
-                "0",
-                "If true, will update the volume at each time step of the simulation.",
-            )
-            .output(
-                "volume",
-                DataKind::Real,
-                "The volume is only relevant if the surface is closed.",
-            );
         VolumeFromTriangles {
-            data,
+            data: volume_data(
+                [("triangles", 3), ("quads", 4)],
+                "The volume is only relevant if the surface is closed.",
+            ),
             volumetric: false,
         }
     }
