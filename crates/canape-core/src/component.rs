@@ -340,6 +340,8 @@ pub trait MechanicalOps {
     fn v_teq(&mut self, a: VecId, f: f64);
     /// a += b · f
     fn v_peq(&mut self, a: VecId, b: VecId, f: f64);
+    /// Zero each point of derivative vector `a` whose norm is below `t` (SOFA's vThreshold).
+    fn v_threshold(&mut self, a: VecId, t: f64);
     /// a = b + c · f
     fn v_op(&mut self, a: VecId, b: VecId, c: VecId, f: f64);
     fn dot(&mut self, a: VecId, b: VecId) -> f64;

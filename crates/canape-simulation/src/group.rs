@@ -137,6 +137,10 @@ impl MatrixSink for PairSink<'_> {
 pub struct Group {
     pub node: NodeId,
     pub ode: usize,
+    /// The node's other ODE solvers (document order), run after `ode` on the same group, as
+    /// SOFA's solve visitor runs every solver of a node in turn (DampVelocitySolver after an
+    /// integrator).
+    pub extra_odes: Vec<usize>,
     pub linear: Option<usize>,
     /// The independent states (indices into `Scene::states`), with the scalar offset of their
     /// derivative vectors in the group's global vectors.
@@ -179,7 +183,7 @@ impl Group {
     pub fn uses(&self, slot: Slot) -> bool {
         match slot {
             Slot::State(i) => self.states.contains(&i) || self.mapped.contains(&i),
-            Slot::Ode(i) => self.ode == i,
+            Slot::Ode(i) => self.ode == i || self.extra_odes.contains(&i),
             Slot::Linear(i) => self.linear == Some(i),
             Slot::Mapping(i) => self.mappings.iter().any(|m| m.mapping == i),
             Slot::Projective(i) => self.projective.iter().any(|p| p.0 == i),
@@ -230,9 +234,17 @@ pub fn build_groups_checked(scene: &Scene, diags: &mut Diagnostics) -> Vec<Group
                     Slot::Linear(i) => Some(i),
                     _ => None,
                 });
+            let extra_odes = odes[1..]
+                .iter()
+                .filter_map(|&o| match scene.info(o).slot {
+                    Slot::Ode(i) => Some(i),
+                    _ => None,
+                })
+                .collect();
             let mut g = Group {
                 node: n,
                 ode,
+                extra_odes,
                 linear,
                 states: Vec::new(),
                 offsets: Vec::new(),

@@ -329,6 +329,25 @@ impl Simulation {
             ode.solve(&mut ops, dt);
             self.last_solve.push(ops.last_stats);
             scene.odes[g.ode] = Some(ode);
+            for &k in &g.extra_odes {
+                let Some(mut extra) = scene.odes[k].take() else {
+                    continue;
+                };
+                let linear = g.linear.and_then(|l| scene.linears[l].as_mut());
+                let mut ops = GroupOps::new(
+                    g,
+                    &mut scene.states,
+                    &scene.masses,
+                    &mut scene.force_fields,
+                    &scene.projective,
+                    &mut scene.mappings,
+                    linear,
+                    &mut self.step_clock,
+                    work,
+                );
+                extra.solve(&mut ops, dt);
+                scene.odes[k] = Some(extra);
+            }
         }
         for s in scene.states.iter_mut().flatten() {
             if !s.vec(VecId::EXTERNAL_FORCE).is_empty() {

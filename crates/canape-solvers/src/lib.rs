@@ -79,6 +79,7 @@ pub mod runge_kutta;
 pub mod static_solver;
 #[cfg(test)]
 mod test_util;
+pub mod variational;
 
 pub use bdf::BdfOdeSolver;
 pub use cg::CgLinearSolver;
@@ -90,3 +91,4 @@ pub use newton::NewtonRaphsonSolver;
 pub use pcg::{MinResLinearSolver, PcgLinearSolver};
 pub use runge_kutta::{CentralDifferenceSolver, RungeKutta2Solver, RungeKutta4Solver};
 pub use static_solver::StaticSolver;
+pub use variational::{DampVelocitySolver, VariationalSymplecticSolver};

@@ -14,6 +14,7 @@ use crate::PcgLinearSolver;
 use crate::RungeKutta2Solver;
 use crate::RungeKutta4Solver;
 use crate::StaticSolver;
+use crate::{DampVelocitySolver, VariationalSymplecticSolver};
 use canape_core::registry::Registry;
 use canape_core::scene::AnyComponent;
 
@@ -33,6 +34,20 @@ pub fn register(r: &mut Registry) {
         "NewmarkImplicitSolver",
         "implicit Newmark-beta (gamma 0.5, beta 0.25 by default)",
         |_, _| Ok(AnyComponent::Ode(Box::new(NewmarkImplicitSolver::new()))),
+    );
+    r.register(
+        "VariationalSymplecticSolver",
+        "implicit (or explicit) midpoint scheme on the momentum, conserving energy and momentum",
+        |_, _| {
+            Ok(AnyComponent::Ode(Box::new(
+                VariationalSymplecticSolver::new(),
+            )))
+        },
+    );
+    r.register(
+        "DampVelocitySolver",
+        "multiplies the velocities by exp(-rate dt) after the node's integrator",
+        |_, _| Ok(AnyComponent::Ode(Box::new(DampVelocitySolver::new()))),
     );
     r.register(
         "RungeKutta4Solver",

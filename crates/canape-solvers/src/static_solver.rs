@@ -334,6 +334,13 @@ mod tests {
         fn v_teq(&mut self, a: VecId, f: f64) {
             self.get(a).iter_mut().for_each(|x| *x *= f);
         }
+        fn v_threshold(&mut self, a: VecId, t: f64) {
+            // one value per point
+            self.get(a)
+                .iter_mut()
+                .filter(|x| x.abs() < t)
+                .for_each(|x| *x = 0.0);
+        }
         fn v_peq(&mut self, a: VecId, b: VecId, f: f64) {
             let b = self.get(b).clone();
             for (x, y) in self.get(a).iter_mut().zip(b) {

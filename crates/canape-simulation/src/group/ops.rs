@@ -520,6 +520,18 @@ impl MechanicalOps for GroupOps<'_> {
         self.for_each_state(|s| s.vec_mut(a).iter_mut().for_each(|x| *x *= f));
     }
 
+    fn v_threshold(&mut self, a: VecId, t: f64) {
+        let t2 = t * t;
+        self.for_each_state(|s| {
+            let point = s.dof.deriv_size();
+            for d in s.vec_mut(a).chunks_exact_mut(point) {
+                if d.iter().map(|x| x * x).sum::<f64>() < t2 {
+                    d.fill(0.0);
+                }
+            }
+        });
+    }
+
     fn v_peq(&mut self, a: VecId, b: VecId, f: f64) {
         self.for_each_state(|s| {
             let dof = s.dof;

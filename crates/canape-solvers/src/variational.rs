@@ -1,0 +1,269 @@
+//! VariationalSymplecticSolver (SOFA's Sofa/Component/ODESolver/Backward/.../
+//! VariationalSymplecticSolver.cpp): a momentum-based midpoint scheme. It keeps the momentum p
+//! between steps (M v at the first step).
+//!
+//! Implicit (the default): Newton iterations on the midpoint displacement r = q(k,i) − q_k, each
+//! solving (4/h² + 4rM/h) M r − (1 + 4rK/h) K r = f(q(k,i)) − K r_prev + (2/h) p (right-hand side
+//! projected), with q(k,i) = q_k + r, until ‖q(k,i) − q(k,i−1)‖ / ‖q_k‖ ≤ `newtonError` or
+//! `steps` iterations (at least one). Then v = (2/h) r, the force at the midpoint q_k + (h/2)v
+//! (projected) gives p = (h/2) f + M v, and x = q_k + (h/2)v + (h/2)v.
+//!
+//! Explicit (`explicitIntegration`): a = M⁻¹(f + p/h) − rM v, projected; v = h a; x += h v;
+//! p = M v.
+
+use canape_core::component::{MechanicalOps, OdeSolver};
+use canape_core::data::{DataKind, DataTable};
+use canape_core::impl_component;
+use canape_core::scene::InitContext;
+use canape_core::state::VecId;
+
+/// Key of the kept momentum among the group's persistent vectors.
+const MOMENTUM_KEY: u32 = 11;
+
+#[derive(Clone)]
+pub struct VariationalSymplecticSolver {
+    data: DataTable,
+    newton_error: f64,
+    newton_steps: usize,
+    rayleigh_stiffness: f64,
+    rayleigh_mass: f64,
+    explicit: bool,
+    /// Whether the momentum has been initialised (SOFA: at its first solve).
+    started: bool,
+}
+
+impl Default for VariationalSymplecticSolver {
+    fn default() -> Self {
+        Self::new()
+    }
+}
+
+impl VariationalSymplecticSolver {
+    pub fn new() -> Self {
+        let data = DataTable::new()
+            .with("printLog", DataKind::Bool, "0", "if true, emits extra messages at runtime.")
+            .with("tags", DataKind::Words, "", "list of the subsets the object belongs to")
+            .with("listening", DataKind::Bool, "0", "if true, handle the events, otherwise ignore the events")
+            .with("newtonError", DataKind::Real, "0.01", "Error tolerance for Newton iterations")
+            .with("steps", DataKind::Int, "5", "Maximum number of Newton steps")
+            .with("rayleighStiffness", DataKind::Real, "0", "Rayleigh damping coefficient related to stiffness, > 0")
+            .with("rayleighMass", DataKind::Real, "0", "Rayleigh damping coefficient related to mass, > 0")
+            .with("saveEnergyInFile", DataKind::Bool, "0", "If kinetic and potential energies should be dumped in a CSV file at each iteration")
+            .with("explicitIntegration", DataKind::Bool, "0", "Use explicit integration scheme")
+            .with("file", DataKind::Str, "", "File name where kinetic and potential energies are saved in a CSV file")
+            .with("computeHamiltonian", DataKind::Bool, "1", "Compute hamiltonian")
+            .with("hamiltonianEnergy", DataKind::Real, "0", "hamiltonian energy")
+            .with("useIncrementalPotentialEnergy", DataKind::Bool, "1", "use real potential energy, if false use approximate potential energy")
+            .with("threadSafeVisitor", DataKind::Bool, "0", "If true, do not use realloc and free visitors in fwdInteractionForceField.");
+        VariationalSymplecticSolver {
+            data,
+            newton_error: 0.01,
+            newton_steps: 5,
+            rayleigh_stiffness: 0.0,
+            rayleigh_mass: 0.0,
+            explicit: false,
+            started: false,
+        }
+    }
+
+    fn init_impl(&mut self, ctx: &mut InitContext<'_>) {
+        self.newton_error = self.data.real("newtonError");
+        let steps = self.data.int("steps");
+        self.newton_steps = steps.max(0) as usize;
+        if steps < 0 {
+            ctx.warn(format!(
+                "steps {steps} is negative: one Newton iteration is done"
+            ));
+        }
+        self.rayleigh_stiffness = self.data.real("rayleighStiffness");
+        self.rayleigh_mass = self.data.real("rayleighMass");
+        self.explicit = self.data.bool("explicitIntegration");
+        self.started = false;
+        if self.data.bool("saveEnergyInFile") {
+            ctx.warn("saveEnergyInFile: the energy file is not written and hamiltonianEnergy stays 0 (Canapé does not compute the scene's potential energy yet)");
+        }
+    }
+
+    fn solve_explicit(&mut self, ops: &mut dyn MechanicalOps, h: f64, p: VecId) {
+        let (pos, vel) = (VecId::POSITION, VecId::VELOCITY);
+        let f = VecId::FORCE;
+        let acc = ops.alloc();
+        ops.compute_force(f);
+        ops.v_peq(f, p, 1.0 / h);
+        ops.accel_from_force(acc, f);
+        if self.rayleigh_mass > 0.0 {
+            ops.v_peq(acc, vel, -self.rayleigh_mass);
+        }
+        ops.project_response(acc);
+        ops.v_eq(vel, acc);
+        ops.v_teq(vel, h);
+        ops.v_peq(pos, vel, h);
+        // p = M v
+        ops.v_teq(p, 0.0);
+        ops.add_mbk_v(p, vel, 1.0, 0.0);
+        ops.free(acc);
+    }
+
+    fn solve_implicit(&mut self, ops: &mut dyn MechanicalOps, h: f64, p: VecId) {
+        let (pos, vel, f) = (VecId::POSITION, VecId::VELOCITY, VecId::FORCE);
+        let (rm, rk) = (self.rayleigh_mass, self.rayleigh_stiffness);
+        let oldpos = ops.alloc_coord();
+        let previous = ops.alloc_coord();
+        let step = ops.alloc_coord();
+        let res = ops.alloc();
+        let b = ops.alloc();
+        ops.v_eq(oldpos, pos);
+        let position_norm = ops.dot(oldpos, oldpos).sqrt();
+        ops.v_eq(previous, pos);
+        let mut iteration = 0;
+        let mut error = 0.0;
+        while (iteration < self.newton_steps && error > self.newton_error) || iteration == 0 {
+            // b = f(q(k,i)) + (2/h) p − K r
+            ops.v_teq(b, 0.0);
+            ops.compute_force(f);
+            ops.v_peq(b, f, 1.0);
+            ops.v_peq(b, p, 2.0 / h);
+            ops.add_mbk(b, res, 0.0, 0.0, -1.0);
+            ops.project_response(b);
+            ops.solve_linear(
+                4.0 / (h * h) + 4.0 * rm / h,
+                0.0,
+                -1.0 - 4.0 * rk / h,
+                res,
+                b,
+            );
+            // q(k,i) = q_k + r; the change since the last estimate is the stopping test
+            ops.v_op(pos, oldpos, res, 1.0);
+            ops.v_op(step, pos, previous, -1.0);
+            ops.v_eq(previous, pos);
+            error = ops.dot(step, step).sqrt() / position_norm;
+            iteration += 1;
+        }
+        // v = (2/h) r; the midpoint's force updates the momentum
+        ops.v_eq(vel, res);
+        ops.v_teq(vel, 2.0 / h);
+        ops.v_op(pos, oldpos, vel, h / 2.0);
+        ops.compute_force(f);
+        ops.project_response(f);
+        ops.v_teq(p, 0.0);
+        ops.v_peq(p, f, h / 2.0);
+        ops.add_mbk_v(p, vel, 1.0, 0.0);
+        // x = q_k + (h/2) v + (h/2) v, in SOFA's order of additions
+        ops.v_op(pos, oldpos, vel, h / 2.0);
+        ops.v_peq(pos, vel, h / 2.0);
+        ops.free(b);
+        ops.free(res);
+        ops.free(step);
+        ops.free(previous);
+        ops.free(oldpos);
+    }
+}
+
+impl_component!(
+    VariationalSymplecticSolver,
+    "VariationalSymplecticSolver",
+    init
+);
+
+impl OdeSolver for VariationalSymplecticSolver {
+    fn solve(&mut self, ops: &mut dyn MechanicalOps, h: f64) {
+        let p = ops.persistent(MOMENTUM_KEY);
+        if !self.started {
+            // the momentum starts at M v (zero acceleration assumed)
+            ops.v_teq(p, 0.0);
+            ops.add_mbk_v(p, VecId::VELOCITY, 1.0, 0.0);
+            self.started = true;
+        }
+        if self.explicit {
+            self.solve_explicit(ops, h, p);
+        } else {
+            self.solve_implicit(ops, h, p);
+        }
+    }
+    fn needs_linear_solver(&self) -> bool {
+        !self.explicit
+    }
+}
+
+/// DampVelocitySolver (SOFA's Sofa/Component/ODESolver/Forward/.../DampVelocitySolver.cpp): not
+/// an integrator: it multiplies the velocities by exp(−rate·dt) and zeroes those (per point)
+/// whose norm is below `threshold` (when not 0). It runs after the node's first ODE solver, as
+/// SOFA runs every solver of a node in turn.
+#[derive(Clone)]
+pub struct DampVelocitySolver {
+    data: DataTable,
+    rate: f64,
+    threshold: f64,
+}
+
+impl Default for DampVelocitySolver {
+    fn default() -> Self {
+        Self::new()
+    }
+}
+
+impl DampVelocitySolver {
+    pub fn new() -> Self {
+        let data = DataTable::new()
+            .with(
+                "printLog",
+                DataKind::Bool,
+                "0",
+                "if true, emits extra messages at runtime.",
+            )
+            .with(
+                "tags",
+                DataKind::Words,
+                "",
+                "list of the subsets the object belongs to",
+            )
+            .with(
+                "listening",
+                DataKind::Bool,
+                "0",
+                "if true, handle the events, otherwise ignore the events",
+            )
+            .with(
+                "rate",
+                DataKind::Real,
+                "0.99",
+                "Factor used to reduce the velocities. Typically between 0 and 1.",
+            )
+            .with(
+                "threshold",
+                DataKind::Real,
+                "0",
+                "Threshold under which the velocities are canceled.",
+            );
+        DampVelocitySolver {
+            data,
+            rate: 0.99,
+            threshold: 0.0,
+        }
+    }
+
+    fn init_impl(&mut self, ctx: &mut InitContext<'_>) {
+        self.rate = self.data.real("rate");
+        self.threshold = self.data.real("threshold");
+        if !self.rate.is_finite() || !self.threshold.is_finite() {
+            ctx.error("rate and threshold must be finite: the velocities are left unchanged");
+            self.rate = 0.0;
+            self.threshold = 0.0;
+        }
+    }
+}
+
+impl_component!(DampVelocitySolver, "DampVelocitySolver", init);
+
+impl OdeSolver for DampVelocitySolver {
+    fn solve(&mut self, ops: &mut dyn MechanicalOps, dt: f64) {
+        let vel = VecId::VELOCITY;
+        ops.v_teq(vel, (-self.rate * dt).exp());
+        if self.threshold != 0.0 {
+            ops.v_threshold(vel, self.threshold);
+        }
+    }
+    fn needs_linear_solver(&self) -> bool {
+        false
+    }
+}
