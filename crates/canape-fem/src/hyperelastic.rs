@@ -778,6 +778,169 @@ mod tests {
         }
     }
 
+    /// Each material's energy written again, independently of `Material::energy`, as a
+    /// function of the principal stretches (l1, l2, l3) of a diagonal deformation gradient.
+    fn energy_in_stretches(m: &Material, l: [f64; 3]) -> f64 {
+        let j = l[0] * l[1] * l[2];
+        let lnj = j.ln();
+        let sq = [l[0] * l[0], l[1] * l[1], l[2] * l[2]];
+        let i1 = sq[0] + sq[1] + sq[2];
+        let i2 = sq[0] * sq[1] + sq[1] * sq[2] + sq[2] * sq[0];
+        let e = sq.map(|c| 0.5 * (c - 1.0));
+        match *m {
+            Material::StVenantKirchhoff { mu, lambda } => {
+                let tr = e[0] + e[1] + e[2];
+                0.5 * lambda * tr * tr + mu * (e[0] * e[0] + e[1] * e[1] + e[2] * e[2])
+            }
+            Material::NeoHookean { mu, lambda } => {
+                0.5 * mu * (i1 - 3.0) - mu * lnj + 0.5 * lambda * lnj * lnj
+            }
+            Material::MooneyRivlin { c1, c2, k0 } => {
+                c1 * (i1 / j.cbrt().powi(2) - 3.0)
+                    + c2 * (i2 / j.cbrt().powi(4) - 3.0)
+                    + 0.5 * k0 * lnj * lnj
+            }
+            Material::VerondaWestman { c1, c2, k0 } => {
+                c1 * ((c2 * (i1 / j.cbrt().powi(2) - 3.0)).exp() - 1.0)
+                    - 0.5 * c1 * c2 * (i2 / j.cbrt().powi(4) - 3.0)
+                    + 0.5 * k0 * lnj * lnj
+            }
+            Material::ArrudaBoyce { mu, k0 } => {
+                // the chain-parameter-8 series: 1/2, 1/160, 11/67200, 19/3584000, 519/2759680000
+                let c = [
+                    0.5,
+                    1.0 / 160.0,
+                    11.0 / 67200.0,
+                    19.0 / 3584000.0,
+                    519.0 / 2759680000.0,
+                ];
+                let ib = i1 / j.cbrt().powi(2);
+                let w: f64 = (1..=5)
+                    .map(|i| c[i - 1] * (ib.powi(i as i32) - 3f64.powi(i as i32)))
+                    .sum();
+                mu * w + 0.5 * k0 * lnj * lnj
+            }
+            Material::Costa { a, k0, b } => {
+                // fibre, sheet and normal along x, y, z: only bff, bss, bnn see a diagonal strain
+                let q = b[0] * e[0] * e[0] + b[2] * e[1] * e[1] + b[5] * e[2] * e[2];
+                0.5 * a * ((q / j.cbrt().powi(4)).exp() - 1.0) + k0 * (j * lnj - j - 1.0)
+            }
+            Material::Ogden { mu, alpha, k0 } => {
+                let s: f64 = l.iter().map(|v| v.powf(alpha)).sum();
+                mu / (alpha * alpha) * (j.powf(-alpha / 3.0) * s - 3.0) + 0.5 * k0 * lnj * lnj
+            }
+            Material::StableNeoHookean { mu, lambda } => {
+                let al = 1.0 + mu / (lambda + mu);
+                0.5 * (mu * (i1 - 3.0) + (lambda + mu) * (j - al) * (j - al))
+            }
+        }
+    }
+
+    /// The nominal (first Piola–Kirchhoff) stress P_ii = ∂W/∂l_i: in closed form for
+    /// StVenantKirchhoff, NeoHookean and StableNeoHookean; for the others by central
+    /// differences of the energy in stretches above.
+    fn nominal_stress(m: &Material, l: [f64; 3]) -> [f64; 3] {
+        let j = l[0] * l[1] * l[2];
+        std::array::from_fn(|i| match *m {
+            Material::StVenantKirchhoff { mu, lambda } => {
+                let e: Vec<f64> = l.iter().map(|v| 0.5 * (v * v - 1.0)).collect();
+                (lambda * (e[0] + e[1] + e[2]) + 2.0 * mu * e[i]) * l[i]
+            }
+            Material::NeoHookean { mu, lambda } => mu * l[i] - mu / l[i] + lambda * j.ln() / l[i],
+            Material::StableNeoHookean { mu, lambda } => {
+                let al = 1.0 + mu / (lambda + mu);
+                mu * l[i] + (lambda + mu) * (j - al) * j / l[i]
+            }
+            _ => {
+                let h = 1e-6;
+                let (mut p, mut q) = (l, l);
+                p[i] += h;
+                q[i] -= h;
+                (energy_in_stretches(m, p) - energy_in_stretches(m, q)) / (2.0 * h)
+            }
+        })
+    }
+
+    /// A 2×2×2 grid of unit-cube cells (each split into six tetrahedra around its diagonal)
+    /// spanning [0, 1]³, stretched homogeneously by F = diag(l): every interior node is in
+    /// equilibrium and the nodal forces on the face X_i = 1 add up to −P_ii times the face's rest
+    /// area (1), P the material's closed-form nominal stress; on X_i = 0 to +P_ii.
+    #[test]
+    fn a_homogeneous_stretch_gives_each_material_its_closed_form_stress() {
+        let n = 3;
+        let id = |i: usize, j: usize, k: usize| (i + n * (j + n * k)) as u32;
+        let mut rest = Vec::new();
+        for k in 0..n {
+            for j in 0..n {
+                for i in 0..n {
+                    rest.extend([i as f64 * 0.5, j as f64 * 0.5, k as f64 * 0.5]);
+                }
+            }
+        }
+        let mut tets = Vec::new();
+        for k in 0..n - 1 {
+            for j in 0..n - 1 {
+                for i in 0..n - 1 {
+                    let c = |a: usize, b: usize, d: usize| id(i + a, j + b, k + d);
+                    let (v0, v7) = (c(0, 0, 0), c(1, 1, 1));
+                    // the six paths from corner 0 to corner 7 along the cube's edges
+                    for p in [
+                        [0, 1, 2],
+                        [0, 2, 1],
+                        [1, 0, 2],
+                        [1, 2, 0],
+                        [2, 0, 1],
+                        [2, 1, 0],
+                    ] {
+                        let mut s = [0usize; 3];
+                        let mut t = [v0, 0, 0, v7];
+                        for (step, &axis) in p[..2].iter().enumerate() {
+                            s[axis] = 1;
+                            t[step + 1] = c(s[0], s[1], s[2]);
+                        }
+                        tets.push(t);
+                    }
+                }
+            }
+        }
+        let l = [1.15, 0.92, 1.05];
+        let x: Vec<f64> = rest
+            .chunks(3)
+            .flat_map(|p| [l[0] * p[0], l[1] * p[1], l[2] * p[2]])
+            .collect();
+        for m in materials() {
+            let mut ff = TetrahedronHyperelasticityFemForceField::new();
+            ff.setup(m.clone(), &rest, &tets);
+            let mut f = vec![0.0; x.len()];
+            ff.add_force(&x, &vec![0.0; x.len()], &mut f);
+            let p = nominal_stress(&m, l);
+            let scale = 1.0 + p.iter().map(|v| v.abs()).fold(0.0, f64::max);
+            let centre = 3 * id(1, 1, 1) as usize;
+            let inner = f[centre..centre + 3]
+                .iter()
+                .map(|v| v.abs())
+                .fold(0.0, f64::max);
+            assert!(
+                inner < 1e-10 * scale,
+                "{m:?}: interior node force {inner:e}"
+            );
+            for axis in 0..3 {
+                let face = |at: f64| -> f64 {
+                    (0..rest.len() / 3)
+                        .filter(|&v| rest[3 * v + axis] == at)
+                        .map(|v| f[3 * v + axis])
+                        .sum()
+                };
+                let (hi, lo) = (face(1.0), face(0.0));
+                assert!(
+                    (hi + p[axis]).abs() < 1e-6 * scale && (lo - p[axis]).abs() < 1e-6 * scale,
+                    "{m:?} axis {axis}: faces {hi} / {lo}, closed-form nominal stress {}",
+                    p[axis]
+                );
+            }
+        }
+    }
+
     #[test]
     fn unknown_material_and_missing_parameters_are_refused() {
         assert!(Material::from_name("Rubber", &[1.0, 2.0]).is_err());
