@@ -266,6 +266,15 @@ pub fn register(r: &mut Registry) {
         r.register(class, desc, create);
     }
     r.register(
+        "Hexa2PrismTopologicalMapping",
+        "splits each hexahedron into two triangular prisms",
+        |_, _| {
+            Ok(AnyComponent::TopoMapping(Box::new(
+                crate::topology::hexa2prism::Hexa2PrismTopologicalMapping::new(),
+            )))
+        },
+    );
+    r.register(
         "Hexa2TetraTopologicalMapping",
         "splits hexahedra into tetrahedra",
         |_, _| {

@@ -2,9 +2,10 @@
 //! containers (static here: topology changes come later), Hexa2TetraTopologicalMapping and the
 //! boundary extractions Hexa2QuadTopologicalMapping, Tetra2TriangleTopologicalMapping and
 //! Triangle2EdgeTopologicalMapping, Quad2TriangleTopologicalMapping; Mesh2PointTopologicalMapping
-//! in `mesh2point`.
+//! in `mesh2point`, Hexa2PrismTopologicalMapping in `hexa2prism`.
 
 pub mod cube;
+pub mod hexa2prism;
 pub mod mesh2point;
 
 /// The box of a grid topology (RegularGridTopology, CubeTopology): `min`/`max`, or SOFA's legacy
@@ -72,6 +73,7 @@ fn mesh_data(t: DataTable) -> DataTable {
         "List of hexahedron indices",
     )
     .alias(&["hexas"])
+    .with("prisms", DataKind::Ints(6), "", "List of prism indices")
 }
 
 fn mesh_from_data(d: &DataTable) -> Mesh {
@@ -82,6 +84,7 @@ fn mesh_from_data(d: &DataTable) -> Mesh {
         quads: group(d.ints("quads")),
         tetrahedra: group(d.ints("tetrahedra")),
         hexahedra: group(d.ints("hexahedra")),
+        prisms: group(d.ints("prisms")),
     }
 }
 

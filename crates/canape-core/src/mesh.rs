@@ -12,6 +12,9 @@ pub struct Mesh {
     pub quads: Vec<[u32; 4]>,
     pub tetrahedra: Vec<[u32; 4]>,
     pub hexahedra: Vec<[u32; 8]>,
+    /// Triangular prisms (wedges): a bottom triangle (0, 1, 2) and the top one (3, 4, 5) above
+    /// it, as SOFA's BaseMeshTopology::Prism.
+    pub prisms: Vec<[u32; 6]>,
 }
 
 impl Mesh {
@@ -27,6 +30,7 @@ impl Mesh {
         self.quads.iter().flatten().for_each(&mut see);
         self.tetrahedra.iter().flatten().for_each(&mut see);
         self.hexahedra.iter().flatten().for_each(&mut see);
+        self.prisms.iter().flatten().for_each(&mut see);
         (m + 1) as usize
     }
 
@@ -39,7 +43,8 @@ impl Mesh {
             .chain(self.triangles.iter().flatten())
             .chain(self.quads.iter().flatten())
             .chain(self.tetrahedra.iter().flatten())
-            .chain(self.hexahedra.iter().flatten());
+            .chain(self.hexahedra.iter().flatten())
+            .chain(self.prisms.iter().flatten());
         it.copied().max()
     }
 }

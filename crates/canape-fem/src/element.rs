@@ -4,9 +4,13 @@
 //! impl/ElementStiffnessMatrix.h), and FEMMass with NodalMassDensity (Sofa/Component/Mass/…/FEMMass.inl).
 //!
 //! Element stiffness K_e = Σ_q w_q |det J_q| Bᵀ C B, computed once from rest positions (tetra: one
-//! point; hexa: 2×2×2 Gauss). The corotational variant rotates by R_e = Cᵀ·C0 (C: element frame from
-//! the triangle of nodes 0, 1, 2 for tetrahedra, from averaged edges for hexahedra), recomputed in
-//! every `add_force` and reused by `add_dforce` and assembly.
+//! point; hexa: 2×2×2 Gauss; prism (sofa/fem/FiniteElement[Prism].h): the triangle's centroid at
+//! two Gauss heights). The corotational variant rotates each element by R_e, recomputed in every
+//! `add_force` and reused by `add_dforce` and assembly, by SOFA's `rotationMethod`
+//! (impl/rotations/*.h): "triangle" (tetrahedra's default) and "hexahedron" (hexahedra's)
+//! R_e = Cᵀ·C0, C the element frame from the triangle of nodes 0, 1, 2 or from averaged edges;
+//! "polar" and "stable_polar" (prisms' default) the rotation of the polar decomposition of
+//! H = Σ (x_j − x̄)(X_j − X̄)ᵀ; "identity".
 
 use crate::common::{check_material, fem_inputs, force_field_data};
 use canape_core::component::{ForceField, Mass};
@@ -17,11 +21,12 @@ use canape_core::mesh::Mesh;
 use canape_core::scene::InitContext;
 use canape_types::{get3, Mat3, Vec3};
 
-/// Element shape of a template `Vec3,Tetrahedron` / `Vec3,Hexahedron`.
+/// Element shape of a template `Vec3,Tetrahedron` / `Vec3,Hexahedron` / `Vec3,Prism`.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub enum Shape {
     Tetrahedron,
     Hexahedron,
+    Prism,
 }
 
 impl Shape {
@@ -36,8 +41,9 @@ impl Shape {
         match parts.get(1).copied() {
             None | Some("Tetrahedron") => Ok(Shape::Tetrahedron),
             Some("Hexahedron") => Ok(Shape::Hexahedron),
+            Some("Prism") => Ok(Shape::Prism),
             Some(o) => Err(format!(
-                "template '{t}': element '{o}' is not supported yet (Tetrahedron, Hexahedron)"
+                "template '{t}': element '{o}' is not supported yet (Tetrahedron, Hexahedron, Prism)"
             )),
         }
     }
@@ -45,12 +51,14 @@ impl Shape {
         match self {
             Shape::Tetrahedron => 4,
             Shape::Hexahedron => 8,
+            Shape::Prism => 6,
         }
     }
     fn elements(self, m: &Mesh) -> Vec<Vec<u32>> {
         match self {
             Shape::Tetrahedron => m.tetrahedra.iter().map(|e| e.to_vec()).collect(),
             Shape::Hexahedron => m.hexahedra.iter().map(|e| e.to_vec()).collect(),
+            Shape::Prism => m.prisms.iter().map(|e| e.to_vec()).collect(),
         }
     }
 }
@@ -84,6 +92,14 @@ fn quadrature(shape: Shape) -> Vec<([f64; 3], f64)> {
                 )
             })
             .collect(),
+        Shape::Prism => {
+            // SOFA's constants: 1/√3 to 11 digits, weights ¼ (the reference prism's volume is ½)
+            let (third, r) = (1.0 / 3.0, 0.57735026919);
+            vec![
+                ([third, third, 0.5 * (1.0 - r)], 0.25),
+                ([third, third, 0.5 * (1.0 + r)], 0.25),
+            ]
+        }
     }
 }
 
@@ -107,6 +123,29 @@ fn shape_functions(shape: Shape, xi: [f64; 3]) -> (Vec<f64>, Vec<[f64; 3]>) {
                 ]);
             }
             (n, g)
+        }
+        Shape::Prism => {
+            // the reference triangle (ξ0, ξ1) times the segment ξ2 ∈ [0, 1]
+            let (a, b, c) = (xi[0], xi[1], xi[2]);
+            let t = 1.0 - a - b;
+            (
+                vec![
+                    t * (1.0 - c),
+                    a * (1.0 - c),
+                    b * (1.0 - c),
+                    t * c,
+                    a * c,
+                    b * c,
+                ],
+                vec![
+                    [c - 1.0, c - 1.0, -t],
+                    [1.0 - c, 0.0, -a],
+                    [0.0, 1.0 - c, -b],
+                    [-c, -c, t],
+                    [c, 0.0, a],
+                    [0.0, c, b],
+                ],
+            )
         }
     }
 }
@@ -176,10 +215,59 @@ pub fn element_stiffness(shape: Shape, x: &[Vec3], e: f64, nu: f64) -> Vec<f64> 
     k
 }
 
-/// Element frame (rows x, y, z) of SOFA's default rotation methods.
+/// SOFA's `rotationMethod` of the corotational element force field.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Rotation {
+    /// "triangle" (tetrahedra) or "hexahedron" (hexahedra): from the element frame.
+    Frame,
+    /// "polar": the orthogonal factor of H (SOFA's helper polarDecomposition).
+    Polar,
+    /// "stable_polar": the rotation of H's SVD (polarDecomposition_stable).
+    StablePolar,
+    /// "identity": no rotation.
+    Identity,
+}
+
+impl Rotation {
+    /// The method a scene names for a shape; None when the shape does not offer it. An empty
+    /// name gives the shape's default (SOFA's RotationMethods specialisations).
+    pub fn parse(name: &str, shape: Shape) -> Option<Rotation> {
+        match (name, shape) {
+            ("", Shape::Tetrahedron | Shape::Hexahedron) => Some(Rotation::Frame),
+            ("", Shape::Prism) => Some(Rotation::StablePolar),
+            ("triangle", Shape::Tetrahedron) | ("hexahedron", Shape::Hexahedron) => {
+                Some(Rotation::Frame)
+            }
+            ("polar", _) => Some(Rotation::Polar),
+            ("stable_polar", _) => Some(Rotation::StablePolar),
+            ("identity", _) => Some(Rotation::Identity),
+            _ => None,
+        }
+    }
+
+    /// The element's rotation from rest `x0` (frame `c0`) to current `p`.
+    fn compute(self, shape: Shape, p: &[Vec3], x0: &[Vec3], c0: &Mat3) -> Mat3 {
+        let centroid = |v: &[Vec3]| v.iter().fold(Vec3::zeros(), |a, b| a + b) / v.len() as f64;
+        let h = || {
+            let (c, cr) = (centroid(p), centroid(x0));
+            p.iter().zip(x0).fold(Mat3::zeros(), |h, (a, b)| {
+                h + (a - c) * (b - cr).transpose()
+            })
+        };
+        match self {
+            Rotation::Frame => frame(shape, p).transpose() * c0,
+            Rotation::Polar => crate::common::polar_q(&h()),
+            Rotation::StablePolar => crate::common::stable_rotation(&h()),
+            Rotation::Identity => Mat3::identity(),
+        }
+    }
+}
+
+/// Element frame (rows x, y, z) of the "triangle" and "hexahedron" rotation methods (a prism
+/// takes its bottom triangle's, though no method of SOFA's uses it).
 fn frame(shape: Shape, p: &[Vec3]) -> Mat3 {
     let (ex, ey) = match shape {
-        Shape::Tetrahedron => (p[1] - p[0], p[2] - p[0]),
+        Shape::Tetrahedron | Shape::Prism => (p[1] - p[0], p[2] - p[0]),
         Shape::Hexahedron => (
             (p[1] - p[0] + (p[2] - p[3]) + (p[5] - p[4]) + (p[6] - p[7])) * 0.25,
             (p[3] - p[0] + (p[2] - p[1]) + (p[7] - p[4]) + (p[6] - p[5])) * 0.25,
@@ -206,6 +294,7 @@ pub struct ElementFemForceField {
     class: &'static str,
     corotational: bool,
     shape: Shape,
+    rotation: Rotation,
     data: DataTable,
     elems: Vec<Elem>,
     rayleigh: f64,
@@ -221,7 +310,7 @@ impl ElementFemForceField {
             .with("computeForceDerivStrategy", DataKind::Str, "parallel", "The compute strategy used to compute the force derivatives (results do not depend on it)")
             .with("elementSpace", DataKind::Real, "0.125", "When rendering, the space between elements");
         if corotational {
-            data = data.with("rotationMethod", DataKind::Str, "", "The method used to compute the element rotations (default: triangle for tetrahedra, hexahedron for hexahedra)");
+            data = data.with("rotationMethod", DataKind::Str, "", "The method used to compute the element rotations: stable_polar, polar, identity, and triangle for tetrahedra (their default), hexahedron for hexahedra (their default); prisms default to stable_polar");
         }
         Ok(ElementFemForceField {
             class: if corotational {
@@ -231,6 +320,7 @@ impl ElementFemForceField {
             },
             corotational,
             shape,
+            rotation: Rotation::parse("", shape).unwrap_or(Rotation::Identity),
             data,
             elems: Vec::new(),
             rayleigh: 0.0,
@@ -272,16 +362,22 @@ impl ElementFemForceField {
         self.rayleigh = self.data.real("rayleighStiffness");
         self.elems.clear();
         if self.corotational {
-            let m = self.data.str("rotationMethod").to_string();
-            let default = match self.shape {
-                Shape::Tetrahedron => "triangle",
-                Shape::Hexahedron => "hexahedron",
+            let m = self.data.str("rotationMethod").trim().to_string();
+            self.rotation = match Rotation::parse(&m, self.shape) {
+                Some(r) => r,
+                None => {
+                    let default = Rotation::parse("", self.shape).unwrap_or(Rotation::Identity);
+                    ctx.warn(format!(
+                        "rotationMethod '{m}' is not one of this element's (stable_polar, polar, identity{}): {default:?} is used",
+                        match self.shape {
+                            Shape::Tetrahedron => ", triangle",
+                            Shape::Hexahedron => ", hexahedron",
+                            Shape::Prism => "",
+                        }
+                    ));
+                    default
+                }
             };
-            if !m.is_empty() && m != default {
-                ctx.warn(format!(
-                    "rotationMethod '{m}' is not supported yet; '{default}' is used"
-                ));
-            }
         }
         if let Some(m) = check_material(
             self.data.reals("youngModulus"),
@@ -293,6 +389,7 @@ impl ElementFemForceField {
         let (has, what): (fn(&Mesh) -> bool, &str) = match self.shape {
             Shape::Tetrahedron => (|m| !m.tetrahedra.is_empty(), "tetrahedra"),
             Shape::Hexahedron => (|m| !m.hexahedra.is_empty(), "hexahedra"),
+            Shape::Prism => (|m| !m.prisms.is_empty(), "prisms"),
         };
         let Some((rest, mesh)) = fem_inputs(ctx, &self.data, has, what) else {
             return;
@@ -326,7 +423,7 @@ impl ForceField for ElementFemForceField {
             let p = &p[..n];
             let mut d = [0.0; 24];
             if self.corotational {
-                let mut r = frame(shape, p).transpose() * el.c0;
+                let mut r = self.rotation.compute(shape, p, &el.rest, &el.c0);
                 if !r.iter().all(|v| v.is_finite()) {
                     r = el.r;
                 }
@@ -529,6 +626,7 @@ impl FemMass {
         let (has, what): (fn(&Mesh) -> bool, &str) = match self.shape {
             Shape::Tetrahedron => (|m| !m.tetrahedra.is_empty(), "tetrahedra"),
             Shape::Hexahedron => (|m| !m.hexahedra.is_empty(), "hexahedra"),
+            Shape::Prism => (|m| !m.prisms.is_empty(), "prisms"),
         };
         let Some((rest, mesh)) = fem_inputs(ctx, &self.data, has, what) else {
             return;
@@ -599,6 +697,126 @@ mod tests {
         assert!((m.total() - 3.0 * vol).abs() < 1e-9, "{}", m.total());
         // diagonal ρV/27
         assert!((m.vals[m.ptr[0]] - 3.0 * vol / 27.0).abs() < 1e-9);
+    }
+
+    /// A box [0, 2] × [0, 1] × [0, 0.5] as SOFA's hexahedron corners, and its two prisms by
+    /// Hexa2PrismTopologicalMapping's split.
+    fn box_prisms() -> (Vec<f64>, Vec<[u32; 6]>) {
+        let mut rest = Vec::new();
+        for s in HEX_SIGNS {
+            rest.extend_from_slice(&[s[0] + 1.0, (s[1] + 1.0) * 0.5, (s[2] + 1.0) * 0.25]);
+        }
+        (rest, vec![[0, 5, 1, 3, 6, 2], [0, 4, 5, 3, 7, 6]])
+    }
+
+    /// Prisms: K has the six rigid modes in its null space, and a uniform strain ε (u = ε·X,
+    /// represented exactly) stores ½ uᵀ K u = V · ½ εᵀ C ε over the box the two prisms fill.
+    #[test]
+    fn prism_stiffness_has_rigid_modes_and_the_uniform_strain_energy() {
+        let (rest, prisms) = box_prisms();
+        let (e, nu) = (1000.0, 0.3);
+        let mu = e / (2.0 * (1.0 + nu));
+        let lambda = e * nu / ((1.0 + nu) * (1.0 - 2.0 * nu));
+        let eps = Mat3::new(
+            0.01, 0.003, -0.002, 0.003, -0.004, 0.001, -0.002, 0.001, 0.006,
+        );
+        let mut energy = 0.0;
+        for pr in &prisms {
+            let x: Vec<Vec3> = pr.iter().map(|&i| get3(&rest, i as usize)).collect();
+            let k = element_stiffness(Shape::Prism, &x, e, nu);
+            let product = |u: &[f64]| -> Vec<f64> {
+                (0..18)
+                    .map(|r| (0..18).map(|c| k[r * 18 + c] * u[c]).sum())
+                    .collect()
+            };
+            let rigid = [
+                Mat3::zeros(),
+                Mat3::new(0.0, -1.0, 0.0, 1.0, 0.0, 0.0, 0.0, 0.0, 0.0),
+                Mat3::new(0.0, 0.0, 1.0, 0.0, 0.0, 0.0, -1.0, 0.0, 0.0),
+                Mat3::new(0.0, 0.0, 0.0, 0.0, 0.0, -1.0, 0.0, 1.0, 0.0),
+            ];
+            for (m, w) in rigid.iter().enumerate() {
+                for t in 0..3 {
+                    let u: Vec<f64> = x
+                        .iter()
+                        .flat_map(|p| {
+                            let mut d = w * p;
+                            if m == 0 {
+                                d[t] = 1.0;
+                            }
+                            [d.x, d.y, d.z]
+                        })
+                        .collect();
+                    let f = product(&u);
+                    let worst = f.iter().map(|v| v.abs()).fold(0.0, f64::max);
+                    assert!(worst < 1e-9, "rigid mode {m}/{t}: |K u| {worst:e}");
+                }
+            }
+            let u: Vec<f64> = x
+                .iter()
+                .flat_map(|p| {
+                    let d = eps * p;
+                    [d.x, d.y, d.z]
+                })
+                .collect();
+            energy += 0.5 * u.iter().zip(product(&u)).map(|(a, b)| a * b).sum::<f64>();
+        }
+        let tr = eps.trace();
+        let density = 0.5 * lambda * tr * tr + mu * eps.component_mul(&eps).sum();
+        let volume = 2.0 * 1.0 * 0.5;
+        assert!(
+            (energy - volume * density).abs() < 1e-9 * energy.abs(),
+            "{energy} vs {}",
+            volume * density
+        );
+        // FEMMass on the prisms: the box's mass
+        let mesh = Mesh {
+            prisms: prisms.clone(),
+            ..Default::default()
+        };
+        let mut m = FemMass::new("Vec3,Prism").unwrap();
+        m.setup(&rest, &mesh, &|_| 3.0, 8);
+        assert!((m.total() - 3.0 * volume).abs() < 1e-9, "{}", m.total());
+    }
+
+    /// The corotational prism with each of its rotation methods: a rigidly turned and moved
+    /// element feels no force; a stretched one does, as in its rest frame.
+    #[test]
+    fn corotational_prisms_ignore_rigid_motions() {
+        let (rest, prisms) = box_prisms();
+        let mesh = Mesh {
+            prisms,
+            ..Default::default()
+        };
+        let r = nalgebra::Rotation3::from_euler_angles(0.4, -0.3, 1.1).into_inner();
+        let moved: Vec<f64> = rest
+            .chunks(3)
+            .flat_map(|p| {
+                let q = r * Vec3::new(p[0], p[1], p[2]) + Vec3::new(0.3, -1.0, 2.0);
+                [q.x, q.y, q.z]
+            })
+            .collect();
+        for method in ["", "stable_polar", "polar", "identity"] {
+            let mut ff = ElementFemForceField::new(true, "Vec3,Prism").unwrap();
+            ff.rotation = Rotation::parse(method, Shape::Prism).unwrap();
+            ff.setup(&rest, &mesh);
+            let mut f = vec![0.0; rest.len()];
+            ff.add_force(&moved, &vec![0.0; rest.len()], &mut f);
+            let worst = f.iter().map(|v| v.abs()).fold(0.0, f64::max);
+            if method == "identity" {
+                assert!(
+                    worst > 1.0,
+                    "identity: a turned element must push back ({worst})"
+                );
+            } else {
+                assert!(worst < 1e-9, "{method:?}: |f| {worst:e}");
+            }
+        }
+        assert_eq!(Rotation::parse("hexahedron", Shape::Prism), None);
+        assert_eq!(
+            Rotation::parse("triangle", Shape::Tetrahedron),
+            Some(Rotation::Frame)
+        );
     }
 
     #[test]

@@ -174,6 +174,8 @@ impl SubsetTopology {
             } else {
                 topo.hexahedra.clone()
             },
+            // SOFA's SubsetTopology has no prism lists
+            prisms: Vec::new(),
         }
     }
 
