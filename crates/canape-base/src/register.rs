@@ -488,6 +488,36 @@ pub fn register(r: &mut Registry) {
             )))
         },
     );
+    r.register(
+        "SphereForceField",
+        "a sphere pushing out the points inside it (penalty)",
+        |_, t| {
+            crate::mechanical_load::obstacles::vec_template(t, "SphereForceField", false)?;
+            Ok(AnyComponent::ForceField(Box::new(
+                crate::mechanical_load::obstacles::SphereForceField::new(),
+            )))
+        },
+    );
+    r.register(
+        "EllipsoidForceField",
+        "an ellipsoid pushing out the points inside it, or in those outside (penalty)",
+        |_, t| {
+            crate::mechanical_load::obstacles::vec_template(t, "EllipsoidForceField", false)?;
+            Ok(AnyComponent::ForceField(Box::new(
+                crate::mechanical_load::obstacles::EllipsoidForceField::new(),
+            )))
+        },
+    );
+    r.register(
+        "ConicalForceField",
+        "a cone keeping the points inside it (penalty)",
+        |_, t| {
+            crate::mechanical_load::obstacles::vec_template(t, "ConicalForceField", true)?;
+            Ok(AnyComponent::ForceField(Box::new(
+                crate::mechanical_load::obstacles::ConicalForceField::new(),
+            )))
+        },
+    );
     r.register("ConstantForceField", "constant force on points", |_, t| {
         known_template(t)?;
         Ok(AnyComponent::ForceField(Box::new(
