@@ -10,6 +10,7 @@ pub mod merge_meshes;
 pub mod merge_vectors;
 pub mod mesh_boundary_roi;
 pub mod mesh_tetra_stuffing;
+pub mod select;
 pub mod subset_topology;
 pub mod transform_position;
 pub mod vertex2frame;

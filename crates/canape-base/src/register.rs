@@ -34,6 +34,8 @@ use canape_types::DofType;
 
 /// Register this crate's components.
 pub fn register(r: &mut Registry) {
+    crate::constraint::projective::curves::register(r);
+    crate::engine::select::register(r);
     r.register(
         "MechanicalObject",
         "state vectors (position, velocity, force…) of one DOF type",
