@@ -77,6 +77,7 @@ pub mod rcm;
 pub mod register;
 pub mod runge_kutta;
 pub mod static_solver;
+pub mod svd;
 #[cfg(test)]
 mod test_util;
 pub mod variational;
@@ -91,4 +92,5 @@ pub use newton::NewtonRaphsonSolver;
 pub use pcg::{MinResLinearSolver, PcgLinearSolver};
 pub use runge_kutta::{CentralDifferenceSolver, RungeKutta2Solver, RungeKutta4Solver};
 pub use static_solver::StaticSolver;
+pub use svd::SvdLinearSolver;
 pub use variational::{DampVelocitySolver, VariationalSymplecticSolver};

@@ -14,6 +14,7 @@ use crate::PcgLinearSolver;
 use crate::RungeKutta2Solver;
 use crate::RungeKutta4Solver;
 use crate::StaticSolver;
+use crate::SvdLinearSolver;
 use crate::{DampVelocitySolver, VariationalSymplecticSolver};
 use canape_core::registry::Registry;
 use canape_core::scene::AnyComponent;
@@ -146,6 +147,11 @@ pub fn register(r: &mut Registry) {
             t,
         )?)))
     });
+    r.register(
+        "SVDLinearSolver",
+        "dense singular value decomposition at every solve (least squares on singular systems)",
+        |_, t| Ok(AnyComponent::Linear(Box::new(SvdLinearSolver::new(t)?))),
+    );
     r.register(
         "PrecomputedLinearSolver",
         "factors the first step's matrix once and reuses it",
