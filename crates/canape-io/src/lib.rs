@@ -1,6 +1,6 @@
 //! Input/output: the tolerant SOFA XML reader, scene descriptions with includes and macros, the
-//! scene builder (registry-driven, with diagnostics), file lookup, mesh loaders (Gmsh, OBJ, VTK:
-//! `vtk_read`), SparseGridTopology (`sparse_grid`) and SparseGridRamificationTopology
+//! scene builder (registry-driven, with diagnostics), file lookup, mesh loaders (Gmsh: `gmsh`, OBJ,
+//! VTK: `vtk_read`), SparseGridTopology (`sparse_grid`) and SparseGridRamificationTopology
 //! (`sparse_grid_ramification`), SOFA's WriteState format and its
 //! regression metric, its topology regression (`topo_regress`), VTK output (.vtu files and
 //! .pvd series), the WriteState component (`write_state`) and SOFA's exporter components
@@ -10,6 +10,7 @@ pub mod build;
 pub mod desc;
 pub mod exporters;
 pub mod files;
+pub mod gmsh;
 pub mod loaders;
 pub mod register;
 pub mod regress;

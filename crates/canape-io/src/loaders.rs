@@ -1,10 +1,11 @@
-//! Mesh loader components: MeshGmshLoader (.msh v1/v2 ASCII), MeshOBJLoader, MeshVTKLoader
-//! (legacy and XML VTK, read by `vtk_read`), MeshSTLLoader, MeshOffLoader, MeshTrianLoader,
-//! SphereLoader.
+//! Mesh loader components: MeshGmshLoader (.msh files, ASCII or binary, read by `gmsh`),
+//! MeshOBJLoader, MeshVTKLoader (legacy and XML VTK, read by `vtk_read`), MeshSTLLoader,
+//! MeshOffLoader, MeshTrianLoader, SphereLoader.
 //! A loader reads its (already resolved) file at init and exposes the content as output Data,
 //! which topologies and states pick up through links (`src="@loader"`).
 
 use crate::files::excerpt;
+pub use crate::gmsh::parse_gmsh;
 use canape_core::component::{Component, Loader};
 use canape_core::data::{DataKind, DataTable, Value};
 use canape_core::mesh::{flatten, flatten_points, Mesh};
@@ -126,124 +127,6 @@ fn mesh_outputs(t: DataTable) -> DataTable {
     )
 }
 
-/// Parse a Gmsh mesh (ASCII formats 1 and 2). Point elements and unknown types are dropped.
-pub fn parse_gmsh(text: &str) -> Result<Mesh, String> {
-    let mut lines = text
-        .lines()
-        .map(str::trim)
-        .filter(|l| !l.is_empty())
-        .peekable();
-    let first = lines.next().ok_or("empty file")?;
-    let v2 = first.starts_with("$MeshFormat");
-    if v2 {
-        let ver = lines.next().ok_or("missing version after $MeshFormat")?;
-        let major: f64 = ver
-            .split_whitespace()
-            .next()
-            .and_then(|t| t.parse().ok())
-            .ok_or("bad $MeshFormat line")?;
-        if major >= 3.0 {
-            return Err(format!(
-                "Gmsh format {major} is not supported (versions 1 and 2 ASCII are)"
-            ));
-        }
-        if ver.split_whitespace().nth(1) == Some("1") {
-            return Err("binary Gmsh files are not supported".into());
-        }
-        for l in lines.by_ref() {
-            if l.starts_with("$Nodes") {
-                break;
-            }
-        }
-    } else if !first.starts_with("$NOD") {
-        return Err(format!("not a Gmsh file (first line '{}')", excerpt(first)));
-    }
-    let n: usize = lines
-        .next()
-        .and_then(|l| l.parse().ok())
-        .ok_or("bad node count")?;
-    let mut mesh = Mesh::default();
-    let mut pmap = std::collections::HashMap::with_capacity(n.min(1 << 20));
-    for i in 0..n {
-        let l = lines.next().ok_or("file ends inside the node list")?;
-        let mut it = l.split_whitespace();
-        let id: i64 = it
-            .next()
-            .and_then(|t| t.parse().ok())
-            .ok_or_else(|| format!("bad node line '{}'", excerpt(l)))?;
-        let mut p = [0.0; 3];
-        for c in &mut p {
-            *c = it
-                .next()
-                .and_then(|t| t.parse().ok())
-                .ok_or_else(|| format!("bad node line '{}'", excerpt(l)))?;
-        }
-        pmap.insert(id, i as u32);
-        mesh.points.push(p);
-    }
-    let end = lines.next().unwrap_or("");
-    if !(end.starts_with("$ENDNOD") || end.starts_with("$EndNodes")) {
-        return Err(format!(
-            "expected $ENDNOD/$EndNodes, found '{}'",
-            excerpt(end)
-        ));
-    }
-    let hdr = lines.next().unwrap_or("");
-    if !(hdr.starts_with("$ELM") || hdr.starts_with("$Elements")) {
-        return Err(format!("expected $ELM/$Elements, found '{}'", excerpt(hdr)));
-    }
-    let m: usize = lines
-        .next()
-        .and_then(|l| l.parse().ok())
-        .ok_or("bad element count")?;
-    for _ in 0..m {
-        let l = lines.next().ok_or("file ends inside the element list")?;
-        let t: Vec<i64> = l
-            .split_whitespace()
-            .map(|x| {
-                x.parse()
-                    .map_err(|_| format!("bad element line '{}'", excerpt(l)))
-            })
-            .collect::<Result<_, _>>()?;
-        if t.len() < 3 {
-            return Err(format!("bad element line '{}'", excerpt(l)));
-        }
-        let ty = t[1];
-        let nodes: &[i64] = if v2 {
-            let ntags = usize::try_from(t[2])
-                .map_err(|_| format!("bad tag count in element line '{}'", excerpt(l)))?;
-            ntags.checked_add(3).and_then(|s| t.get(s..)).unwrap_or(&[])
-        } else {
-            let nn = usize::try_from(*t.get(4).unwrap_or(&0))
-                .map_err(|_| format!("bad node count in element line '{}'", excerpt(l)))?;
-            nn.checked_add(5).and_then(|e| t.get(5..e)).unwrap_or(&[])
-        };
-        let map = |k: usize| -> Result<u32, String> {
-            let id = nodes
-                .get(k)
-                .ok_or_else(|| format!("element line '{}' has too few nodes", excerpt(l)))?;
-            pmap.get(id)
-                .copied()
-                .ok_or_else(|| format!("element line '{}' refers to unknown node {id}", excerpt(l)))
-        };
-        match ty {
-            1 => mesh.edges.push([map(0)?, map(1)?]),
-            2 => mesh.triangles.push([map(0)?, map(1)?, map(2)?]),
-            3 => mesh.quads.push([map(0)?, map(1)?, map(2)?, map(3)?]),
-            4 => mesh.tetrahedra.push([map(0)?, map(1)?, map(2)?, map(3)?]),
-            5 => {
-                let mut h = [0u32; 8];
-                for (k, v) in h.iter_mut().enumerate() {
-                    *v = map(k)?;
-                }
-                mesh.hexahedra.push(h)
-            }
-            _ => {}
-        }
-    }
-    Ok(mesh)
-}
-
 /// Add boundary sub-elements as SOFA's MeshLoader does for Gmsh files: hexahedron faces to quads,
 /// tetrahedron faces to triangles, then the edges of quads and triangles.
 pub fn create_subelements(mesh: &mut Mesh) {
@@ -306,7 +189,7 @@ pub fn read_mesh_file(path: &str) -> Result<Mesh, String> {
     } else if lower.ends_with(".vtk") || lower.ends_with(".vtu") || lower.ends_with(".vtp") {
         crate::vtk_read::parse_vtk(&bytes)
     } else if lower.ends_with(".msh") {
-        parse_gmsh(&String::from_utf8_lossy(&bytes))
+        crate::gmsh::parse_gmsh_bytes(&bytes)
     } else {
         Err("meshes are read from .obj, .stl, .vtk/.vtu/.vtp and .msh files here".to_string())
     };
@@ -728,8 +611,11 @@ impl Component for MeshLoaderComponent {
     }
     fn init(&mut self, ctx: &mut InitContext<'_>) {
         let mut normals = Vec::new();
-        let parsed = if matches!(self.format, MeshFormat::Vtk | MeshFormat::Stl) {
-            // binary legacy files: bytes, not text
+        let parsed = if matches!(
+            self.format,
+            MeshFormat::Vtk | MeshFormat::Stl | MeshFormat::Gmsh
+        ) {
+            // formats with binary variants: bytes, not text
             let f = self.data.str("filename").to_string();
             if f.is_empty() {
                 if !self.data.is_set("filename") {
@@ -742,6 +628,12 @@ impl Component for MeshLoaderComponent {
                 crate::files::MAX_DATA_FILE_BYTES,
             ) {
                 Ok(b) if self.format == MeshFormat::Stl => parse_stl(&b),
+                Ok(b) if self.format == MeshFormat::Gmsh => crate::gmsh::read_gmsh(&b).map(|g| {
+                    for note in g.notes {
+                        ctx.warn(note);
+                    }
+                    g.mesh
+                }),
                 Ok(b) => crate::vtk_read::parse_vtk(&b),
                 Err(e) => {
                     ctx.error(format!("cannot read '{f}': {e}"));
@@ -753,7 +645,6 @@ impl Component for MeshLoaderComponent {
                 return;
             };
             match self.format {
-                MeshFormat::Gmsh => parse_gmsh(&text),
                 MeshFormat::Off => parse_off(&text),
                 MeshFormat::Trian => {
                     let parsed = if self.data.bool("trian2") {
@@ -1175,22 +1066,6 @@ impl Loader for GridMeshCreator {}
 #[cfg(test)]
 mod tests {
     use super::*;
-
-    #[test]
-    fn gmsh_v1_and_v2() {
-        let v1 = "$NOD\n4\n1 0 0 0\n2 1 0 0\n3 0 1 0\n4 0 0 1\n$ENDNOD\n$ELM\n2\n1 4 1 1 4 1 2 3 4\n2 15 1 1 1 1\n$ENDELM\n";
-        let m = parse_gmsh(v1).unwrap();
-        assert_eq!(m.points.len(), 4);
-        assert_eq!(m.tetrahedra, vec![[0, 1, 2, 3]]);
-        let v2 = "$MeshFormat\n2.2 0 8\n$EndMeshFormat\n$Nodes\n4\n10 0 0 0\n20 1 0 0\n30 0 1 0\n40 0 0 1\n$EndNodes\n$Elements\n1\n1 4 2 0 0 10 20 30 40\n$EndElements\n";
-        let mut m = parse_gmsh(v2).unwrap();
-        assert_eq!(m.tetrahedra, vec![[0, 1, 2, 3]]);
-        create_subelements(&mut m);
-        assert_eq!(m.triangles.len(), 4);
-        assert_eq!(m.edges.len(), 6);
-        assert!(parse_gmsh("$NOD\n2\n1 0 0\n").is_err());
-        assert!(parse_gmsh("hello").is_err());
-    }
 
     #[test]
     fn triangulate_splits_quads_after_the_triangles() {
