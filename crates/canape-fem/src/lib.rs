@@ -6,7 +6,9 @@
 //! TriangularBendingSprings and TetrahedronHyperelasticityFEMForceField (SOFA's materials),
 //! and SOFA's edge-based membranes: TriangularBiquadraticSpringsForceField (`biquadratic`),
 //! TriangularQuadraticSpringsForceField (`quadratic`) and TriangularTensorMassForceField
-//! (`tensor_mass`), over the shared edge set of `edge_triangles`.
+//! (`tensor_mass`), over the shared edge set of `edge_triangles`; SOFA's edge-based tetrahedra:
+//! StandardTetrahedralFEMForceField (`standard_tetra`, SOFA's hyperelastic materials) and
+//! TetrahedralTensorMassForceField (`tetra_tensor_mass`), over `edge_tetrahedra`.
 //!
 //! Element loops run once per component call; per-element data (rest frames, strain-displacement
 //! coefficients, rotations from the last `add_force`) live in flat vectors indexed by element.
@@ -15,6 +17,7 @@ pub mod beam;
 pub mod bending;
 pub mod biquadratic;
 pub mod common;
+pub mod edge_tetrahedra;
 pub mod edge_triangles;
 pub mod element;
 pub mod fast_tetra;
@@ -26,8 +29,10 @@ pub mod quad;
 pub mod quadratic;
 pub mod register;
 pub mod spring;
+pub mod standard_tetra;
 pub mod tensor_mass;
 pub mod tetra;
+pub mod tetra_tensor_mass;
 pub mod triangle;
 
 pub use beam::BeamFemForceField;
@@ -41,8 +46,10 @@ pub use joint::JointSpringForceField;
 pub use quad::QuadBendingFemForceField;
 pub use quadratic::TriangularQuadraticSpringsForceField;
 pub use spring::SpringForceField;
+pub use standard_tetra::StandardTetrahedralFemForceField;
 pub use tensor_mass::TriangularTensorMassForceField;
 pub use tetra::TetrahedronFemForceField;
+pub use tetra_tensor_mass::TetrahedralTensorMassForceField;
 pub use triangle::{TriangularFemForceField, TriangularFemForceFieldOptim};
 
 #[cfg(test)]

@@ -159,6 +159,26 @@ pub fn register(r: &mut Registry) {
         },
     );
     r.register(
+        "TetrahedralTensorMassForceField",
+        "linear elastic tetrahedra as per-edge stiffness tensors (tensor-mass model)",
+        |_, t| {
+            vec3_only(t, "TetrahedralTensorMassForceField")?;
+            Ok(AnyComponent::ForceField(Box::new(
+                crate::TetrahedralTensorMassForceField::new(),
+            )))
+        },
+    );
+    r.register(
+        "StandardTetrahedralFEMForceField",
+        "hyperelastic tetrahedra assembled per edge (ArrudaBoyce, StVenantKirchhoff, NeoHookean, MooneyRivlin, VerondaWestman, Costa, Ogden)",
+        |_, t| {
+            vec3_only(t, "StandardTetrahedralFEMForceField")?;
+            Ok(AnyComponent::ForceField(Box::new(
+                crate::StandardTetrahedralFemForceField::new(),
+            )))
+        },
+    );
+    r.register(
         "FastTriangularBendingSprings",
         "linear bending springs across the edges shared by two triangles",
         |_, t| {
