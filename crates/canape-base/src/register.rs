@@ -605,6 +605,24 @@ pub fn register(r: &mut Registry) {
         Ok(AnyComponent::Mapping(Box::new(RigidMapping::new())))
     });
     r.register(
+        "VolumeMapping",
+        "signed volumes of the tetrahedra (Vec3 to Vec1)",
+        |_, _| {
+            Ok(AnyComponent::Mapping(Box::new(
+                crate::mapping::nonlinear::volume::VolumeMapping::new(),
+            )))
+        },
+    );
+    r.register(
+        "DistanceFromTargetMapping",
+        "distances of points from fixed targets minus rest lengths (Vec3 to Vec1)",
+        |_, _| {
+            Ok(AnyComponent::Mapping(Box::new(
+                crate::mapping::nonlinear::distance_target::DistanceFromTargetMapping::new(),
+            )))
+        },
+    );
+    r.register(
         "DistanceMapping",
         "edge lengths minus rest lengths (Vec3 to Vec1)",
         |_, _| {

@@ -244,6 +244,54 @@ fn distance_mapping_derivatives() {
 }
 
 #[test]
+fn distance_from_target_mapping_derivatives_and_values() {
+    let xml = r#"<Node name="root" gravity="0 0 0"><Node name="n">
+  <MechanicalObject name="in" template="Vec3" position="0 0 0 1 0.2 0 2 -0.1 0.3"/>
+  <Node name="m"><MechanicalObject name="out" template="Vec1"/>
+   <DistanceFromTargetMapping input="@../in" output="@out" indices="2 0" targetPositions="1 1 1 0.5 0 0" restLengths="0.25" geometricStiffness="Exact"/></Node></Node></Node>"#;
+    check_mapping(xml, "out", true);
+    // out_i = |x[indices[i]] − target_i| − rest_i, the missing rest length being 0
+    let sim = load(xml);
+    let out = sim
+        .scene
+        .states
+        .iter()
+        .flatten()
+        .find(|s| s.vec(VecId::POSITION).len() == 2)
+        .expect("the mapped state")
+        .vec(VecId::POSITION)
+        .to_vec();
+    let d0 = ((2.0f64 - 1.0).powi(2) + (-0.1f64 - 1.0).powi(2) + (0.3f64 - 1.0).powi(2)).sqrt();
+    assert!((out[0] - (d0 - 0.25)).abs() < 1e-14, "{out:?}");
+    assert!((out[1] - 0.5).abs() < 1e-14, "{out:?}");
+}
+
+#[test]
+fn volume_mapping_derivatives_and_values() {
+    // two tetrahedra, one of them inverted (negative volume); Exact geometric stiffness
+    let xml = r#"<Node name="root" gravity="0 0 0"><Node name="r">
+  <MechanicalObject name="in" position="0 0 0 1 0.1 0 0.2 1.1 0 0.1 0.2 0.9 0.8 0.9 -0.7"/>
+  <TetrahedronSetTopologyContainer tetrahedra="0 1 2 3 1 4 2 3"/>
+  <Node name="p"><MechanicalObject name="out" template="Vec1"/>
+  <VolumeMapping geometricStiffness="Exact" input="@../in" output="@out"/></Node></Node></Node>"#;
+    check_mapping(xml, "out", true);
+    let sim = load(xml);
+    let out = sim
+        .scene
+        .states
+        .iter()
+        .flatten()
+        .find(|s| s.vec(VecId::POSITION).len() == 2)
+        .expect("the mapped state")
+        .vec(VecId::POSITION)
+        .to_vec();
+    // the first: e1 = (1, 0.1, 0), e2 = (0.2, 1.1, 0), e3 = (0.1, 0.2, 0.9): det / 6
+    let det = 1.0 * (1.1 * 0.9) - 0.1 * (0.2 * 0.9);
+    assert!((out[0] - det / 6.0).abs() < 1e-14, "{out:?}");
+    assert!(out[1] < 0.0, "the second is inverted: {out:?}");
+}
+
+#[test]
 fn area_mapping_derivatives() {
     // triangles of a bent surface; Exact geometric stiffness (every triangle)
     let xml = r#"<Node name="root" gravity="0 0 0"><Node name="r">
