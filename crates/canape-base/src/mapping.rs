@@ -7,3 +7,4 @@ pub mod barycentric;
 pub mod linear;
 pub mod nonlinear;
 pub mod skinning;
+pub mod tubular;

@@ -5,3 +5,4 @@
 pub mod ellipsoid;
 pub mod loads;
 pub mod obstacles;
+pub mod tait;

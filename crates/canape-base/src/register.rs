@@ -36,6 +36,10 @@ use canape_types::DofType;
 pub fn register(r: &mut Registry) {
     crate::constraint::projective::curves::register(r);
     crate::engine::select::register(r);
+    crate::topology::edge2quad::register(r);
+    crate::mapping::tubular::register(r);
+    crate::mechanical_load::tait::register(r);
+    crate::topology::subset_mapping::register(r);
     r.register(
         "MechanicalObject",
         "state vectors (position, velocity, force…) of one DOF type",

@@ -5,8 +5,10 @@
 //! in `mesh2point`, Hexa2PrismTopologicalMapping in `hexa2prism`.
 
 pub mod cube;
+pub mod edge2quad;
 pub mod hexa2prism;
 pub mod mesh2point;
+pub mod subset_mapping;
 
 /// The box of a grid topology (RegularGridTopology, CubeTopology): `min`/`max`, or SOFA's legacy
 /// `xmin` … `zmax` times `scale` when all six are given — read as float32, as SOFA's
