@@ -474,6 +474,16 @@ pub fn register(r: &mut Registry) {
         },
     );
     r.register(
+        "UniformLagrangianConstraint",
+        "holds every scalar of a Vec1/2/3 state at 0 (or its rest value) by Lagrangian rows",
+        |_, t| {
+            known_template(t)?;
+            Ok(AnyComponent::Passive(Box::new(
+                crate::constraint::lagrangian::uniform::UniformLagrangianConstraint::new(),
+            )))
+        },
+    );
+    r.register(
         "LinearVelocityProjectiveConstraint",
         "imposes velocities interpolated between key times",
         |_, t| {

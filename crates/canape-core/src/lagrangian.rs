@@ -23,6 +23,9 @@ pub enum Resolution {
     /// A contact with Coulomb friction: normal row then two tangent rows
     /// (UnilateralConstraintResolutionWithFriction).
     Friction { mu: f64 },
+    /// An equality on `rows` rows solved as one block by a factorization of its W block,
+    /// f −= W_block⁻¹ d (BilateralConstraintResolutionNDof).
+    BilateralBlock { rows: u32 },
 }
 
 impl Resolution {
@@ -32,6 +35,7 @@ impl Resolution {
             Resolution::Bilateral { rows } => rows as usize,
             Resolution::Unilateral => 1,
             Resolution::Friction { .. } => 3,
+            Resolution::BilateralBlock { rows } => rows as usize,
         }
     }
 }

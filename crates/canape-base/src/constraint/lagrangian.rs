@@ -8,9 +8,11 @@
 //! - `correction`: UncoupledConstraintCorrection, LinearSolverConstraintCorrection and
 //!   GenericConstraintCorrection;
 //! - `bilateral`: BilateralLagrangianConstraint (Vec3 and Rigid3);
-//! - `fixed`: FixedLagrangianConstraint (Vec3 and Rigid3).
+//! - `fixed`: FixedLagrangianConstraint (Vec3 and Rigid3);
+//! - `uniform`: UniformLagrangianConstraint (every scalar of a Vec1/2/3 state held at 0).
 
 pub mod bilateral;
 pub mod correction;
 pub mod fixed;
 pub mod solver;
+pub mod uniform;

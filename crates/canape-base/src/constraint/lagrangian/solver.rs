@@ -36,13 +36,39 @@ pub enum Method {
 }
 
 /// The per-block state of a resolution during one solve.
-#[derive(Clone, Copy, Debug)]
+#[derive(Clone, Debug)]
 enum BlockState {
     /// W⁻¹ of a 3-line bilateral block (None: singular, the block is skipped).
     Bilateral3(Option<Matrix3<f64>>),
     Plain,
     /// W_nn, W_nt, W_ns, W_tt, W_ss of a friction block.
     Friction([f64; 5]),
+    /// The factor of an N-line bilateral block's W (None: singular, the block is skipped).
+    BilateralN(Option<BlockFactor>),
+}
+
+/// A factorization of an N-line bilateral block's W: Cholesky when it is positive definite
+/// (SOFA factors it by Eigen's LDLᵀ), else LU with partial pivoting.
+#[derive(Clone, Debug)]
+enum BlockFactor {
+    Cholesky(nalgebra::linalg::Cholesky<f64, nalgebra::Dyn>),
+    Lu(nalgebra::linalg::LU<f64, nalgebra::Dyn, nalgebra::Dyn>),
+}
+
+impl BlockFactor {
+    fn new(w: nalgebra::DMatrix<f64>) -> Option<BlockFactor> {
+        if let Some(c) = w.clone().cholesky() {
+            return Some(BlockFactor::Cholesky(c));
+        }
+        let lu = w.lu();
+        lu.is_invertible().then_some(BlockFactor::Lu(lu))
+    }
+    fn solve(&self, d: &nalgebra::DVector<f64>) -> Option<nalgebra::DVector<f64>> {
+        match self {
+            BlockFactor::Cholesky(c) => Some(c.solve(d)),
+            BlockFactor::Lu(lu) => lu.solve(d),
+        }
+    }
 }
 
 /// The Gauss–Seidel family's settings (SOFA's GenericConstraintSolver Data).
@@ -57,6 +83,8 @@ pub struct GaussSeidel {
     pub all_verified: bool,
     states: Vec<BlockState>,
     d: Vec<f64>,
+    /// A block's impulses before its resolution (for the error measure).
+    old: Vec<f64>,
 }
 
 impl Default for GaussSeidel {
@@ -71,6 +99,7 @@ impl Default for GaussSeidel {
             all_verified: false,
             states: Vec::new(),
             d: Vec::new(),
+            old: Vec::new(),
         }
     }
 }
@@ -90,6 +119,10 @@ impl GaussSeidel {
                 Resolution::Friction { .. } => {
                     BlockState::Friction([w(0, 0), w(0, 1), w(0, 2), w(1, 1), w(2, 2)])
                 }
+                Resolution::BilateralBlock { rows } => {
+                    let r = rows as usize;
+                    BlockState::BilateralN(BlockFactor::new(nalgebra::DMatrix::from_fn(r, r, w)))
+                }
                 _ => BlockState::Plain,
             };
             self.states.push(st);
@@ -105,8 +138,9 @@ impl GaussSeidel {
         for (b, st) in p.blocks.iter().zip(&self.states) {
             let j = b.first_row;
             let nb = b.resolution.rows();
-            let mut old = [0.0; 3];
-            old[..nb].copy_from_slice(&p.force[j..j + nb]);
+            let old = &mut self.old;
+            old.clear();
+            old.extend_from_slice(&p.force[j..j + nb]);
             for l in 0..nb {
                 let row = &p.w[(j + l) * n..(j + l + 1) * n];
                 let mut s = p.dfree[j + l];
@@ -251,6 +285,15 @@ fn resolve(b: &Block, st: &BlockState, w: &[f64], n: usize, d: &mut [f64], f: &m
         }
         // a singular block is skipped, as SOFA's resolution does with a non-invertible W block
         (Resolution::Bilateral { rows: 3 }, BlockState::Bilateral3(None)) => {}
+        (Resolution::BilateralBlock { rows }, BlockState::BilateralN(Some(factor))) => {
+            let r = rows as usize;
+            let dv = nalgebra::DVector::from_column_slice(&d[j..j + r]);
+            if let Some(x) = factor.solve(&dv) {
+                for (fi, xi) in f[j..j + r].iter_mut().zip(x.iter()) {
+                    *fi -= xi;
+                }
+            }
+        }
         (Resolution::Bilateral { rows }, _) => {
             // one line at a time (rows other than 3 are solved line by line)
             for l in 0..rows as usize {
