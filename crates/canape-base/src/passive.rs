@@ -146,6 +146,11 @@ pub const INERT_CLASSES: &[(&str, Role, &str)] = &[
     ("BackgroundSetting", Role::Visual, "viewer background"),
     ("ViewerSetting", Role::Visual, "viewer resolution and full-screen setting"),
     (
+        "MechanicalStateController",
+        Role::Other,
+        "GUI controller of a state's first DOF (SOFA's mouse handler is empty: at AnimateBegin it only re-projects and re-maps positions, which each step already leaves so)",
+    ),
+    (
         "OBBCollisionModel",
         Role::Collision,
         "collision model (collision not simulated yet)",
