@@ -144,6 +144,36 @@ impl<'a> DescReader<'a> {
             .collect()
     }
 
+    /// An object's attributes, with SOFA's older form of a Data as a child element,
+    /// `<Attribute type="name"><Data value="…"/></Attribute>` (SOFA's XML reader takes the
+    /// value of each `Data` child); other child elements of an object are reported.
+    fn object_attrs(&mut self, c: &XmlElement, file: &Arc<str>) -> Vec<AttrDesc> {
+        let mut attrs = Self::attrs(&c.attrs, file);
+        for ch in &c.children {
+            let name = ch.attr("type").filter(|_| ch.tag == "Attribute");
+            let Some(name) = name else {
+                self.diags.push(
+                    Diagnostic::warning(format!(
+                        "<{}> inside <{}> is ignored (an object's children can only be <Attribute type=\"…\"><Data value=\"…\"/></Attribute>)",
+                        ch.tag, c.tag
+                    ))
+                    .at(Some(Self::loc(file, ch.line))),
+                );
+                continue;
+            };
+            for d in ch.children.iter().filter(|d| d.tag == "Data") {
+                if let Some(v) = d.attr("value") {
+                    attrs.push(AttrDesc {
+                        name: name.to_string(),
+                        value: v.to_string(),
+                        loc: Self::loc(file, d.line),
+                    });
+                }
+            }
+        }
+        attrs
+    }
+
     fn node(&mut self, el: &XmlElement, file: &Arc<str>, dir: &Path) -> NodeDesc {
         let mut n = NodeDesc {
             attrs: Self::attrs(&el.attrs, file),
@@ -190,7 +220,8 @@ impl<'a> DescReader<'a> {
             }
             "Object" => {
                 let class = c.attr("type").unwrap_or("").to_string();
-                let attrs = Self::attrs(&c.attrs, file)
+                let attrs = self
+                    .object_attrs(c, file)
                     .into_iter()
                     .filter(|a| a.name != "type")
                     .collect();
@@ -214,9 +245,10 @@ impl<'a> DescReader<'a> {
                         return;
                     }
                 }
+                let attrs = self.object_attrs(c, file);
                 items.push(Item::Object(ObjectDesc {
                     class: tag.to_string(),
-                    attrs: Self::attrs(&c.attrs, file),
+                    attrs,
                     loc: Self::loc(file, c.line),
                     dir: dir.to_path_buf(),
                 }));

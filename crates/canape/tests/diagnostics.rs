@@ -460,3 +460,44 @@ fn a_refused_linear_movement_does_nothing_instead_of_panicking() {
     }
     assert!(sim.find_non_finite().is_none());
 }
+
+/// SOFA's older form of a Data, `<Attribute type="…"><Data value="…"/></Attribute>` inside an
+/// object, sets it as the attribute would; any other child element of an object is reported.
+#[test]
+fn attribute_children_set_data_and_other_children_are_reported() {
+    let sim = load(
+        "attribute-children.scn",
+        r#"<Node name="root" dt="0.01" gravity="0 0 0">
+  <EulerImplicitSolver/>
+  <CGLinearSolver iterations="10" tolerance="1e-9" threshold="1e-12"/>
+  <MechanicalObject name="p">
+    <Attribute type="position"><Data value="1 2 3"/></Attribute>
+    <Attribute type="velocity"><Data value="0 1 0"/></Attribute>
+  </MechanicalObject>
+  <UniformMass totalMass="1">
+    <Stray/>
+  </UniformMass>
+</Node>
+"#,
+    );
+    let id = sim
+        .scene
+        .component_ids()
+        .find(|c| sim.scene.component_label(*c).starts_with("/root/p"))
+        .expect("the state");
+    let s = sim.scene.state(id).unwrap();
+    assert_eq!(
+        s.vec(canape::core::state::VecId::POSITION),
+        &[1.0, 2.0, 3.0]
+    );
+    assert_eq!(
+        s.vec(canape::core::state::VecId::VELOCITY),
+        &[0.0, 1.0, 0.0]
+    );
+    let w = messages(&sim, Severity::Warning);
+    assert!(
+        w.iter()
+            .any(|m| m.contains("<Stray> inside <UniformMass> is ignored") && m.contains(":9:")),
+        "{w:?}"
+    );
+}
