@@ -263,6 +263,9 @@ impl RegularGridTopology {
             .with("checkTopology", DataKind::Bool, "0", "Parameter to activate internal topology checks")
             .with("drawEdges", DataKind::Bool, "0", "if true, draw the topology edges")
             .with("position", DataKind::Reals(3), "", "List of point positions (computed)")
+            .with("edges", DataKind::Ints(2), "", "List of edge indices (computed)")
+            .with("triangles", DataKind::Ints(3), "", "List of triangle indices (computed)")
+            .with("quads", DataKind::Ints(4), "", "List of quad indices (computed)")
             .with("hexahedra", DataKind::Ints(8), "", "List of hexahedra (computed)");
         RegularGridTopology {
             data,
@@ -490,6 +493,15 @@ impl RegularGridTopology {
         let _ = self
             .data
             .set_value("hexahedra", Value::Ints(flatten(&self.mesh.hexahedra)));
+        let _ = self
+            .data
+            .set_value("edges", Value::Ints(flatten(&self.mesh.edges)));
+        let _ = self
+            .data
+            .set_value("triangles", Value::Ints(flatten(&self.mesh.triangles)));
+        let _ = self
+            .data
+            .set_value("quads", Value::Ints(flatten(&self.mesh.quads)));
     }
 }
 
