@@ -145,6 +145,24 @@ pub const INERT_CLASSES: &[(&str, Role, &str)] = &[
     ("LineAxis", Role::Visual, "axis display"),
     ("BackgroundSetting", Role::Visual, "viewer background"),
     ("ViewerSetting", Role::Visual, "viewer resolution and full-screen setting"),
+    ("ClipPlane", Role::Visual, "OpenGL clipping plane (display only)"),
+    ("OglViewport", Role::Visual, "extra viewport of the GUI (display only)"),
+    (
+        "OrderIndependentTransparencyManager",
+        Role::Visual,
+        "transparency rendering (display only)",
+    ),
+    ("PointSplatModel", Role::Visual, "point splat rendering (display only)"),
+    (
+        "CylinderVisualModel",
+        Role::Visual,
+        "cylinders drawn along edges (display only)",
+    ),
+    (
+        "MergeVisualModels",
+        Role::Visual,
+        "merged visual model for rendering (display only)",
+    ),
     (
         "MechanicalStateController",
         Role::Other,
