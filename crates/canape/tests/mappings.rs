@@ -684,3 +684,85 @@ fn bad_mapping_graphs_are_reported() {
     let msgs: Vec<String> = sim.diagnostics.iter().map(|d| d.to_string()).collect();
     assert!(msgs.iter().any(|m| m.contains("cycle")), "{msgs:?}");
 }
+
+#[test]
+fn tubular_mapping_derivatives() {
+    // three frames, one turned; a peak on the first segment (frame 0's circle collapsed)
+    let xml = r#"<Node name="root" gravity="0 0 0"><Node name="r">
+  <MechanicalObject name="frames" template="Rigid3" position="0 0 0 0.1 0.2 0.3 0.927362  1 1 0 0 0 0.6 0.8  2 0.5 0 0 0.6 0 0.8"/>
+  <Node name="p"><MechanicalObject name="out"/>
+    <TubularMapping input="@../frames" output="@out" nbPointsOnEachCircle="7" radius="0.3" peak="1"/></Node>
+  </Node></Node>"#;
+    // SOFA's TubularMapping has no geometric stiffness
+    check_mapping(xml, "out", false);
+}
+
+/// A beam's tube: Edge2QuadTopologicalMapping's quads and TubularMapping's points together (the
+/// pair SOFA's scenes use), the tube following the bending beam.
+#[test]
+fn edge2quad_and_tubular_make_a_beam_tube() {
+    let xml = r#"<Node name="root" gravity="0 -9.81 0" dt="0.01">
+  <Node name="beam"><EulerImplicitSolver/><CGLinearSolver iterations="100" tolerance="1e-12" threshold="1e-12"/>
+    <EdgeSetTopologyContainer name="edges" position="0 0 0 1 0 0 2 0 0 3 0 0" edges="0 1 1 2 2 3"/>
+    <MechanicalObject name="frames" template="Rigid3"/>
+    <FixedProjectiveConstraint indices="0"/>
+    <UniformMass totalMass="1"/>
+    <BeamFEMForceField radius="0.1" youngModulus="1e6" poissonRatio="0.3"/>
+    <Node name="skin">
+      <MechanicalObject name="tube"/>
+      <QuadSetTopologyContainer name="quads"/>
+      <Edge2QuadTopologicalMapping input="@../edges" output="@quads" nbPointsOnEachCircle="8" radius="0.2"/>
+      <TubularMapping input="@../frames" output="@tube" nbPointsOnEachCircle="8" radius="0.2"/>
+    </Node>
+  </Node></Node>"#;
+    let mut sim = load(xml);
+    assert!(
+        !sim.diagnostics.has_errors(),
+        "{:?}",
+        sim.diagnostics.iter().collect::<Vec<_>>()
+    );
+    let quads = sim
+        .scene
+        .topologies
+        .iter()
+        .flatten()
+        .map(|t| t.mesh())
+        .find(|m| !m.quads.is_empty())
+        .expect("the quad container")
+        .clone();
+    assert_eq!(quads.quads.len(), 3 * 8);
+    assert_eq!(quads.nb_points(), 4 * 8);
+    // every quad joins two consecutive circles
+    for q in &quads.quads {
+        assert_eq!(q[0] / 8 + 1, q[1] / 8, "{q:?}");
+    }
+    for _ in 0..10 {
+        sim.step();
+    }
+    let frames = sim
+        .scene
+        .states
+        .iter()
+        .flatten()
+        .find(|s| s.dof == DofType::Rigid3)
+        .unwrap()
+        .vec(VecId::POSITION)
+        .to_vec();
+    let tube = sim
+        .scene
+        .states
+        .iter()
+        .flatten()
+        .find(|s| s.dof == DofType::Vec3)
+        .unwrap()
+        .vec(VecId::POSITION)
+        .to_vec();
+    assert_eq!(tube.len(), 3 * 32);
+    // the free end has sagged, and the tube's points are still 0.2 from their frame's center
+    assert!(frames[3 * 7 + 1] < -1e-4, "{frames:?}");
+    for (k, p) in tube.chunks_exact(3).enumerate() {
+        let f = &frames[7 * (k / 8)..7 * (k / 8) + 3];
+        let d = ((p[0] - f[0]).powi(2) + (p[1] - f[1]).powi(2) + (p[2] - f[2]).powi(2)).sqrt();
+        assert!((d - 0.2).abs() < 1e-12, "point {k}: {d}");
+    }
+}
