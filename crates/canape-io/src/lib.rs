@@ -3,7 +3,7 @@
 //! VTK: `vtk_read`), SparseGridTopology (`sparse_grid`) and SparseGridRamificationTopology
 //! (`sparse_grid_ramification`), SOFA's WriteState format and its
 //! regression metric, its topology regression (`topo_regress`), VTK output (.vtu files and
-//! .pvd series), the WriteState component (`write_state`) and SOFA's exporter components
+//! .pvd series), the WriteState and ReadState components (`write_state`, `read_state`) and SOFA's exporter components
 //! VTKExporter, MeshExporter and Monitor (`exporters`).
 
 pub mod build;
@@ -12,6 +12,7 @@ pub mod exporters;
 pub mod files;
 pub mod gmsh;
 pub mod loaders;
+pub mod read_state;
 pub mod register;
 pub mod regress;
 pub mod sparse_grid;

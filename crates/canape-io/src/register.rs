@@ -21,6 +21,15 @@ pub fn register(r: &mut Registry) {
         },
     );
     r.register(
+        "ReadState",
+        "plays a WriteState file (.gz or text) back into its context state",
+        |_, _| {
+            Ok(AnyComponent::Controller(Box::new(
+                crate::read_state::ReadState::new(),
+            )))
+        },
+    );
+    r.register(
         "VTKExporter",
         "writes the context topology's cells and chosen Data as VTK (.vtu XML or legacy .vtk) at chosen steps",
         |_, _| {

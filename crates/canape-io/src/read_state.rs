@@ -1,0 +1,287 @@
+//! ReadState (Sofa/Component/Playback/ReadState.inl): a controller that plays a WriteState
+//! file back into its context state. At SimulationInitDone and at every AnimateBegin, with
+//! t = the context time + `shift`, it reads on through the file's frames while their time is at
+//! most t and sets the state to the last one reached (positions from `X=`, scaled by
+//! `scalePos` and moved by `translation`, velocities from `V=`); a frame is applied once, when
+//! it is first reached, and with `loop` the file starts again after its last frame, its times
+//! shifted by the last time read. The file (plain or `.gz`) is read whole at init, up to
+//! [`MAX_BYTES`]. A frame's values fill the state's scalars from the first (SOFA's readVec);
+//! the positions then go through the step's usual projection and mapping.
+
+use crate::state_io::{parse_frames, Frame};
+use canape_core::component::{Component, Controller, Event, SceneControl};
+use canape_core::data::{base_fields, DataKind, DataTable};
+use canape_core::scene::{ComponentId, InitContext};
+use canape_core::state::VecId;
+use std::io::Read;
+
+/// The largest (decompressed) state file read.
+pub const MAX_BYTES: u64 = 1 << 30;
+
+/// SOFA's ReadState.
+#[derive(Clone)]
+pub struct ReadState {
+    data: DataTable,
+    state: Option<ComponentId>,
+    frames: Vec<Frame>,
+    /// Frames whose time line has been read.
+    pos: usize,
+    /// The frame whose time line was read last, not applied yet.
+    pending: Option<usize>,
+    /// The time of the last time line read (with the loop offset).
+    next_time: f64,
+    loop_time: f64,
+}
+
+impl Default for ReadState {
+    fn default() -> Self {
+        Self::new()
+    }
+}
+
+impl ReadState {
+    pub fn new() -> Self {
+        ReadState {
+            data: base_fields(DataTable::new())
+                .with("filename", DataKind::File, "", "output file name")
+                .with(
+                    "interval",
+                    DataKind::Real,
+                    "0",
+                    "time duration between inputs",
+                )
+                .with(
+                    "shift",
+                    DataKind::Real,
+                    "0",
+                    "shift between times in the file and times when they will be read",
+                )
+                .with(
+                    "loop",
+                    DataKind::Bool,
+                    "0",
+                    "set to 'true' to re-read the file when reaching the end",
+                )
+                .with(
+                    "scalePos",
+                    DataKind::Real,
+                    "1",
+                    "scale the input mechanical object",
+                )
+                .with(
+                    "rotation",
+                    DataKind::Vector(3),
+                    "0 0 0",
+                    "rotate the input mechanical object",
+                )
+                .with(
+                    "translation",
+                    DataKind::Vector(3),
+                    "0 0 0",
+                    "translate the input mechanical object",
+                ),
+            state: None,
+            frames: Vec::new(),
+            pos: 0,
+            pending: None,
+            next_time: 0.0,
+            loop_time: 0.0,
+        }
+    }
+
+    /// Frames played back (tests).
+    pub fn with_frames(frames: Vec<Frame>, looping: bool) -> Self {
+        let mut r = ReadState::new();
+        r.frames = frames;
+        let _ = r.data.set_str("loop", if looping { "1" } else { "0" });
+        r
+    }
+
+    fn read_file(path: &str) -> Result<String, String> {
+        let f = std::fs::File::open(path).map_err(|e| format!("cannot open '{path}': {e}"))?;
+        let mut buf = Vec::new();
+        let limited = |r: &mut dyn Read, buf: &mut Vec<u8>| -> std::io::Result<usize> {
+            r.take(MAX_BYTES + 1).read_to_end(buf)
+        };
+        let res = if path.ends_with(".gz") {
+            limited(&mut flate2::read::MultiGzDecoder::new(f), &mut buf)
+        } else {
+            limited(&mut std::io::BufReader::new(f), &mut buf)
+        };
+        match res {
+            Ok(_) => {}
+            // a gzip stream cut short keeps what it gave
+            Err(e) if e.kind() == std::io::ErrorKind::UnexpectedEof && !buf.is_empty() => {}
+            Err(e) => return Err(format!("cannot read '{path}': {e}")),
+        }
+        if buf.len() as u64 > MAX_BYTES {
+            return Err(format!(
+                "'{path}' holds more than {MAX_BYTES} bytes of states"
+            ));
+        }
+        Ok(String::from_utf8_lossy(&buf).into_owned())
+    }
+
+    /// The frame to apply at time `t` (SOFA's readNext): the last frame newly reached.
+    pub fn advance(&mut self, t: f64) -> Option<usize> {
+        let looping = self.data.bool("loop");
+        let mut valid = None;
+        let mut rewound_without_progress = false;
+        while self.next_time <= t {
+            if let Some(p) = self.pending.take() {
+                valid = Some(p);
+            }
+            if self.pos == self.frames.len() {
+                // a file whose times never grow would loop for ever
+                if !looping || self.frames.is_empty() || rewound_without_progress {
+                    break;
+                }
+                rewound_without_progress = self.next_time == self.loop_time;
+                self.pos = 0;
+                self.loop_time = self.next_time;
+            }
+            let f = self.pos;
+            self.pos += 1;
+            self.next_time = self.frames[f].time + self.loop_time;
+            self.pending = Some(f);
+        }
+        valid
+    }
+
+    fn apply(&mut self, scene: &mut dyn SceneControl) {
+        let t = scene.scene().time + self.data.real("shift");
+        let Some(f) = self.advance(t) else {
+            return;
+        };
+        let Some(id) = self.state else {
+            return;
+        };
+        let scale = self.data.real("scalePos");
+        let tr = self.data.reals("translation").to_vec();
+        let frame = &self.frames[f];
+        let Some(st) = scene.state_mut(id) else {
+            return;
+        };
+        let cs = st.dof.coord_size();
+        if !frame.x.is_empty() {
+            let x = st.vec_mut(VecId::POSITION);
+            let n = x.len().min(frame.x.len());
+            x[..n].copy_from_slice(&frame.x[..n]);
+            if scale != 1.0 || tr.iter().any(|v| *v != 0.0) {
+                // the points' centres (SOFA's applyScale then applyTranslation)
+                let dims = cs.min(3);
+                for p in x.chunks_exact_mut(cs) {
+                    for k in 0..dims {
+                        p[k] = p[k] * scale + tr.get(k).copied().unwrap_or(0.0);
+                    }
+                }
+            }
+        }
+        if let Some(v) = &frame.v {
+            let vel = st.vec_mut(VecId::VELOCITY);
+            let n = vel.len().min(v.len());
+            vel[..n].copy_from_slice(&v[..n]);
+        }
+    }
+}
+
+impl Component for ReadState {
+    fn class_name(&self) -> &'static str {
+        "ReadState"
+    }
+    fn data(&self) -> &DataTable {
+        &self.data
+    }
+    fn data_mut(&mut self) -> &mut DataTable {
+        &mut self.data
+    }
+    fn init(&mut self, ctx: &mut InitContext<'_>) {
+        self.state = ctx.scene.context_state(ctx.node);
+        self.frames.clear();
+        (self.pos, self.pending, self.next_time, self.loop_time) = (0, None, 0.0, 0.0);
+        if self.state.is_none() {
+            ctx.error("ReadState needs a MechanicalObject in its node or above: nothing is read");
+            return;
+        }
+        if self.data.reals("rotation").iter().any(|v| *v != 0.0) {
+            ctx.warn(
+                "rotation is not applied to the positions read (scalePos and translation are)",
+            );
+        }
+        if self.data.real("interval") != 0.0 {
+            ctx.warn("interval is not used (SOFA's ReadState does not use it either)");
+        }
+        let path = self.data.str("filename").to_string();
+        if path.is_empty() {
+            ctx.error("no file to read (filename is empty or was not found)");
+            self.state = None;
+            return;
+        }
+        match Self::read_file(&path).and_then(|t| parse_frames(&t)) {
+            Ok(frames) => {
+                if frames.is_empty() {
+                    ctx.warn(format!("'{path}' holds no frame: the state is not moved"));
+                }
+                self.frames = frames;
+            }
+            Err(e) => {
+                ctx.error(format!("{e}: nothing is read"));
+                self.state = None;
+            }
+        }
+    }
+}
+
+impl Controller for ReadState {
+    fn on_event(&mut self, event: &Event, scene: &mut dyn SceneControl) -> Result<(), String> {
+        if matches!(
+            event,
+            Event::SimulationInitDone | Event::AnimateBegin { .. }
+        ) {
+            self.apply(scene);
+        }
+        Ok(())
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn frames(times: &[f64]) -> Vec<Frame> {
+        times
+            .iter()
+            .map(|&t| Frame {
+                time: t,
+                x: vec![t],
+                v: None,
+            })
+            .collect()
+    }
+
+    #[test]
+    fn frames_are_applied_once_when_reached_and_loop_with_shifted_times() {
+        let mut r = ReadState::with_frames(frames(&[0.0, 0.01, 0.02, 0.03]), false);
+        assert_eq!(r.advance(0.0), Some(0));
+        assert_eq!(r.advance(0.0), None, "a frame is applied once");
+        assert_eq!(r.advance(0.01), Some(1));
+        // a step over two frames applies the later one
+        assert_eq!(r.advance(0.035), Some(3));
+        assert_eq!(
+            r.advance(1.0),
+            None,
+            "past the end without loop: nothing more"
+        );
+        let mut l = ReadState::with_frames(frames(&[0.0, 0.5, 1.0]), true);
+        assert_eq!(l.advance(0.0), Some(0));
+        // at 1.0 the last frame is reached and the file starts again, its frame 0 now at 1.0
+        // too: read after the last, it is the one applied (as SOFA's reading order gives)
+        assert_eq!(l.advance(1.0), Some(0));
+        assert_eq!(l.advance(1.2), None);
+        assert_eq!(l.advance(1.5), Some(1));
+        // a looping file whose times never grow does not hang
+        let mut z = ReadState::with_frames(frames(&[0.0, 0.0]), true);
+        assert_eq!(z.advance(5.0), Some(1));
+        assert_eq!(z.advance(6.0), Some(1));
+    }
+}
