@@ -244,8 +244,22 @@ fn init_mapping_output(scene: &mut Scene, id: ComponentId, i: usize, diags: &mut
     let Some(out) = m.output() else {
         return;
     };
-    let Slot::State(j) = scene.info(out).slot else {
-        return;
+    let j = match scene.info(out).slot {
+        Slot::State(j) => j,
+        Slot::Passive(p) => {
+            // a visual model given no points of its own takes the mapping's size, as SOFA's
+            // mappings resize their output (TubularMapping into an empty OglModel)
+            if let (Some(n), Some(mesh)) = (
+                m.output_size(),
+                scene.passives[p].as_mut().and_then(|v| v.visual_mesh_mut()),
+            ) {
+                if mesh.points.is_empty() && n <= canape_core::state::MAX_POINTS {
+                    mesh.points = vec![[0.0; 3]; n];
+                }
+            }
+            return;
+        }
+        _ => return,
     };
     let idx: Option<Vec<usize>> = m
         .inputs()

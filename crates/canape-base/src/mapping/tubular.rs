@@ -160,11 +160,12 @@ impl TubularMapping {
         if rigid.output().is_none() {
             return;
         }
-        // a visual model is not resized to the mapping's points (a state is)
+        // a visual model with points of its own keeps them (an empty one takes the mapping's
+        // size at init, as a state does)
         if ctx.scene.state(e.output).is_none() {
             let have = crate::mapping::barycentric::end_positions(ctx.scene, e.output)
                 .map_or(0, |p| p.len() / 3);
-            if have != frames * n {
+            if have != 0 && have != frames * n {
                 ctx.warn(format!(
                     "the output visual model has {have} points, the mapping defines {}: only the first {} are placed",
                     frames * n,
