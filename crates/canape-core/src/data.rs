@@ -355,6 +355,12 @@ impl DataTable {
         self.index_of(name).map(move |i| &mut self.fields[i])
     }
 
+    /// The field at `index` (from [`DataTable::index_of`], resolved once): how a component
+    /// publishes an output during a step without looking its name up.
+    pub fn field_at_mut(&mut self, index: usize) -> Option<&mut DataField> {
+        self.fields.get_mut(index)
+    }
+
     pub fn is_set(&self, name: &str) -> bool {
         self.field(name).is_some_and(|f| f.is_set)
     }

@@ -177,9 +177,32 @@ pub fn surface_defects(triangles: &[[usize; 3]]) -> Option<String> {
 }
 
 /// See the module documentation.
+/// The outputs a step writes, by their index in [`TaitSurfacePressureForceField::outputs`].
+#[derive(Clone, Copy)]
+enum Output {
+    Volume,
+    SurfaceArea,
+    Pressure,
+    Stiffness,
+    InjectedVolume,
+    V0,
+}
+
+/// The Data names of [`Output`], in its order.
+const OUTPUT_NAMES: [&str; 6] = [
+    "currentVolume",
+    "currentSurfaceArea",
+    "currentPressure",
+    "currentStiffness",
+    "currentInjectedVolume",
+    "v0",
+];
+
 #[derive(Clone)]
 pub struct TaitSurfacePressureForceField {
     data: DataTable,
+    /// The Data-table index of each [`Output`] (resolved once).
+    outputs: [Option<usize>; 6],
     /// Whether init found a usable surface; otherwise the component adds nothing.
     active: bool,
     p0: f64,
@@ -238,6 +261,7 @@ impl TaitSurfacePressureForceField {
             .with("volumeAfterTC", DataKind::Real, "0", "OUT: Volume after a topology change")
             .with("surfaceAreaAfterTC", DataKind::Real, "0", "OUT: Surface area after a topology change");
         TaitSurfacePressureForceField {
+            outputs: OUTPUT_NAMES.map(|n| data.index_of(n)),
             data,
             active: false,
             p0: 0.0,
@@ -278,9 +302,16 @@ impl TaitSurfacePressureForceField {
         self.v0
     }
 
-    /// Write a scalar output into the Data table (no allocation).
+    /// Write a scalar output into the Data table (no allocation; the step's outputs by the
+    /// indices resolved at construction, [`Output`]).
     fn publish(&mut self, name: &str, v: f64) {
         if let Some(f) = self.data.field_mut(name) {
+            f.value = Value::Real(v);
+        }
+    }
+
+    fn publish_output(&mut self, out: Output, v: f64) {
+        if let Some(f) = self.outputs[out as usize].and_then(|i| self.data.field_at_mut(i)) {
             f.value = Value::Real(v);
         }
     }
@@ -459,10 +490,10 @@ impl TaitSurfacePressureForceField {
         let (p, k) = self.law(v);
         self.pressure = p;
         self.stiffness = k;
-        self.publish("currentVolume", v);
-        self.publish("currentSurfaceArea", a);
-        self.publish("currentPressure", p);
-        self.publish("currentStiffness", k);
+        self.publish_output(Output::Volume, v);
+        self.publish_output(Output::SurfaceArea, a);
+        self.publish_output(Output::Pressure, p);
+        self.publish_output(Output::Stiffness, k);
         self.active = true;
     }
 
@@ -477,8 +508,8 @@ impl TaitSurfacePressureForceField {
         if next != self.current_injected {
             self.current_injected = next;
             self.v0 = self.initial_volume + next;
-            self.publish("currentInjectedVolume", next);
-            self.publish("v0", self.v0);
+            self.publish_output(Output::InjectedVolume, next);
+            self.publish_output(Output::V0, self.v0);
         }
     }
 }
@@ -527,10 +558,10 @@ impl ForceField for TaitSurfacePressureForceField {
         self.area = a;
         self.pressure = p;
         self.stiffness = k;
-        self.publish("currentVolume", v);
-        self.publish("currentSurfaceArea", a);
-        self.publish("currentPressure", p);
-        self.publish("currentStiffness", k);
+        self.publish_output(Output::Volume, v);
+        self.publish_output(Output::SurfaceArea, a);
+        self.publish_output(Output::Pressure, p);
+        self.publish_output(Output::Stiffness, k);
 
         self.grad.clear();
         self.grad.resize(3 * n, 0.0);
