@@ -94,7 +94,13 @@ impl DistanceFromTargetMapping {
             .chunks_exact(3)
             .map(|p| Vec3::new(p[0], p[1], p[2]))
             .collect();
-        if indices.len() != targets.len() {
+        if indices.is_empty() && !targets.is_empty() {
+            // SOFA asserts the sizes match in debug builds; its release builds map nothing
+            ctx.warn(format!(
+                "no indices for the {} targetPositions: nothing is mapped (give the index of each target's point)",
+                targets.len()
+            ));
+        } else if indices.len() != targets.len() {
             ctx.error(format!(
                 "{} indices but {} targetPositions: each index needs its target",
                 indices.len(),
