@@ -159,9 +159,6 @@ impl FreeMotionAnimationLoop {
     }
 
     fn init_impl(&mut self, ctx: &mut InitContext<'_>) {
-        if self.data.bool("solveVelocityConstraintFirst") {
-            ctx.warn("solveVelocityConstraintFirst is not supported yet: constraints are solved on positions and velocities together");
-        }
         let scene = ctx.scene;
         let has_solver = scene.component_ids().any(|c| {
             let info = scene.info(c);
@@ -182,7 +179,12 @@ impl AnimationLoop for FreeMotionAnimationLoop {
         let start = stages.time();
         stages.free_motion(dt);
         stages.collision();
-        stages.solve_constraints(dt, &mut self.fallback);
+        let order = if self.data.bool("solveVelocityConstraintFirst") {
+            canape_core::lagrangian::ConstraintOrder::Velocity
+        } else {
+            canape_core::lagrangian::ConstraintOrder::PositionAndVelocity
+        };
+        stages.solve_constraints(dt, &mut self.fallback, order);
         stages.set_time(start + dt);
         stages.send(&Event::AnimateEnd { dt });
         stages.update_mappings();

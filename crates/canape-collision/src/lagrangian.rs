@@ -14,12 +14,15 @@
 //! contact starts during the step, as SOFA's getConstraintViolation does. Every contact gives
 //! its rows, violated at the free motion or not: one that needs no force gets a zero impulse
 //! (SOFA's constraint-matrix visitor builds them all; its isActive is not asked here).
+//! At the velocity level (solveVelocityConstraintFirst) the violations are SOFA's
+//! getVelocityViolation: n·(v_P − v_Q + (P − Q)/dt) − d/dt for the normal row and the
+//! tangential free relative velocity for the friction rows.
 
 use canape_core::collision::{Contact, ContactPoint, ContactResponse};
 use canape_core::component::{Passive, Role};
 use canape_core::data::{base_fields, DataKind, DataTable};
 use canape_core::lagrangian::{
-    ConstraintBuild, ConstraintInputs, LagrangianConstraint, Resolution,
+    ConstraintBuild, ConstraintInputs, ConstraintOrder, LagrangianConstraint, Resolution,
 };
 use canape_core::scene::ComponentId;
 use canape_types::Vec3;
@@ -164,7 +167,16 @@ impl LagrangianConstraint for ContactConstraint {
         for c in &self.contacts {
             let n = c.normal;
             let (t, s) = tangents(&n);
-            let v = violations(c, ends(c, inputs.x), ends(c, inputs.x_free), &t, &s);
+            let v = if inputs.order == ConstraintOrder::Velocity {
+                let [q, p] = ends(c, inputs.x);
+                let vq = Self::point(inputs.v_free[0], d1, &c.first);
+                let vp = Self::point(inputs.v_free[1], d2, &c.second);
+                let rel = vp - vq;
+                let normal = n.dot(&(rel + (p - q) / inputs.dt)) - c.distance / inputs.dt;
+                [normal, rel.dot(&t), rel.dot(&s)]
+            } else {
+                violations(c, ends(c, inputs.x), ends(c, inputs.x_free), &t, &s)
+            };
             let dirs: &[Vec3] = if self.mu > 0.0 { &[n, t, s] } else { &[n] };
             let resolution = if self.mu > 0.0 {
                 Resolution::Friction { mu: self.mu }

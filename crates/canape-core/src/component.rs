@@ -575,6 +575,7 @@ pub trait LoopStages {
         &mut self,
         dt: f64,
         fallback: &mut dyn crate::lagrangian::ConstraintSolver,
+        order: crate::lagrangian::ConstraintOrder,
     );
 }
 

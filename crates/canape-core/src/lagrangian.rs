@@ -106,6 +106,19 @@ impl ConstraintBuild {
     }
 }
 
+/// What the constraint stage solves for (SOFA's ConstraintParams order, set by
+/// FreeMotionAnimationLoop's `solveVelocityConstraintFirst`).
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Default)]
+pub enum ConstraintOrder {
+    /// Violations at the free positions; the corrections move positions and velocities
+    /// (POS_AND_VEL, the default).
+    #[default]
+    PositionAndVelocity,
+    /// Violations of velocities (the free velocity plus the positions' violation over dt); the
+    /// corrections change velocities, and positions follow as x_t + dt·v (VEL).
+    Velocity,
+}
+
 /// The free-motion vectors of a constraint's states (SOFA's ConstraintParams X and V:
 /// freePosition, freeVelocity), and the positions at the start of the step.
 pub struct ConstraintInputs<'a> {
@@ -113,6 +126,7 @@ pub struct ConstraintInputs<'a> {
     pub v_free: [&'a [f64]; 2],
     pub x: [&'a [f64]; 2],
     pub dt: f64,
+    pub order: ConstraintOrder,
 }
 
 /// A Lagrangian constraint (SOFA's BaseLagrangianConstraint): Jacobian rows on one or two

@@ -1022,9 +1022,10 @@ impl LoopStages for Stages<'_> {
         &mut self,
         dt: f64,
         fallback: &mut dyn canape_core::lagrangian::ConstraintSolver,
+        order: canape_core::lagrangian::ConstraintOrder,
     ) {
         let t = Instant::now();
-        self.sim.solve_constraints(dt, fallback);
+        self.sim.solve_constraints(dt, fallback, order);
         self.sim.step_constraints += t.elapsed();
     }
 }

@@ -479,3 +479,49 @@ fn uniform_lagrangian_constraint_keeps_a_chain_inextensible_row_by_row_or_as_one
     let xf = pos(&free, "/root/dofs");
     assert!((xf[13] - (-0.5 * 10.0 * 0.1 * 0.1)).abs() < 2e-3, "{xf:?}");
 }
+
+/// solveVelocityConstraintFirst (SOFA's VEL order): on the inextensible chain, whose
+/// violations are linear in the free motion, the velocity-level problem is the position-level
+/// one divided by dt (W with the velocity factor 1 instead of dt, violations v_free + d/dt), so
+/// under EulerImplicit both give the same motion; a frictionless contact at the velocity level
+/// stops the falling point at its contact distance (n·(v + (P − Q)/dt) − d/dt = 0) and keeps it
+/// sliding, and with friction stops it.
+#[test]
+fn velocity_level_constraints_match_the_position_level_where_they_must() {
+    let vel = |xml: String| {
+        xml.replace(
+            "<FreeMotionAnimationLoop/>",
+            r#"<FreeMotionAnimationLoop solveVelocityConstraintFirst="1"/>"#,
+        )
+    };
+    let (mut a, mut b) = (load(&chain("0")), load(&vel(chain("0"))));
+    for _ in 0..100 {
+        a.step();
+        b.step();
+    }
+    let (xa, xb) = (pos(&a, "/root/dofs"), pos(&b, "/root/dofs"));
+    let diff = xa
+        .iter()
+        .zip(&xb)
+        .map(|(p, q)| (p - q).abs())
+        .fold(0.0, f64::max);
+    assert!(diff < 1e-10, "position vs velocity level: {diff:e}");
+    assert!(xa[13] < -0.05, "the chain swung: {xa:?}");
+
+    let mut free = load(&vel(dropped("0")));
+    for _ in 0..100 {
+        free.step();
+    }
+    let p = pos(&free, "/root/Ball/p");
+    assert!((p[1] - 0.1).abs() < 1e-6, "{p:?}");
+    assert!((p[0] - 1.0).abs() < 0.02, "{p:?}");
+    let mut rough = load(&vel(dropped("0.5")));
+    for _ in 0..100 {
+        rough.step();
+    }
+    let p = pos(&rough, "/root/Ball/p");
+    assert!(
+        (p[1] - 0.1).abs() < 1e-6 && p[0] > 0.15 && p[0] < 0.45,
+        "{p:?}"
+    );
+}

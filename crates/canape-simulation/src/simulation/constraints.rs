@@ -15,6 +15,12 @@
 //! solver finds the impulses λ, and each correction moves its state:
 //! x = x_free + position factor·C Jᵀλ, v = v_free + velocity factor·C Jᵀλ. A state whose
 //! solver has no constraint correction keeps x_t and v_t, as in SOFA.
+//!
+//! With `solveVelocityConstraintFirst` ([`ConstraintOrder::Velocity`], SOFA's VEL order) the
+//! constraints give velocity violations, W takes the velocity factor instead (1 for
+//! EulerImplicit), the corrections change velocities only, v = v_free + velocity factor·C Jᵀλ,
+//! and every independent state of a solver group then moves as x = x_t + dt·v (SOFA's
+//! `pos.eq(pos, vel, dt)`: a state without correction by its velocity at the step's start).
 
 use super::Simulation;
 use crate::group::GroupOps;
@@ -22,8 +28,8 @@ use crate::mapped;
 use canape_core::component::Role;
 use canape_core::diag::Diagnostic;
 use canape_core::lagrangian::{
-    ConstraintBuild, ConstraintInputs, ConstraintProblem, ConstraintSolver, ConstraintStats,
-    CorrectionKind, ProblemForm, StateRows,
+    ConstraintBuild, ConstraintInputs, ConstraintOrder, ConstraintProblem, ConstraintSolver,
+    ConstraintStats, CorrectionKind, IntegrationFactors, ProblemForm, StateRows,
 };
 use canape_core::scene::{ComponentId, Slot};
 use canape_core::state::VecId;
@@ -138,7 +144,24 @@ impl Simulation {
 
     /// Build and solve the Lagrangian constraints, and correct the states (the loop's
     /// constraint solver, or `fallback` when the scene has none).
-    pub(crate) fn solve_constraints(&mut self, dt: f64, fallback: &mut dyn ConstraintSolver) {
+    pub(crate) fn solve_constraints(
+        &mut self,
+        dt: f64,
+        fallback: &mut dyn ConstraintSolver,
+        order: ConstraintOrder,
+    ) {
+        let velocity = order == ConstraintOrder::Velocity;
+        // at the velocity level, W and the corrections take the velocity factor
+        let level = |f: IntegrationFactors| {
+            if velocity {
+                IntegrationFactors {
+                    position: f.velocity,
+                    velocity: f.velocity,
+                }
+            } else {
+                f
+            }
+        };
         let nstates = self.scene.states.len();
         // where each state is: (group, index in the group)
         let mut place: Vec<Option<(usize, usize)>> = vec![None; nstates];
@@ -181,6 +204,7 @@ impl Simulation {
                     v_free: sides.map(|k| vec_of(k, VecId::FREE_VELOCITY)),
                     x: sides.map(|k| vec_of(k, VecId::POSITION)),
                     dt,
+                    order,
                 };
                 let first = build.rows();
                 c.build(&inputs, &mut build);
@@ -325,7 +349,7 @@ impl Simulation {
             }
             let ode = self.scene.odes[self.groups[gi].ode]
                 .as_ref()
-                .map(|o| o.integration_factors(dt));
+                .map(|o| level(o.integration_factors(dt)));
             let Some(ode) = ode else { continue };
             let ds = self.scene.states[s]
                 .as_ref()
@@ -427,11 +451,13 @@ impl Simulation {
                 continue;
             };
             let dof = st.dof;
-            let mut x = st.take(VecId::POSITION);
-            x.clear();
-            x.extend_from_slice(st.vec(VecId::FREE_POSITION));
-            dof.coord_add_deriv(&mut x, &corr, factors.position);
-            st.put(VecId::POSITION, x);
+            if !velocity {
+                let mut x = st.take(VecId::POSITION);
+                x.clear();
+                x.extend_from_slice(st.vec(VecId::FREE_POSITION));
+                dof.coord_add_deriv(&mut x, &corr, factors.position);
+                st.put(VecId::POSITION, x);
+            }
             let mut v = st.take(VecId::VELOCITY);
             v.clear();
             v.extend_from_slice(st.vec(VecId::FREE_VELOCITY));
@@ -439,6 +465,18 @@ impl Simulation {
                 *a += factors.velocity * c;
             }
             st.put(VecId::VELOCITY, v);
+        }
+        if velocity {
+            // positions follow the velocities: x = x_t + dt·v on every independent state
+            for g in &self.groups {
+                for &s in &g.states {
+                    if let Some(st) = self.scene.states[s].as_mut() {
+                        let dof = st.dof;
+                        let (v, x) = st.pair_mut(VecId::VELOCITY, VecId::POSITION);
+                        dof.coord_add_deriv(x, v, dt);
+                    }
+                }
+            }
         }
         self.project_and_check(false);
         self.propagate_mappings();

@@ -14,7 +14,7 @@ use canape_core::component::{Passive, Role};
 use canape_core::data::{DataKind, DataTable};
 use canape_core::impl_component;
 use canape_core::lagrangian::{
-    ConstraintBuild, ConstraintInputs, LagrangianConstraint, Resolution,
+    ConstraintBuild, ConstraintInputs, ConstraintOrder, LagrangianConstraint, Resolution,
 };
 use canape_core::scene::{ComponentId, InitContext, Target};
 use canape_types::dof::{quat_of, rigid3_rotate};
@@ -217,9 +217,20 @@ impl LagrangianConstraint for BilateralLagrangianConstraint {
                     else {
                         continue;
                     };
-                    let d: [f64; 3] = std::array::from_fn(|k| {
-                        p2[k] - p1[k] - self.rest.get(3 * pid + k).copied().unwrap_or(0.0)
-                    });
+                    let rest = |k: usize| self.rest.get(3 * pid + k).copied().unwrap_or(0.0);
+                    let d: [f64; 3] = if inputs.order == ConstraintOrder::Velocity {
+                        // SOFA's getVelocityViolation: v2 − v1 + (x2 − x1 − (−rest))/dt at the
+                        // step's start (its `dPos -= -rest` adds the rest vector: reproduced)
+                        let (x1, x2) = (inputs.x[0], inputs.x[1]);
+                        let (v1, v2) = (inputs.v_free[0], inputs.v_free[1]);
+                        let at = |s: &[f64], k: usize| s.get(k).copied().unwrap_or(0.0);
+                        std::array::from_fn(|k| {
+                            let dp = (at(x2, 3 * j + k) - at(x1, 3 * i + k) + rest(k)) / inputs.dt;
+                            at(v2, 3 * j + k) - at(v1, 3 * i + k) + dp
+                        })
+                    } else {
+                        std::array::from_fn(|k| p2[k] - p1[k] - rest(k))
+                    };
                     let r = out.block(Resolution::Bilateral { rows: 3 }, &d, &self.prev[pid]);
                     for k in 0..3 {
                         out.entry(r + k, 0, 3 * i + k, -1.0);

@@ -7,15 +7,15 @@
 //! (BilateralConstraintResolutionNDof). Neither keeps impulses from one step to the next.
 //!
 //! Typically on a Vec1 state mapped from the mechanics (DistanceMapping: inextensible edges).
-//! Vec1, Vec2 and Vec3 states; SOFA's velocity-level violation (solveVelocityConstraintFirst)
-//! is not used, as FreeMotionAnimationLoop here solves positions only.
+//! Vec1, Vec2 and Vec3 states. At the velocity level (solveVelocityConstraintFirst) the
+//! violation is v_free + (x_t − rest)/dt, as SOFA's.
 
 use crate::base_data;
 use canape_core::component::{Passive, Role};
 use canape_core::data::{DataKind, DataTable};
 use canape_core::impl_component;
 use canape_core::lagrangian::{
-    ConstraintBuild, ConstraintInputs, LagrangianConstraint, Resolution,
+    ConstraintBuild, ConstraintInputs, ConstraintOrder, LagrangianConstraint, Resolution,
 };
 use canape_core::scene::{ComponentId, InitContext};
 use canape_core::state::VecId;
@@ -113,13 +113,21 @@ impl LagrangianConstraint for UniformLagrangianConstraint {
         if self.state.is_none() {
             return;
         }
-        let x = inputs.x_free[0];
+        let rest = |k: usize| self.rest.get(k).copied().unwrap_or(0.0);
         self.violation.clear();
-        self.violation.extend(
-            x.iter()
-                .enumerate()
-                .map(|(k, v)| v - self.rest.get(k).copied().unwrap_or(0.0)),
-        );
+        if inputs.order == ConstraintOrder::Velocity {
+            let (x, v) = (inputs.x[0], inputs.v_free[0]);
+            self.violation.extend(
+                v.iter()
+                    .zip(x)
+                    .enumerate()
+                    .map(|(k, (v, x))| v + (x - rest(k)) / inputs.dt),
+            );
+        } else {
+            let x = inputs.x_free[0];
+            self.violation
+                .extend(x.iter().enumerate().map(|(k, v)| v - rest(k)));
+        }
         let n = self.violation.len();
         if n == 0 {
             return;
