@@ -1,0 +1,416 @@
+//! ParabolicProjectiveConstraint and HermiteSplineProjectiveConstraint (one type,
+//! [`CurveProjectiveConstraint`]): the time window, the parabola and the Hermite spline.
+
+use super::{context_state, finite_vector, set_translation, vec3};
+use crate::base_data;
+use crate::constraint::projective::projections::{valid_indices, zero_blocks};
+use canape_core::component::ProjectiveConstraint;
+use canape_core::data::{DataKind, DataTable};
+use canape_core::impl_component;
+use canape_core::scene::InitContext;
+use canape_types::{DofType, Vec3};
+
+/// The time interval over which a curve is followed.
+#[derive(Clone, Copy, Debug, PartialEq)]
+struct Window {
+    begin: f64,
+    end: f64,
+}
+
+impl Window {
+    /// `BeginTime` and `EndTime`, finite with end > begin (reported otherwise).
+    fn from_data(ctx: &mut InitContext<'_>, data: &DataTable) -> Option<Window> {
+        let (begin, end) = (data.real("BeginTime"), data.real("EndTime"));
+        if !(begin.is_finite() && end.is_finite()) {
+            ctx.error(format!(
+                "BeginTime ({begin}) and EndTime ({end}) must be finite: the constraint does nothing"
+            ));
+            return None;
+        }
+        if end <= begin {
+            ctx.error(format!(
+                "EndTime ({end}) must be after BeginTime ({begin}): the constraint does nothing"
+            ));
+            return None;
+        }
+        Some(Window { begin, end })
+    }
+
+    /// Where time `t` falls in the window, from 0 at the begin to 1 at the end (both included);
+    /// `None` outside.
+    fn phase(&self, t: f64) -> Option<f64> {
+        (t >= self.begin && t <= self.end).then(|| self.unclamped_phase(t))
+    }
+
+    /// `t` measured in the window's duration from its begin (not clamped).
+    fn unclamped_phase(&self, t: f64) -> f64 {
+        (t - self.begin) / (self.end - self.begin)
+    }
+}
+
+/// The parabola through three points, in the frame SOFA builds: origin P1, x axis towards P3,
+/// y axis in the plane of the three points, towards P2; there y = quad·x² + lin·x.
+#[derive(Clone, Debug, PartialEq)]
+struct Parabola {
+    origin: Vec3,
+    ax: Vec3,
+    ay: Vec3,
+    /// |P1P3|: x runs from 0 to this over the window.
+    span: f64,
+    quad: f64,
+    lin: f64,
+}
+
+impl Parabola {
+    fn through(p1: Vec3, p2: Vec3, p3: Vec3) -> Result<Parabola, String> {
+        let (e12, e13) = (p2 - p1, p3 - p1);
+        if e12 == Vec3::zeros() || e13 == Vec3::zeros() || p3 == p2 {
+            return Err("P1, P2 and P3 must be three different points".into());
+        }
+        let normal = e13.cross(&e12);
+        if normal.norm() <= 1e-12 * e13.norm() * e12.norm() {
+            return Err("P1, P2 and P3 are aligned: they define no parabola".into());
+        }
+        let ax = e13.normalize();
+        let ay = normal.cross(&e13).normalize();
+        let span = e13.norm();
+        let (x2, y2) = (e12.dot(&ax), e12.dot(&ay));
+        if x2.abs() <= 1e-12 * span || (span - x2).abs() <= 1e-12 * span {
+            return Err(
+                "P2 is straight above P1 or P3 seen from the P1→P3 axis: no parabola y(x) passes through the three points"
+                    .into(),
+            );
+        }
+        let denom = span * x2 - x2 * x2;
+        Ok(Parabola {
+            origin: p1,
+            ax,
+            ay,
+            span,
+            quad: -y2 / denom,
+            lin: span * y2 / denom,
+        })
+    }
+
+    /// Coordinates in the parabola's plane at phase `s` (x proportional to the phase).
+    fn local(&self, s: f64) -> (f64, f64) {
+        let x = self.span * s;
+        (x, self.quad * (x * x) + self.lin * x)
+    }
+
+    fn point(&self, s: f64) -> Vec3 {
+        let (x, y) = self.local(s);
+        self.origin + (self.ax * x + self.ay * y)
+    }
+
+    /// SOFA's velocity: the displacement from phase `s` to phase `s_next` (a time step later)
+    /// divided by the step.
+    fn step_velocity(&self, s: f64, s_next: f64, dt: f64) -> Vec3 {
+        let (x0, y0) = self.local(s);
+        let (x1, y1) = self.local(s_next);
+        self.ax * ((x1 - x0) / dt) + self.ay * ((y1 - y0) / dt)
+    }
+}
+
+/// Cubic Hermite basis (h00, h10, h01, h11) at `s`.
+fn hermite_basis(s: f64) -> [f64; 4] {
+    let (s2, s3) = (s * s, s * s * s);
+    [
+        2.0 * s3 - 3.0 * s2 + 1.0,
+        s3 - 2.0 * s2 + s,
+        -2.0 * s3 + 3.0 * s2,
+        s3 - s2,
+    ]
+}
+
+/// Derivatives of the cubic Hermite basis at `s`.
+fn hermite_basis_derivative(s: f64) -> [f64; 4] {
+    let s2 = s * s;
+    [
+        6.0 * s2 - 6.0 * s,
+        3.0 * s2 - 4.0 * s + 1.0,
+        -6.0 * s2 + 6.0 * s,
+        3.0 * s2 - 2.0 * s,
+    ]
+}
+
+/// The spline X0 → X1 with tangents dX0, dX1, run through at the pace of a second Hermite
+/// curve from (0, 0) to (1, 1) with tangents SX0, SX1, of which SOFA uses only the second
+/// coordinate: the spline's parameter at phase u is s(u) = SX0.y·h10(u) + h01(u) + SX1.y·h11(u).
+#[derive(Clone, Debug, PartialEq)]
+struct HermiteSpline {
+    control: [Vec3; 4],
+    /// SX0.y and SX1.y.
+    pace: [f64; 2],
+}
+
+impl HermiteSpline {
+    fn parameter(&self, u: f64) -> f64 {
+        let [_, h10, h01, h11] = hermite_basis(u);
+        self.pace[0] * h10 + h01 + self.pace[1] * h11
+    }
+
+    fn combine(&self, w: [f64; 4]) -> Vec3 {
+        let c = &self.control;
+        c[0] * w[0] + c[1] * w[1] + c[2] * w[2] + c[3] * w[3]
+    }
+
+    fn point(&self, u: f64) -> Vec3 {
+        self.combine(hermite_basis(self.parameter(u)))
+    }
+
+    /// SOFA's velocity: the spline's derivative with respect to its own parameter s, not to
+    /// time (d/dt = this · s'(u) / (EndTime − BeginTime)).
+    fn tangent(&self, u: f64) -> Vec3 {
+        self.combine(hermite_basis_derivative(self.parameter(u)))
+    }
+}
+
+#[derive(Clone, Debug, PartialEq)]
+enum Path {
+    Parabola(Parabola),
+    Hermite(HermiteSpline),
+}
+
+/// Which class a [`CurveProjectiveConstraint`] is.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+enum CurveKind {
+    Parabolic,
+    HermiteSpline,
+}
+
+/// ParabolicProjectiveConstraint (…/ParabolicProjectiveConstraint.inl) and
+/// HermiteSplineProjectiveConstraint (…/HermiteSplineProjectiveConstraint.inl), on Vec3 and
+/// Rigid3 states. While BeginTime ≤ t ≤ EndTime (t the step's start time) the chosen points'
+/// derivatives are zeroed, their positions put on the curve at phase (t − BeginTime) /
+/// (EndTime − BeginTime) and their velocities set; before and after, the points are free (they
+/// keep the velocity they had at the last projection). On Rigid3 states the curve gives the
+/// center and the linear velocity; the orientation and angular velocity are left as they are.
+///
+/// - Parabolic: positions on the parabola through P1 (at BeginTime), P2 and P3 (at EndTime), x
+///   along P1→P3 proportional to time; the velocity is SOFA's forward difference over one time
+///   step, (x(t + dt) − x(t)) / dt (past EndTime the parabola is extended for it).
+/// - HermiteSpline: positions on the spline X0 (at BeginTime) → X1 (at EndTime) with tangents
+///   dX0, dX1, its parameter run by the pace curve of SX0/SX1 (see [`HermiteSpline`]); the
+///   velocity is SOFA's: the spline's derivative with respect to its parameter (dX0 at
+///   BeginTime, dX1 at EndTime), not to time.
+#[derive(Clone)]
+pub struct CurveProjectiveConstraint {
+    data: DataTable,
+    kind: CurveKind,
+    indices: Vec<u32>,
+    /// The window and the curve; `None` when init refused the Data (then nothing is projected).
+    path: Option<(Window, Path)>,
+    dof: DofType,
+    /// The context's time step (the parabola's velocity).
+    dt: f64,
+    time: f64,
+}
+
+impl CurveProjectiveConstraint {
+    fn with_kind(kind: CurveKind) -> Self {
+        let mut data = base_data(DataTable::new())
+            .with(
+                "indices",
+                DataKind::Ints(0),
+                "",
+                "Indices of the constrained points",
+            )
+            .with("BeginTime", DataKind::Real, "0", "Begin Time of the motion")
+            .with("EndTime", DataKind::Real, "0", "End Time of the motion");
+        data = match kind {
+            CurveKind::Parabolic => data
+                .with(
+                    "P1",
+                    DataKind::Vector(3),
+                    "0 0 0",
+                    "first point of the parabol",
+                )
+                .with(
+                    "P2",
+                    DataKind::Vector(3),
+                    "0 0 0",
+                    "second point of the parabol",
+                )
+                .with(
+                    "P3",
+                    DataKind::Vector(3),
+                    "0 0 0",
+                    "third point of the parabol",
+                ),
+            CurveKind::HermiteSpline => data
+                .with("X0", DataKind::Vector(3), "0 0 0", "first control point")
+                .with(
+                    "dX0",
+                    DataKind::Vector(3),
+                    "0 0 0",
+                    "first control tangente",
+                )
+                .with("X1", DataKind::Vector(3), "0 0 0", "second control point")
+                .with(
+                    "dX1",
+                    DataKind::Vector(3),
+                    "0 0 0",
+                    "sceond control tangente",
+                )
+                .with(
+                    "SX0",
+                    DataKind::Vector(2),
+                    "0 0",
+                    "first interpolation vector",
+                )
+                .with(
+                    "SX1",
+                    DataKind::Vector(2),
+                    "0 0",
+                    "second interpolation vector",
+                ),
+        };
+        data = data.with(
+            "topology",
+            DataKind::Str,
+            "",
+            "link to the topology container",
+        );
+        CurveProjectiveConstraint {
+            data,
+            kind,
+            indices: Vec::new(),
+            path: None,
+            dof: DofType::Vec3,
+            dt: 0.0,
+            time: 0.0,
+        }
+    }
+
+    pub fn parabolic() -> Self {
+        Self::with_kind(CurveKind::Parabolic)
+    }
+
+    pub fn hermite_spline() -> Self {
+        Self::with_kind(CurveKind::HermiteSpline)
+    }
+
+    fn class_name(&self) -> &'static str {
+        match self.kind {
+            CurveKind::Parabolic => "ParabolicProjectiveConstraint",
+            CurveKind::HermiteSpline => "HermiteSplineProjectiveConstraint",
+        }
+    }
+
+    fn init_impl(&mut self, ctx: &mut InitContext<'_>) {
+        self.indices.clear();
+        self.path = None;
+        self.time = ctx.scene.time;
+        let class = self.class_name();
+        let Some((dof, n)) = context_state(ctx, class, &[DofType::Vec3, DofType::Rigid3]) else {
+            return;
+        };
+        self.dof = dof;
+        self.dt = ctx.scene.node(ctx.node).dt;
+        let indices = valid_indices(ctx, &self.data, n);
+        let Some(window) = Window::from_data(ctx, &self.data) else {
+            return;
+        };
+        let Some(path) = self.curve(ctx) else {
+            return;
+        };
+        if matches!(path, Path::Parabola(_)) && !(self.dt > 0.0 && self.dt.is_finite()) {
+            ctx.error(format!(
+                "the context's time step ({}) must be positive: the parabola's velocity is a difference over one step",
+                self.dt
+            ));
+            return;
+        }
+        self.indices = indices;
+        self.path = Some((window, path));
+    }
+
+    /// The curve from the Data (reported when they do not define one).
+    fn curve(&self, ctx: &mut InitContext<'_>) -> Option<Path> {
+        match self.kind {
+            CurveKind::Parabolic => {
+                let mut p = [Vec3::zeros(); 3];
+                for (c, name) in p.iter_mut().zip(["P1", "P2", "P3"]) {
+                    *c = vec3(&finite_vector(ctx, &self.data, name, 3)?);
+                }
+                match Parabola::through(p[0], p[1], p[2]) {
+                    Ok(parabola) => Some(Path::Parabola(parabola)),
+                    Err(e) => {
+                        ctx.error(format!("{e}: the constraint does nothing"));
+                        None
+                    }
+                }
+            }
+            CurveKind::HermiteSpline => {
+                let mut control = [Vec3::zeros(); 4];
+                for (c, name) in control.iter_mut().zip(["X0", "dX0", "X1", "dX1"]) {
+                    *c = vec3(&finite_vector(ctx, &self.data, name, 3)?);
+                }
+                let sx0 = finite_vector(ctx, &self.data, "SX0", 2)?;
+                let sx1 = finite_vector(ctx, &self.data, "SX1", 2)?;
+                Some(Path::Hermite(HermiteSpline {
+                    control,
+                    pace: [sx0[1], sx1[1]],
+                }))
+            }
+        }
+    }
+
+    /// The curve's point at the current time, when inside the window.
+    fn position(&self) -> Option<Vec3> {
+        let (window, path) = self.path.as_ref()?;
+        let s = window.phase(self.time)?;
+        Some(match path {
+            Path::Parabola(p) => p.point(s),
+            Path::Hermite(h) => h.point(s),
+        })
+    }
+
+    /// The velocity imposed at the current time, when inside the window.
+    fn velocity(&self) -> Option<Vec3> {
+        let (window, path) = self.path.as_ref()?;
+        let s = window.phase(self.time)?;
+        Some(match path {
+            Path::Parabola(p) => {
+                p.step_velocity(s, window.unclamped_phase(self.time + self.dt), self.dt)
+            }
+            Path::Hermite(h) => h.tangent(s),
+        })
+    }
+}
+
+impl_component!(CurveProjectiveConstraint, |s| s.class_name(), init);
+
+impl ProjectiveConstraint for CurveProjectiveConstraint {
+    fn set_time(&mut self, t: f64) {
+        self.time = t;
+    }
+    fn project_response(&self, dx: &mut [f64]) {
+        let active = self
+            .path
+            .as_ref()
+            .is_some_and(|(w, _)| w.phase(self.time).is_some());
+        if active {
+            zero_blocks(dx, &self.indices, self.dof.deriv_size());
+        }
+    }
+    fn project_velocity(&self, v: &mut [f64]) {
+        if let Some(vel) = self.velocity() {
+            for &i in &self.indices {
+                set_translation(v, self.dof.deriv_size(), i, &vel);
+            }
+        }
+    }
+    fn project_position(&self, x: &mut [f64]) {
+        if let Some(p) = self.position() {
+            for &i in &self.indices {
+                set_translation(x, self.dof.coord_size(), i, &p);
+            }
+        }
+    }
+    fn fixed_scalar_dofs(&self, _deriv_size: usize) -> Vec<usize> {
+        // SOFA does not apply these constraints to assembled matrices
+        Vec::new()
+    }
+}
