@@ -98,9 +98,42 @@ pub struct MeshContainer {
     mesh: Mesh,
 }
 
+/// The element lists a SOFA container class has as Data (its level and the ones it inherits:
+/// a TriangleSetTopologyContainer has edges and triangles but no quads), so that `src=@grid`
+/// links only those; None: all (MeshTopology).
+fn container_elements(class: &str) -> Option<&'static [&'static str]> {
+    match class {
+        "PointSetTopologyContainer" => Some(&[]),
+        "EdgeSetTopologyContainer" => Some(&["edges"]),
+        "TriangleSetTopologyContainer" => Some(&["edges", "triangles"]),
+        "QuadSetTopologyContainer" => Some(&["edges", "quads"]),
+        "TetrahedronSetTopologyContainer" => Some(&["edges", "triangles", "tetrahedra"]),
+        "HexahedronSetTopologyContainer" => Some(&["edges", "quads", "hexahedra"]),
+        _ => None,
+    }
+}
+
+/// [`mesh_data`] restricted to the element lists of `class` (see [`container_elements`]).
+fn container_data(t: DataTable, class: &str) -> DataTable {
+    let all = mesh_data(DataTable::new());
+    let keep = container_elements(class);
+    let mut t = t;
+    for f in all.fields() {
+        let element = !matches!(f.name, "position");
+        if element && keep.is_some_and(|k| !k.contains(&f.name)) {
+            continue;
+        }
+        t = t.with(f.name, f.kind, f.default_text, f.help);
+        if !f.aliases.is_empty() {
+            t = t.alias(f.aliases);
+        }
+    }
+    t
+}
+
 impl MeshContainer {
     pub fn new(class: &'static str) -> Self {
-        let data = mesh_data(base_data(DataTable::new()))
+        let data = container_data(base_data(DataTable::new()), class)
             .with("nbPoints", DataKind::Int, "0", "Number of points")
             .with(
                 "checkTopology",
