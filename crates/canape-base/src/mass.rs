@@ -596,7 +596,11 @@ impl Mass for DiagonalMass {
 // ---------------------------------------------------------------- MeshMatrixMass
 
 /// Consistent mass matrix from element volumes (Sofa/Component/Mass/.../MeshMatrixMass.inl):
-/// vertices get ρV/10 and edges ρV/20 per tetrahedron (hexahedra: ρV/20 and ρV/40).
+/// vertices get ρV/10 and edges ρV/20 per tetrahedron (hexahedra: ρV/20 and ρV/40); on a
+/// surface, ρA/6 and ρA/12 per triangle, ρA/8 and ρA/16 per quad (its four sides). The
+/// elements are SOFA's first present of hexahedra, tetrahedra, quads, triangles; lumped, a
+/// vertex's mass is multiplied by 2.5 on volumes and 2 on surfaces, as SOFA's lumping
+/// coefficient.
 #[derive(Clone)]
 pub struct MeshMatrixMass {
     data: DataTable,
@@ -608,11 +612,11 @@ pub struct MeshMatrixMass {
     node_start: Vec<u32>,
     by_node: Vec<(u32, f64)>,
     lumping: bool,
+    /// SOFA's m_massLumpingCoeff: 2.5 for volume elements, 2 for surface ones.
+    lumping_coef: f64,
     separate_gravity: bool,
     rayleigh_mass: f64,
 }
-
-const LUMPING_COEF: f64 = 2.5;
 
 impl Default for MeshMatrixMass {
     fn default() -> Self {
@@ -646,6 +650,7 @@ impl MeshMatrixMass {
             node_start: Vec::new(),
             by_node: Vec::new(),
             lumping: false,
+            lumping_coef: 2.5,
             separate_gravity: false,
             rayleigh_mass: 0.0,
         }
@@ -681,13 +686,25 @@ impl MeshMatrixMass {
                 20.0,
                 40.0,
             )
-        } else {
+        } else if !mesh.tetrahedra.is_empty() {
             (
                 mesh.tetrahedra.iter().map(|t| t.to_vec()).collect(),
                 10.0,
                 20.0,
             )
+        } else if !mesh.quads.is_empty() {
+            (mesh.quads.iter().map(|q| q.to_vec()).collect(), 8.0, 16.0)
+        } else {
+            (
+                mesh.triangles.iter().map(|t| t.to_vec()).collect(),
+                6.0,
+                12.0,
+            )
         };
+        let surface = mesh.hexahedra.is_empty() && mesh.tetrahedra.is_empty();
+        self.lumping_coef = if surface { 2.0 } else { 2.5 };
+        const TRI_EDGES: [[usize; 2]; 3] = [[0, 1], [1, 2], [2, 0]];
+        const QUAD_EDGES: [[usize; 2]; 4] = [[0, 1], [1, 2], [2, 3], [3, 0]];
         const TET_EDGES: [[usize; 2]; 6] = [[0, 1], [0, 2], [0, 3], [1, 2], [1, 3], [2, 3]];
         const HEX_EDGES: [[usize; 2]; 12] = [
             [0, 1],
@@ -704,7 +721,14 @@ impl MeshMatrixMass {
             [3, 7],
         ];
         for (e, el) in elems.iter().enumerate() {
-            let vol = if el.len() == 8 {
+            let vol = if surface {
+                let tri = |a: u32, b: u32, c: u32| 0.5 * (p(b) - p(a)).cross(&(p(c) - p(a))).norm();
+                if el.len() == 4 {
+                    tri(el[0], el[1], el[2]) + tri(el[0], el[2], el[3])
+                } else {
+                    tri(el[0], el[1], el[2])
+                }
+            } else if el.len() == 8 {
                 hexa_volume([
                     p(el[0]),
                     p(el[1]),
@@ -721,10 +745,11 @@ impl MeshMatrixMass {
             let rho = density(e);
             if !self.lumping {
                 let mu = rho * vol / ediv;
-                let list: &[[usize; 2]] = if el.len() == 8 {
-                    &HEX_EDGES
-                } else {
-                    &TET_EDGES
+                let list: &[[usize; 2]] = match (surface, el.len()) {
+                    (true, 4) => &QUAD_EDGES,
+                    (true, _) => &TRI_EDGES,
+                    (false, 8) => &HEX_EDGES,
+                    _ => &TET_EDGES,
                 };
                 for ed in list {
                     add_edge(el[ed[0]], el[ed[1]], mu, &mut edges, &mut em);
@@ -734,7 +759,11 @@ impl MeshMatrixMass {
             let mu = rho * vol / vdiv;
             for &v in el {
                 vm[v as usize] += mu;
-                total += if self.lumping { mu * LUMPING_COEF } else { mu };
+                total += if self.lumping {
+                    mu * self.lumping_coef
+                } else {
+                    mu
+                };
             }
         }
         self.vertex_mass = vm;
@@ -760,12 +789,16 @@ impl MeshMatrixMass {
         let link = self.data.str("topology").to_string();
         let Some(mesh) = linked_or_context_topology(ctx, &link) else {
             ctx.error(
-                "no topology with tetrahedra or hexahedra: MeshMatrixMass needs volume elements",
+                "no topology: MeshMatrixMass needs hexahedra, tetrahedra, quads or triangles",
             );
             return;
         };
-        if mesh.hexahedra.is_empty() && mesh.tetrahedra.is_empty() {
-            ctx.error("the topology has no tetrahedra or hexahedra (surface meshes are not supported by Canapé's MeshMatrixMass yet)");
+        if mesh.hexahedra.is_empty()
+            && mesh.tetrahedra.is_empty()
+            && mesh.quads.is_empty()
+            && mesh.triangles.is_empty()
+        {
+            ctx.error("the topology has no hexahedra, tetrahedra, quads or triangles (MeshMatrixMass on edges is not supported yet)");
             return;
         }
         if !elements_in_range(mesh, n) {
@@ -836,7 +869,7 @@ impl Mass for MeshMatrixMass {
             return;
         }
         for (i, m) in self.vertex_mass.iter().enumerate().take(f.len() / 3) {
-            let mg = g * *m * LUMPING_COEF;
+            let mg = g * *m * self.lumping_coef;
             f[3 * i] += mg.x;
             f[3 * i + 1] += mg.y;
             f[3 * i + 2] += mg.z;
@@ -846,7 +879,7 @@ impl Mass for MeshMatrixMass {
         if self.lumping {
             for (i, m) in self.vertex_mass.iter().enumerate() {
                 for c in 0..3 {
-                    res[3 * i + c] += dx[3 * i + c] * m * LUMPING_COEF * factor;
+                    res[3 * i + c] += dx[3 * i + c] * m * self.lumping_coef * factor;
                 }
             }
             return;
@@ -888,7 +921,7 @@ impl Mass for MeshMatrixMass {
         }
     }
     fn add_m_to_matrix(&self, mat: &mut dyn MatrixSink, factor: f64, offset: usize) {
-        let coef = if self.lumping { LUMPING_COEF } else { 1.0 };
+        let coef = if self.lumping { self.lumping_coef } else { 1.0 };
         for (i, m) in self.vertex_mass.iter().enumerate() {
             for c in 0..3 {
                 mat.add(offset + 3 * i + c, offset + 3 * i + c, m * coef * factor);
@@ -918,6 +951,46 @@ impl Mass for MeshMatrixMass {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    /// M·1 summed over a direction is the mass that direction carries: the consistent surface
+    /// masses of a triangle and of a quad add up to ρ·area, with SOFA's vertex and edge shares
+    /// (ρA/6 and ρA/12 per triangle, ρA/8 and ρA/16 per quad side), and lumped to ρ·area too.
+    #[test]
+    fn surface_masses_share_each_area_as_sofa() {
+        let rest = [
+            0.0, 0.0, 0.0, 2.0, 0.0, 0.0, 2.0, 1.0, 0.0, 0.0, 1.0, 0.0, 3.0, 0.0, 0.0,
+        ];
+        let tri = Mesh {
+            triangles: vec![[1, 4, 2]],
+            ..Mesh::default()
+        };
+        let quad = Mesh {
+            quads: vec![[0, 1, 2, 3]],
+            ..Mesh::default()
+        };
+        for (mesh, area, vdiv, ediv) in [(&tri, 0.5, 6.0, 12.0), (&quad, 2.0, 8.0, 16.0)] {
+            for lumping in [false, true] {
+                let mut m = MeshMatrixMass::new();
+                m.lumping = lumping;
+                let total = m.compute(mesh, &rest, 5, &|_| 3.0);
+                m.index_edges_by_node();
+                assert!((total - 3.0 * area).abs() < 1e-12, "{total}");
+                let ones = vec![1.0; 15];
+                let mut out = vec![0.0; 15];
+                m.add_mdx(&mut out, &ones, 1.0);
+                let sum_x: f64 = out.iter().step_by(3).sum();
+                assert!(
+                    (sum_x - 3.0 * area).abs() < 1e-12,
+                    "lumped {lumping}: {sum_x}"
+                );
+                if !lumping {
+                    let v = mesh.triangles.first().map_or(0, |t| t[0] as usize);
+                    assert!((m.vertex_mass[v] - 3.0 * area / vdiv).abs() < 1e-12);
+                    assert!((m.edge_mass[0] - 3.0 * area / ediv).abs() < 1e-12);
+                }
+            }
+        }
+    }
 
     #[test]
     fn lumped_masses_of_quads_share_each_area_in_four() {
