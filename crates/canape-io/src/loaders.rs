@@ -373,6 +373,29 @@ impl MeshLoaderComponent {
                     "List of triangle indices which are on the border of the mesh loaded.",
                 );
         }
+        if format == MeshFormat::Obj {
+            data = data
+                .output(
+                    "texcoords",
+                    DataKind::Reals(2),
+                    "Texture coordinates of each vertex (SOFA's MeshOBJLoader without handleSeams)",
+                )
+                .output(
+                    "edgesGroups",
+                    DataKind::Words,
+                    "Groups of edges (first, count, material, group, material id)",
+                )
+                .output(
+                    "trianglesGroups",
+                    DataKind::Words,
+                    "Groups of triangles (first, count, material, group, material id)",
+                )
+                .output(
+                    "quadsGroups",
+                    DataKind::Words,
+                    "Groups of quads (first, count, material, group, material id)",
+                );
+        }
         MeshLoaderComponent { format, data }
     }
 }
@@ -668,6 +691,19 @@ impl Component for MeshLoaderComponent {
                 }
                 _ => {
                     normals = obj_vertex_normals(&text);
+                    if self.format == MeshFormat::Obj {
+                        let tc = obj_vertex_texcoords(&text);
+                        let groups = obj_groups(&text, self.data.bool("triangulate"));
+                        let d = &mut self.data;
+                        let _ = d.set_value("texcoords", Value::Reals(tc));
+                        for (name, g) in ["edgesGroups", "trianglesGroups", "quadsGroups"]
+                            .into_iter()
+                            .zip(groups)
+                        {
+                            let words = g.iter().flat_map(|g| g.words()).collect();
+                            let _ = d.set_value(name, Value::Words(words));
+                        }
+                    }
                     parse_obj(&text)
                 }
             }
@@ -782,6 +818,142 @@ pub fn obj_vertex_normals(text: &str) -> Vec<f64> {
             }
         })
         .collect()
+}
+
+/// The texture coordinate of each vertex of an OBJ file as SOFA's MeshOBJLoader keeps it
+/// without `handleSeams`: over the face and line corners in file order, a vertex takes a
+/// corner's `vt` when it has none yet (still (0, 0)) or when the new one lies further along
+/// (−1, 1) (SOFA's `(new − old)·(−1, 1) > 0`). Empty when the file has no `vt` line. Flat, 2
+/// numbers a vertex.
+pub fn obj_vertex_texcoords(text: &str) -> Vec<f64> {
+    let mut vt: Vec<[f64; 2]> = Vec::new();
+    let mut nv = 0usize;
+    let mut corners: Vec<(i64, i64)> = Vec::new();
+    for l in text.lines() {
+        let mut it = l.split_whitespace();
+        match it.next() {
+            Some("v") => nv += 1,
+            Some("vt") => {
+                let v: Vec<f64> = it.take(2).map(|t| t.parse().unwrap_or(0.0)).collect();
+                vt.push([
+                    v.first().copied().unwrap_or(0.0),
+                    v.get(1).copied().unwrap_or(0.0),
+                ]);
+            }
+            Some("f") | Some("l") => {
+                for t in it {
+                    let mut parts = t.split('/');
+                    let index = |s: Option<&str>, len: usize| -> i64 {
+                        match s.and_then(|s| s.parse::<i64>().ok()) {
+                            Some(i) if i >= 1 => i - 1,
+                            Some(i) if i < 0 => i + len as i64,
+                            _ => -1,
+                        }
+                    };
+                    let p = index(parts.next(), nv);
+                    let tex = index(parts.next(), vt.len());
+                    corners.push((p, tex));
+                }
+            }
+            _ => {}
+        }
+    }
+    if vt.is_empty() {
+        return Vec::new();
+    }
+    let mut out = vec![[0.0f64; 2]; nv];
+    for (p, t) in corners {
+        if let (Ok(p), Ok(t)) = (usize::try_from(p), usize::try_from(t)) {
+            if let (Some(cur), Some(new)) = (out.get_mut(p), vt.get(t)) {
+                let unset = cur[0] == 0.0 && cur[1] == 0.0;
+                if unset || (new[1] - cur[1]) - (new[0] - cur[0]) > 0.0 {
+                    *cur = *new;
+                }
+            }
+        }
+    }
+    out.into_iter().flatten().collect()
+}
+
+/// One primitive group of an OBJ file (SOFA's PrimitiveGroup): its first primitive and count
+/// (counted in faces of its kind: a polygon triangulated is still one), material and group
+/// names and the material's index (−1: none found).
+#[derive(Clone, Debug, PartialEq)]
+pub struct ObjGroup {
+    pub first: usize,
+    pub count: usize,
+    pub material: String,
+    pub group: String,
+    pub material_id: i64,
+}
+
+impl ObjGroup {
+    fn words(&self) -> Vec<String> {
+        vec![
+            self.first.to_string(),
+            self.count.to_string(),
+            self.material.clone(),
+            self.group.clone(),
+            self.material_id.to_string(),
+        ]
+    }
+}
+
+/// The edge, triangle and quad groups of an OBJ file as SOFA's MeshOBJLoader makes them: a
+/// `g` or `usemtl` line closes the current group of each kind that has new faces; `g` names the
+/// next group (its words joined by spaces; "Default_Group" at first), `usemtl` its material.
+/// Materials are not loaded here, so their index is −1. With `triangulate` quads count as
+/// triangles, as SOFA's loader counts them.
+pub fn obj_groups(text: &str, triangulate: bool) -> [Vec<ObjGroup>; 3] {
+    let mut groups: [Vec<ObjGroup>; 3] = Default::default();
+    let mut count = [0usize; 3];
+    let mut first = [0usize; 3];
+    let mut group = "Default_Group".to_string();
+    let mut material = String::new();
+    let close = |groups: &mut [Vec<ObjGroup>; 3],
+                 first: &mut [usize; 3],
+                 count: &[usize; 3],
+                 material: &str,
+                 group: &str| {
+        for k in 0..3 {
+            if count[k] > first[k] {
+                groups[k].push(ObjGroup {
+                    first: first[k],
+                    count: count[k] - first[k],
+                    material: material.to_string(),
+                    group: group.to_string(),
+                    material_id: -1,
+                });
+                first[k] = count[k];
+            }
+        }
+    };
+    for l in text.lines() {
+        let mut it = l.split_whitespace();
+        match it.next() {
+            Some(t @ ("g" | "usemtl")) => {
+                close(&mut groups, &mut first, &count, &material, &group);
+                let rest: Vec<&str> = it.collect();
+                if t == "usemtl" {
+                    material = rest.first().copied().unwrap_or("").to_string();
+                } else {
+                    group = rest.join(" ");
+                }
+            }
+            Some("f") | Some("l") => {
+                let n = it.count();
+                let kind = match n {
+                    2 => 0,
+                    4 if !triangulate => 2,
+                    _ => 1,
+                };
+                count[kind] += 1;
+            }
+            _ => {}
+        }
+    }
+    close(&mut groups, &mut first, &count, &material, &group);
+    groups
 }
 
 /// SOFA's MeshLoader `triangulate`: each quad (q0 q1 q2 q3) becomes (q0 q1 q2) and (q0 q2 q3),
@@ -1160,5 +1332,41 @@ mod tests {
         // an unused vertex keeps a zero normal
         assert_eq!(&n[9..12], &[0.0, 0.0, 0.0]);
         assert!(obj_vertex_normals("v 0 0 0\nf 1 1 1\n").is_empty());
+    }
+
+    #[test]
+    fn obj_texcoords_and_groups_as_sofa_keeps_them() {
+        let text = "v 0 0 0\nv 1 0 0\nv 1 1 0\nv 0 1 0\nv 2 0 0\n\
+            vt 0.2 0.1\nvt 0.5 0.9\nvt 0.9 0.3\n\
+            g left side\nusemtl red\nf 1/1 2/1 3/2\nf 1/3 3/2 4/2\n\
+            g right\nf 2/1 5/3 3/2 4/2\nl 1 5\n";
+        let tc = obj_vertex_texcoords(text);
+        assert_eq!(tc.len(), 10);
+        // vertex 1: vt1 first, then vt3 is not further along (−1, 1) (−0.7 + 0.2 < 0): kept
+        assert_eq!(&tc[0..2], &[0.2, 0.1]);
+        // vertex 3: vt2 then vt2; vertex 4: vt2; vertex 5: vt3; vertex 2: vt1 twice
+        assert_eq!(&tc[4..6], &[0.5, 0.9]);
+        assert_eq!(&tc[6..8], &[0.5, 0.9]);
+        assert_eq!(&tc[8..10], &[0.9, 0.3]);
+        assert_eq!(&tc[2..4], &[0.2, 0.1]);
+        assert!(obj_vertex_texcoords("v 0 0 0\nf 1 1 1\n").is_empty());
+        let [edges, tris, quads] = obj_groups(text, false);
+        let g = |first, count, material: &str, group: &str| ObjGroup {
+            first,
+            count,
+            material: material.into(),
+            group: group.into(),
+            material_id: -1,
+        };
+        assert_eq!(tris, vec![g(0, 2, "red", "left side")]);
+        assert_eq!(quads, vec![g(0, 1, "red", "right")]);
+        assert_eq!(edges, vec![g(0, 1, "red", "right")]);
+        // triangulated, the quad is one more triangle face of the second group
+        let [_, tris, quads] = obj_groups(text, true);
+        assert_eq!(
+            tris,
+            vec![g(0, 2, "red", "left side"), g(2, 1, "red", "right")]
+        );
+        assert!(quads.is_empty());
     }
 }

@@ -138,9 +138,16 @@ impl GaussSeidel {
         for (b, st) in p.blocks.iter().zip(&self.states) {
             let j = b.first_row;
             let nb = b.resolution.rows();
-            let old = &mut self.old;
-            old.clear();
-            old.extend_from_slice(&p.force[j..j + nb]);
+            // a block's impulses before its resolution: on the stack for the usual ≤ 3 rows
+            let mut small = [0.0; 3];
+            let old: &mut [f64] = if nb <= 3 {
+                &mut small[..nb]
+            } else {
+                self.old.clear();
+                self.old.resize(nb, 0.0);
+                &mut self.old
+            };
+            old.copy_from_slice(&p.force[j..j + nb]);
             for l in 0..nb {
                 let row = &p.w[(j + l) * n..(j + l + 1) * n];
                 let mut s = p.dfree[j + l];
