@@ -613,8 +613,17 @@ fn run(
     };
     let t0 = Instant::now();
     let mut diverged = None;
+    // diagnostics the run adds (inverted elements, controller errors, constraint solver
+    // failures) are printed as they come, above the progress bar
+    let mut printed = sim.diagnostics.len();
     let ran = run_recorded_until(&mut sim, steps, &mut loop_rec, every_step, |s, i| {
         pb.set_position(i as u64);
+        if s.diagnostics.len() > printed {
+            for d in s.diagnostics.iter().skip(printed) {
+                pb.suspend(|| eprintln!("{d}"));
+            }
+            printed = s.diagnostics.len();
+        }
         // stop at the step that diverges: the states recorded so far are the last good ones
         if let Some(bad) = s.find_non_finite() {
             diverged = Some((i, bad));
@@ -634,6 +643,9 @@ fn run(
     if diverged.is_none() {
         // the scene's exporters write their exportAtEnd files
         sim.finish();
+    }
+    for d in sim.diagnostics.iter().skip(printed) {
+        eprintln!("{d}");
     }
     if diverged.is_none() && ran > 0 {
         // the final state as well (SOFA's WriteState records at the start of steps), unless

@@ -158,6 +158,12 @@ pub trait ForceField: Component + ForceFieldClone {
     fn potential_energy(&self, _x: &[f64]) -> Option<f64> {
         None
     }
+    /// How many elements the last `add_force` found inverted (volume ratio J ≤ 0), for force
+    /// fields that compute J anyway (hyperelastic laws): the simulation reports the first step
+    /// where this happens, naming the component.
+    fn inverted_elements(&self) -> usize {
+        0
+    }
     /// Whether this force field also carries a mass (SOFA's *ForceFieldAndMass components).
     fn has_mass(&self) -> bool {
         false

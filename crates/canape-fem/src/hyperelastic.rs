@@ -407,6 +407,8 @@ pub struct TetrahedronHyperelasticityFemForceField {
     edges: Vec<[usize; 2]>,
     dfdx: Vec<Mat3>,
     rayleigh: f64,
+    /// Tetrahedra the last `add_force` found inverted (J ≤ 0).
+    inverted: usize,
 }
 
 impl Default for TetrahedronHyperelasticityFemForceField {
@@ -455,6 +457,7 @@ impl TetrahedronHyperelasticityFemForceField {
             edges: Vec::new(),
             dfdx: Vec::new(),
             rayleigh: 0.0,
+            inverted: 0,
         }
     }
 
@@ -549,11 +552,16 @@ impl ForceField for TetrahedronHyperelasticityFemForceField {
             return;
         };
         self.dfdx.iter_mut().for_each(|m| *m = Mat3::zeros());
+        self.inverted = 0;
         for t in &self.tets {
             let fm = Self::deformation(t, x);
             let Some(strain) = Strain::new(&fm) else {
+                self.inverted += 1;
                 continue;
             };
+            if strain.j <= 0.0 {
+                self.inverted += 1;
+            }
             let s = material.stress(&strain);
             for l in 0..4 {
                 let fl = fm * (s * t.g[l]) * t.v0;
@@ -579,6 +587,10 @@ impl ForceField for TetrahedronHyperelasticityFemForceField {
                 self.dfdx[ge] += blk * t.v0;
             }
         }
+    }
+
+    fn inverted_elements(&self) -> usize {
+        self.inverted
     }
 
     fn add_dforce(&mut self, dx: &[f64], df: &mut [f64], k_factor: f64) {

@@ -136,6 +136,8 @@ pub struct StandardTetrahedralFemForceField {
     dfdx: Vec<Mat3>,
     /// Elements skipped by the last `add_force` (singular C or non-finite stress).
     skipped: usize,
+    /// Elements the last `add_force` found inverted (singular C or J ≤ 0).
+    inverted: usize,
     rayleigh: f64,
 }
 
@@ -185,6 +187,7 @@ impl StandardTetrahedralFemForceField {
             elems: Vec::new(),
             dfdx: Vec::new(),
             skipped: 0,
+            inverted: 0,
             rayleigh: 0.0,
         }
     }
@@ -309,6 +312,9 @@ impl_component!(
 );
 
 impl ForceField for StandardTetrahedralFemForceField {
+    fn inverted_elements(&self) -> usize {
+        self.inverted
+    }
     fn add_force(&mut self, x: &[f64], _v: &[f64], f: &mut [f64]) {
         let x = Vec3Types::coords(x);
         let f = Vec3Types::derivs_mut(f);
@@ -320,12 +326,17 @@ impl ForceField for StandardTetrahedralFemForceField {
         };
         self.dfdx.iter_mut().for_each(|m| *m = Mat3::zeros());
         self.skipped = 0;
+        self.inverted = 0;
         for (ti, (t, el)) in self.topo.tetrahedra.iter().zip(&self.elems).enumerate() {
             let fm = Self::deformation(t, el, x);
             let Some(strain) = Strain::new(&fm) else {
                 self.skipped += 1;
+                self.inverted += 1;
                 continue;
             };
+            if strain.j <= 0.0 {
+                self.inverted += 1;
+            }
             let s = material.stress(&strain);
             if !s.iter().all(|v| v.is_finite()) {
                 self.skipped += 1;

@@ -52,6 +52,8 @@ pub struct Simulation {
     pub scene: Scene,
     pub groups: Vec<Group>,
     pub diagnostics: Diagnostics,
+    /// Force-field slots whose inverted elements were reported (once each).
+    inversions_reported: std::collections::BTreeSet<usize>,
     pub times: PhaseTimes,
     pub last_solve: Vec<SolveStats>,
     /// Root dt (SOFA's context dt), used when `step` is given no dt.
@@ -122,6 +124,7 @@ impl Simulation {
             scene,
             groups,
             diagnostics,
+            inversions_reported: Default::default(),
             times: PhaseTimes::default(),
             last_solve: Vec::new(),
             dt,
@@ -448,6 +451,38 @@ impl Simulation {
         }
     }
 
+    /// The first step at which a force field found inverted elements (J ≤ 0), reported once
+    /// per component with the step's number.
+    fn report_inversions(&mut self) {
+        let step = self.times.steps + 1;
+        for (i, ff) in self.scene.force_fields.iter().enumerate() {
+            let Some(n) = ff
+                .as_ref()
+                .map(|f| f.inverted_elements())
+                .filter(|&n| n > 0)
+            else {
+                continue;
+            };
+            if self.inversions_reported.contains(&i) {
+                continue;
+            }
+            self.inversions_reported.insert(i);
+            let id = self
+                .scene
+                .component_ids()
+                .find(|c| self.scene.info(*c).slot == canape_core::scene::Slot::ForceField(i));
+            let mut d = Diagnostic::warning(format!(
+                "step {step}: {n} element(s) inverted (volume ratio J ≤ 0); the material law may give no or non-finite forces there"
+            ));
+            if let Some(id) = id {
+                d = d
+                    .at(self.scene.info(id).loc.clone())
+                    .on(self.scene.component_label(id));
+            }
+            self.diagnostics.push(d);
+        }
+    }
+
     /// Whether any simulated state holds a NaN or infinite value.
     pub fn find_non_finite(&self) -> Option<String> {
         for (i, s) in self.scene.states.iter().enumerate() {
@@ -517,6 +552,7 @@ impl Simulation {
             None => default_step(&mut Stages { sim: self }, dt),
         }
         self.apply_pending();
+        self.report_inversions();
         let clock = std::mem::take(&mut self.step_clock);
         let mapping = self.step_mapping;
         let collision = self.step_collision;
@@ -557,6 +593,7 @@ impl Clone for Simulation {
             scene: self.scene.clone(),
             groups: self.groups.clone(),
             diagnostics: self.diagnostics.clone(),
+            inversions_reported: self.inversions_reported.clone(),
             times: self.times.clone(),
             last_solve: self.last_solve.clone(),
             dt: self.dt,

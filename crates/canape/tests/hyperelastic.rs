@@ -62,3 +62,37 @@ fn hyperelastic_laws_agree_with_linear_fem_at_small_strain() {
         );
     }
 }
+
+/// A tetrahedron given inverted (its fourth point through the opposite face, the rest shape
+/// upright): the step reports the inversion once, with the component and the step's number.
+#[test]
+fn an_inverted_element_is_reported_with_its_component_and_step() {
+    let xml = r#"<Node name="root" dt="0.01" gravity="0 0 0">
+  <EulerImplicitSolver/><CGLinearSolver iterations="50" tolerance="1e-12" threshold="1e-12"/>
+  <MechanicalObject position="0 0 0 1 0 0 0 1 0 0 0 -1" rest_position="0 0 0 1 0 0 0 1 0 0 0 1"/>
+  <MeshTopology tetrahedra="0 1 2 3"/>
+  <UniformMass totalMass="1"/>
+  <TetrahedronHyperelasticityFEMForceField name="hyper" materialName="StVenantKirchhoff" ParameterSet="100 200"/>
+</Node>"#;
+    let mut sim = load_scene_str(
+        xml,
+        "inverted.scn",
+        &std::env::temp_dir(),
+        &LoadOptions::default(),
+    )
+    .unwrap();
+    let before = sim.diagnostics.len();
+    sim.step();
+    sim.step();
+    let new: Vec<String> = sim
+        .diagnostics
+        .iter()
+        .skip(before)
+        .map(|d| d.to_string())
+        .collect();
+    assert_eq!(new.len(), 1, "reported once: {new:?}");
+    assert!(
+        new[0].contains("step 1: 1 element(s) inverted") && new[0].contains("/root/hyper"),
+        "{new:?}"
+    );
+}
