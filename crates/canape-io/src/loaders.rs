@@ -755,57 +755,83 @@ impl Component for MeshLoaderComponent {
 
 impl Loader for MeshLoaderComponent {}
 
+/// What an OBJ file says about each face and line corner: the vertex count, the `vt` and `vn`
+/// lists, and each corner's (vertex, texture, normal) indices, 0-based (negative ones counted
+/// back from the end of their list as it stood, −1 when absent or invalid), as SOFA's
+/// MeshOBJLoader reads them.
+struct ObjCorners {
+    vertices: usize,
+    texcoords: Vec<[f64; 2]>,
+    normals: Vec<[f64; 3]>,
+    corners: Vec<[i64; 3]>,
+}
+
+impl ObjCorners {
+    fn read(text: &str) -> ObjCorners {
+        let mut c = ObjCorners {
+            vertices: 0,
+            texcoords: Vec::new(),
+            normals: Vec::new(),
+            corners: Vec::new(),
+        };
+        let numbers = |it: std::str::SplitWhitespace<'_>, n: usize| -> Vec<f64> {
+            let mut v: Vec<f64> = it.take(n).map(|t| t.parse().unwrap_or(0.0)).collect();
+            v.resize(n, 0.0);
+            v
+        };
+        for l in text.lines() {
+            let mut it = l.split_whitespace();
+            match it.next() {
+                Some("v") => c.vertices += 1,
+                Some("vt") => {
+                    let v = numbers(it, 2);
+                    c.texcoords.push([v[0], v[1]]);
+                }
+                Some("vn") => {
+                    let v = numbers(it, 3);
+                    c.normals.push([v[0], v[1], v[2]]);
+                }
+                Some("f") | Some("l") => {
+                    let lens = [c.vertices, c.texcoords.len(), c.normals.len()];
+                    for t in it {
+                        let mut parts = t.split('/');
+                        c.corners.push(std::array::from_fn(|k| {
+                            match parts.next().and_then(|s| s.parse::<i64>().ok()) {
+                                Some(i) if i >= 1 => i - 1,
+                                Some(i) if i < 0 => i + lens[k] as i64,
+                                _ => -1,
+                            }
+                        }));
+                    }
+                }
+                _ => {}
+            }
+        }
+        c
+    }
+
+    /// The corners as (vertex, entry of the list `k`: 1 texture, 2 normal) when both exist.
+    fn pairs(&self, k: usize, len: usize) -> impl Iterator<Item = (usize, usize)> + '_ {
+        self.corners.iter().filter_map(move |c| {
+            let (p, q) = (usize::try_from(c[0]).ok()?, usize::try_from(c[k]).ok()?);
+            (p < self.vertices && q < len).then_some((p, q))
+        })
+    }
+}
+
 /// The vertex normals of an OBJ file as SOFA's MeshOBJLoader computes them without
 /// `handleSeams` (Sofa/Component/IO/Mesh/.../MeshOBJLoader.cpp): for each vertex, the sum of
 /// the `vn` normals its face and line corners name, normalised (zero when none does); empty
 /// when the file has no `vn` line. Flat, 3 numbers a vertex.
 pub fn obj_vertex_normals(text: &str) -> Vec<f64> {
-    let mut vn: Vec<[f64; 3]> = Vec::new();
-    let mut nv = 0usize;
-    // (vertex, normal) of each corner, as 0-based indices (negative ones are relative)
-    let mut corners: Vec<(i64, i64)> = Vec::new();
-    for l in text.lines() {
-        let mut it = l.split_whitespace();
-        match it.next() {
-            Some("v") => nv += 1,
-            Some("vn") => {
-                let v: Vec<f64> = it.take(3).map(|t| t.parse().unwrap_or(0.0)).collect();
-                vn.push([
-                    v.first().copied().unwrap_or(0.0),
-                    v.get(1).copied().unwrap_or(0.0),
-                    v.get(2).copied().unwrap_or(0.0),
-                ]);
-            }
-            Some("f") | Some("l") => {
-                for t in it {
-                    let mut parts = t.split('/');
-                    let index = |s: Option<&str>, len: usize| -> i64 {
-                        match s.and_then(|s| s.parse::<i64>().ok()) {
-                            Some(i) if i >= 1 => i - 1,
-                            Some(i) if i < 0 => i + len as i64,
-                            _ => -1,
-                        }
-                    };
-                    let p = index(parts.next(), nv);
-                    let _texture = parts.next();
-                    let n = index(parts.next(), vn.len());
-                    corners.push((p, n));
-                }
-            }
-            _ => {}
-        }
-    }
-    if vn.is_empty() {
+    let c = ObjCorners::read(text);
+    if c.normals.is_empty() {
         return Vec::new();
     }
-    let mut out = vec![[0.0f64; 3]; nv];
-    for (p, n) in corners {
-        if let (Ok(p), Ok(n)) = (usize::try_from(p), usize::try_from(n)) {
-            if let (Some(acc), Some(v)) = (out.get_mut(p), vn.get(n)) {
-                for d in 0..3 {
-                    acc[d] += v[d];
-                }
-            }
+    let mut out = vec![[0.0f64; 3]; c.vertices];
+    for (p, n) in c.pairs(2, c.normals.len()) {
+        for d in 0..3 {
+            out[p][d] += c.normals[n][d];
         }
     }
     out.into_iter()
@@ -826,50 +852,16 @@ pub fn obj_vertex_normals(text: &str) -> Vec<f64> {
 /// (−1, 1) (SOFA's `(new − old)·(−1, 1) > 0`). Empty when the file has no `vt` line. Flat, 2
 /// numbers a vertex.
 pub fn obj_vertex_texcoords(text: &str) -> Vec<f64> {
-    let mut vt: Vec<[f64; 2]> = Vec::new();
-    let mut nv = 0usize;
-    let mut corners: Vec<(i64, i64)> = Vec::new();
-    for l in text.lines() {
-        let mut it = l.split_whitespace();
-        match it.next() {
-            Some("v") => nv += 1,
-            Some("vt") => {
-                let v: Vec<f64> = it.take(2).map(|t| t.parse().unwrap_or(0.0)).collect();
-                vt.push([
-                    v.first().copied().unwrap_or(0.0),
-                    v.get(1).copied().unwrap_or(0.0),
-                ]);
-            }
-            Some("f") | Some("l") => {
-                for t in it {
-                    let mut parts = t.split('/');
-                    let index = |s: Option<&str>, len: usize| -> i64 {
-                        match s.and_then(|s| s.parse::<i64>().ok()) {
-                            Some(i) if i >= 1 => i - 1,
-                            Some(i) if i < 0 => i + len as i64,
-                            _ => -1,
-                        }
-                    };
-                    let p = index(parts.next(), nv);
-                    let tex = index(parts.next(), vt.len());
-                    corners.push((p, tex));
-                }
-            }
-            _ => {}
-        }
-    }
-    if vt.is_empty() {
+    let c = ObjCorners::read(text);
+    if c.texcoords.is_empty() {
         return Vec::new();
     }
-    let mut out = vec![[0.0f64; 2]; nv];
-    for (p, t) in corners {
-        if let (Ok(p), Ok(t)) = (usize::try_from(p), usize::try_from(t)) {
-            if let (Some(cur), Some(new)) = (out.get_mut(p), vt.get(t)) {
-                let unset = cur[0] == 0.0 && cur[1] == 0.0;
-                if unset || (new[1] - cur[1]) - (new[0] - cur[0]) > 0.0 {
-                    *cur = *new;
-                }
-            }
+    let mut out = vec![[0.0f64; 2]; c.vertices];
+    for (p, t) in c.pairs(1, c.texcoords.len()) {
+        let (cur, new) = (&mut out[p], c.texcoords[t]);
+        let unset = cur[0] == 0.0 && cur[1] == 0.0;
+        if unset || (new[1] - cur[1]) - (new[0] - cur[0]) > 0.0 {
+            *cur = new;
         }
     }
     out.into_iter().flatten().collect()

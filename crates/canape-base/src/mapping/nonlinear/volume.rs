@@ -7,14 +7,12 @@
 //! whose output force is negative (Stabilized, the default). Topologies with hexahedra are
 //! refused, as SOFA does.
 
-use crate::mapping::linear::{mapping_data, resolve_ends};
-use crate::mapping::nonlinear::rigid::parse_gs;
-use crate::mass::linked_or_context_topology;
+use crate::mapping::linear::mapping_data;
 use canape_core::component::{JEntry, KEntry, MapInputs, Mapping};
 use canape_core::data::{DataKind, DataTable};
 use canape_core::impl_component;
 use canape_core::scene::{ComponentId, InitContext};
-use canape_types::{get3, DofType, Mat3, Vec3};
+use canape_types::{get3, Mat3, Vec3};
 
 #[derive(Clone)]
 pub struct VolumeMapping {
@@ -71,35 +69,12 @@ impl VolumeMapping {
     }
 
     fn init_impl(&mut self, ctx: &mut InitContext<'_>) {
-        let Some(e) = resolve_ends(ctx, &self.data) else {
+        let Some((e, gs, mesh)) =
+            super::vec3_to_vec1_over_topology(ctx, &self.data, "VolumeMapping", "tetrahedra")
+        else {
             return;
         };
-        if e.out_dof != DofType::Vec1 || e.in_dofs != [DofType::Vec3] {
-            ctx.error(format!(
-                "VolumeMapping maps one Vec3d input to a Vec1d output ({} to {} given)",
-                e.in_dofs
-                    .iter()
-                    .map(|d| d.name())
-                    .collect::<Vec<_>>()
-                    .join(" "),
-                e.out_dof.name()
-            ));
-            return;
-        }
-        self.gs = match parse_gs(self.data.str("geometricStiffness")) {
-            Some(g) => g,
-            None => {
-                ctx.warn(format!(
-                    "geometricStiffness '{}' is not None, Exact, Stabilized, 0, 1 or 2: None is used",
-                    self.data.str("geometricStiffness")
-                ));
-                0
-            }
-        };
-        let Some(mesh) = linked_or_context_topology(ctx, self.data.str("topology")) else {
-            ctx.error("no topology with tetrahedra: set topology=\"@…\" or put a TetrahedronSetTopologyContainer in the context");
-            return;
-        };
+        self.gs = gs;
         if !mesh.hexahedra.is_empty() {
             ctx.error("the topology has hexahedra: VolumeMapping maps tetrahedra only (SOFA refuses hexahedra too); convert them with Hexa2TetraTopologicalMapping");
             return;
