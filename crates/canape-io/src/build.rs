@@ -296,8 +296,14 @@ impl<'a> Builder<'a> {
         let mut template = o.attr("template").unwrap_or("").to_string();
         // SOFA deduces a component's template from its context's mechanical state
         // (`template="Vec1"` on the state makes its UniformMass a UniformMass<Vec1>); mappings
-        // take theirs from their two ends, at init
-        if template.is_empty() && o.class != "MechanicalObject" && !o.class.ends_with("Mapping") {
+        // take theirs from their two ends, at init; solvers and preconditioners are templated
+        // on matrix types, not on the state's (a CGLinearSolver beside a Rigid3 state is still
+        // SOFA's default GraphScattered one)
+        let state_templated = !(o.class == "MechanicalObject"
+            || o.class.ends_with("Mapping")
+            || o.class.ends_with("Solver")
+            || o.class.ends_with("Preconditioner"));
+        if template.is_empty() && state_templated {
             let ctx = self
                 .scene
                 .context_state(node)

@@ -501,3 +501,27 @@ fn attribute_children_set_data_and_other_children_are_reported() {
         "{w:?}"
     );
 }
+
+/// A component without a template takes its context state's (SOFA's deduction), except the
+/// solvers, templated on matrices: a CGLinearSolver beside a Rigid3 state is SOFA's default one.
+#[test]
+fn solvers_beside_a_rigid_state_keep_their_default_template() {
+    let sim = load(
+        "rigid-solvers.scn",
+        r#"<Node name="root" dt="0.01" gravity="0 -9.81 0">
+  <DefaultAnimationLoop/>
+  <Node name="body">
+    <MechanicalObject template="Rigid3" position="0 0 0 0 0 0 1"/>
+    <EulerImplicitSolver/>
+    <CGLinearSolver iterations="25" tolerance="1e-9" threshold="1e-9"/>
+    <UniformMass totalMass="1"/>
+  </Node>
+</Node>
+"#,
+    );
+    assert!(
+        !sim.diagnostics.has_errors(),
+        "{:?}",
+        messages(&sim, Severity::Error)
+    );
+}
