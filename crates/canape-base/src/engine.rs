@@ -5,6 +5,7 @@
 //! (`merge_meshes`), MeshBoundaryROI (`mesh_boundary_roi`), GenerateRigidMass
 //! (`generate_rigid_mass`) and VolumeFromTriangles (`volume_from_triangles`).
 
+pub mod generate;
 pub mod generate_rigid_mass;
 pub mod merge_meshes;
 pub mod merge_vectors;

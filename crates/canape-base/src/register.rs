@@ -35,6 +35,7 @@ use canape_types::DofType;
 /// Register this crate's components.
 pub fn register(r: &mut Registry) {
     crate::constraint::projective::curves::register(r);
+    crate::engine::generate::register(r);
     crate::engine::select::register(r);
     crate::topology::edge2quad::register(r);
     crate::mapping::tubular::register(r);
