@@ -126,6 +126,8 @@ pub fn init_component(
         ),
         // a Lagrangian constraint's states (BilateralLagrangianConstraint's object1, object2)
         Role::Constraint => init_linked_states(scene, id, &["object1", "object2"], diags, visiting),
+        // an engine reading two states (NearestPointROI's object1, object2)
+        Role::Engine => init_linked_states(scene, id, &["object1", "object2"], diags, visiting),
         // a mapping's inputs (`input`, or the parent node's state) before the mapping
         Role::Mapping => {
             if let Some(s) = scene.node(node).parent.and_then(|p| scene.context_state(p)) {
