@@ -29,31 +29,21 @@ use canape_types::Vec3;
 #[cfg(test)]
 pub(crate) mod test_support {
     use canape_core::component::Engine;
-    use canape_core::scene::{AnyComponent, InitContext, Scene};
+    use canape_core::scene::{AnyComponent, Scene};
 
     /// Set `attrs` on `e` (each must parse), put a copy of it in a one-node scene and run its
     /// init there; the number of diagnostics it gave.
     pub fn init_alone<E: Engine + Clone + 'static>(e: &mut E, attrs: &[(&str, &str)]) -> usize {
-        for (k, v) in attrs {
-            e.data_mut().set_str(k, v).unwrap();
-        }
         let mut scene = Scene::new();
         let root = scene.add_node("root", None);
-        let id = scene.add_component(
+        crate::test_support::init_in(
+            &mut scene,
             root,
-            "engine",
-            AnyComponent::Engine(Box::new(e.clone())),
-            None,
-        );
-        let mut diags = canape_core::diag::Diagnostics::default();
-        let mut ctx = InitContext {
-            scene: &scene,
-            node: root,
-            id,
-            diags: &mut diags,
-        };
-        e.init(&mut ctx);
-        diags.len()
+            e,
+            |e| AnyComponent::Engine(Box::new(e)),
+            attrs,
+        )
+        .len()
     }
 }
 

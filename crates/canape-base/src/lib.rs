@@ -18,5 +18,8 @@ pub mod solid_mechanics;
 pub mod topology;
 pub mod visual;
 
+#[cfg(test)]
+mod test_support;
+
 /// Data every SOFA component has (Base/BaseObject), declared on each table.
 pub use canape_core::data::base_fields as base_data;

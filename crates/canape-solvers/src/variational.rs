@@ -40,10 +40,7 @@ impl Default for VariationalSymplecticSolver {
 
 impl VariationalSymplecticSolver {
     pub fn new() -> Self {
-        let data = DataTable::new()
-            .with("printLog", DataKind::Bool, "0", "if true, emits extra messages at runtime.")
-            .with("tags", DataKind::Words, "", "list of the subsets the object belongs to")
-            .with("listening", DataKind::Bool, "0", "if true, handle the events, otherwise ignore the events")
+        let data = canape_core::data::base_fields(DataTable::new())
             .with("newtonError", DataKind::Real, "0.01", "Error tolerance for Newton iterations")
             .with("steps", DataKind::Int, "5", "Maximum number of Newton steps")
             .with("rayleighStiffness", DataKind::Real, "0", "Rayleigh damping coefficient related to stiffness, > 0")
@@ -204,25 +201,7 @@ impl Default for DampVelocitySolver {
 
 impl DampVelocitySolver {
     pub fn new() -> Self {
-        let data = DataTable::new()
-            .with(
-                "printLog",
-                DataKind::Bool,
-                "0",
-                "if true, emits extra messages at runtime.",
-            )
-            .with(
-                "tags",
-                DataKind::Words,
-                "",
-                "list of the subsets the object belongs to",
-            )
-            .with(
-                "listening",
-                DataKind::Bool,
-                "0",
-                "if true, handle the events, otherwise ignore the events",
-            )
+        let data = canape_core::data::base_fields(DataTable::new())
             .with(
                 "rate",
                 DataKind::Real,

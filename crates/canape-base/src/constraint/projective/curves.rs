@@ -35,8 +35,6 @@ use canape_types::{DofType, Vec3};
 #[cfg(test)]
 use canape_core::component::ProjectiveConstraint;
 #[cfg(test)]
-use canape_core::state::VecId;
-#[cfg(test)]
 use canape_types::dof::{quat_of, set_quat};
 #[cfg(test)]
 use canape_types::nalgebra::Quaternion;

@@ -3,8 +3,7 @@
 
 use super::*;
 use canape_core::diag::{Diagnostics, Severity};
-use canape_core::scene::{AnyComponent, Scene};
-use canape_core::state::{MechanicalObject, VecId};
+use canape_core::scene::AnyComponent;
 
 /// Set `attrs` on `ff`, put it with a state of `dof` at positions `x` in a one-node scene
 /// and run its init; the diagnostics.
@@ -14,30 +13,14 @@ fn init_on<F: ForceField + Clone + 'static>(
     x: &[f64],
     attrs: &[(&str, &str)],
 ) -> Diagnostics {
-    for (k, v) in attrs {
-        ff.data_mut().set_str(k, v).unwrap();
-    }
-    let mut scene = Scene::new();
-    let root = scene.add_node("root", None);
-    let mut mo = MechanicalObject::new(dof);
-    mo.resize(x.len() / dof.coord_size());
-    mo.vec_mut(VecId::POSITION).copy_from_slice(x);
-    scene.add_component(root, "dofs", AnyComponent::State(mo), None);
-    let id = scene.add_component(
+    let (mut scene, root) = crate::test_support::scene_with_state(dof, x);
+    crate::test_support::init_in(
+        &mut scene,
         root,
-        "obstacle",
-        AnyComponent::ForceField(Box::new(ff.clone())),
-        None,
-    );
-    let mut diags = Diagnostics::default();
-    let mut ctx = InitContext {
-        scene: &scene,
-        node: root,
-        id,
-        diags: &mut diags,
-    };
-    ff.init(&mut ctx);
-    diags
+        ff,
+        |f| AnyComponent::ForceField(Box::new(f)),
+        attrs,
+    )
 }
 
 fn count(d: &Diagnostics, s: Severity) -> usize {

@@ -98,9 +98,6 @@ fn init_on(
     tris: &[[u32; 3]],
     attrs: &[(&str, &str)],
 ) -> Diagnostics {
-    for (k, v) in attrs {
-        ff.data_mut().set_str(k, v).unwrap();
-    }
     let mut scene = Scene::new();
     let root = scene.add_node("root", None);
     scene.node_mut(root).dt = 0.02;
@@ -112,21 +109,13 @@ fn init_on(
     mo.vec_mut(VecId::POSITION).copy_from_slice(x);
     mo.vec_mut(VecId::REST_POSITION).copy_from_slice(rest);
     scene.add_component(root, "dofs", AnyComponent::State(mo), None);
-    let id = scene.add_component(
+    crate::test_support::init_in(
+        &mut scene,
         root,
-        "pressure",
-        AnyComponent::ForceField(Box::new(ff.clone())),
-        None,
-    );
-    let mut diags = Diagnostics::default();
-    let mut ctx = InitContext {
-        scene: &scene,
-        node: root,
-        id,
-        diags: &mut diags,
-    };
-    ff.init(&mut ctx);
-    diags
+        ff,
+        |f| AnyComponent::ForceField(Box::new(f)),
+        attrs,
+    )
 }
 
 fn usize_tris(t: &[[u32; 3]]) -> Vec<[usize; 3]> {

@@ -2,8 +2,6 @@
 
 use super::*;
 use canape_core::diag::{Diagnostics, Severity};
-use canape_core::scene::Scene;
-use canape_core::state::MechanicalObject;
 use canape_types::nalgebra::{UnitQuaternion, Vector3};
 
 /// Set `attrs` on `c`, put a copy of it beside a state of `dof` holding `positions` in a
@@ -14,30 +12,15 @@ fn init_on<C: ProjectiveConstraint + Clone + 'static>(
     positions: &[f64],
     attrs: &[(&str, &str)],
 ) -> Diagnostics {
-    for (k, v) in attrs {
-        c.data_mut().set_str(k, v).unwrap();
-    }
-    let mut scene = Scene::new();
-    let root = scene.add_node("root", None);
-    let mut mo = MechanicalObject::new(dof);
-    mo.resize(positions.len() / dof.coord_size());
-    mo.vec_mut(VecId::POSITION).copy_from_slice(positions);
-    scene.add_component(root, "state", AnyComponent::State(mo), None);
-    let id = scene.add_component(
+    let (mut scene, root) = crate::test_support::scene_with_state(dof, positions);
+    scene.node_mut(root).dt = 0.01;
+    crate::test_support::init_in(
+        &mut scene,
         root,
-        "constraint",
-        AnyComponent::Projective(Box::new(c.clone())),
-        None,
-    );
-    let mut diags = Diagnostics::default();
-    let mut ctx = InitContext {
-        scene: &scene,
-        node: root,
-        id,
-        diags: &mut diags,
-    };
-    c.init(&mut ctx);
-    diags
+        c,
+        |c| AnyComponent::Projective(Box::new(c)),
+        attrs,
+    )
 }
 
 fn errors_mentioning(d: &Diagnostics, word: &str) -> usize {
