@@ -213,29 +213,9 @@ pub fn add_edge_block_products<'a>(
 pub(crate) mod test_support {
     //! A scene with one Vec3 state and a triangle topology, to run a force field's init.
 
-    use canape_core::component::{ForceField, Topology};
-    use canape_core::data::DataTable;
+    use canape_core::component::ForceField;
     use canape_core::diag::Diagnostics;
-    use canape_core::impl_component;
     use canape_core::mesh::Mesh;
-    use canape_core::scene::{AnyComponent, InitContext, Scene};
-    use canape_core::state::{MechanicalObject, VecId};
-    use canape_types::DofType;
-
-    #[derive(Clone)]
-    struct TestTopology {
-        data: DataTable,
-        mesh: Mesh,
-    }
-    impl_component!(TestTopology, "MeshTopology");
-    impl Topology for TestTopology {
-        fn mesh(&self) -> &Mesh {
-            &self.mesh
-        }
-        fn mesh_mut(&mut self) -> &mut Mesh {
-            &mut self.mesh
-        }
-    }
 
     /// A square of 3×3 points (two triangles per cell, spacing 1, slightly irregular).
     pub fn grid() -> (Vec<f64>, Vec<[u32; 3]>) {
@@ -260,29 +240,10 @@ pub(crate) mod test_support {
     /// Run `ff`'s init in a scene with `rest` as the state's positions and `triangles` as the
     /// topology; returns the diagnostics.
     pub fn init(ff: &mut dyn ForceField, rest: &[f64], triangles: &[[u32; 3]]) -> Diagnostics {
-        let mut s = Scene::new();
-        let root = s.add_node("root", None);
-        let mut mo = MechanicalObject::new(DofType::Vec3);
-        mo.resize(rest.len() / 3);
-        mo.vec_mut(VecId::POSITION).copy_from_slice(rest);
-        mo.vec_mut(VecId::REST_POSITION).copy_from_slice(rest);
-        let id = s.add_component(root, "dofs", AnyComponent::State(mo), None);
-        let topo = TestTopology {
-            data: DataTable::new(),
-            mesh: Mesh {
-                triangles: triangles.to_vec(),
-                ..Mesh::default()
-            },
+        let mesh = Mesh {
+            triangles: triangles.to_vec(),
+            ..Mesh::default()
         };
-        s.add_component(root, "topo", AnyComponent::Topology(Box::new(topo)), None);
-        let mut diags = Diagnostics::default();
-        let mut ctx = InitContext {
-            scene: &s,
-            node: root,
-            id,
-            diags: &mut diags,
-        };
-        ff.init(&mut ctx);
-        diags
+        crate::fd_check::init_with_mesh(ff, rest, Some(mesh))
     }
 }

@@ -1,7 +1,7 @@
 //! Test helpers for the force fields that keep their state between calls: forces at a
 //! configuration, a rigid motion, and the relative error of `add_dforce` against central
 //! finite differences of `add_force` (the product taken after `add_force` at the point itself,
-//! as a solver does).
+//! as a solver does); and a force field's init in a scene of one Vec3 state and a topology.
 
 use canape_core::component::ForceField;
 use nalgebra::Rotation3;
@@ -66,4 +66,53 @@ pub fn dforce_error(ff: &mut dyn ForceField, x: &[f64], seed: u64) -> f64 {
         .map(|(a, b)| (a - b).abs())
         .fold(0.0, f64::max)
         / scale
+}
+
+#[derive(Clone)]
+struct TestTopology {
+    data: canape_core::data::DataTable,
+    mesh: canape_core::mesh::Mesh,
+}
+canape_core::impl_component!(TestTopology, "MeshTopology");
+impl canape_core::component::Topology for TestTopology {
+    fn mesh(&self) -> &canape_core::mesh::Mesh {
+        &self.mesh
+    }
+    fn mesh_mut(&mut self) -> &mut canape_core::mesh::Mesh {
+        &mut self.mesh
+    }
+}
+
+/// Run `ff`'s init in a one-node scene with `rest` as a Vec3 state's positions and rest
+/// positions and `mesh` as the topology (none when `mesh` is `None`); the diagnostics.
+pub fn init_with_mesh(
+    ff: &mut dyn ForceField,
+    rest: &[f64],
+    mesh: Option<canape_core::mesh::Mesh>,
+) -> canape_core::diag::Diagnostics {
+    use canape_core::scene::{AnyComponent, InitContext, Scene};
+    use canape_core::state::{MechanicalObject, VecId};
+    let mut s = Scene::new();
+    let root = s.add_node("root", None);
+    let mut mo = MechanicalObject::new(canape_types::DofType::Vec3);
+    mo.resize(rest.len() / 3);
+    mo.vec_mut(VecId::POSITION).copy_from_slice(rest);
+    mo.vec_mut(VecId::REST_POSITION).copy_from_slice(rest);
+    let id = s.add_component(root, "dofs", AnyComponent::State(mo), None);
+    if let Some(mesh) = mesh {
+        let topo = TestTopology {
+            data: canape_core::data::DataTable::new(),
+            mesh,
+        };
+        s.add_component(root, "topo", AnyComponent::Topology(Box::new(topo)), None);
+    }
+    let mut diags = canape_core::diag::Diagnostics::default();
+    let mut ctx = InitContext {
+        scene: &s,
+        node: root,
+        id,
+        diags: &mut diags,
+    };
+    ff.init(&mut ctx);
+    diags
 }
