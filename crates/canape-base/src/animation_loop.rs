@@ -137,6 +137,8 @@ impl AnimationLoop for MultiStepAnimationLoop {
 pub struct FreeMotionAnimationLoop {
     data: DataTable,
     fallback: crate::constraint::lagrangian::solver::GaussSeidel,
+    /// `solveVelocityConstraintFirst`, read at init.
+    order: canape_core::lagrangian::ConstraintOrder,
 }
 
 impl Default for FreeMotionAnimationLoop {
@@ -155,10 +157,16 @@ impl FreeMotionAnimationLoop {
         FreeMotionAnimationLoop {
             data,
             fallback: Default::default(),
+            order: Default::default(),
         }
     }
 
     fn init_impl(&mut self, ctx: &mut InitContext<'_>) {
+        self.order = if self.data.bool("solveVelocityConstraintFirst") {
+            canape_core::lagrangian::ConstraintOrder::Velocity
+        } else {
+            canape_core::lagrangian::ConstraintOrder::PositionAndVelocity
+        };
         let scene = ctx.scene;
         let has_solver = scene.component_ids().any(|c| {
             let info = scene.info(c);
@@ -179,12 +187,7 @@ impl AnimationLoop for FreeMotionAnimationLoop {
         let start = stages.time();
         stages.free_motion(dt);
         stages.collision();
-        let order = if self.data.bool("solveVelocityConstraintFirst") {
-            canape_core::lagrangian::ConstraintOrder::Velocity
-        } else {
-            canape_core::lagrangian::ConstraintOrder::PositionAndVelocity
-        };
-        stages.solve_constraints(dt, &mut self.fallback, order);
+        stages.solve_constraints(dt, &mut self.fallback, self.order);
         stages.set_time(start + dt);
         stages.send(&Event::AnimateEnd { dt });
         stages.update_mappings();

@@ -31,6 +31,11 @@ pub struct ReadState {
     /// The time of the last time line read (with the loop offset).
     next_time: f64,
     loop_time: f64,
+    /// `loop`, `shift`, `scalePos` and `translation`, read at init.
+    looping: bool,
+    shift: f64,
+    scale: f64,
+    translation: [f64; 3],
 }
 
 impl Default for ReadState {
@@ -86,6 +91,10 @@ impl ReadState {
             pending: None,
             next_time: 0.0,
             loop_time: 0.0,
+            looping: false,
+            shift: 0.0,
+            scale: 1.0,
+            translation: [0.0; 3],
         }
     }
 
@@ -93,7 +102,7 @@ impl ReadState {
     pub fn with_frames(frames: Vec<Frame>, looping: bool) -> Self {
         let mut r = ReadState::new();
         r.frames = frames;
-        let _ = r.data.set_str("loop", if looping { "1" } else { "0" });
+        r.looping = looping;
         r
     }
 
@@ -124,7 +133,7 @@ impl ReadState {
 
     /// The frame to apply at time `t` (SOFA's readNext): the last frame newly reached.
     pub fn advance(&mut self, t: f64) -> Option<usize> {
-        let looping = self.data.bool("loop");
+        let looping = self.looping;
         let mut valid = None;
         let mut rewound_without_progress = false;
         while self.next_time <= t {
@@ -149,15 +158,14 @@ impl ReadState {
     }
 
     fn apply(&mut self, scene: &mut dyn SceneControl) {
-        let t = scene.scene().time + self.data.real("shift");
+        let t = scene.scene().time + self.shift;
         let Some(f) = self.advance(t) else {
             return;
         };
         let Some(id) = self.state else {
             return;
         };
-        let scale = self.data.real("scalePos");
-        let tr = self.data.reals("translation").to_vec();
+        let (scale, tr) = (self.scale, self.translation);
         let frame = &self.frames[f];
         let Some(st) = scene.state_mut(id) else {
             return;
@@ -172,7 +180,7 @@ impl ReadState {
                 let dims = cs.min(3);
                 for p in x.chunks_exact_mut(cs) {
                     for k in 0..dims {
-                        p[k] = p[k] * scale + tr.get(k).copied().unwrap_or(0.0);
+                        p[k] = p[k] * scale + tr[k];
                     }
                 }
             }
@@ -199,6 +207,11 @@ impl Component for ReadState {
         self.state = ctx.scene.context_state(ctx.node);
         self.frames.clear();
         (self.pos, self.pending, self.next_time, self.loop_time) = (0, None, 0.0, 0.0);
+        self.looping = self.data.bool("loop");
+        self.shift = self.data.real("shift");
+        self.scale = self.data.real("scalePos");
+        let tr = self.data.reals("translation");
+        self.translation = std::array::from_fn(|k| tr.get(k).copied().unwrap_or(0.0));
         if self.state.is_none() {
             ctx.error("ReadState needs a MechanicalObject in its node or above: nothing is read");
             return;
