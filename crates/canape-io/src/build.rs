@@ -74,7 +74,9 @@ impl<'a> Builder<'a> {
             resolver,
             scene: {
                 let mut scene = Scene::new();
-                scene.mesh_reader = Some(crate::loaders::read_mesh_file);
+                let read: canape_core::scene::MeshReader =
+                    |path| crate::loaders::read_mesh_file(path).map_err(|e| e.to_string());
+                scene.mesh_reader = Some(read);
                 scene
             },
             diags: Diagnostics::default(),

@@ -2,6 +2,7 @@
 //! then each folder of `SOFA_DATA_PATH` (colon-separated) and of `--data-path`, then — when the
 //! scene lies in a SOFA-like tree (an ancestor holding both `share/` and `examples/`) — those two.
 
+use crate::error::FileReadError;
 use std::path::{Path, PathBuf};
 
 /// Where to look for files named in a scene.
@@ -64,24 +65,16 @@ pub const MAX_SCENE_FILE_BYTES: u64 = 256 << 20;
 
 /// Read a whole file, refusing one larger than `cap` bytes — by its size when the file system
 /// knows it, else (pipes, devices) once `cap` bytes were read.
-pub fn read_capped(path: &Path, cap: u64) -> Result<Vec<u8>, String> {
+pub fn read_capped(path: &Path, cap: u64) -> Result<Vec<u8>, FileReadError> {
     use std::io::Read;
-    let f = std::fs::File::open(path).map_err(|e| e.to_string())?;
-    let too_big = || {
-        format!(
-            "the file is larger than the {} MB Canapé reads from a scene",
-            cap >> 20
-        )
-    };
+    let f = std::fs::File::open(path)?;
     if f.metadata().map(|m| m.len() > cap).unwrap_or(false) {
-        return Err(too_big());
+        return Err(FileReadError::TooLarge { cap });
     }
     let mut buf = Vec::new();
-    f.take(cap + 1)
-        .read_to_end(&mut buf)
-        .map_err(|e| e.to_string())?;
+    f.take(cap + 1).read_to_end(&mut buf)?;
     if buf.len() as u64 > cap {
-        return Err(too_big());
+        return Err(FileReadError::TooLarge { cap });
     }
     Ok(buf)
 }
@@ -115,7 +108,9 @@ mod cap_tests {
         let f = dir.join("mesh.obj");
         std::fs::write(&f, vec![b'v'; 1000]).unwrap();
         assert_eq!(read_capped(&f, 1000).unwrap().len(), 1000);
-        assert!(read_capped(&f, 999).unwrap_err().contains("larger than"));
+        let e = read_capped(&f, 999).unwrap_err();
+        assert!(matches!(e, FileReadError::TooLarge { cap: 999 }), "{e:?}");
+        assert!(e.to_string().contains("larger than"), "{e}");
         // a device whose size is unknown: stopped after the cap
         if Path::new("/dev/zero").exists() {
             assert!(read_capped(Path::new("/dev/zero"), 4096).is_err());

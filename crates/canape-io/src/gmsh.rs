@@ -41,10 +41,10 @@
 //! node tags or element types) is an `Err` naming the line (ASCII) or byte offset (binary);
 //! nothing is allocated from a declared count beyond what the rest of the file can hold.
 
+use crate::error::{MeshReadError, Position};
 use crate::files::excerpt;
 use canape_core::mesh::Mesh;
 use std::collections::{BTreeMap, HashMap, HashSet};
-use std::fmt::Display;
 use std::str::FromStr;
 
 mod sections;
@@ -59,21 +59,21 @@ pub struct GmshMesh {
 }
 
 /// Parse a Gmsh mesh given as text (any ASCII format; see the module documentation).
-pub fn parse_gmsh(text: &str) -> Result<Mesh, String> {
+pub fn parse_gmsh(text: &str) -> Result<Mesh, MeshReadError> {
     parse_gmsh_bytes(text.as_bytes())
 }
 
 /// Parse a Gmsh mesh file's bytes, ASCII or binary.
-pub fn parse_gmsh_bytes(bytes: &[u8]) -> Result<Mesh, String> {
+pub fn parse_gmsh_bytes(bytes: &[u8]) -> Result<Mesh, MeshReadError> {
     read_gmsh(bytes).map(|g| g.mesh)
 }
 
 /// Parse a Gmsh mesh file's bytes, ASCII or binary, with notes on the elements left out.
-pub fn read_gmsh(bytes: &[u8]) -> Result<GmshMesh, String> {
+pub fn read_gmsh(bytes: &[u8]) -> Result<GmshMesh, MeshReadError> {
     let mut r = Reader::new(bytes);
     let first = loop {
         match r.raw_line() {
-            None => return Err("empty file".into()),
+            None => return Err(MeshReadError::not_format("empty file")),
             Some(l) if trim(l).is_empty() => continue,
             Some(l) => break trim(l),
         }
@@ -81,7 +81,12 @@ pub fn read_gmsh(bytes: &[u8]) -> Result<GmshMesh, String> {
     let layout = match first {
         b"$MeshFormat" => read_format(&mut r)?,
         b"$NOD" => Layout::V1,
-        _ => return Err(format!("not a Gmsh file (first line '{}')", show(first))),
+        _ => {
+            return Err(MeshReadError::not_format(format!(
+                "not a Gmsh file (first line '{}')",
+                show(first)
+            )))
+        }
     };
     let mut b = Builder::default();
     let (mut nodes_read, mut elements_read) = (false, false);
@@ -117,10 +122,14 @@ pub fn read_gmsh(bytes: &[u8]) -> Result<GmshMesh, String> {
         ("$Nodes", "$Elements")
     };
     if !nodes_read {
-        return Err(format!("the file has no {nodes} section"));
+        return Err(MeshReadError::malformed(format!(
+            "the file has no {nodes} section"
+        )));
     }
     if !elements_read {
-        return Err(format!("the file has no {elements} section"));
+        return Err(MeshReadError::malformed(format!(
+            "the file has no {elements} section"
+        )));
     }
     Ok(b.finish())
 }
@@ -212,7 +221,7 @@ impl Builder {
         self.index.reserve(n);
     }
 
-    fn add_node(&mut self, r: &Reader<'_>, tag: u64, p: [f64; 3]) -> Result<(), String> {
+    fn add_node(&mut self, r: &Reader<'_>, tag: u64, p: [f64; 3]) -> Result<(), MeshReadError> {
         let Ok(i) = u32::try_from(self.mesh.points.len()) else {
             return r.fail("more nodes than Canapé indexes (2^32)");
         };
@@ -223,7 +232,7 @@ impl Builder {
         Ok(())
     }
 
-    fn node(&self, r: &Reader<'_>, tag: u64) -> Result<u32, String> {
+    fn node(&self, r: &Reader<'_>, tag: u64) -> Result<u32, MeshReadError> {
         match self.index.get(&tag) {
             Some(&i) => Ok(i),
             None => r.fail(format!(
@@ -320,16 +329,21 @@ impl<'a> Reader<'a> {
     }
 
     /// Where the cursor is, for a message.
-    fn at(&self) -> String {
+    fn at(&self) -> Position {
         if self.binary.is_some() {
-            format!("byte {}", self.pos)
+            Position::Byte(self.pos)
         } else {
-            format!("line {}", self.line)
+            Position::Line(self.line)
         }
     }
 
-    fn fail<T>(&self, msg: impl Display) -> Result<T, String> {
-        Err(format!("{}: {msg}", self.at()))
+    /// An error at the cursor.
+    fn error(&self, msg: impl Into<String>) -> MeshReadError {
+        MeshReadError::syntax(self.at(), msg)
+    }
+
+    fn fail<T>(&self, msg: impl Into<String>) -> Result<T, MeshReadError> {
+        Err(self.error(msg))
     }
 
     fn remaining(&self) -> usize {
@@ -338,7 +352,12 @@ impl<'a> Reader<'a> {
 
     /// `count` records of at least `min_bytes` each, refused when the rest of the file cannot
     /// hold them (so that nothing is allocated from an absurd count).
-    fn check_count(&self, count: u64, min_bytes: usize, what: &str) -> Result<usize, String> {
+    fn check_count(
+        &self,
+        count: u64,
+        min_bytes: usize,
+        what: &str,
+    ) -> Result<usize, MeshReadError> {
         match usize::try_from(count) {
             Ok(n) if n.saturating_mul(min_bytes) <= self.remaining() => Ok(n),
             _ => self.fail(format!(
@@ -378,7 +397,7 @@ impl<'a> Reader<'a> {
     }
 
     /// The next section's name (`$Nodes` → `Nodes`) after blank lines; `None` at the end.
-    fn header(&mut self) -> Result<Option<&'a str>, String> {
+    fn header(&mut self) -> Result<Option<&'a str>, MeshReadError> {
         self.skip_space();
         let at = self.at();
         let Some(l) = self.raw_line() else {
@@ -387,17 +406,20 @@ impl<'a> Reader<'a> {
         match trim(l).split_first() {
             Some((b'$', name)) => match std::str::from_utf8(name) {
                 Ok(name) => Ok(Some(name)),
-                Err(_) => Err(format!("{at}: unreadable section name '{}'", show(l))),
+                Err(_) => Err(MeshReadError::syntax(
+                    at,
+                    format!("unreadable section name '{}'", show(l)),
+                )),
             },
-            _ => Err(format!(
-                "{at}: expected a section header ($Name), found '{}'",
-                show(l)
+            _ => Err(MeshReadError::syntax(
+                at,
+                format!("expected a section header ($Name), found '{}'", show(l)),
             )),
         }
     }
 
     /// Skip a section's content up to its `$<end>` line.
-    fn skip_to(&mut self, end: &str) -> Result<(), String> {
+    fn skip_to(&mut self, end: &str) -> Result<(), MeshReadError> {
         let at = self.at();
         while let Some(l) = self.raw_line() {
             if let Some(rest) = trim(l).strip_prefix(b"$") {
@@ -406,37 +428,49 @@ impl<'a> Reader<'a> {
                 }
             }
         }
-        Err(format!(
-            "{at}: the section starting here has no ${end} line"
+        Err(MeshReadError::syntax(
+            at,
+            format!("the section starting here has no ${end} line"),
         ))
     }
 
     /// After a section's data: white space, then the line `$<end>`.
-    fn expect_end(&mut self, end: &str) -> Result<(), String> {
+    fn expect_end(&mut self, end: &str) -> Result<(), MeshReadError> {
         self.skip_space();
         let at = self.at();
         match self.raw_line() {
             Some(l) if trim(l).strip_prefix(b"$") == Some(end.as_bytes()) => Ok(()),
-            Some(l) => Err(format!("{at}: expected ${end}, found '{}'", show(l))),
-            None => Err(format!("{at}: the file ends where ${end} was expected")),
+            Some(l) => Err(MeshReadError::syntax(
+                at,
+                format!("expected ${end}, found '{}'", show(l)),
+            )),
+            None => Err(MeshReadError::syntax(
+                at,
+                format!("the file ends where ${end} was expected"),
+            )),
         }
     }
 
     /// A count alone on a text line (MSH 2 binary sections start with one).
-    fn count_line(&mut self, what: &str) -> Result<u64, String> {
+    fn count_line(&mut self, what: &str) -> Result<u64, MeshReadError> {
         self.skip_space();
         let at = self.at();
         let Some(l) = self.raw_line() else {
-            return Err(format!("{at}: the file ends where {what} was expected"));
+            return Err(MeshReadError::syntax(
+                at,
+                format!("the file ends where {what} was expected"),
+            ));
         };
         std::str::from_utf8(trim(l))
             .ok()
             .and_then(|t| t.parse().ok())
-            .ok_or_else(|| format!("{at}: expected {what}, found '{}'", show(l)))
+            .ok_or_else(|| {
+                MeshReadError::syntax(at, format!("expected {what}, found '{}'", show(l)))
+            })
     }
 
     /// The next white-space separated token of a text file.
-    fn token(&mut self) -> Result<Option<&'a str>, String> {
+    fn token(&mut self) -> Result<Option<&'a str>, MeshReadError> {
         self.skip_space();
         let start = self.pos;
         while self
@@ -457,7 +491,7 @@ impl<'a> Reader<'a> {
     }
 
     /// The next token of a text file, parsed.
-    fn value<T: FromStr>(&mut self, what: &str) -> Result<T, String> {
+    fn value<T: FromStr>(&mut self, what: &str) -> Result<T, MeshReadError> {
         match self.token()? {
             None => self.fail(format!("the file ends where {what} was expected")),
             Some(t) => match t.parse() {
@@ -468,7 +502,7 @@ impl<'a> Reader<'a> {
     }
 
     /// In a text file, require the rest of the line to be blank (a record is one line).
-    fn record_end(&mut self, what: &str) -> Result<(), String> {
+    fn record_end(&mut self, what: &str) -> Result<(), MeshReadError> {
         if self.binary.is_some() {
             return Ok(());
         }
@@ -486,7 +520,7 @@ impl<'a> Reader<'a> {
     }
 
     /// The next `n` bytes of a binary file.
-    fn take(&mut self, n: usize, what: &str) -> Result<&'a [u8], String> {
+    fn take(&mut self, n: usize, what: &str) -> Result<&'a [u8], MeshReadError> {
         if self.remaining() < n {
             return self.fail(format!("the file ends inside {what}"));
         }
@@ -495,7 +529,7 @@ impl<'a> Reader<'a> {
         Ok(s)
     }
 
-    fn bytes<const N: usize>(&mut self, what: &str) -> Result<[u8; N], String> {
+    fn bytes<const N: usize>(&mut self, what: &str) -> Result<[u8; N], MeshReadError> {
         let mut a = [0u8; N];
         a.copy_from_slice(self.take(N, what)?);
         if self.binary.is_some_and(|b| b.big_endian) {
@@ -505,7 +539,7 @@ impl<'a> Reader<'a> {
     }
 
     /// An `int`: 4 bytes in a binary file, a token in a text file.
-    fn int(&mut self, what: &str) -> Result<i32, String> {
+    fn int(&mut self, what: &str) -> Result<i32, MeshReadError> {
         if self.binary.is_some() {
             Ok(i32::from_le_bytes(self.bytes(what)?))
         } else {
@@ -514,7 +548,7 @@ impl<'a> Reader<'a> {
     }
 
     /// A `double`: 8 bytes in a binary file, a token in a text file.
-    fn real(&mut self, what: &str) -> Result<f64, String> {
+    fn real(&mut self, what: &str) -> Result<f64, MeshReadError> {
         if self.binary.is_some() {
             Ok(f64::from_le_bytes(self.bytes(what)?))
         } else {
@@ -524,7 +558,7 @@ impl<'a> Reader<'a> {
 
     /// A `size_t` (a count or a tag): the data-size's bytes in a binary file, a token in a text
     /// file.
-    fn size(&mut self, what: &str) -> Result<u64, String> {
+    fn size(&mut self, what: &str) -> Result<u64, MeshReadError> {
         match self.binary {
             Some(Binary { size_width: 4, .. }) => Ok(u32::from_le_bytes(self.bytes(what)?) as u64),
             Some(_) => Ok(u64::from_le_bytes(self.bytes(what)?)),
@@ -533,7 +567,7 @@ impl<'a> Reader<'a> {
     }
 
     /// A node's coordinates, followed by `extra` parametric coordinates that are skipped.
-    fn point(&mut self, extra: usize) -> Result<[f64; 3], String> {
+    fn point(&mut self, extra: usize) -> Result<[f64; 3], MeshReadError> {
         let mut p = [0.0; 3];
         for c in &mut p {
             *c = self.real("a node coordinate")?;

@@ -4,10 +4,12 @@
 //! (`sparse_grid_ramification`), SOFA's WriteState format and its
 //! regression metric, its topology regression (`topo_regress`), VTK output (.vtu files and
 //! .pvd series), the WriteState and ReadState components (`write_state`, `read_state`) and SOFA's exporter components
-//! VTKExporter, MeshExporter and Monitor (`exporters`).
+//! VTKExporter, MeshExporter and Monitor (`exporters`). The readers' and writers' errors are the
+//! typed enums of `error`.
 
 pub mod build;
 pub mod desc;
+pub mod error;
 pub mod exporters;
 pub mod files;
 pub mod gmsh;

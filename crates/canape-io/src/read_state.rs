@@ -8,6 +8,7 @@
 //! [`MAX_BYTES`]. A frame's values fill the state's scalars from the first (SOFA's readVec);
 //! the positions then go through the step's usual projection and mapping.
 
+use crate::error::StateFileError;
 use crate::state_io::{parse_frames, Frame};
 use canape_core::component::{Component, Controller, Event, SceneControl};
 use canape_core::data::{base_fields, DataKind, DataTable};
@@ -106,8 +107,11 @@ impl ReadState {
         r
     }
 
-    fn read_file(path: &str) -> Result<String, String> {
-        let f = std::fs::File::open(path).map_err(|e| format!("cannot open '{path}': {e}"))?;
+    fn read_file(path: &str) -> Result<String, StateFileError> {
+        let f = std::fs::File::open(path).map_err(|error| StateFileError::Open {
+            path: path.to_string(),
+            error,
+        })?;
         let mut buf = Vec::new();
         let limited = |r: &mut dyn Read, buf: &mut Vec<u8>| -> std::io::Result<usize> {
             r.take(MAX_BYTES + 1).read_to_end(buf)
@@ -121,12 +125,18 @@ impl ReadState {
             Ok(_) => {}
             // a gzip stream cut short keeps what it gave
             Err(e) if e.kind() == std::io::ErrorKind::UnexpectedEof && !buf.is_empty() => {}
-            Err(e) => return Err(format!("cannot read '{path}': {e}")),
+            Err(error) => {
+                return Err(StateFileError::Read {
+                    path: path.to_string(),
+                    error,
+                })
+            }
         }
         if buf.len() as u64 > MAX_BYTES {
-            return Err(format!(
-                "'{path}' holds more than {MAX_BYTES} bytes of states"
-            ));
+            return Err(StateFileError::TooLarge {
+                path: path.to_string(),
+                max: MAX_BYTES,
+            });
         }
         Ok(String::from_utf8_lossy(&buf).into_owned())
     }

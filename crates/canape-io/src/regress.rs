@@ -3,6 +3,7 @@
 //! e = Σ|ref − cur| / K over 6-digit-rounded values, dofError += e / N; errorByDof is the mean of
 //! the objects' dofError; a scene passes iff errorByDof ≤ ε.
 
+use crate::error::{CompareError, RegressionListError};
 use crate::state_io::{round6, Frame};
 use canape_core::component::Role;
 use canape_core::scene::{ComponentId, Scene};
@@ -28,9 +29,14 @@ pub struct RegressionList {
 
 /// Parse a list; `$REGRESSION_DIR` expands from the environment, else `regression_dir`, else the
 /// SOFA-like tree the list lies in (its parent holding `references/`).
-pub fn parse_list(path: &Path, regression_dir: Option<&Path>) -> Result<RegressionList, String> {
-    let text = std::fs::read_to_string(path)
-        .map_err(|e| format!("cannot read '{}': {e}", path.display()))?;
+pub fn parse_list(
+    path: &Path,
+    regression_dir: Option<&Path>,
+) -> Result<RegressionList, RegressionListError> {
+    let text = std::fs::read_to_string(path).map_err(|error| RegressionListError::Read {
+        path: path.to_path_buf(),
+        error,
+    })?;
     let dir = path.parent().map(Path::to_path_buf).unwrap_or_default();
     let mut reference_dir: Option<PathBuf> = None;
     let mut entries = Vec::new();
@@ -50,7 +56,7 @@ pub fn parse_list(path: &Path, regression_dir: Option<&Path>) -> Result<Regressi
                             .find(|a| a.join("references").is_dir())
                             .map(Path::to_path_buf)
                     });
-                let base = base.ok_or("the list uses $REGRESSION_DIR but it is not set and no ancestor folder holds references/")?;
+                let base = base.ok_or(RegressionListError::NoRegressionDir)?;
                 base.join(rest.trim_start_matches('/'))
             } else {
                 dir.join(l)
@@ -58,20 +64,19 @@ pub fn parse_list(path: &Path, regression_dir: Option<&Path>) -> Result<Regressi
             reference_dir = Some(r);
             continue;
         }
+        let syntax = |message| RegressionListError::Syntax {
+            path: path.to_path_buf(),
+            line: ln + 1,
+            message,
+        };
         let f: Vec<&str> = l.split_whitespace().collect();
         if f.len() < 3 {
-            return Err(format!(
-                "{}:{}: expected 'scene steps epsilon [inMapping] [lastStepOnly]'",
-                path.display(),
-                ln + 1
+            return Err(syntax(
+                "expected 'scene steps epsilon [inMapping] [lastStepOnly]'",
             ));
         }
-        let steps = f[1]
-            .parse()
-            .map_err(|_| format!("{}:{}: bad step count", path.display(), ln + 1))?;
-        let epsilon = f[2]
-            .parse()
-            .map_err(|_| format!("{}:{}: bad epsilon", path.display(), ln + 1))?;
+        let steps = f[1].parse().map_err(|_| syntax("bad step count"))?;
+        let epsilon = f[2].parse().map_err(|_| syntax("bad epsilon"))?;
         entries.push(RegressionEntry {
             scene: f[0].to_string(),
             steps,
@@ -82,7 +87,7 @@ pub fn parse_list(path: &Path, regression_dir: Option<&Path>) -> Result<Regressi
     }
     Ok(RegressionList {
         dir,
-        reference_dir: reference_dir.ok_or("the list names no reference folder")?,
+        reference_dir: reference_dir.ok_or(RegressionListError::NoReferenceFolder)?,
         entries,
     })
 }
@@ -135,21 +140,24 @@ fn canape_core_order(scene: &Scene) -> Vec<ComponentId> {
 
 /// Error of one object over matching frames, as SOFA accumulates it (`dofError`).
 /// `ours` must hold a frame for each reference frame time.
-pub fn object_error(reference: &[Frame], ours: &[Frame], points: usize) -> Result<f64, String> {
+pub fn object_error(
+    reference: &[Frame],
+    ours: &[Frame],
+    points: usize,
+) -> Result<f64, CompareError> {
     let mut dof_error = 0.0;
     for rf in reference {
         let of = ours
             .iter()
             .find(|f| (f.time - rf.time).abs() <= 1e-9_f64.max(rf.time.abs() * 1e-6))
-            .ok_or_else(|| format!("no frame recorded at T={}", rf.time))?;
-        let mut add = |r: &[f64], c: &[f64]| -> Result<(), String> {
+            .ok_or(CompareError::MissingFrame { time: rf.time })?;
+        let mut add = |r: &[f64], c: &[f64]| -> Result<(), CompareError> {
             if r.len() != c.len() {
-                return Err(format!(
-                    "size mismatch at T={}: reference {} values, ours {}",
-                    rf.time,
-                    r.len(),
-                    c.len()
-                ));
+                return Err(CompareError::SizeMismatch {
+                    time: rf.time,
+                    reference: r.len(),
+                    ours: c.len(),
+                });
             }
             if r.is_empty() {
                 return Ok(());
@@ -164,7 +172,7 @@ pub fn object_error(reference: &[Frame], ours: &[Frame], points: usize) -> Resul
         };
         add(&rf.x, &of.x)?;
         if let Some(rv) = &rf.v {
-            let ov = of.v.as_ref().ok_or("our frame has no velocities")?;
+            let ov = of.v.as_ref().ok_or(CompareError::NoVelocities)?;
             add(rv, ov)?;
         }
     }

@@ -1,6 +1,7 @@
 //! SOFA's WriteState format (`T= t` / `  X= …` / `  V= …`, 6 significant digits as C++ streams
 //! print them), gzip-compressed, and its reader (tolerant of gzip streams without trailer).
 
+use crate::error::StateFileError;
 use flate2::read::MultiGzDecoder;
 use flate2::write::GzEncoder;
 use flate2::Compression;
@@ -139,15 +140,18 @@ pub fn read_gz_text(path: &Path) -> std::io::Result<String> {
 }
 
 /// Parse WriteState text into frames.
-pub fn parse_frames(text: &str) -> Result<Vec<Frame>, String> {
+pub fn parse_frames(text: &str) -> Result<Vec<Frame>, StateFileError> {
     let mut frames: Vec<Frame> = Vec::new();
     for (ln, l) in text.lines().enumerate() {
         let t = l.trim();
-        let nums = |s: &str| -> Result<Vec<f64>, String> {
+        let line = ln + 1;
+        let nums = |s: &str| -> Result<Vec<f64>, StateFileError> {
             s.split_whitespace()
                 .map(|x| {
-                    x.parse::<f64>()
-                        .map_err(|_| format!("line {}: bad number '{x}'", ln + 1))
+                    x.parse::<f64>().map_err(|_| StateFileError::BadNumber {
+                        line,
+                        token: x.to_string(),
+                    })
                 })
                 .collect()
         };
@@ -155,7 +159,7 @@ pub fn parse_frames(text: &str) -> Result<Vec<Frame>, String> {
             let time = r
                 .trim()
                 .parse::<f64>()
-                .map_err(|_| format!("line {}: bad time", ln + 1))?;
+                .map_err(|_| StateFileError::BadTime { line })?;
             frames.push(Frame {
                 time,
                 x: Vec::new(),
@@ -164,12 +168,12 @@ pub fn parse_frames(text: &str) -> Result<Vec<Frame>, String> {
         } else if let Some(r) = t.strip_prefix("X=") {
             frames
                 .last_mut()
-                .ok_or(format!("line {}: X= before T=", ln + 1))?
+                .ok_or(StateFileError::BeforeTime { line, key: "X=" })?
                 .x = nums(r)?;
         } else if let Some(r) = t.strip_prefix("V=") {
             frames
                 .last_mut()
-                .ok_or(format!("line {}: V= before T=", ln + 1))?
+                .ok_or(StateFileError::BeforeTime { line, key: "V=" })?
                 .v = Some(nums(r)?);
         }
     }

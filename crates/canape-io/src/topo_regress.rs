@@ -10,6 +10,7 @@
 //! a different count adds its difference, otherwise each element differing in any position
 //! adds one. A scene passes when the total is 0 (the epsilon of the list is not used).
 
+use crate::error::TopologyDumpError;
 use canape_core::component::Role;
 use canape_core::mesh::Mesh;
 use canape_core::scene::{ComponentId, NodeId, Scene};
@@ -31,7 +32,7 @@ const TYPES: [(&str, usize); 5] = [
 ];
 
 /// Parse a topology dump.
-pub fn parse_topology_frames(text: &str) -> Result<Vec<TopologyFrame>, String> {
+pub fn parse_topology_frames(text: &str) -> Result<Vec<TopologyFrame>, TopologyDumpError> {
     let mut frames = Vec::new();
     let mut lines = text.lines().peekable();
     while let Some(l) = lines.next() {
@@ -40,36 +41,46 @@ pub fn parse_topology_frames(text: &str) -> Result<Vec<TopologyFrame>, String> {
             continue;
         }
         let Some(t) = l.strip_prefix("T=") else {
-            return Err(format!("expected 'T=', found '{l}'"));
+            return Err(TopologyDumpError::ExpectedTime {
+                found: l.to_string(),
+            });
         };
-        let time: f64 = t
-            .trim()
-            .parse()
-            .map_err(|_| format!("bad time '{}'", t.trim()))?;
+        let time: f64 = t.trim().parse().map_err(|_| TopologyDumpError::BadTime {
+            token: t.trim().to_string(),
+        })?;
         let mut f = TopologyFrame {
             time,
             ..TopologyFrame::default()
         };
-        for (k, (key, width)) in TYPES.iter().enumerate() {
+        for (k, &(key, width)) in TYPES.iter().enumerate() {
             let header = lines
                 .next()
-                .ok_or_else(|| format!("missing '{key}' at T={time}"))?
+                .ok_or(TopologyDumpError::MissingList { key, time })?
                 .trim();
             let n: usize = header
                 .strip_prefix(key)
                 .and_then(|c| c.trim().parse().ok())
-                .ok_or_else(|| format!("expected '{key} n', found '{header}'"))?;
+                .ok_or_else(|| TopologyDumpError::ExpectedList {
+                    key,
+                    found: header.to_string(),
+                })?;
             let body = lines.next().unwrap_or("");
             let values: Vec<u32> = body
                 .split_whitespace()
-                .map(|v| v.parse().map_err(|_| format!("bad index '{v}'")))
-                .collect::<Result<_, String>>()?;
+                .map(|v| {
+                    v.parse().map_err(|_| TopologyDumpError::BadIndex {
+                        token: v.to_string(),
+                    })
+                })
+                .collect::<Result<_, _>>()?;
             if values.len() != n * width {
-                return Err(format!(
-                    "{key} {n} at T={time}: {} indices, {} expected",
-                    values.len(),
-                    n * width
-                ));
+                return Err(TopologyDumpError::ListSize {
+                    key,
+                    count: n,
+                    time,
+                    found: values.len(),
+                    expected: n * width,
+                });
             }
             f.lists[k] = values;
         }

@@ -5,6 +5,7 @@
 //! pixels) give triangles and quads, tetrahedra, hexahedra (and voxels, reordered) give
 //! volumes — as SOFA's MeshVTKLoader sorts them. Other cell types are reported.
 
+use crate::error::MeshReadError;
 use canape_core::mesh::Mesh;
 
 /// VTK cell types.
@@ -25,8 +26,11 @@ const HEXAHEDRON: u32 = 12;
 const MAX_COUNT: usize = 200_000_000;
 
 /// Add one cell to the mesh; returns an error for a cell type SOFA's loader does not keep.
-fn add_cell(mesh: &mut Mesh, ty: u32, ids: &[u32]) -> Result<(), String> {
-    let bad = || format!("a cell of type {ty} has {} points", ids.len());
+fn add_cell(mesh: &mut Mesh, ty: u32, ids: &[u32]) -> Result<(), MeshReadError> {
+    let bad = || MeshReadError::CellSize {
+        cell_type: ty,
+        points: ids.len(),
+    };
     match ty {
         VERTEX | POLY_VERTEX => {}
         LINE | POLY_LINE => {
@@ -68,13 +72,13 @@ fn add_cell(mesh: &mut Mesh, ty: u32, ids: &[u32]) -> Result<(), String> {
                 h
             });
         }
-        _ => return Err(format!("cell type {ty} is not supported")),
+        _ => return Err(MeshReadError::CellType { cell_type: ty }),
     }
     Ok(())
 }
 
 /// Parse a VTK mesh from its bytes (legacy or XML, told apart by the first line).
-pub fn parse_vtk(bytes: &[u8]) -> Result<Mesh, String> {
+pub fn parse_vtk(bytes: &[u8]) -> Result<Mesh, MeshReadError> {
     let head: String = String::from_utf8_lossy(&bytes[..bytes.len().min(256)]).into_owned();
     let first = head.trim_start();
     let mesh = if first.starts_with("# vtk") {
@@ -82,14 +86,17 @@ pub fn parse_vtk(bytes: &[u8]) -> Result<Mesh, String> {
     } else if first.starts_with("<?xml") || first.starts_with("<VTKFile") {
         parse_xml(&String::from_utf8_lossy(bytes))?
     } else {
-        return Err("not a VTK file (neither '# vtk DataFile' nor XML <VTKFile>)".into());
+        return Err(MeshReadError::not_format(
+            "not a VTK file (neither '# vtk DataFile' nor XML <VTKFile>)",
+        ));
     };
     let n = mesh.points.len() as u32;
     let max = mesh.max_index();
     if let Some(m) = max.filter(|&m| m >= n) {
-        return Err(format!(
-            "a cell uses point {m}, but the file has {n} points"
-        ));
+        return Err(MeshReadError::PointOutOfRange {
+            point: m,
+            points: n,
+        });
     }
     Ok(mesh)
 }
@@ -144,14 +151,16 @@ impl<'a> Legacy<'a> {
         binary: bool,
         width: usize,
         float: bool,
-    ) -> Result<Vec<f64>, String> {
+    ) -> Result<Vec<f64>, MeshReadError> {
         if binary {
             // the binary block starts after the header line's newline
-            let len = n.checked_mul(width).ok_or("size overflow")?;
+            let len = n
+                .checked_mul(width)
+                .ok_or_else(|| MeshReadError::malformed("size overflow"))?;
             let block = self
                 .b
                 .get(self.pos..self.pos + len)
-                .ok_or("the file ends inside a binary block")?;
+                .ok_or_else(|| MeshReadError::malformed("the file ends inside a binary block"))?;
             self.pos += len;
             let out = block
                 .chunks_exact(width)
@@ -166,67 +175,76 @@ impl<'a> Legacy<'a> {
         } else {
             let mut out = Vec::with_capacity(n.min(1 << 20));
             for _ in 0..n {
-                let t = self
-                    .token()
-                    .ok_or("the file ends inside a list of numbers")?;
-                out.push(
-                    t.parse::<f64>()
-                        .map_err(|_| format!("'{}' is not a number", crate::files::excerpt(t)))?,
-                );
+                let t = self.token().ok_or_else(|| {
+                    MeshReadError::malformed("the file ends inside a list of numbers")
+                })?;
+                out.push(t.parse::<f64>().map_err(|_| not_a_number(t))?);
             }
             Ok(out)
         }
     }
 }
 
-fn count(t: Option<&str>, what: &str) -> Result<usize, String> {
+/// The error of a token that does not parse as a number.
+fn not_a_number(t: &str) -> MeshReadError {
+    MeshReadError::malformed(format!("'{}' is not a number", crate::files::excerpt(t)))
+}
+
+fn count(t: Option<&str>, what: &str) -> Result<usize, MeshReadError> {
     let n: usize = t
         .and_then(|t| t.parse().ok())
-        .ok_or_else(|| format!("missing or bad count after {what}"))?;
+        .ok_or_else(|| MeshReadError::malformed(format!("missing or bad count after {what}")))?;
     if n > MAX_COUNT {
-        return Err(format!(
-            "{what} announces {n} entries (more than {MAX_COUNT})"
-        ));
+        return Err(MeshReadError::CountTooLarge {
+            what: what.to_string(),
+            count: n,
+            max: MAX_COUNT,
+        });
     }
     Ok(n)
 }
 
-fn index(v: f64) -> Result<u32, String> {
+fn index(v: f64) -> Result<u32, MeshReadError> {
     if v >= 0.0 && v.fract() == 0.0 && v <= u32::MAX as f64 {
         Ok(v as u32)
     } else {
-        Err(format!("{v} is not a point index"))
+        Err(MeshReadError::malformed(format!(
+            "{v} is not a point index"
+        )))
     }
 }
 
-fn parse_legacy(bytes: &[u8]) -> Result<Mesh, String> {
+fn parse_legacy(bytes: &[u8]) -> Result<Mesh, MeshReadError> {
     let mut r = Legacy { b: bytes, pos: 0 };
     r.line(); // # vtk DataFile Version x.y
     r.line(); // title
     let enc = r
         .header()
-        .ok_or("missing ASCII/BINARY line")?
+        .ok_or_else(|| MeshReadError::malformed("missing ASCII/BINARY line"))?
         .to_ascii_uppercase();
     let binary = match enc.as_str() {
         "ASCII" => false,
         "BINARY" => true,
         e => {
-            return Err(format!(
+            return Err(MeshReadError::unsupported(format!(
                 "unknown encoding '{}' (ASCII or BINARY)",
                 crate::files::excerpt(e)
-            ))
+            )))
         }
     };
-    let ds = r.header().ok_or("missing DATASET line")?.to_string();
+    let ds = r
+        .header()
+        .ok_or_else(|| MeshReadError::malformed("missing DATASET line"))?
+        .to_string();
     let kind = ds
         .split_whitespace()
         .nth(1)
         .unwrap_or("")
         .to_ascii_uppercase();
     if kind != "POLYDATA" && kind != "UNSTRUCTURED_GRID" {
-        return Err(format!(
+        return Err(MeshReadError::unsupported(format!(
             "DATASET {kind} is not supported (POLYDATA or UNSTRUCTURED_GRID)"
-        ));
+        )));
     }
     let mut mesh = Mesh::default();
     let mut cells: Vec<Vec<u32>> = Vec::new();
@@ -248,13 +266,14 @@ fn parse_legacy(bytes: &[u8]) -> Result<Mesh, String> {
                 let v = r.numbers(size, binary, 4, false)?;
                 let mut k = 0;
                 for _ in 0..n {
-                    let m = *v.get(k).ok_or("a cell list ends early")? as usize;
+                    let early = || MeshReadError::malformed("a cell list ends early");
+                    let m = *v.get(k).ok_or_else(early)? as usize;
                     let ids = v
                         .get(k + 1..k + 1 + m)
-                        .ok_or("a cell list ends early")?
+                        .ok_or_else(early)?
                         .iter()
                         .map(|&x| index(x))
-                        .collect::<Result<Vec<u32>, String>>()?;
+                        .collect::<Result<Vec<u32>, MeshReadError>>()?;
                     k += 1 + m;
                     match key.as_str() {
                         "CELLS" => cells.push(ids),
@@ -287,11 +306,11 @@ fn parse_legacy(bytes: &[u8]) -> Result<Mesh, String> {
     }
     if !cells.is_empty() {
         if types.len() != cells.len() {
-            return Err(format!(
+            return Err(MeshReadError::malformed(format!(
                 "{} cells but {} cell types",
                 cells.len(),
                 types.len()
-            ));
+            )));
         }
         for (ids, ty) in cells.iter().zip(types) {
             add_cell(&mut mesh, ty, ids)?;
@@ -302,20 +321,23 @@ fn parse_legacy(bytes: &[u8]) -> Result<Mesh, String> {
 
 /// The ASCII content of the `<DataArray … Name="name">` inside `section` (or the first one when
 /// `name` is empty).
-fn data_array<'a>(section: &'a str, name: &str) -> Result<Option<&'a str>, String> {
+fn data_array<'a>(section: &'a str, name: &str) -> Result<Option<&'a str>, MeshReadError> {
     let mut rest = section;
     while let Some(k) = rest.find("<DataArray") {
-        let tag_end = rest[k..].find('>').ok_or("unclosed <DataArray")? + k;
+        let tag_end = rest[k..]
+            .find('>')
+            .ok_or_else(|| MeshReadError::malformed("unclosed <DataArray"))?
+            + k;
         let tag = &rest[k..tag_end];
         let body_end = rest[tag_end..]
             .find("</DataArray>")
-            .ok_or("unclosed <DataArray>")?
+            .ok_or_else(|| MeshReadError::malformed("unclosed <DataArray>"))?
             + tag_end;
         if name.is_empty() || tag.contains(&format!("Name=\"{name}\"")) {
             if !tag.contains("format=\"ascii\"") {
-                return Err(format!(
+                return Err(MeshReadError::unsupported(format!(
                     "DataArray {name} is not ASCII (binary and appended data are not supported)"
-                ));
+                )));
             }
             return Ok(Some(&rest[tag_end + 1..body_end]));
         }
@@ -330,52 +352,57 @@ fn section<'a>(text: &'a str, tag: &str) -> Option<&'a str> {
     Some(&text[s..e])
 }
 
-fn numbers(body: &str) -> Result<Vec<f64>, String> {
+fn numbers(body: &str) -> Result<Vec<f64>, MeshReadError> {
     body.split_whitespace()
-        .map(|t| {
-            t.parse::<f64>()
-                .map_err(|_| format!("'{}' is not a number", crate::files::excerpt(t)))
-        })
+        .map(|t| t.parse::<f64>().map_err(|_| not_a_number(t)))
         .collect()
 }
 
-fn parse_xml(text: &str) -> Result<Mesh, String> {
+fn parse_xml(text: &str) -> Result<Mesh, MeshReadError> {
     let mut mesh = Mesh::default();
-    let points = section(text, "Points").ok_or("no <Points> section")?;
-    let p = numbers(data_array(points, "")?.ok_or("no point coordinates")?)?;
+    let missing = |what: &str| MeshReadError::malformed(format!("no {what}"));
+    let points = section(text, "Points").ok_or_else(|| missing("<Points> section"))?;
+    let p = numbers(data_array(points, "")?.ok_or_else(|| missing("point coordinates"))?)?;
     if p.len() % 3 != 0 {
-        return Err("point coordinates are not a multiple of 3".into());
+        return Err(MeshReadError::malformed(
+            "point coordinates are not a multiple of 3",
+        ));
     }
     mesh.points = p.chunks_exact(3).map(|c| [c[0], c[1], c[2]]).collect();
-    let read_cells = |sec: &str, fixed: Option<u32>, mesh: &mut Mesh| -> Result<(), String> {
-        let conn: Vec<u32> = numbers(data_array(sec, "connectivity")?.ok_or("no connectivity")?)?
-            .into_iter()
-            .map(index)
-            .collect::<Result<_, _>>()?;
-        let offs: Vec<usize> = numbers(data_array(sec, "offsets")?.ok_or("no offsets")?)?
-            .into_iter()
-            .map(|v| index(v).map(|i| i as usize))
-            .collect::<Result<_, _>>()?;
-        let types: Vec<u32> = match fixed {
-            Some(t) => vec![t; offs.len()],
-            None => numbers(data_array(sec, "types")?.ok_or("no cell types")?)?
-                .into_iter()
-                .map(index)
-                .collect::<Result<_, _>>()?,
+    let read_cells =
+        |sec: &str, fixed: Option<u32>, mesh: &mut Mesh| -> Result<(), MeshReadError> {
+            let conn: Vec<u32> =
+                numbers(data_array(sec, "connectivity")?.ok_or_else(|| missing("connectivity"))?)?
+                    .into_iter()
+                    .map(index)
+                    .collect::<Result<_, _>>()?;
+            let offs: Vec<usize> =
+                numbers(data_array(sec, "offsets")?.ok_or_else(|| missing("offsets"))?)?
+                    .into_iter()
+                    .map(|v| index(v).map(|i| i as usize))
+                    .collect::<Result<_, _>>()?;
+            let types: Vec<u32> = match fixed {
+                Some(t) => vec![t; offs.len()],
+                None => numbers(data_array(sec, "types")?.ok_or_else(|| missing("cell types"))?)?
+                    .into_iter()
+                    .map(index)
+                    .collect::<Result<_, _>>()?,
+            };
+            if types.len() != offs.len() {
+                return Err(MeshReadError::malformed(
+                    "as many cell types as offsets are needed",
+                ));
+            }
+            let mut start = 0;
+            for (&end, &ty) in offs.iter().zip(&types) {
+                let ids = conn
+                    .get(start..end)
+                    .ok_or_else(|| MeshReadError::malformed("offsets beyond the connectivity"))?;
+                add_cell(mesh, ty, ids)?;
+                start = end;
+            }
+            Ok(())
         };
-        if types.len() != offs.len() {
-            return Err("as many cell types as offsets are needed".into());
-        }
-        let mut start = 0;
-        for (&end, &ty) in offs.iter().zip(&types) {
-            let ids = conn
-                .get(start..end)
-                .ok_or("offsets beyond the connectivity")?;
-            add_cell(mesh, ty, ids)?;
-            start = end;
-        }
-        Ok(())
-    };
     if text.contains("type=\"UnstructuredGrid\"") {
         if let Some(c) = section(text, "Cells") {
             read_cells(c, None, &mut mesh)?;
@@ -387,7 +414,9 @@ fn parse_xml(text: &str) -> Result<Mesh, String> {
             }
         }
     } else {
-        return Err("only UnstructuredGrid (.vtu) and PolyData (.vtp) XML files are read".into());
+        return Err(MeshReadError::unsupported(
+            "only UnstructuredGrid (.vtu) and PolyData (.vtp) XML files are read",
+        ));
     }
     Ok(mesh)
 }

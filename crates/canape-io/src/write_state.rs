@@ -8,6 +8,7 @@
 //! within a tenth of a step), then with `period` every period after the last listed time; with
 //! neither, every step from 0.
 
+use crate::error::FileWriteError;
 use crate::state_io::{create_replacing, fmt_g6};
 use canape_core::component::{Component, Controller, Event, SceneControl};
 use canape_core::data::{base_fields, DataKind, DataTable};
@@ -129,7 +130,12 @@ impl WriteState {
         }
     }
 
-    fn write_frame(&mut self, scene: &canape_core::scene::Scene, time: f64) -> Result<(), String> {
+    /// Write the frame of `time`; on an error, no more frames are written.
+    fn write_frame(
+        &mut self,
+        scene: &canape_core::scene::Scene,
+        time: f64,
+    ) -> Result<(), FileWriteError> {
         let (Some(id), Some(sink)) = (self.state, self.sink.as_mut()) else {
             return Ok(());
         };
@@ -158,12 +164,12 @@ impl WriteState {
             Sink::Plain(f) => f.write_all(text.as_bytes()).and_then(|_| f.flush()),
             Sink::Gz(g) => g.write_all(text.as_bytes()).and_then(|_| g.flush()),
         };
-        r.map_err(|e| {
+        r.map_err(|error| {
             self.sink = None;
-            format!(
-                "cannot write '{}': {e}; no more frames are written",
-                self.data.str("filename")
-            )
+            FileWriteError::Write {
+                path: self.data.str("filename").into(),
+                error,
+            }
         })
     }
 }
@@ -260,7 +266,8 @@ impl Controller for WriteState {
             }
         }
         if write {
-            self.write_frame(scene.scene(), time)?;
+            self.write_frame(scene.scene(), time)
+                .map_err(|e| format!("{e}; no more frames are written"))?;
         }
         Ok(())
     }

@@ -152,7 +152,7 @@ pub fn run_entry(
         }
         let frames: Vec<Frame> = match read_gz_text(path)
             .map_err(|e| e.to_string())
-            .and_then(|t| parse_frames(&t))
+            .and_then(|t| parse_frames(&t).map_err(|e| e.to_string()))
         {
             Ok(f) => f,
             Err(e) => {
@@ -163,7 +163,7 @@ pub fn run_entry(
         match object_error(&frames, &ours.frames, ours.points) {
             Ok(e) => total += e,
             Err(e) => {
-                res.verdict = Verdict::Fail(e);
+                res.verdict = Verdict::Fail(e.to_string());
                 return res;
             }
         }
@@ -229,7 +229,7 @@ fn run_topology_entry(
         }
         match read_gz_text(path)
             .map_err(|e| e.to_string())
-            .and_then(|t| parse_topology_frames(&t))
+            .and_then(|t| parse_topology_frames(&t).map_err(|e| e.to_string()))
         {
             Ok(f) => frames.push((*id, f)),
             Err(e) => {

@@ -2,20 +2,24 @@
 //! (1, 2, 4.0, 4.1; ASCII and binary), read into the mesh [`Builder`].
 
 use super::{element_type, trim, Binary, Builder, Layout, Reader};
+use crate::error::{MeshReadError, Position};
 use crate::files::excerpt;
 
 /// The `$MeshFormat` section after its header line: the layout, and the byte order of a binary
 /// file (set in the reader).
-pub(super) fn read_format(r: &mut Reader<'_>) -> Result<Layout, String> {
+pub(super) fn read_format(r: &mut Reader<'_>) -> Result<Layout, MeshReadError> {
     let at = r.at();
     let Some(raw) = r.raw_line() else {
         return r.fail("the file ends after $MeshFormat");
     };
     let text = String::from_utf8_lossy(trim(raw));
     let bad = || {
-        format!(
-            "{at}: bad $MeshFormat line '{}' (expected: version file-type data-size)",
-            excerpt(&text)
+        MeshReadError::syntax(
+            at,
+            format!(
+                "bad $MeshFormat line '{}' (expected: version file-type data-size)",
+                excerpt(&text)
+            ),
         )
     };
     let mut f = text.split_whitespace();
@@ -31,10 +35,13 @@ pub(super) fn read_format(r: &mut Reader<'_>) -> Result<Layout, String> {
     } else if (4.1 - 1e-9..5.0).contains(&version) {
         Layout::V41
     } else {
-        return Err(format!(
-            "{at}: Gmsh format {} is not supported (2.x, 4.0 and 4.1 are, and MSH 1 \
-             files, which have no $MeshFormat)",
-            excerpt(version_text)
+        return Err(MeshReadError::syntax(
+            at,
+            format!(
+                "Gmsh format {} is not supported (2.x, 4.0 and 4.1 are, and MSH 1 \
+                 files, which have no $MeshFormat)",
+                excerpt(version_text)
+            ),
         ));
     };
     match file_type {
@@ -46,23 +53,31 @@ pub(super) fn read_format(r: &mut Reader<'_>) -> Result<Layout, String> {
             let size_width = match (layout, data_size) {
                 (Layout::V2, 8) => 8,
                 (Layout::V2, _) => {
-                    return Err(format!(
-                        "{at}: data-size {data_size}: MSH 2 binary files are read with 8-byte \
-                         reals only"
+                    return Err(MeshReadError::syntax(
+                        at,
+                        format!(
+                            "data-size {data_size}: MSH 2 binary files are read with 8-byte \
+                             reals only"
+                        ),
                     ))
                 }
                 (Layout::V41, 4) => 4,
                 (Layout::V41, 8) => 8,
                 (Layout::V41, _) => {
-                    return Err(format!(
-                        "{at}: data-size {data_size} is not the size of a size_t (4 or 8)"
+                    return Err(MeshReadError::syntax(
+                        at,
+                        format!("data-size {data_size} is not the size of a size_t (4 or 8)"),
                     ))
                 }
                 _ => {
-                    return Err(format!(
-                        "{at}: MSH {} binary files are not supported (their integer widths \
-                         depended on the writing platform); save the mesh as MSH 4.1 or ASCII",
-                        excerpt(version_text)
+                    return Err(MeshReadError::syntax(
+                        at,
+                        format!(
+                            "MSH {} binary files are not supported (their integer widths \
+                             depended on the writing platform); save the mesh as MSH 4.1 or \
+                             ASCII",
+                            excerpt(version_text)
+                        ),
                     ))
                 }
             };
@@ -77,10 +92,12 @@ pub(super) fn read_format(r: &mut Reader<'_>) -> Result<Layout, String> {
                 (1, _) => false,
                 (_, 1) => true,
                 _ => {
-                    return Err(format!(
-                        "byte {}: the endianness marker after the $MeshFormat line reads {le} \
-                         (little-endian) or {be} (big-endian), not 1",
-                        r.pos - 4
+                    return Err(MeshReadError::syntax(
+                        Position::Byte(r.pos - 4),
+                        format!(
+                            "the endianness marker after the $MeshFormat line reads {le} \
+                             (little-endian) or {be} (big-endian), not 1"
+                        ),
                     ))
                 }
             };
@@ -90,8 +107,9 @@ pub(super) fn read_format(r: &mut Reader<'_>) -> Result<Layout, String> {
             });
         }
         _ => {
-            return Err(format!(
-                "{at}: file-type {file_type} is neither 0 (ASCII) nor 1 (binary)"
+            return Err(MeshReadError::syntax(
+                at,
+                format!("file-type {file_type} is neither 0 (ASCII) nor 1 (binary)"),
             ))
         }
     }
@@ -103,7 +121,7 @@ pub(super) fn read_nodes(
     r: &mut Reader<'_>,
     b: &mut Builder,
     layout: Layout,
-) -> Result<(), String> {
+) -> Result<(), MeshReadError> {
     match layout {
         Layout::V1 | Layout::V2 => nodes_v2(r, b)?,
         Layout::V40 | Layout::V41 => nodes_v4(r, b, layout == Layout::V41)?,
@@ -119,7 +137,7 @@ pub(super) fn read_elements(
     r: &mut Reader<'_>,
     b: &mut Builder,
     layout: Layout,
-) -> Result<(), String> {
+) -> Result<(), MeshReadError> {
     match layout {
         Layout::V1 | Layout::V2 if r.binary.is_some() => elements_v2_binary(r, b)?,
         Layout::V1 | Layout::V2 => elements_v12_ascii(r, b, layout == Layout::V1)?,
@@ -133,7 +151,7 @@ pub(super) fn read_elements(
 }
 
 /// MSH 1 and 2 nodes: their count, then `tag x y z` each (in binary: int, 3 doubles).
-fn nodes_v2(r: &mut Reader<'_>, b: &mut Builder) -> Result<(), String> {
+fn nodes_v2(r: &mut Reader<'_>, b: &mut Builder) -> Result<(), MeshReadError> {
     let binary = r.binary.is_some();
     let n = if binary {
         r.count_line("the number of nodes")?
@@ -163,7 +181,7 @@ fn nodes_v2(r: &mut Reader<'_>, b: &mut Builder) -> Result<(), String> {
 
 /// MSH 4 nodes: entity blocks, each with its nodes' tags and coordinates (4.1: all tags, then
 /// all coordinates; 4.0: each tag beside its coordinates).
-fn nodes_v4(r: &mut Reader<'_>, b: &mut Builder, v41: bool) -> Result<(), String> {
+fn nodes_v4(r: &mut Reader<'_>, b: &mut Builder, v41: bool) -> Result<(), MeshReadError> {
     let blocks = r.size("the number of node blocks")?;
     let total = r.size("the number of nodes")?;
     if v41 {
@@ -225,7 +243,7 @@ fn nodes_v4(r: &mut Reader<'_>, b: &mut Builder, v41: bool) -> Result<(), String
 }
 
 /// The number of nodes of element type `ty`, an error for a type Gmsh does not define.
-fn nodes_of(r: &Reader<'_>, ty: i32) -> Result<usize, String> {
+fn nodes_of(r: &Reader<'_>, ty: i32) -> Result<usize, MeshReadError> {
     match element_type(ty) {
         Some((n, _)) => Ok(n),
         None => r.fail(format!("unknown Gmsh element type {ty}")),
@@ -234,7 +252,7 @@ fn nodes_of(r: &Reader<'_>, ty: i32) -> Result<usize, String> {
 
 /// MSH 1 and 2 ASCII elements, one a line: `number type` then (MSH 1) `physical elementary
 /// node-count` or (MSH 2) `tag-count tags…`, then the node tags.
-fn elements_v12_ascii(r: &mut Reader<'_>, b: &mut Builder, v1: bool) -> Result<(), String> {
+fn elements_v12_ascii(r: &mut Reader<'_>, b: &mut Builder, v1: bool) -> Result<(), MeshReadError> {
     let m = r.size("the number of elements")?;
     r.record_end("the number of elements")?;
     let m = r.check_count(m, if v1 { 12 } else { 8 }, "elements")?;
@@ -277,7 +295,7 @@ fn elements_v12_ascii(r: &mut Reader<'_>, b: &mut Builder, v1: bool) -> Result<(
 
 /// MSH 2 binary elements: blocks of one type, each `type count tag-count` then, per element,
 /// its number, tags and node tags (all 4-byte ints).
-fn elements_v2_binary(r: &mut Reader<'_>, b: &mut Builder) -> Result<(), String> {
+fn elements_v2_binary(r: &mut Reader<'_>, b: &mut Builder) -> Result<(), MeshReadError> {
     let m = r.count_line("the number of elements")?;
     let m = r.check_count(m, 8, "elements")?;
     let mut done = 0;
@@ -319,7 +337,7 @@ fn elements_v2_binary(r: &mut Reader<'_>, b: &mut Builder) -> Result<(), String>
 }
 
 /// MSH 4 elements: entity blocks of one type, each element its tag then its node tags.
-fn elements_v4(r: &mut Reader<'_>, b: &mut Builder, v41: bool) -> Result<(), String> {
+fn elements_v4(r: &mut Reader<'_>, b: &mut Builder, v41: bool) -> Result<(), MeshReadError> {
     let blocks = r.size("the number of element blocks")?;
     let total = r.size("the number of elements")?;
     if v41 {

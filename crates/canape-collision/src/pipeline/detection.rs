@@ -1,0 +1,454 @@
+//! One collision step: the models gathered and their geometry refreshed, the broad phase, the
+//! narrow phase of each model pair and the contacts handed to the pairs' responses.
+
+use super::narrow::{job, narrow, threads, Job};
+use super::{model_of, Entry, Pipeline, Response, Scratch};
+
+use crate::bvh::{boxes_meet, Bvh};
+use crate::intersect::dispatch;
+use crate::lagrangian::ContactConstraint;
+use crate::penalty::PenaltyContactForceField;
+use crate::settings::Method;
+use canape_core::collision::{
+    CollisionChanges, CollisionModel, CollisionPipeline, CollisionShape, Contact,
+};
+use canape_core::scene::{AnyComponent, ComponentId, NodeId, Scene, Slot};
+use canape_core::state::{MechanicalObject, VecId};
+use canape_types::Vec3;
+
+/// Whether two models may collide (core/CollisionModel::canCollideWith): models of one node
+/// only with self-collision, and never two sharing a group.
+fn can_collide(scene: &Scene, a: &Entry, b: &Entry) -> bool {
+    let (Some(ma), Some(mb)) = (model_of(scene, a.passive), model_of(scene, b.passive)) else {
+        return false;
+    };
+    let (pa, pb) = (ma.params(), mb.params());
+    if !pa.simulated && !pb.simulated {
+        return false;
+    }
+    if a.node == b.node {
+        return false;
+    }
+    !pa.group.iter().any(|g| pb.group.contains(g))
+}
+
+impl Pipeline {
+    /// Refresh the models taking part and their positions and boxes.
+    fn gather(&mut self, scene: &Scene) {
+        let Some(root) = self.node else { return };
+        let mut k = 0;
+        let listed = self.listed.take();
+        match &listed {
+            Some(l) => {
+                for &id in l {
+                    self.gather_one(scene, id, None, &mut k);
+                }
+            }
+            None => {
+                for id in scene.component_ids() {
+                    self.gather_one(scene, id, Some(root), &mut k);
+                }
+            }
+        }
+        self.listed = listed;
+        self.entries.truncate(k);
+        // geometry only when some pair can collide: models of two nodes, one simulated
+        // (a scene whose models all sit in one node, as most FEM examples, pays nothing)
+        let e = &self.entries;
+        let simulated =
+            |x: &Entry| model_of(scene, x.passive).is_some_and(|m| m.params().simulated);
+        self.any_pair = e.iter().any(simulated) && e.iter().any(|x| x.node != e[0].node);
+        if !self.any_pair {
+            return;
+        }
+        for e in &mut self.entries {
+            if let (Some(st), Some(m)) = (scene.state(e.state), model_of(scene, e.passive)) {
+                update_geometry(e, st, m);
+            }
+        }
+    }
+
+    /// Take model `id` into the entries at `k` (and advance it) when it is an active
+    /// collision model (under `root` when given) of an activated node.
+    fn gather_one(&mut self, scene: &Scene, id: ComponentId, root: Option<NodeId>, k: &mut usize) {
+        {
+            if scene.check_component(id).is_err() {
+                return;
+            }
+            let info = scene.info(id);
+            let Slot::Passive(p) = info.slot else {
+                return;
+            };
+            let Some(m) = model_of(scene, p) else {
+                return;
+            };
+            let Some(state) = m.state() else { return };
+            if !m.params().active || scene.check_component(state).is_err() {
+                return;
+            }
+            // points and spheres: one per point of the state as it is now
+            let count = match (m.shape(), scene.state(state)) {
+                (CollisionShape::Point | CollisionShape::Sphere, Some(st)) => st.size(),
+                _ => m.len(),
+            };
+            if count == 0 {
+                return;
+            }
+            // under the pipeline's node, in activated nodes only (no allocation: walk up)
+            let mut under = root.is_none();
+            let mut cur = Some(info.node);
+            while let Some(n) = cur {
+                let node = scene.node(n);
+                if !node.activated {
+                    return;
+                }
+                under |= Some(n) == root;
+                cur = node.parent;
+            }
+            if !under {
+                return;
+            }
+            if scene.state(state).is_none() {
+                return;
+            }
+            if *k == self.entries.len() {
+                self.entries.push(Entry {
+                    model: id,
+                    passive: p,
+                    state,
+                    node: info.node,
+                    x: Vec::new(),
+                    boxes: Vec::new(),
+                    bbox: (Vec3::zeros(), Vec3::zeros()),
+                    bvh: Bvh::default(),
+                    count,
+                    radii: Vec::new(),
+                });
+            }
+            let e = &mut self.entries[*k];
+            e.model = id;
+            e.passive = p;
+            e.state = state;
+            e.node = info.node;
+            e.count = count;
+            *k += 1;
+        }
+    }
+
+    /// The pairs of models whose boxes meet within `gap`, as (later, earlier) in the order
+    /// of the later model and then of the earlier one.
+    fn broad_phase(&mut self, gap: f64) {
+        let e = &self.entries;
+        self.sweep.clear();
+        self.sweep.extend(0..e.len());
+        self.sweep
+            .sort_by(|&i, &j| e[i].bbox.0.x.total_cmp(&e[j].bbox.0.x).then(i.cmp(&j)));
+        self.model_pairs.clear();
+        for (k, &i) in self.sweep.iter().enumerate() {
+            let hi = e[i].bbox.1.x + gap;
+            for &j in &self.sweep[k + 1..] {
+                if e[j].bbox.0.x > hi {
+                    break;
+                }
+                if boxes_meet(&e[i].bbox, &e[j].bbox, gap) {
+                    self.model_pairs.push((i.max(j), i.min(j)));
+                }
+            }
+        }
+        self.model_pairs.sort_unstable();
+    }
+
+    /// The response force field of a pair of models, created on its first contact.
+    /// Hand a model pair's contacts to its response force field (made on first contact).
+    fn respond(
+        &mut self,
+        scene: &mut Scene,
+        f: usize,
+        s: usize,
+        contacts: &[Contact],
+        changes: &mut CollisionChanges,
+    ) {
+        if let Some(ff) = self.response_for(scene, f, s, changes) {
+            if let Some(r) = response_of(scene, ff) {
+                r.set_contacts(contacts);
+            }
+        }
+    }
+
+    fn response_for(
+        &mut self,
+        scene: &mut Scene,
+        a: usize,
+        b: usize,
+        changes: &mut CollisionChanges,
+    ) -> Option<ComponentId> {
+        let models = [self.entries[a].model, self.entries[b].model];
+        if let Some(r) = self.responses.get_mut(&models) {
+            if scene.check_component(r.ff).is_ok() {
+                r.stamp = self.stamp;
+                return Some(r.ff);
+            }
+        }
+        self.responses.remove(&models);
+        let (ea, eb) = (&self.entries[a], &self.entries[b]);
+        let sa = scene.state(ea.state)?;
+        let sb = scene.state(eb.state)?;
+        let strides = [
+            (sa.dof.coord_size(), sa.dof.deriv_size()),
+            (sb.dof.coord_size(), sb.dof.deriv_size()),
+        ];
+        let simulated =
+            |e: &Entry| model_of(scene, e.passive).is_some_and(|m| m.params().simulated);
+        let (sim_a, sim_b) = (simulated(ea), simulated(eb));
+        let component = match self.lagrangian {
+            Some((mu, tol)) => AnyComponent::Passive(Box::new(ContactConstraint::new(
+                ea.state, eb.state, strides, mu, tol,
+            ))),
+            None => AnyComponent::ForceField(Box::new(PenaltyContactForceField::new(
+                ea.state,
+                eb.state,
+                sa.size(),
+                strides,
+                !sim_a,
+                !sim_b,
+            ))),
+        };
+        // SOFA's placement (CollisionResponse::createResponse): beside the simulated model when
+        // the other is not simulated, else in the pipeline's node, where a solver above both
+        // integrates it (implicitly) and otherwise it acts as an explicit external force
+        let node = match (sim_a, sim_b) {
+            (true, false) => ea.node,
+            (false, true) => eb.node,
+            _ => self.node.unwrap_or(ea.node),
+        };
+        let name = format!(
+            "contact_{}_{}",
+            scene.info(ea.model).name,
+            scene.info(eb.model).name
+        );
+        let id = scene.add_component(node, &name, component, None);
+        changes.added.push(id);
+        self.responses.insert(
+            models,
+            Response {
+                ff: id,
+                stamp: self.stamp,
+            },
+        );
+        Some(id)
+    }
+}
+
+/// The contact response behind a response component (a penalty force field or a Lagrangian
+/// contact constraint).
+fn response_of(
+    scene: &mut Scene,
+    id: ComponentId,
+) -> Option<&mut dyn canape_core::collision::ContactResponse> {
+    match scene.info(id).slot {
+        Slot::ForceField(i) => scene.force_fields[i]
+            .as_mut()
+            .and_then(|f| f.contact_response()),
+        Slot::Passive(i) => scene.passives[i]
+            .as_mut()
+            .and_then(|p| p.contact_response()),
+        _ => None,
+    }
+}
+
+/// Positions, element boxes (grown by the model's proximity, and the radius for spheres) and
+/// the refitted hierarchy of one model.
+fn update_geometry(e: &mut Entry, st: &MechanicalObject, m: &dyn CollisionModel) {
+    let stride = st.dof.coord_size();
+    e.x.clear();
+    e.x.extend(
+        st.vec(VecId::POSITION)
+            .chunks_exact(stride)
+            .map(|c| Vec3::new(c[0], c[1], c[2])),
+    );
+    let prox = m.params().proximity;
+    e.boxes.clear();
+    let x = &e.x;
+    let grow = |pts: &mut dyn Iterator<Item = Vec3>, r: f64| {
+        let mut lo = Vec3::repeat(f64::INFINITY);
+        let mut hi = Vec3::repeat(f64::NEG_INFINITY);
+        for q in pts {
+            lo = lo.inf(&q);
+            hi = hi.sup(&q);
+        }
+        (lo.add_scalar(-r), hi.add_scalar(r))
+    };
+    let ok = |i: u32| (i as usize) < x.len();
+    match m.shape() {
+        CollisionShape::Point => {
+            for q in x {
+                e.boxes.push((q.add_scalar(-prox), q.add_scalar(prox)));
+            }
+        }
+        CollisionShape::Sphere => {
+            e.radii.clear();
+            e.radii.extend((0..x.len()).map(|i| m.radius(i)));
+            for (q, r) in x.iter().zip(&e.radii) {
+                let r = r + prox;
+                e.boxes.push((q.add_scalar(-r), q.add_scalar(r)));
+            }
+        }
+        CollisionShape::Line => {
+            for ed in m.edges() {
+                if !ed.iter().all(|&i| ok(i)) {
+                    e.boxes.push(empty_box());
+                    continue;
+                }
+                e.boxes
+                    .push(grow(&mut ed.iter().map(|&i| x[i as usize]), prox));
+            }
+        }
+        CollisionShape::Triangle => {
+            for t in m.triangles() {
+                if !t.iter().all(|&i| ok(i)) {
+                    e.boxes.push(empty_box());
+                    continue;
+                }
+                e.boxes
+                    .push(grow(&mut t.iter().map(|&i| x[i as usize]), prox));
+            }
+        }
+    }
+    let mut lo = Vec3::repeat(f64::INFINITY);
+    let mut hi = Vec3::repeat(f64::NEG_INFINITY);
+    for b in &e.boxes {
+        lo = lo.inf(&b.0);
+        hi = hi.sup(&b.1);
+    }
+    e.bbox = (lo, hi);
+    e.bvh.update(&e.boxes);
+}
+
+fn empty_box() -> (Vec3, Vec3) {
+    (Vec3::repeat(f64::INFINITY), Vec3::repeat(f64::NEG_INFINITY))
+}
+
+impl CollisionPipeline for Pipeline {
+    fn collide(&mut self, scene: &mut Scene) -> CollisionChanges {
+        let mut changes = CollisionChanges::default();
+        let Some(params) = self.params else {
+            return changes;
+        };
+        self.gather(scene);
+        let mut count = 0;
+        self.stamp += 1;
+        // BruteForceBroadPhase's pairs: each model with every earlier one whose box comes
+        // within the alarm distance, the later model first (before the intersection method's
+        // own ordering of the two shapes), in that order (found by sweep and prune on x)
+        let gap = if params.method == Method::Discrete {
+            0.0
+        } else {
+            params.alarm
+        };
+        if self.any_pair {
+            self.broad_phase(gap);
+        } else {
+            self.model_pairs.clear();
+        }
+        // the pairs to test, in the broad phase's order
+        self.jobs.clear();
+        for &(a, b) in &self.model_pairs {
+            let (ea, eb) = (&self.entries[a], &self.entries[b]);
+            if !can_collide(scene, ea, eb) {
+                continue;
+            }
+            let (Some(ma), Some(mb)) = (model_of(scene, ea.passive), model_of(scene, eb.passive))
+            else {
+                continue;
+            };
+            let Some(swap) = dispatch(params.method, &params, ma.shape(), mb.shape()) else {
+                continue;
+            };
+            if !boxes_meet(&ea.bbox, &eb.bbox, gap) {
+                continue;
+            }
+            self.jobs.push(if swap { (b, a) } else { (a, b) });
+        }
+        let threads = threads();
+        let lagrangian = self.lagrangian.is_some();
+        if threads > 1 && self.jobs.len() > 1 {
+            // model pairs over threads, each with its own buffers; the responses then in order
+            use rayon::prelude::*;
+            let results: Vec<Vec<Contact>> = {
+                let jobs: Vec<Option<Job>> = self
+                    .jobs
+                    .iter()
+                    .map(|&(f, s)| job(scene, &self.entries, &params, f, s, lagrangian))
+                    .collect();
+                jobs.par_iter()
+                    .map_init(Scratch::default, |sc, j| match j {
+                        Some(j) => {
+                            narrow(&params, j, sc, 1);
+                            sc.contacts.clone()
+                        }
+                        None => Vec::new(),
+                    })
+                    .collect()
+            };
+            for (k, contacts) in results.into_iter().enumerate() {
+                if contacts.is_empty() {
+                    continue;
+                }
+                let (f, s) = self.jobs[k];
+                count += contacts.len();
+                self.respond(scene, f, s, &contacts, &mut changes);
+            }
+        } else {
+            for k in 0..self.jobs.len() {
+                let (f, s) = self.jobs[k];
+                {
+                    let Some(j) = job(scene, &self.entries, &params, f, s, lagrangian) else {
+                        continue;
+                    };
+                    narrow(&params, &j, &mut self.scratch, threads);
+                }
+                if self.scratch.contacts.is_empty() {
+                    continue;
+                }
+                let contacts = std::mem::take(&mut self.scratch.contacts);
+                count += contacts.len();
+                self.respond(scene, f, s, &contacts, &mut changes);
+                self.scratch.contacts = contacts;
+            }
+        }
+        // SOFA's contact map (CollisionResponse::createContacts over the detection outputs,
+        // ordered by their models): the pairs with contacts in the order of their models, each
+        // model getting an id the first time it is met (first, then second), ids kept; the
+        // responses' keys are their models' ids
+        for (models, r) in &self.responses {
+            if r.stamp != self.stamp {
+                continue;
+            }
+            let mut id = |m: ComponentId| {
+                let next = self.model_ids.len() as u32;
+                *self.model_ids.entry(m).or_insert(next)
+            };
+            let key = (id(models[0]), id(models[1]));
+            if let Some(resp) = response_of(scene, r.ff) {
+                resp.set_order_key(key);
+            }
+        }
+        // responses of pairs that no longer touch keep existing with no contacts (no change to
+        // the solver groups for pairs that separate and meet again)
+        for r in self.responses.values() {
+            if r.stamp != self.stamp.wrapping_sub(1) || scene.check_component(r.ff).is_err() {
+                // touched this step, or already emptied
+                continue;
+            }
+            if let Some(resp) = response_of(scene, r.ff) {
+                resp.set_contacts(&[]);
+            }
+        }
+        self.last_count = count;
+        changes
+    }
+
+    fn contact_count(&self) -> usize {
+        self.last_count
+    }
+}

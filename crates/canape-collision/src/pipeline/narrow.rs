@@ -1,0 +1,210 @@
+//! The narrow phase of one model pair: the element pairs whose boxes meet, tested with the
+//! intersection method, and the contacts kept.
+
+use super::{model_of, Entry, Scratch};
+
+use crate::bvh::Bvh;
+use crate::intersect::{intersect, Geometry, Output, Params};
+use crate::settings::Method;
+use canape_core::collision::{CollisionModel, CollisionShape, Contact};
+use canape_core::scene::Scene;
+use canape_types::Vec3;
+
+/// One model pair ready for the narrow phase: both geometries in the intersection method's
+/// order, their hierarchies, and the response's constants. Plain data (shared by threads).
+pub(super) struct Job<'a> {
+    g1: Geometry<'a>,
+    g2: Geometry<'a>,
+    bvh: [&'a Bvh; 2],
+    boxes: [&'a [(Vec3, Vec3)]; 2],
+    /// Alarm distance plus both proximities: element boxes closer than this are tested.
+    gap: f64,
+    /// Contact distance plus both proximities, and the product of the contact stiffnesses.
+    d0: f64,
+    k: f64,
+    /// Contacts for the Lagrangian response (FrictionContact's selection: every output but
+    /// near-duplicates) rather than the penalty one (the closest output per id).
+    lagrangian: bool,
+}
+
+/// Below this many candidate element pairs a model pair's tests stay on one thread.
+const PARALLEL_MIN_CANDIDATES: usize = 4096;
+
+/// Threads available here: a simulation's pool when the step runs in one, else 1.
+pub(super) fn threads() -> usize {
+    match rayon::current_thread_index() {
+        Some(_) => rayon::current_num_threads(),
+        None => 1,
+    }
+}
+
+/// The narrow phase of one model pair into `sc.contacts`: element pairs whose boxes meet (the
+/// hierarchies' descent), tested in index order (split over threads when there are many, the
+/// outputs concatenated in that order), sorted by (elements, id), one contact per output id
+/// (the closest: BarycentricPenalityContact::setDetectionOutputs keeps an earlier one unless a
+/// later one is strictly closer), with the penalty response's rest distance and stiffness.
+pub(super) fn narrow(params: &Params, job: &Job, sc: &mut Scratch, threads: usize) {
+    use rayon::prelude::*;
+    sc.outputs.clear();
+    sc.contacts.clear();
+    sc.cand.clear();
+    job.bvh[0].pairs(
+        job.bvh[1],
+        job.boxes[0],
+        job.boxes[1],
+        job.gap,
+        &mut sc.stack,
+        &mut sc.cand,
+    );
+    sc.cand.sort_unstable();
+    if threads > 1 && sc.cand.len() >= PARALLEL_MIN_CANDIDATES {
+        let chunk = sc.cand.len().div_ceil(4 * threads);
+        let parts: Vec<Vec<Output>> = sc
+            .cand
+            .par_chunks(chunk)
+            .map(|ch| {
+                let mut out = Vec::new();
+                for &(i, j) in ch {
+                    intersect(params, &job.g1, i as usize, &job.g2, j as usize, &mut out);
+                }
+                out
+            })
+            .collect();
+        for p in parts {
+            sc.outputs.extend(p);
+        }
+    } else {
+        for &(i, j) in &sc.cand {
+            intersect(
+                params,
+                &job.g1,
+                i as usize,
+                &job.g2,
+                j as usize,
+                &mut sc.outputs,
+            );
+        }
+    }
+    if sc.outputs.is_empty() {
+        return;
+    }
+    sc.outputs.sort_by_key(|x| (x.elems, x.id));
+    sc.keep.clear();
+    if job.lagrangian {
+        // FrictionContact::setDetectionOutputs: an output is dropped when a kept one has both
+        // points within 1e-4 (squared distances summed below SOFA's float 1e-8)
+        const CLOSE: f64 = 1e-8_f32 as f64;
+        let mut kept: Vec<usize> = Vec::new();
+        for (k, o) in sc.outputs.iter().enumerate() {
+            let dup = kept.iter().any(|&q| {
+                let p = &sc.outputs[q];
+                (p.positions[0] - o.positions[0]).norm_squared()
+                    + (p.positions[1] - o.positions[1]).norm_squared()
+                    < CLOSE
+            });
+            sc.keep.push(!dup);
+            if !dup {
+                kept.push(k);
+            }
+        }
+    } else {
+        sc.best.clear();
+        for (k, o) in sc.outputs.iter().enumerate() {
+            match sc.best.binary_search_by(|(id, _)| id.cmp(&o.id)) {
+                Ok(p) => {
+                    if o.value < sc.outputs[sc.best[p].1].value {
+                        sc.best[p].1 = k;
+                    }
+                }
+                Err(p) => sc.best.insert(p, (o.id, k)),
+            }
+        }
+        sc.keep.resize(sc.outputs.len(), false);
+        for &(_, k) in &sc.best {
+            sc.keep[k] = true;
+        }
+    }
+    // the penalty response: rest distance = contact distance + proximities (+ radii of sphere
+    // centres), stiffness = product of the models' contactStiffness divided by that distance
+    // (BarycentricPenalityContact)
+    for (o, _) in sc.outputs.iter().zip(&sc.keep).filter(|(_, k)| **k) {
+        let rf = if job.g1.shape == CollisionShape::Sphere {
+            job.g1
+                .radii
+                .get(o.elems[0] as usize)
+                .copied()
+                .unwrap_or(0.0)
+        } else {
+            0.0
+        };
+        let rs = if job.g2.shape == CollisionShape::Sphere {
+            job.g2
+                .radii
+                .get(o.elems[1] as usize)
+                .copied()
+                .unwrap_or(0.0)
+        } else {
+            0.0
+        };
+        let distance = job.d0 + rf + rs;
+        sc.contacts.push(Contact {
+            first: o.points[0],
+            second: o.points[1],
+            normal: o.normal,
+            distance,
+            stiffness: if distance != 0.0 {
+                job.k / distance
+            } else {
+                job.k
+            },
+            elements: o.elems,
+        });
+    }
+}
+
+/// The job of the model pair (f, s) of `entries`, in that order.
+pub(super) fn job<'a>(
+    scene: &'a Scene,
+    entries: &'a [Entry],
+    params: &Params,
+    f: usize,
+    s: usize,
+    lagrangian: bool,
+) -> Option<Job<'a>> {
+    let (ef, es) = (&entries[f], &entries[s]);
+    let (mf, ms) = (model_of(scene, ef.passive)?, model_of(scene, es.passive)?);
+    let (pf, ps) = (mf.params().proximity, ms.params().proximity);
+    let geometry = |e: &'a Entry, m: &'a dyn CollisionModel, prox: f64| Geometry {
+        shape: m.shape(),
+        x: &e.x,
+        edges: m.edges(),
+        triangles: m.triangles(),
+        flags: m.triangle_flags(),
+        radii: &e.radii,
+        adjacency: adjacency_of(m),
+        proximity: prox,
+        len: e.count,
+    };
+    let gap = if params.method == Method::Discrete {
+        0.0
+    } else {
+        params.alarm
+    };
+    Some(Job {
+        g1: geometry(ef, mf, pf),
+        g2: geometry(es, ms, ps),
+        bvh: [&ef.bvh, &es.bvh],
+        boxes: [&ef.boxes, &es.boxes],
+        gap: gap + pf + ps,
+        d0: params.contact + pf + ps,
+        k: mf.params().contact_stiffness * ms.params().contact_stiffness,
+        lagrangian,
+    })
+}
+
+/// The neighbourhoods LocalMinDistance's cones need, for this crate's models.
+fn adjacency_of(m: &dyn CollisionModel) -> Option<&crate::model::Adjacency> {
+    m.as_any()?
+        .downcast_ref::<crate::model::GeometryModel>()
+        .map(|g| g.adjacency())
+}

@@ -1,0 +1,348 @@
+//! VTKExporter: the context topology's cells and chosen Data, as legacy VTK or VTK XML.
+
+use super::{
+    base_name, context_topology, kinds_fields, mesh_of, points_now, resolve_points, state_vec,
+    write_file, Kinds, Points, Schedule,
+};
+use crate::error::FileWriteError;
+use crate::state_io::fmt_g6;
+use canape_core::component::{Component, Controller, Event, SceneControl};
+use canape_core::data::{base_fields, DataKind, DataTable, Value};
+use canape_core::scene::{ComponentId, InitContext, NodeId, Scene, Target};
+use canape_core::state::VecId;
+use std::fmt::Write as _;
+use std::path::PathBuf;
+
+/// One Data written per point or per cell: output name, owner, Data name.
+#[derive(Clone)]
+struct Field {
+    name: String,
+    owner: ComponentId,
+    data: String,
+}
+
+/// Numbers of a Data now, and how many make one tuple.
+fn field_values(scene: &Scene, f: &Field) -> Option<(Vec<f64>, usize)> {
+    if let (Some(st), Some(v)) = (scene.state(f.owner), state_vec(&f.data)) {
+        let k = if v == VecId::POSITION || v == VecId::REST_POSITION {
+            st.dof.coord_size()
+        } else {
+            st.dof.deriv_size()
+        };
+        return Some((st.vec(v).to_vec(), k));
+    }
+    let c = scene.component(f.owner)?;
+    let field = c.data().field(&f.data)?;
+    let width = match field.kind {
+        DataKind::Reals(w) | DataKind::Ints(w) => w.max(1),
+        DataKind::Vector(n) => n,
+        _ => 1,
+    };
+    let v = match &field.value {
+        Value::Real(r) => vec![*r],
+        Value::Int(i) => vec![*i as f64],
+        Value::Bool(b) => vec![f64::from(u8::from(*b))],
+        Value::Reals(r) => r.clone(),
+        Value::Ints(r) => r.iter().map(|&i| f64::from(i)).collect(),
+        Value::Str(_) | Value::Words(_) => return None,
+    };
+    Some((v, width))
+}
+
+fn parse_fields(ctx: &mut InitContext<'_>, list: &[String], what: &str) -> Vec<Field> {
+    let mut out = Vec::new();
+    for entry in list {
+        let (alias, rest) = match entry.split_once('=') {
+            Some((a, r)) => (Some(a.to_string()), r),
+            None => (None, entry.as_str()),
+        };
+        let rest = rest.trim_start_matches('@');
+        let Some((path, data)) = rest.rsplit_once('.') else {
+            ctx.error(format!("{what}: '{entry}' is not object.data: skipped"));
+            continue;
+        };
+        match ctx.scene.resolve_path(ctx.node, Some(ctx.id), path) {
+            Some(Target::Component(c)) => {
+                let known = state_vec(data).is_some() && ctx.scene.state(c).is_some()
+                    || ctx
+                        .scene
+                        .component(c)
+                        .is_some_and(|k| k.data().field(data).is_some());
+                if !known {
+                    ctx.error(format!("{what}: '{path}' has no Data '{data}': skipped"));
+                    continue;
+                }
+                out.push(Field {
+                    name: alias.unwrap_or_else(|| data.to_string()),
+                    owner: c,
+                    data: data.to_string(),
+                });
+            }
+            _ => ctx.error(format!("{what}: no object '{path}': skipped")),
+        }
+    }
+    out
+}
+
+/// SOFA's VTKExporter: the context topology's cells and chosen Data per point or cell, as
+/// legacy VTK or VTK XML (.vtu), one numbered file per export.
+#[derive(Clone)]
+pub struct VtkExporter {
+    data: DataTable,
+    schedule: Schedule,
+    topology: Option<ComponentId>,
+    points: Option<Points>,
+    point_fields: Vec<Field>,
+    cell_fields: Vec<Field>,
+    files: usize,
+    node: Option<NodeId>,
+}
+
+impl Default for VtkExporter {
+    fn default() -> Self {
+        Self::new()
+    }
+}
+
+impl VtkExporter {
+    pub fn new() -> Self {
+        let d = Schedule::fields(base_fields(DataTable::new()))
+            .with("XMLformat", DataKind::Bool, "1", "Set to true to use XML format")
+            .with("position", DataKind::Reals(3), "", "points position (will use points from topology or mechanical state if this is empty)")
+            .with("pointsDataFields", DataKind::Words, "", "Data to visualize (on points)")
+            .with("cellsDataFields", DataKind::Words, "", "Data to visualize (on cells)")
+            .with("overwrite", DataKind::Bool, "0", "overwrite the file rather than numbering each export")
+            .with("topology", DataKind::Str, "", "link to the topology container")
+            .with("mstate", DataKind::Str, "", "link to the mechanical state");
+        VtkExporter {
+            data: kinds_fields(d, false),
+            schedule: Schedule::default(),
+            topology: None,
+            points: None,
+            point_fields: Vec::new(),
+            cell_fields: Vec::new(),
+            files: 0,
+            node: None,
+        }
+    }
+
+    /// The next file's name (SOFA's numbering counts files written, from 0).
+    fn file_name(&self) -> PathBuf {
+        let name = base_name(&self.data);
+        let num = if self.data.bool("overwrite") {
+            String::new()
+        } else {
+            self.files.to_string()
+        };
+        if self.data.bool("XMLformat") {
+            let base = name.strip_suffix(".vtu").unwrap_or(&name);
+            PathBuf::from(format!("{base}{num}.vtu"))
+        } else {
+            let base = name
+                .strip_suffix(".vtk")
+                .or_else(|| name.strip_suffix(".vtu"))
+                .unwrap_or(&name);
+            let sep = if num.is_empty() { "" } else { "_" };
+            PathBuf::from(format!("{base}{sep}{num}.vtk"))
+        }
+    }
+
+    fn write(&mut self, scene: &Scene) -> Result<(), FileWriteError> {
+        let pts = self
+            .points
+            .as_ref()
+            .map(|p| points_now(scene, p))
+            .unwrap_or_default();
+        let mesh = mesh_of(scene, self.topology);
+        let cells = Kinds::read(&self.data).cells(&mesh);
+        let pdata: Vec<(String, Vec<f64>, usize)> = self
+            .point_fields
+            .iter()
+            .filter_map(|f| field_values(scene, f).map(|(v, k)| (f.name.clone(), v, k)))
+            .collect();
+        let cdata: Vec<(String, Vec<f64>, usize)> = self
+            .cell_fields
+            .iter()
+            .filter_map(|f| field_values(scene, f).map(|(v, k)| (f.name.clone(), v, k)))
+            .collect();
+        let text = if self.data.bool("XMLformat") {
+            vtu_text(&pts, &cells, &pdata, &cdata, fmt_g6)
+        } else {
+            legacy_text(&pts, &cells, &pdata, &cdata)
+        };
+        let path = self.file_name();
+        write_file(&path, &text)?;
+        self.files += 1;
+        Ok(())
+    }
+}
+
+fn tuples(out: &mut String, v: &[f64], k: usize, indent: &str) {
+    for t in v.chunks(k.max(1)) {
+        out.push_str(indent);
+        let parts: Vec<String> = t.iter().map(|x| fmt_g6(*x)).collect();
+        out.push_str(&parts.join(" "));
+        out.push('\n');
+    }
+}
+
+fn legacy_text(
+    pts: &[[f64; 3]],
+    cells: &[(u8, Vec<u32>)],
+    pdata: &[(String, Vec<f64>, usize)],
+    cdata: &[(String, Vec<f64>, usize)],
+) -> String {
+    let mut s = String::from(
+        "# vtk DataFile Version 2.0\nExported VTK file\nASCII\n\nDATASET UNSTRUCTURED_GRID\n",
+    );
+    let _ = writeln!(s, "POINTS {} float", pts.len());
+    for p in pts {
+        let _ = writeln!(s, "{} {} {}", fmt_g6(p[0]), fmt_g6(p[1]), fmt_g6(p[2]));
+    }
+    s.push('\n');
+    let total: usize = cells.iter().map(|(_, c)| c.len() + 1).sum();
+    let _ = writeln!(s, "CELLS {} {total}", cells.len());
+    for (_, c) in cells {
+        let ids: Vec<String> = c.iter().map(u32::to_string).collect();
+        let _ = writeln!(s, "{} {}", c.len(), ids.join(" "));
+    }
+    s.push('\n');
+    let _ = writeln!(s, "CELL_TYPES {}", cells.len());
+    for (t, _) in cells {
+        let _ = writeln!(s, "{t}");
+    }
+    s.push('\n');
+    let block = |s: &mut String, (name, v, k): &(String, Vec<f64>, usize)| {
+        if *k == 3 {
+            let _ = writeln!(s, "VECTORS {name} double");
+        } else {
+            let _ = writeln!(s, "SCALARS {name} double {k}\nLOOKUP_TABLE default");
+        }
+        tuples(s, v, *k, "");
+        s.push('\n');
+    };
+    if !pdata.is_empty() {
+        let _ = writeln!(s, "POINT_DATA {}", pts.len());
+        for f in pdata {
+            block(&mut s, f);
+        }
+    }
+    if !cdata.is_empty() {
+        let _ = writeln!(s, "CELL_DATA {}", cells.len());
+        for f in cdata {
+            block(&mut s, f);
+        }
+    }
+    s
+}
+
+fn vtu_arrays(s: &mut String, fields: &[(String, Vec<f64>, usize)]) {
+    for (name, v, k) in fields {
+        let comps = if *k > 1 {
+            format!(" NumberOfComponents=\"{k}\"")
+        } else {
+            String::new()
+        };
+        let _ = writeln!(
+            s,
+            "        <DataArray type=\"Float64\" Name=\"{name}\"{comps} format=\"ascii\">"
+        );
+        tuples(s, v, *k, "          ");
+        s.push_str("        </DataArray>\n");
+    }
+}
+
+pub(super) fn vtu_text(
+    pts: &[[f64; 3]],
+    cells: &[(u8, Vec<u32>)],
+    pdata: &[(String, Vec<f64>, usize)],
+    cdata: &[(String, Vec<f64>, usize)],
+    num: fn(f64) -> String,
+) -> String {
+    let mut s = String::from("<?xml version=\"1.0\"?>\n<VTKFile type=\"UnstructuredGrid\" version=\"0.1\" byte_order=\"BigEndian\">\n  <UnstructuredGrid>\n");
+    let _ = writeln!(
+        s,
+        "    <Piece NumberOfPoints=\"{}\" NumberOfCells=\"{}\">",
+        pts.len(),
+        cells.len()
+    );
+    if !pdata.is_empty() {
+        s.push_str("      <PointData>\n");
+        vtu_arrays(&mut s, pdata);
+        s.push_str("      </PointData>\n");
+    }
+    if !cdata.is_empty() {
+        s.push_str("      <CellData>\n");
+        vtu_arrays(&mut s, cdata);
+        s.push_str("      </CellData>\n");
+    }
+    s.push_str("      <Points>\n        <DataArray type=\"Float32\" NumberOfComponents=\"3\" format=\"ascii\">\n");
+    for p in pts {
+        let _ = writeln!(s, "          {} {} {}", num(p[0]), num(p[1]), num(p[2]));
+    }
+    s.push_str("        </DataArray>\n      </Points>\n      <Cells>\n");
+    s.push_str("        <DataArray type=\"Int32\" Name=\"connectivity\" format=\"ascii\">\n");
+    for (_, c) in cells {
+        let ids: Vec<String> = c.iter().map(u32::to_string).collect();
+        let _ = writeln!(s, "          {}", ids.join(" "));
+    }
+    s.push_str("        </DataArray>\n        <DataArray type=\"Int32\" Name=\"offsets\" format=\"ascii\">\n          ");
+    let mut off = 0;
+    for (_, c) in cells {
+        off += c.len();
+        let _ = write!(s, "{off} ");
+    }
+    s.push_str("\n        </DataArray>\n        <DataArray type=\"UInt8\" Name=\"types\" format=\"ascii\">\n          ");
+    for (t, _) in cells {
+        let _ = write!(s, "{t} ");
+    }
+    s.push_str(
+        "\n        </DataArray>\n      </Cells>\n    </Piece>\n  </UnstructuredGrid>\n</VTKFile>\n",
+    );
+    s
+}
+
+impl Component for VtkExporter {
+    fn class_name(&self) -> &'static str {
+        "VTKExporter"
+    }
+    fn data(&self) -> &DataTable {
+        &self.data
+    }
+    fn data_mut(&mut self) -> &mut DataTable {
+        &mut self.data
+    }
+    fn init(&mut self, ctx: &mut InitContext<'_>) {
+        self.schedule = Schedule::read(&self.data, ctx);
+        self.node = Some(ctx.node);
+        self.files = 0;
+        self.topology = context_topology(ctx);
+        if self.topology.is_none() {
+            ctx.error("no topology in the context: VTKExporter exports a topology's cells; nothing is written");
+            self.schedule.enable = false;
+            return;
+        }
+        self.points = resolve_points(ctx, &self.data, self.topology);
+        let words = |d: &DataTable, n: &str| -> Vec<String> {
+            match d.value(n) {
+                Some(Value::Words(w)) => w.clone(),
+                Some(Value::Str(s)) => s.split_whitespace().map(String::from).collect(),
+                _ => Vec::new(),
+            }
+        };
+        let pf = words(&self.data, "pointsDataFields");
+        let cf = words(&self.data, "cellsDataFields");
+        self.point_fields = parse_fields(ctx, &pf, "pointsDataFields");
+        self.cell_fields = parse_fields(ctx, &cf, "cellsDataFields");
+    }
+}
+
+impl Controller for VtkExporter {
+    fn on_event(&mut self, event: &Event, scene: &mut dyn SceneControl) -> Result<(), String> {
+        let key = matches!(event, Event::KeyPressed('e' | 'E')) && self.schedule.enable;
+        if self.schedule.due(event) || key {
+            self.write(scene.scene()).map_err(|e| e.to_string())?;
+        }
+        Ok(())
+    }
+}
