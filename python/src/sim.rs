@@ -1,226 +1,35 @@
 //! The Python classes: `Simulation` (a scene built from XML or a file, then started and stepped),
 //! `Snapshot`, and `Proto` (a component made from Data text, not yet in a scene, for scenes
 //! written in Python whose objects are read before the scene is initialised).
+//!
+//! `Simulation`'s Python methods are here; its shared cell (`cell`), the Data helpers (`data`),
+//! `Viewer` (`viewer`) and `Proto` with the registry queries (`proto`) are in submodules.
 
-use crate::controller::{describe, PyController, Reentry};
-use crate::convert::{kind_name, to_py};
+mod cell;
+mod data;
+mod proto;
+mod viewer;
+
+use cell::{runtime, Access, Cell, Stage};
+use data::{
+    component_id, data_info, diag_text, get_value, node_by_path, set_text, state_vec, write_state,
+    DataInfo, MatrixTriplets,
+};
+pub use proto::{classes, suggest_class, Proto};
+pub use viewer::PyViewer;
+
+use crate::controller::{PyController, Reentry};
 use crate::forcefield::PyForceField;
 use crate::mapping::PyMapping;
 use canape::{LoadOptions, Simulation};
-use canape_core::component::{Event, SceneControl};
-use canape_core::diag::{Diagnostics, Severity};
-use canape_core::scene::{AnyComponent, ComponentId, NodeId, Scene};
+use canape_core::component::Event;
+use canape_core::scene::AnyComponent;
 use numpy::PyReadonlyArray1;
-use pyo3::exceptions::{PyIndexError, PyKeyError, PyRuntimeError, PyTypeError, PyValueError};
+use pyo3::exceptions::{PyKeyError, PyTypeError, PyValueError};
 use pyo3::prelude::*;
 use pyo3::types::PyDict;
 use std::path::PathBuf;
-use std::sync::{Arc, Mutex, MutexGuard, TryLockError};
-
-/// Where a simulation is in its life.
-enum Stage {
-    /// Built from its description, not initialised: components may still be added.
-    Built {
-        scene: Box<Scene>,
-        diags: Diagnostics,
-        opts: LoadOptions,
-    },
-    Running(Box<Simulation>),
-    /// Only while `start` moves a built scene into a simulation.
-    Moving,
-}
-
-/// A simulation shared by its Python handles.
-struct Cell {
-    stage: Mutex<Stage>,
-    /// The thread stepping or initialising the simulation now (it holds `stage`).
-    busy: Mutex<Option<std::thread::ThreadId>>,
-    reentry: Arc<Reentry>,
-    dir: PathBuf,
-}
-
-/// The scene as a call may see it: lent to a running controller, a running simulation, or a
-/// built scene.
-enum Access<'a> {
-    Control(&'a mut dyn SceneControl),
-    Running(&'a mut Simulation),
-    Built(&'a mut Scene),
-}
-
-impl Access<'_> {
-    fn state_mut(&mut self, id: ComponentId) -> Option<&mut canape_core::state::MechanicalObject> {
-        match self {
-            Access::Control(c) => c.state_mut(id),
-            Access::Running(s) => s.scene.state_mut(id),
-            Access::Built(s) => s.state_mut(id),
-        }
-    }
-
-    fn scene(&self) -> &Scene {
-        match self {
-            Access::Control(c) => c.scene(),
-            Access::Running(s) => &s.scene,
-            Access::Built(s) => s,
-        }
-    }
-}
-
-fn runtime(e: impl std::fmt::Display) -> PyErr {
-    PyRuntimeError::new_err(e.to_string())
-}
-
-impl Cell {
-    /// Lock the stage without holding the GIL while waiting (the stepping thread may need the
-    /// GIL to run a controller before it lets go of the lock).
-    fn lock<'a>(&'a self, py: Python<'_>) -> PyResult<MutexGuard<'a, Stage>> {
-        loop {
-            match self.stage.try_lock() {
-                Ok(g) => return Ok(g),
-                Err(TryLockError::Poisoned(e)) => return Ok(e.into_inner()),
-                Err(TryLockError::WouldBlock) => {
-                    let me = std::thread::current().id();
-                    if *self.busy.lock().unwrap_or_else(|e| e.into_inner()) == Some(me) {
-                        return Err(runtime(
-                            "the simulation is stepping on this thread: Python force fields and mappings see only the vectors they are given; controllers reach the scene from their event methods",
-                        ));
-                    }
-                    py.detach(|| std::thread::sleep(std::time::Duration::from_micros(50)))
-                }
-            }
-        }
-    }
-
-    /// Run `f` holding the stage, recorded as busy on this thread (so that Python code called
-    /// back from the step is told, not deadlocked, if it reaches for the simulation).
-    fn with_busy<R>(&self, f: impl FnOnce(&mut Stage) -> R) -> R {
-        let mut g = self.stage.lock().unwrap_or_else(|e| e.into_inner());
-        *self.busy.lock().unwrap_or_else(|e| e.into_inner()) = Some(std::thread::current().id());
-        struct Clear<'a>(&'a Mutex<Option<std::thread::ThreadId>>);
-        impl Drop for Clear<'_> {
-            fn drop(&mut self) {
-                *self.0.lock().unwrap_or_else(|e| e.into_inner()) = None;
-            }
-        }
-        let _clear = Clear(&self.busy);
-        f(&mut g)
-    }
-
-    fn access<R>(&self, py: Python<'_>, f: impl FnOnce(Access<'_>) -> PyResult<R>) -> PyResult<R> {
-        // a controller of this simulation running on this thread: its lent scene
-        let mut f = Some(f);
-        if let Some(r) = self
-            .reentry
-            .with(|c| (f.take().expect("called once"))(Access::Control(c)))
-        {
-            return r;
-        }
-        let f = f.expect("not called");
-        let mut g = self.lock(py)?;
-        match &mut *g {
-            Stage::Running(s) => f(Access::Running(s)),
-            Stage::Built { scene, .. } => f(Access::Built(scene)),
-            Stage::Moving => Err(runtime("the simulation is being initialised")),
-        }
-    }
-}
-
-fn component_id(scene: &Scene, index: usize, generation: u32) -> PyResult<ComponentId> {
-    match scene.component_at(index) {
-        Some(id) if id.generation() == generation => Ok(id),
-        _ => Err(runtime(
-            "this component was removed from its simulation (stale handle)",
-        )),
-    }
-}
-
-fn node_by_path(scene: &Scene, path: &str) -> PyResult<NodeId> {
-    let want = if path.is_empty() { "/" } else { path };
-    scene
-        .node_ids()
-        .find(|&n| {
-            let p = scene.node_path(n);
-            p == want || (want == "/" && scene.node(n).parent.is_none())
-        })
-        .ok_or_else(|| PyKeyError::new_err(format!("no node at '{path}'")))
-}
-
-fn diag_text(d: &canape_core::diag::Diagnostic) -> (String, String) {
-    let sev = match d.severity {
-        Severity::Error => "error",
-        Severity::Warning => "warning",
-        _ => "info",
-    };
-    (sev.to_string(), d.to_string())
-}
-
-/// An assembled matrix as (rows, cols, values, size).
-type MatrixTriplets = (Vec<u32>, Vec<u32>, Vec<f64>, usize);
-
-/// Information about one Data: (kind, help, default, is_set, link, output).
-type DataInfo = (String, String, String, bool, Option<String>, bool);
-
-fn data_info(c: &dyn canape_core::component::Component, name: &str) -> PyResult<DataInfo> {
-    let f = c
-        .data()
-        .field(name)
-        .ok_or_else(|| PyKeyError::new_err(format!("{} has no Data '{name}'", c.class_name())))?;
-    Ok((
-        kind_name(f.kind),
-        f.help.to_string(),
-        f.default_text.to_string(),
-        f.is_set,
-        f.link.clone(),
-        f.output,
-    ))
-}
-
-/// Set a Data of a component not yet initialised from text (an open table keeps an undeclared
-/// one as text).
-fn set_text(c: &mut dyn canape_core::component::Component, name: &str, text: &str) -> PyResult<()> {
-    let class = c.class_name();
-    let t = c.data_mut();
-    if t.field(name).is_none() {
-        if t.set_extra(name, text) {
-            return Ok(());
-        }
-        return Err(PyKeyError::new_err(format!("{class} has no Data '{name}'")));
-    }
-    t.set_str(name, text)
-        .map_err(|e| PyValueError::new_err(format!("{class}.{name}: {e}")))
-}
-
-fn get_value(
-    py: Python<'_>,
-    c: &dyn canape_core::component::Component,
-    name: &str,
-) -> PyResult<Py<PyAny>> {
-    let f = c.data().field(name);
-    match (f, c.read_data(name)) {
-        (Some(f), Some(v)) => to_py(py, v, f.kind),
-        _ => {
-            if let Some((_, text)) = c.data().extra.iter().rev().find(|(n, _)| n == name) {
-                return Ok(text.into_pyobject(py)?.into_any().unbind());
-            }
-            Err(PyKeyError::new_err(format!(
-                "{} has no Data '{name}'",
-                c.class_name()
-            )))
-        }
-    }
-}
-
-/// The state vector a MechanicalObject Data names, if it is one.
-fn state_vec(name: &str) -> Option<canape_core::state::VecId> {
-    use canape_core::state::VecId;
-    Some(match name {
-        "position" | "x" => VecId::POSITION,
-        "velocity" | "v" => VecId::VELOCITY,
-        "force" | "f" => VecId::FORCE,
-        "rest_position" | "x0" => VecId::REST_POSITION,
-        "derivX" | "dx" => VecId::DX,
-        _ => return None,
-    })
-}
+use std::sync::{Arc, Mutex};
 
 /// A scene being built or running, as Python sees it.
 #[pyclass(name = "Simulation", module = "canape._native")]
@@ -518,7 +327,10 @@ impl PySimulation {
                         .component(id)
                         .and_then(|c| c.data().field(name).map(|f| f.kind))
                         .ok_or_else(|| runtime("component busy"))?;
-                    let v = match kind.parse(text).map_err(PyValueError::new_err)? {
+                    let v = match kind
+                        .parse(text)
+                        .map_err(|e| PyValueError::new_err(e.to_string()))?
+                    {
                         canape_core::data::Value::Reals(v) => v,
                         _ => return Err(PyValueError::new_err("expected numbers")),
                     };
@@ -527,7 +339,13 @@ impl PySimulation {
             }
             match a {
                 Access::Control(c) => c.set_data(id, name, text).map_err(runtime),
-                Access::Running(s) => s.set_data(id, name, text).map(|_| ()).map_err(runtime),
+                // Python reads Data right after writing them: an edited engine recomputes now
+                Access::Running(s) => s
+                    .set_data(id, name, text)
+                    .map(|_| {
+                        s.update_engines();
+                    })
+                    .map_err(runtime),
                 Access::Built(s) => set_text(
                     s.component_mut(id)
                         .ok_or_else(|| runtime("component busy"))?,
@@ -553,7 +371,12 @@ impl PySimulation {
         self.cell.access(py, |a| {
             let id = component_id(a.scene(), index, generation)?;
             match a {
-                Access::Running(s) => s.set_data_many(id, &pairs).map(|_| ()).map_err(runtime),
+                Access::Running(s) => s
+                    .set_data_many(id, &pairs)
+                    .map(|_| {
+                        s.update_engines();
+                    })
+                    .map_err(runtime),
                 Access::Control(c) => {
                     for (n, t) in &pairs {
                         c.set_data(id, n, t).map_err(runtime)?;
@@ -880,171 +703,4 @@ impl PySimulation {
             Ok(())
         })
     }
-}
-
-fn write_state(
-    a: Access<'_>,
-    id: ComponentId,
-    vid: canape_core::state::VecId,
-    v: &[f64],
-) -> PyResult<()> {
-    let mo = match a {
-        Access::Control(c) => c.state_mut(id),
-        Access::Running(s) => s.scene.state_mut(id),
-        Access::Built(s) => s.state_mut(id),
-    }
-    .ok_or_else(|| runtime("not a state"))?;
-    let dst = mo.vec_mut(vid);
-    if dst.len() != v.len() {
-        return Err(PyIndexError::new_err(format!(
-            "{} values given for a vector of {} (a running state keeps its size)",
-            v.len(),
-            dst.len()
-        )));
-    }
-    dst.copy_from_slice(v);
-    Ok(())
-}
-
-/// A browser viewer serving a simulation (see `Simulation.view`).
-#[pyclass(name = "Viewer", module = "canape._native")]
-pub struct PyViewer {
-    server: Mutex<Option<canape_view::Server>>,
-}
-
-#[pymethods]
-impl PyViewer {
-    /// The page's address (None once stopped).
-    #[getter]
-    fn url(&self) -> Option<String> {
-        self.server
-            .lock()
-            .unwrap_or_else(|e| e.into_inner())
-            .as_ref()
-            .map(|s| s.url())
-    }
-
-    /// Open WebSocket connections (pages watching).
-    #[getter]
-    fn clients(&self) -> usize {
-        self.server
-            .lock()
-            .unwrap_or_else(|e| e.into_inner())
-            .as_ref()
-            .map_or(0, |s| s.clients())
-    }
-
-    /// Open the page in the default browser (best effort); whether one was started.
-    fn open_browser(&self) -> bool {
-        self.url().is_some_and(|u| canape_view::open_browser(&u))
-    }
-
-    /// Stop the viewer's simulation and server threads.
-    fn stop(&self, py: Python<'_>) {
-        let server = self.server.lock().unwrap_or_else(|e| e.into_inner()).take();
-        if let Some(s) = server {
-            py.detach(move || s.stop());
-        }
-    }
-}
-
-/// A component made from Data text by the registry, outside any scene: what a Python scene's
-/// `addObject` makes before the scene is initialised (its Data read and checked at once).
-#[pyclass(module = "canape._native")]
-pub struct Proto {
-    // a pyclass must be Sync: the component is behind a mutex (never contended: the GIL is held)
-    comp: Mutex<AnyComponent>,
-}
-
-impl Proto {
-    fn comp(&self) -> MutexGuard<'_, AnyComponent> {
-        self.comp.lock().unwrap_or_else(|e| e.into_inner())
-    }
-}
-
-#[pymethods]
-impl Proto {
-    /// Create `class` (with `template`, empty for the default) from (name, text) pairs. An
-    /// unknown class is a ValueError; an unknown Data a TypeError; both with suggestions.
-    #[new]
-    #[pyo3(signature = (class, template="", attrs=Vec::new()))]
-    fn new(class: &str, template: &str, attrs: Vec<(String, String)>) -> PyResult<Self> {
-        let pairs: Vec<(&str, &str)> = attrs
-            .iter()
-            .map(|(a, b)| (a.as_str(), b.as_str()))
-            .collect();
-        canape::create_component(class, template, &pairs)
-            .map(|comp| Proto {
-                comp: Mutex::new(comp),
-            })
-            .map_err(|e| {
-                if e.contains("has no Data") {
-                    PyTypeError::new_err(e)
-                } else {
-                    PyValueError::new_err(e)
-                }
-            })
-    }
-
-    #[getter]
-    fn class_name(&self) -> &'static str {
-        self.comp().base().class_name()
-    }
-
-    #[getter]
-    fn role(&self) -> String {
-        format!("{:?}", self.comp().role())
-    }
-
-    fn data_names(&self) -> Vec<String> {
-        let g = self.comp();
-        let t = g.base().data();
-        let mut v: Vec<String> = t.fields().iter().map(|f| f.name.to_string()).collect();
-        v.extend(t.extra.iter().map(|(n, _)| n.clone()));
-        v
-    }
-
-    fn has_data(&self, name: &str) -> bool {
-        let g = self.comp();
-        let t = g.base().data();
-        t.field(name).is_some() || t.extra.iter().any(|(n, _)| n == name)
-    }
-
-    fn data_info(&self, name: &str) -> PyResult<DataInfo> {
-        data_info(self.comp().base(), name)
-    }
-
-    fn get(&self, py: Python<'_>, name: &str) -> PyResult<Py<PyAny>> {
-        get_value(py, self.comp().base(), name)
-    }
-
-    fn set(&self, name: &str, text: &str) -> PyResult<()> {
-        set_text(self.comp().base_mut(), name, text)
-    }
-}
-
-/// Every registered class: (class, description, inert).
-#[pyfunction]
-pub fn classes() -> Vec<(String, String, bool)> {
-    canape::registry::registry()
-        .classes()
-        .map(|e| (e.class.to_string(), e.description.to_string(), e.inert))
-        .collect()
-}
-
-/// The registered class names closest to `name` (for "did you mean").
-#[pyfunction]
-pub fn suggest_class(name: &str) -> Vec<String> {
-    let r = canape::registry::registry();
-    let names: Vec<&str> = r.classes().map(|e| e.class).collect();
-    canape_core::diag::closest(name, names.iter().copied(), 3)
-        .into_iter()
-        .map(str::to_string)
-        .collect()
-}
-
-/// Keep `describe` reachable for error paths that format Python exceptions.
-#[allow(dead_code)]
-pub fn exception_text(py: Python<'_>, e: &PyErr) -> String {
-    describe(py, e)
 }
