@@ -1,0 +1,170 @@
+//! Unit tests of the Gauss–Seidel constraint solvers.
+
+use super::*;
+
+fn problem(w: &[f64], dfree: &[f64], blocks: Vec<Block>) -> ConstraintProblem {
+    let n = dfree.len();
+    ConstraintProblem {
+        n,
+        w: w.to_vec(),
+        dfree: dfree.to_vec(),
+        blocks,
+        force: vec![0.0; n],
+    }
+}
+
+fn bil(first_row: usize, rows: u8) -> Block {
+    Block {
+        first_row,
+        resolution: Resolution::Bilateral { rows },
+        tolerance: 0.0,
+    }
+}
+
+#[test]
+fn bilateral_rows_satisfy_w_f_plus_dfree_zero() {
+    // a symmetric positive definite W coupling two 3-line blocks
+    let n = 6;
+    let mut w = vec![0.0; n * n];
+    for i in 0..n {
+        for j in 0..n {
+            w[i * n + j] = if i == j {
+                4.0
+            } else {
+                1.0 / (1.0 + (i + j) as f64)
+            };
+        }
+    }
+    let dfree = [0.3, -0.2, 0.1, 0.5, 0.0, -0.4];
+    let mut p = problem(&w, &dfree, vec![bil(0, 3), bil(3, 3)]);
+    let mut gs = GaussSeidel {
+        tolerance: 1e-12,
+        ..Default::default()
+    };
+    let stats = gs.run(&mut p);
+    assert!(stats.converged, "{stats:?}");
+    for i in 0..n {
+        let r: f64 = dfree[i] + (0..n).map(|k| w[i * n + k] * p.force[k]).sum::<f64>();
+        assert!(r.abs() < 1e-10, "row {i}: residual {r}");
+    }
+}
+
+#[test]
+fn unilateral_pushes_only() {
+    // one contact already separated (dfree > 0) gets no impulse; one in contact is pushed
+    // out to zero violation
+    let w = [2.0, 0.5, 0.5, 1.0];
+    let dfree = [0.4, -0.3];
+    let blocks = (0..2)
+        .map(|i| Block {
+            first_row: i,
+            resolution: Resolution::Unilateral,
+            tolerance: 0.0,
+        })
+        .collect();
+    let mut p = problem(&w, &dfree, blocks);
+    let mut gs = GaussSeidel {
+        tolerance: 1e-14,
+        ..Default::default()
+    };
+    gs.run(&mut p);
+    assert_eq!(p.force[0], 0.0);
+    assert!((p.force[1] - 0.3).abs() < 1e-12, "{:?}", p.force);
+}
+
+#[test]
+fn friction_stays_in_the_cone() {
+    // normal violation −1 with a tangential one: the tangential impulse is capped at μ fn
+    let w = [1.0, 0.0, 0.0, 0.0, 1.0, 0.0, 0.0, 0.0, 1.0];
+    let dfree = [-1.0, 5.0, 0.0];
+    let mut p = problem(
+        &w,
+        &dfree,
+        vec![Block {
+            first_row: 0,
+            resolution: Resolution::Friction { mu: 0.2 },
+            tolerance: 0.0,
+        }],
+    );
+    GaussSeidel::default().run(&mut p);
+    assert!((p.force[0] - 1.0).abs() < 1e-12);
+    let t = (p.force[1].powi(2) + p.force[2].powi(2)).sqrt();
+    assert!((t - 0.2).abs() < 1e-12, "{:?}", p.force);
+    assert!(p.force[1] < 0.0);
+}
+
+#[test]
+fn lcp_solver_keeps_contacts_complementary_and_in_the_cone() {
+    // two frictionless contacts: one pulled apart (no impulse), one pushed
+    let w = [2.0, 0.5, 0.5, 1.0];
+    for build in [true, false] {
+        let mut lcp = LcpConstraintSolver::new();
+        lcp.mu = 0.0;
+        lcp.build = build;
+        lcp.tolerance = 1e-14;
+        let blocks = (0..2)
+            .map(|i| Block {
+                first_row: i,
+                resolution: Resolution::Unilateral,
+                tolerance: 0.0,
+            })
+            .collect();
+        let mut p = problem(&w, &[0.4, -0.3], blocks);
+        lcp.solve(&mut p);
+        assert_eq!(p.force[0], 0.0, "{build}");
+        assert!((p.force[1] - 0.3).abs() < 1e-12, "{build}: {:?}", p.force);
+    }
+    // one contact with friction, sliding: fn from the normal row, |ft| = mu fn
+    let w = [1.0, 0.0, 0.0, 0.0, 1.0, 0.0, 0.0, 0.0, 1.0];
+    for build in [true, false] {
+        let mut lcp = LcpConstraintSolver::new();
+        lcp.mu = 0.2;
+        lcp.build = build;
+        lcp.tolerance = 1e-14;
+        let mut p = problem(
+            &w,
+            &[-1.0, 5.0, 0.0],
+            vec![Block {
+                first_row: 0,
+                resolution: Resolution::Friction { mu: 0.2 },
+                tolerance: 0.0,
+            }],
+        );
+        let stats = lcp.solve(&mut p);
+        assert!(stats.converged, "{build}");
+        assert!((p.force[0] - 1.0).abs() < 1e-12, "{build}: {:?}", p.force);
+        assert!((p.force[1] + 0.2).abs() < 1e-12, "{build}: {:?}", p.force);
+    }
+}
+
+#[test]
+fn nncg_and_unbuilt_reach_the_same_solution() {
+    let n = 6;
+    let mut w = vec![0.0; n * n];
+    for i in 0..n {
+        for j in 0..n {
+            w[i * n + j] = if i == j {
+                3.0
+            } else {
+                0.9 / (1.0 + (i * j) as f64)
+            };
+        }
+    }
+    let dfree = [0.3, -0.2, 0.1, 0.5, 0.0, -0.4];
+    let mut sols = Vec::new();
+    for method in [Method::GaussSeidel, Method::Unbuilt, Method::Nncg] {
+        let mut p = problem(&w, &dfree, vec![bil(0, 3), bil(3, 3)]);
+        let mut gs = GaussSeidel {
+            method,
+            tolerance: 1e-13,
+            ..Default::default()
+        };
+        gs.run(&mut p);
+        sols.push(p.force);
+    }
+    for s in &sols[1..] {
+        for (a, b) in s.iter().zip(&sols[0]) {
+            assert!((a - b).abs() < 1e-9, "{s:?} vs {:?}", sols[0]);
+        }
+    }
+}
