@@ -1,8 +1,10 @@
 //! Masses: UniformMass, DiagonalMass, MeshMatrixMass (SOFA's Mass area).
 
 use crate::base_data;
-use canape_core::component::Mass;
-use canape_core::data::{DataKind, DataTable, Value};
+use canape_core::component::{Component, Mass, Reaction};
+use canape_core::data::{
+    ChangedData, DataKind, DataTable, Flag, Ints, MassData, Real, Reals, Text, Value,
+};
 use canape_core::impl_component;
 use canape_core::matrix::MatrixSink;
 use canape_core::mesh::Mesh;
@@ -31,16 +33,39 @@ pub fn hexa_volume(p: [Vec3; 8]) -> f64 {
         .sum()
 }
 
-fn mass_base(t: DataTable) -> DataTable {
-    canape_core::data::mass_fields(base_data(t))
+/// The base Data and the mass Data: the start of every mass's table.
+fn mass_base(t: DataTable) -> (DataTable, MassData) {
+    MassData::declare(base_data(t))
 }
 
 // ---------------------------------------------------------------- UniformMass
+
+canape_core::data_schema! {
+    /// UniformMass's own Data (after [`MassData`]).
+    pub struct UniformMassData {
+        vertex_mass: Text = ("vertexMass", DataKind::Str, "1", "Specify one single, positive, real value for the mass of each particle. Rigid3: 'mass volume I00 I01 … I22' (SOFA's RigidMass; brackets and commas allowed)"),
+        total_mass: Real = ("totalMass", DataKind::Real, "1", "Specify the total mass resulting from all particles."),
+        indices: Ints = ("indices", DataKind::Ints(0), "", "optional local DOF indices. Any computation involving only indices outside of this list are discarded"),
+        preserve_total_mass: Flag = ("preserveTotalMass", DataKind::Bool, "0", "Prevent totalMass from decreasing when removing particles."),
+        handle_topological_changes: Flag = ("handleTopologicalChanges", DataKind::Bool, "0", "The mass and totalMass are recomputed on particles add/remove."),
+        show_gravity_center: Flag = ("showGravityCenter", DataKind::Bool, "0", "display the center of gravity of the system"),
+        show_axis_size_factor: Real = ("showAxisSizeFactor", DataKind::Real, "1", "factor length of the axis displayed"),
+        compute_mapping_inertia: Flag = ("compute_mapping_inertia", DataKind::Bool, "0", "to be used if the mass is placed under a mapping"),
+        show_initial_center_of_gravity: Flag = ("showInitialCenterOfGravity", DataKind::Bool, "0", "display the initial center of gravity of the system"),
+        show_x0: Flag = ("showX0", DataKind::Bool, "0", "display the rest positions"),
+        local_range: Reals = ("localRange", DataKind::Vector(2), "-1 -1", "optional range of local DOF indices"),
+        filename: Text = ("filename", DataKind::File, "", "rigid file to load the mass parameters"),
+        topology: Text = ("topology", DataKind::Str, "", "link to the topology container"),
+    }
+}
 
 /// The same mass on every DOF (Sofa/Component/Mass/.../UniformMass.inl).
 #[derive(Clone)]
 pub struct UniformMass {
     data: DataTable,
+    /// Typed handles to the Data in `data`.
+    mass: MassData,
+    d: UniformMassData,
     /// The DOF type of the state (Rigid3: mass on the translation, the inertia matrix times the
     /// mass on the rotation, as SOFA's Rigid3Mass; the inertia stays in world axes, as SOFA's).
     dof: DofType,
@@ -105,22 +130,12 @@ impl UniformMass {
     }
 
     pub fn new() -> Self {
-        let data = mass_base(DataTable::new())
-            .with("vertexMass", DataKind::Str, "1", "Specify one single, positive, real value for the mass of each particle. Rigid3: 'mass volume I00 I01 … I22' (SOFA's RigidMass; brackets and commas allowed)")
-            .with("totalMass", DataKind::Real, "1", "Specify the total mass resulting from all particles.")
-            .with("indices", DataKind::Ints(0), "", "optional local DOF indices. Any computation involving only indices outside of this list are discarded")
-            .with("preserveTotalMass", DataKind::Bool, "0", "Prevent totalMass from decreasing when removing particles.")
-            .with("handleTopologicalChanges", DataKind::Bool, "0", "The mass and totalMass are recomputed on particles add/remove.")
-            .with("showGravityCenter", DataKind::Bool, "0", "display the center of gravity of the system")
-            .with("showAxisSizeFactor", DataKind::Real, "1", "factor length of the axis displayed")
-            .with("compute_mapping_inertia", DataKind::Bool, "0", "to be used if the mass is placed under a mapping")
-            .with("showInitialCenterOfGravity", DataKind::Bool, "0", "display the initial center of gravity of the system")
-            .with("showX0", DataKind::Bool, "0", "display the rest positions")
-            .with("localRange", DataKind::Vector(2), "-1 -1", "optional range of local DOF indices")
-            .with("filename", DataKind::File, "", "rigid file to load the mass parameters")
-            .with("topology", DataKind::Str, "", "link to the topology container");
+        let (data, mass) = mass_base(DataTable::new());
+        let (data, d) = UniformMassData::declare(data);
         UniformMass {
             data,
+            mass,
+            d,
             dof: DofType::Vec3,
             m: 0.0,
             inertia: IDENTITY3,
@@ -137,12 +152,67 @@ impl UniformMass {
         self.m
     }
 
+    /// The DOFs the mass is on: the indices, or all the state's.
+    fn count(&self) -> usize {
+        self.indices.as_ref().map_or(self.n, Vec::len)
+    }
+
+    /// The mass of one DOF and the rigid inertia per unit mass (identity when not given) that
+    /// `vertexMass` gives, or why it gives none.
+    fn given_vertex_mass(&self) -> Result<(f64, [f64; 9]), String> {
+        parse_vertex_mass(self.data.get(self.d.vertex_mass), self.dof)
+            .map(|(m, inertia)| (m, inertia.unwrap_or(IDENTITY3)))
+            .map_err(|e| format!("vertexMass: {e}"))
+    }
+
+    /// SOFA's choice of the mass of each of `count` DOFs: totalMass / count when the total
+    /// mass is given (`total`; it wins over vertexMass), else `vertex_mass` (vertexMass's)
+    /// when vertexMass is given (`vertex`), else the default totalMass over the DOFs; and the
+    /// error that makes the mass invalid, if any.
+    fn mass_per_dof(
+        &self,
+        total: bool,
+        vertex: bool,
+        vertex_mass: f64,
+        count: usize,
+    ) -> (f64, Option<&'static str>) {
+        let tm = self.data.get(self.d.total_mass);
+        let per_dof = if count > 0 { tm / count as f64 } else { 0.0 };
+        if total {
+            (per_dof, (tm < 0.0).then_some("totalMass must be positive"))
+        } else if vertex {
+            (
+                vertex_mass,
+                (vertex_mass < 0.0).then_some("vertexMass must be positive"),
+            )
+        } else {
+            // SOFA's UniformMass: "No information about the mass is given. Default totalMass
+            // is used as reference" (its default, 1)
+            (per_dof, None)
+        }
+    }
+
+    /// Publish the mass of each DOF (`vertexMass`, with the rigid inertia) and the total mass.
+    fn publish(&mut self, count: usize) {
+        let shown = if self.dof.is_rigid() {
+            let i = &self.inertia;
+            let list: Vec<String> = i.iter().map(|v| v.to_string()).collect();
+            format!("{} 1 {}", self.m, list.join(" "))
+        } else {
+            self.m.to_string()
+        };
+        let _ = self.data.put(self.d.vertex_mass, Value::Str(shown));
+        let _ = self
+            .data
+            .put(self.d.total_mass, Value::Real(self.m * count as f64));
+    }
+
     fn init_impl(&mut self, ctx: &mut InitContext<'_>) {
         let n = ctx.state().map(|s| s.size()).unwrap_or(0);
         self.dof = ctx.state().map_or(DofType::Vec3, |s| s.dof);
-        let idx = self.data.ints("indices").to_vec();
+        let idx = self.data.get(self.d.indices).to_vec();
         self.n = n;
-        let lr = self.data.reals("localRange").to_vec();
+        let lr = self.data.get(self.d.local_range).to_vec();
         let idx = if lr.len() == 2
             && lr[0] >= 0.0
             && lr[1] > 0.0
@@ -158,59 +228,35 @@ impl UniformMass {
                 "index {bad} is out of range (the state has {n} points); such indices are ignored"
             ));
         }
-        let count = if idx.is_empty() { n } else { idx.len() };
         self.indices = if idx.is_empty() { None } else { Some(idx) };
-        let total_set = self.data.is_set("totalMass");
-        let vertex_set = self.data.is_set("vertexMass");
-        let tm = self.data.real("totalMass");
+        let count = self.count();
+        let total_set = self.data.was_set(self.d.total_mass);
+        let vertex_set = self.data.was_set(self.d.vertex_mass);
         self.valid = true;
         self.inertia = IDENTITY3;
-        let vm = match parse_vertex_mass(self.data.str("vertexMass"), self.dof) {
+        let vm = match self.given_vertex_mass() {
             Ok((vm, inertia)) => {
-                if let Some(i) = inertia {
-                    self.inertia = i;
-                }
+                self.inertia = inertia;
                 vm
             }
             Err(e) => {
-                ctx.error(format!("vertexMass: {e}"));
+                ctx.error(e);
                 self.valid = false;
                 return;
             }
         };
-        if total_set {
-            if vertex_set {
-                ctx.warn("both totalMass and vertexMass are set; totalMass is used, as in SOFA");
-            }
-            if tm < 0.0 {
-                ctx.error("totalMass must be positive");
-                self.valid = false;
-            }
-            self.m = if count > 0 { tm / count as f64 } else { 0.0 };
-        } else if vertex_set {
-            if vm < 0.0 {
-                ctx.error("vertexMass must be positive");
-                self.valid = false;
-            }
-            self.m = vm;
-        } else {
-            // SOFA's UniformMass: "No information about the mass is given. Default totalMass is
-            // used as reference" (its default, 1)
-            self.m = if count > 0 { tm / count as f64 } else { 0.0 };
+        if total_set && vertex_set {
+            ctx.warn("both totalMass and vertexMass are set; totalMass is used, as in SOFA");
         }
-        let shown = if self.dof.is_rigid() {
-            let i = &self.inertia;
-            let list: Vec<String> = i.iter().map(|v| v.to_string()).collect();
-            format!("{} 1 {}", self.m, list.join(" "))
-        } else {
-            self.m.to_string()
-        };
-        let _ = self.data.set_value("vertexMass", Value::Str(shown));
-        let _ = self
-            .data
-            .set_value("totalMass", Value::Real(self.m * count as f64));
-        self.separate_gravity = self.data.bool("separateGravity");
-        self.rayleigh_mass = self.data.real("rayleighMass");
+        let (m, invalid) = self.mass_per_dof(total_set, vertex_set, vm, count);
+        if let Some(e) = invalid {
+            ctx.error(e);
+            self.valid = false;
+        }
+        self.m = m;
+        self.publish(count);
+        self.separate_gravity = self.data.get(self.mass.separate_gravity);
+        self.rayleigh_mass = self.data.get(self.mass.rayleigh_mass);
     }
 
     fn each(&self, n: usize, mut f: impl FnMut(usize)) {
@@ -224,7 +270,58 @@ impl UniformMass {
     }
 }
 
-impl_component!(UniformMass, "UniformMass", init);
+impl Component for UniformMass {
+    fn class_name(&self) -> &'static str {
+        "UniformMass"
+    }
+    fn data(&self) -> &DataTable {
+        &self.data
+    }
+    fn data_mut(&mut self) -> &mut DataTable {
+        &mut self.data
+    }
+    fn init(&mut self, ctx: &mut InitContext<'_>) {
+        self.init_impl(ctx)
+    }
+
+    /// A new totalMass or vertexMass (or both: totalMass wins, as in init) gives every DOF its
+    /// new mass in place and publishes both again, as init does; a new vertexMass of a rigid
+    /// also gives its inertia. A new Rayleigh mass is taken as it is. Any other Data
+    /// re-initialises the mass, as does any edit of a mass whose init failed.
+    fn data_changed(&mut self, changed: &ChangedData) -> Reaction {
+        let (total, vertex) = (self.d.total_mass, self.d.vertex_mass);
+        let in_place = [
+            total.index(),
+            vertex.index(),
+            self.mass.rayleigh_mass.index(),
+        ];
+        if !changed.only(&in_place) || !self.valid {
+            return Reaction::Reinit;
+        }
+        let (total, vertex) = (changed.has(total), changed.has(vertex));
+        if total || vertex {
+            // the inertia comes with a new vertexMass; a new totalMass keeps the current one
+            let (vm, inertia) = if vertex {
+                match self.given_vertex_mass() {
+                    Ok(given) => given,
+                    Err(e) => return Reaction::Refused(vec![e]),
+                }
+            } else {
+                (self.m, self.inertia)
+            };
+            let count = self.count();
+            let (m, invalid) = self.mass_per_dof(total, vertex, vm, count);
+            if let Some(e) = invalid {
+                return Reaction::Refused(vec![e.to_string()]);
+            }
+            self.m = m;
+            self.inertia = inertia;
+            self.publish(count);
+        }
+        self.rayleigh_mass = self.data.get(self.mass.rayleigh_mass);
+        Reaction::Updated
+    }
+}
 
 impl Mass for UniformMass {
     fn add_gravity_force(&self, f: &mut [f64], g: &Vec3) {
@@ -319,6 +416,21 @@ impl Mass for UniformMass {
 
 // ---------------------------------------------------------------- DiagonalMass
 
+canape_core::data_schema! {
+    /// DiagonalMass's own Data (after [`MassData`]).
+    pub struct DiagonalMassData {
+        vertex_mass: Reals = ("vertexMass", DataKind::Reals(0), "", "Specify a vector giving the mass of each vertex."),
+        mass_density: Real = ("massDensity", DataKind::Real, "1", "Specify one single real and positive value for the mass density."),
+        total_mass: Real = ("totalMass", DataKind::Real, "1", "Specify the total mass resulting from all particles."),
+        compute_mass_on_rest: Flag = ("computeMassOnRest", DataKind::Bool, "1", "If true, the mass of every element is computed based on the rest position rather than the position"),
+        show_gravity_center: Flag = ("showGravityCenter", DataKind::Bool, "0", "Display the center of gravity of the system"),
+        show_axis_size_factor: Real = ("showAxisSizeFactor", DataKind::Real, "1", "Factor length of the axis displayed"),
+        file_mass: Text = ("fileMass", DataKind::File, "", "Xsp3.0 file to specify the mass parameters") alias ["filename"],
+        topology: Text = ("topology", DataKind::Str, "", "link to the topology container"),
+        geometry_state: Text = ("geometryState", DataKind::Str, "", "link to the MechanicalObject associated with the geometry"),
+    }
+}
+
 /// Lumped per-vertex masses from element volumes (Sofa/Component/Mass/.../DiagonalMass.inl).
 /// On Vec1/Vec2/Rigid3 states the element measures use the points padded to 3D (the rigid
 /// centers), and every derivative component of a point gets its mass (a rigid's inertia is
@@ -326,6 +438,9 @@ impl Mass for UniformMass {
 #[derive(Clone)]
 pub struct DiagonalMass {
     data: DataTable,
+    /// Typed handles to the Data in `data`.
+    mass: MassData,
+    d: DiagonalMassData,
     dof: DofType,
     masses: Vec<f64>,
     separate_gravity: bool,
@@ -419,19 +534,12 @@ impl DiagonalMass {
     }
 
     pub fn new() -> Self {
-        let data = mass_base(DataTable::new())
-            .with("vertexMass", DataKind::Reals(0), "", "Specify a vector giving the mass of each vertex.")
-            .with("massDensity", DataKind::Real, "1", "Specify one single real and positive value for the mass density.")
-            .with("totalMass", DataKind::Real, "1", "Specify the total mass resulting from all particles.")
-            .with("computeMassOnRest", DataKind::Bool, "1", "If true, the mass of every element is computed based on the rest position rather than the position")
-            .with("showGravityCenter", DataKind::Bool, "0", "Display the center of gravity of the system")
-            .with("showAxisSizeFactor", DataKind::Real, "1", "Factor length of the axis displayed")
-            .with("fileMass", DataKind::File, "", "Xsp3.0 file to specify the mass parameters")
-            .alias(&["filename"])
-            .with("topology", DataKind::Str, "", "link to the topology container")
-            .with("geometryState", DataKind::Str, "", "link to the MechanicalObject associated with the geometry");
+        let (data, mass) = mass_base(DataTable::new());
+        let (data, d) = DiagonalMassData::declare(data);
         DiagonalMass {
             data,
+            mass,
+            d,
             dof: DofType::Vec3,
             masses: Vec::new(),
             separate_gravity: false,
@@ -444,15 +552,15 @@ impl DiagonalMass {
     }
 
     fn init_impl(&mut self, ctx: &mut InitContext<'_>) {
-        self.separate_gravity = self.data.bool("separateGravity");
-        self.rayleigh_mass = self.data.real("rayleighMass");
+        self.separate_gravity = self.data.get(self.mass.separate_gravity);
+        self.rayleigh_mass = self.data.get(self.mass.rayleigh_mass);
         let Some(st) = ctx.state() else {
             ctx.error("no MechanicalObject in the context");
             return;
         };
         let n = st.size();
         self.dof = st.dof;
-        let coords = if self.data.bool("computeMassOnRest") {
+        let coords = if self.data.get(self.d.compute_mass_on_rest) {
             st.vec(VecId::REST_POSITION)
         } else {
             st.vec(VecId::POSITION)
@@ -464,7 +572,7 @@ impl DiagonalMass {
             .flat_map(|c| std::array::from_fn::<f64, 3, _>(|k| c.get(k).copied().unwrap_or(0.0)))
             .collect();
         let rest = &rest_points[..];
-        let topo = linked_or_context_topology(ctx, self.data.str("topology"));
+        let topo = linked_or_context_topology(ctx, self.data.get(self.d.topology));
         let Some(mesh) = topo else {
             ctx.error(
                 "no topology in the context: DiagonalMass needs elements to compute vertex masses",
@@ -478,38 +586,39 @@ impl DiagonalMass {
             ));
             return;
         }
-        let total_set = self.data.is_set("totalMass");
-        let density_set = self.data.is_set("massDensity");
-        let vm_set = self.data.is_set("vertexMass");
+        let d = self.d;
+        let total_set = self.data.was_set(d.total_mass);
+        let density_set = self.data.was_set(d.mass_density);
+        let vm_set = self.data.was_set(d.vertex_mass);
         if total_set && (density_set || vm_set) {
             ctx.warn("totalMass is set together with massDensity or vertexMass: totalMass is used, as in SOFA");
         }
-        let density = self.data.real("massDensity");
+        let density = self.data.get(d.mass_density);
         if !total_set && density_set && density >= 0.0 {
             match lumped_vertex_masses(mesh, rest, n, density) {
                 Some((m, total)) => {
                     self.masses = m;
-                    let _ = self.data.set_value("totalMass", Value::Real(total));
+                    let _ = self.data.put(d.total_mass, Value::Real(total));
                 }
                 None => ctx.error("topology has no elements"),
             }
-        } else if !total_set && !density_set && vm_set && self.data.reals("vertexMass").len() == n {
-            self.masses = self.data.reals("vertexMass").to_vec();
+        } else if !total_set && !density_set && vm_set && self.data.get(d.vertex_mass).len() == n {
+            self.masses = self.data.get(d.vertex_mass).to_vec();
         } else {
-            let total = self.data.real("totalMass");
+            let total = self.data.get(d.total_mass);
             match lumped_vertex_masses(mesh, rest, n, 1.0) {
                 Some((mut m, s)) => {
                     let rho = if s > f64::EPSILON { total / s } else { 1.0 };
                     m.iter_mut().for_each(|v| *v *= rho);
                     self.masses = m;
-                    let _ = self.data.set_value("massDensity", Value::Real(rho));
+                    let _ = self.data.put(d.mass_density, Value::Real(rho));
                 }
                 None => ctx.error("topology has no elements"),
             }
         }
         let _ = self
             .data
-            .set_value("vertexMass", Value::Reals(self.masses.clone()));
+            .put(d.vertex_mass, Value::Reals(self.masses.clone()));
     }
 }
 
@@ -595,6 +704,23 @@ impl Mass for DiagonalMass {
 
 // ---------------------------------------------------------------- MeshMatrixMass
 
+canape_core::data_schema! {
+    /// MeshMatrixMass's own Data (after [`MassData`]).
+    pub struct MeshMatrixMassData {
+        mass_density: Reals = ("massDensity", DataKind::Reals(0), "", "Specify real and strictly positive value(s) for the mass density."),
+        total_mass: Real = ("totalMass", DataKind::Real, "1", "Specify the total mass resulting from all particles."),
+        vertex_mass: Reals = ("vertexMass", DataKind::Reals(0), "", "internal values of the particles masses on vertices"),
+        edge_mass: Reals = ("edgeMass", DataKind::Reals(0), "", "internal values of the particles masses on edges"),
+        compute_mass_on_rest: Flag = ("computeMassOnRest", DataKind::Bool, "0", "If true, the mass of every element is computed based on the rest position rather than the position"),
+        lumping: Flag = ("lumping", DataKind::Bool, "0", "If true, the mass matrix is lumped (diagonal)"),
+        print_mass: Flag = ("printMass", DataKind::Bool, "0", "Print the mass"),
+        show_gravity_center: Flag = ("showGravityCenter", DataKind::Bool, "0", "Display the center of gravity of the system"),
+        show_axis_size_factor: Real = ("showAxisSizeFactor", DataKind::Real, "1", "Factor length of the axis displayed"),
+        topology: Text = ("topology", DataKind::Str, "", "link to the topology container"),
+        geometry_state: Text = ("geometryState", DataKind::Str, "", "link to the MechanicalObject associated with the geometry"),
+    }
+}
+
 /// Consistent mass matrix from element volumes (Sofa/Component/Mass/.../MeshMatrixMass.inl):
 /// vertices get ρV/10 and edges ρV/20 per tetrahedron (hexahedra: ρV/20 and ρV/40); on a
 /// surface, ρA/6 and ρA/12 per triangle, ρA/8 and ρA/16 per quad (its four sides). The
@@ -604,6 +730,9 @@ impl Mass for DiagonalMass {
 #[derive(Clone)]
 pub struct MeshMatrixMass {
     data: DataTable,
+    /// Typed handles to the Data in `data`.
+    mass: MassData,
+    d: MeshMatrixMassData,
     vertex_mass: Vec<f64>,
     edges: Vec<[u32; 2]>,
     edge_mass: Vec<f64>,
@@ -630,20 +759,12 @@ impl MeshMatrixMass {
     }
 
     pub fn new() -> Self {
-        let data = mass_base(DataTable::new())
-            .with("massDensity", DataKind::Reals(0), "", "Specify real and strictly positive value(s) for the mass density.")
-            .with("totalMass", DataKind::Real, "1", "Specify the total mass resulting from all particles.")
-            .with("vertexMass", DataKind::Reals(0), "", "internal values of the particles masses on vertices")
-            .with("edgeMass", DataKind::Reals(0), "", "internal values of the particles masses on edges")
-            .with("computeMassOnRest", DataKind::Bool, "0", "If true, the mass of every element is computed based on the rest position rather than the position")
-            .with("lumping", DataKind::Bool, "0", "If true, the mass matrix is lumped (diagonal)")
-            .with("printMass", DataKind::Bool, "0", "Print the mass")
-            .with("showGravityCenter", DataKind::Bool, "0", "Display the center of gravity of the system")
-            .with("showAxisSizeFactor", DataKind::Real, "1", "Factor length of the axis displayed")
-            .with("topology", DataKind::Str, "", "link to the topology container")
-            .with("geometryState", DataKind::Str, "", "link to the MechanicalObject associated with the geometry");
+        let (data, mass) = mass_base(DataTable::new());
+        let (data, d) = MeshMatrixMassData::declare(data);
         MeshMatrixMass {
             data,
+            mass,
+            d,
             vertex_mass: Vec::new(),
             edges: Vec::new(),
             edge_mass: Vec::new(),
@@ -773,20 +894,21 @@ impl MeshMatrixMass {
     }
 
     fn init_impl(&mut self, ctx: &mut InitContext<'_>) {
-        self.lumping = self.data.bool("lumping");
-        self.separate_gravity = self.data.bool("separateGravity");
-        self.rayleigh_mass = self.data.real("rayleighMass");
+        let dh = self.d;
+        self.lumping = self.data.get(dh.lumping);
+        self.separate_gravity = self.data.get(self.mass.separate_gravity);
+        self.rayleigh_mass = self.data.get(self.mass.rayleigh_mass);
         let Some(st) = ctx.state() else {
             ctx.error("no MechanicalObject in the context");
             return;
         };
         let n = st.size();
-        let pos = if self.data.bool("computeMassOnRest") {
+        let pos = if self.data.get(dh.compute_mass_on_rest) {
             st.vec(VecId::REST_POSITION)
         } else {
             st.vec(VecId::POSITION)
         };
-        let link = self.data.str("topology").to_string();
+        let link = self.data.get(dh.topology).to_string();
         let Some(mesh) = linked_or_context_topology(ctx, &link) else {
             ctx.error(
                 "no topology: MeshMatrixMass needs hexahedra, tetrahedra, quads or triangles",
@@ -808,18 +930,18 @@ impl MeshMatrixMass {
             ));
             return;
         }
-        let total_set = self.data.is_set("totalMass");
-        let dens = self.data.reals("massDensity").to_vec();
+        let total_set = self.data.was_set(dh.total_mass);
+        let dens = self.data.get(dh.mass_density).to_vec();
         if total_set || dens.is_empty() {
             if total_set && !dens.is_empty() {
                 ctx.warn("totalMass and massDensity are both set: totalMass is used, as in SOFA");
             }
-            let total = self.data.real("totalMass");
+            let total = self.data.get(dh.total_mass);
             let s = self.compute(mesh, pos, n, &|_| 1.0);
             let md = if s > f64::EPSILON { total / s } else { 1.0 };
             self.vertex_mass.iter_mut().for_each(|v| *v *= md);
             self.edge_mass.iter_mut().for_each(|v| *v *= md);
-            let _ = self.data.set_value("massDensity", Value::Reals(vec![md]));
+            let _ = self.data.put(dh.mass_density, Value::Reals(vec![md]));
         } else {
             let d = dens.clone();
             let total = self.compute(mesh, pos, n, &move |e| {
@@ -829,14 +951,14 @@ impl MeshMatrixMass {
                     d[0]
                 }
             });
-            let _ = self.data.set_value("totalMass", Value::Real(total));
+            let _ = self.data.put(dh.total_mass, Value::Real(total));
         }
         let _ = self
             .data
-            .set_value("vertexMass", Value::Reals(self.vertex_mass.clone()));
+            .put(dh.vertex_mass, Value::Reals(self.vertex_mass.clone()));
         let _ = self
             .data
-            .set_value("edgeMass", Value::Reals(self.edge_mass.clone()));
+            .put(dh.edge_mass, Value::Reals(self.edge_mass.clone()));
         self.index_edges_by_node();
     }
 
@@ -1009,5 +1131,134 @@ mod tests {
         for (a, b) in m.iter().zip(want) {
             assert!((a - b).abs() < 1e-12, "{m:?}");
         }
+    }
+    /// What a UniformMass gives, as bits: its mass per DOF, M·dx for a pseudo-random dx (factors
+    /// 1 and 0.3), its gravity forces, its Rayleigh mass; and its published vertexMass and
+    /// totalMass.
+    fn uniform_results(m: &UniformMass, size: usize) -> (Vec<u64>, String) {
+        let mut seed = 7u64;
+        let dx: Vec<f64> = (0..size)
+            .map(|_| {
+                seed = seed.wrapping_mul(6364136223846793005).wrapping_add(1);
+                (seed >> 11) as f64 / (1u64 << 53) as f64 - 0.5
+            })
+            .collect();
+        let mut out = vec![m.vertex_mass(), m.rayleigh_mass()];
+        for factor in [1.0, 0.3] {
+            let mut r = vec![0.0; size];
+            m.add_mdx(&mut r, &dx, factor);
+            out.extend(r);
+        }
+        let mut g = vec![0.0; size];
+        m.add_gravity_force(&mut g, &Vec3::new(0.5, -9.81, 1.5));
+        out.extend(g);
+        let published = format!(
+            "{:?} {:?}",
+            m.data().value("vertexMass"),
+            m.data().value("totalMass")
+        );
+        (out.iter().map(|v| v.to_bits()).collect(), published)
+    }
+
+    /// A UniformMass on a state of `dof` at `positions` initialised with `before`, then given
+    /// `after` while it runs and told which Data changed: the reaction. When it is
+    /// [`Reaction::Updated`] its masses and published Data must equal bit for bit those of a
+    /// UniformMass initialised from scratch with `fresh`; otherwise they must be those of
+    /// before the edit.
+    fn edit_uniform(
+        dof: DofType,
+        positions: &[f64],
+        before: &[(&str, &str)],
+        after: &[(&str, &str)],
+        fresh: &[(&str, &str)],
+    ) -> Reaction {
+        use crate::test_support::{init_in, scene_with_state};
+        use canape_core::scene::AnyComponent;
+        let (mut scene, root) = scene_with_state(dof, positions);
+        let size = positions.len() / dof.coord_size() * dof.deriv_size();
+        let mut init = |attrs: &[(&str, &str)]| {
+            let mut m = UniformMass::new();
+            let diags = init_in(
+                &mut scene,
+                root,
+                &mut m,
+                |c| AnyComponent::Mass(Box::new(c)),
+                attrs,
+            );
+            assert!(!diags.has_errors(), "{attrs:?}");
+            m
+        };
+        let mut m = init(before);
+        let want = init(fresh);
+        let old = uniform_results(&m, size);
+        let versions = m.data().versions();
+        for (k, v) in after {
+            m.data_mut().set_str(k, v).unwrap();
+        }
+        let changed = m.data().changed_since(&versions);
+        let reaction = m.data_changed(&changed);
+        let got = uniform_results(&m, size);
+        if reaction == Reaction::Updated {
+            assert_eq!(got, uniform_results(&want, size), "{after:?}");
+            assert_ne!(got, old, "{after:?} changed nothing");
+        } else {
+            assert_eq!(got.0, old.0, "{after:?} ({reaction:?}) changed the masses");
+        }
+        reaction
+    }
+
+    /// Editing totalMass, vertexMass or rayleighMass of a running UniformMass updates it in
+    /// place to exactly what an init with the new value gives (published vertexMass and
+    /// totalMass included): the edited one of the two is used, totalMass when both are; a
+    /// negative or unreadable mass is refused; other Data re-initialise it.
+    #[test]
+    fn uniform_mass_edits_update_in_place() {
+        let x: Vec<f64> = (0..12).map(|i| i as f64 * 0.1).collect();
+        let v3 = DofType::Vec3;
+        let edit = |before: &[(&str, &str)], after: &[(&str, &str)], fresh: &[(&str, &str)]| {
+            edit_uniform(v3, &x, before, after, fresh)
+        };
+        let up = Reaction::Updated;
+        // totalMass over the DOFs, also when vertexMass was given, and on indices
+        let total = [("totalMass", "5")];
+        assert_eq!(edit(&[("vertexMass", "2")], &total, &total), up);
+        assert_eq!(edit(&[], &total, &total), up);
+        let on = |i: &[(&'static str, &'static str)]| [[("indices", "0 2")].as_slice(), i].concat();
+        assert_eq!(edit(&on(&[]), &total, &on(&total)), up);
+        // vertexMass as it is, also when totalMass was given (the scene's or the published one)
+        let vertex = [("vertexMass", "0.75")];
+        assert_eq!(edit(&[("totalMass", "2")], &vertex, &vertex), up);
+        assert_eq!(edit(&on(&[]), &vertex, &on(&vertex)), up);
+        // both at once: totalMass wins, as in init
+        let both = [("vertexMass", "0.75"), ("totalMass", "8")];
+        assert_eq!(edit(&[], &both, &both), up);
+        let rayleigh = [("rayleighMass", "0.2"), ("totalMass", "2")];
+        assert_eq!(edit(&[], &rayleigh, &rayleigh), up);
+        for bad in ["-1", "abc", "1 2"] {
+            let r = edit(&[("totalMass", "3")], &[("vertexMass", bad)], &[]);
+            assert!(matches!(r, Reaction::Refused(_)), "vertexMass {bad}: {r:?}");
+        }
+        let r = edit(&[("vertexMass", "2")], &[("totalMass", "-4")], &[]);
+        assert!(matches!(r, Reaction::Refused(_)), "{r:?}");
+        assert_eq!(edit(&[], &[("indices", "1 3")], &[]), Reaction::Reinit);
+        assert_eq!(
+            edit(&[], &[("totalMass", "2"), ("separateGravity", "1")], &[]),
+            Reaction::Reinit
+        );
+
+        // a rigid's inertia: a new vertexMass gives it, a new totalMass keeps it
+        let rigid = DofType::Rigid3;
+        let q: Vec<f64> = (0..3)
+            .flat_map(|i| [i as f64, 0.5, -1.0, 0.0, 0.0, 0.0, 1.0])
+            .collect();
+        let inertia = [("vertexMass", "2 1 1 0.1 0 0.1 2 0 0 0 3")];
+        let other = [("vertexMass", "[1.5 1 2 0 0 0 1 0.2 0 0.2 4]")];
+        assert_eq!(edit_uniform(rigid, &q, &[], &inertia, &inertia), up);
+        assert_eq!(edit_uniform(rigid, &q, &inertia, &other, &other), up);
+        let with_total = [inertia[0], ("totalMass", "9")];
+        assert_eq!(
+            edit_uniform(rigid, &q, &inertia, &[("totalMass", "9")], &with_total),
+            up
+        );
     }
 }

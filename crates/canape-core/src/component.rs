@@ -6,12 +6,23 @@
 //! Dynamic dispatch happens once per component per operation: role methods take whole state
 //! vectors (flat `f64` slices) and loop over elements internally.
 
-use crate::data::{DataTable, Value};
+use crate::data::{ChangedData, DataTable, Value};
 use crate::matrix::MatrixSink;
 use crate::mesh::Mesh;
 use crate::scene::InitContext;
 use crate::state::{MechanicalObject, VecId};
 use canape_types::Vec3;
+
+/// How a component took an edit of its Data ([`Component::data_changed`]).
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub enum Reaction {
+    /// Updated in place from the changed Data; nothing else to redo.
+    Updated,
+    /// Re-initialise the component from all its Data.
+    Reinit,
+    /// The new values are invalid (why); the previous ones are put back.
+    Refused(Vec<String>),
+}
 
 /// Base of every component: class name, Data table, initialisation.
 pub trait Component: Send {
@@ -25,6 +36,13 @@ pub trait Component: Send {
     }
     /// Initialise from Data and context. Problems are reported through `ctx`.
     fn init(&mut self, _ctx: &mut InitContext<'_>) {}
+    /// Some of this component's Data were edited while the simulation runs (`changed`, never
+    /// empty): update what depends on them in place and say [`Reaction::Updated`], refuse the
+    /// new values ([`Reaction::Refused`]: they are put back), or ask to be re-initialised from
+    /// all its Data ([`Reaction::Reinit`], the default, SOFA's `reinit`).
+    fn data_changed(&mut self, _changed: &ChangedData) -> Reaction {
+        Reaction::Reinit
+    }
     /// The Rust type implementing the class (its module path tells where its code is).
     fn type_name(&self) -> &'static str {
         std::any::type_name::<Self>()

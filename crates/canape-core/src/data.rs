@@ -2,10 +2,51 @@
 //! in a [`DataTable`]; values parse from attribute strings; a Data may instead be linked to another
 //! component's Data (`@path.data`), resolved by the scene builder before the component's `init`.
 //!
-//! Components read their typed parameters from the table in `init` (string lookups happen only
-//! there, never inside a time step).
+//! Components read their parameters from the table through typed handles declared with
+//! [`data_schema!`](crate::data_schema) (see [`typed`]), or by name in `init` (string lookups
+//! happen only there, never inside a time step). Every write bumps the field's version: after an
+//! edit a component is told which Data changed.
+
+mod typed;
 
 use std::fmt;
+pub use typed::{ChangedData, Data, DataType, Flag, Int, Ints, Real, Reals, Text, Words};
+
+/// Why a Data value was refused.
+#[derive(Clone, Debug, PartialEq, thiserror::Error)]
+pub enum DataError {
+    #[error("'{0}' is not a boolean (expected 0, 1, true or false)")]
+    NotBool(String),
+    #[error("'{0}' is not an integer")]
+    NotInt(String),
+    #[error("'{0}' is not a number")]
+    NotNumber(String),
+    #[error("'{0}' is not a non-negative integer index (nor a range A-B or A-B-step)")]
+    NotIndex(String),
+    #[error("the range '{0}' gives more than {max} indices", max = crate::state::MAX_POINTS)]
+    RangeTooLong(String),
+    #[error("{given} {what} {verb}, expected a multiple of {width}")]
+    NotMultiple {
+        given: usize,
+        what: &'static str,
+        verb: &'static str,
+        width: usize,
+    },
+    #[error("{given} numbers {verb}, expected {n}")]
+    WrongCount {
+        given: usize,
+        verb: &'static str,
+        n: usize,
+    },
+    #[error("no Data named '{0}'")]
+    NoSuchData(String),
+}
+
+impl From<DataError> for String {
+    fn from(e: DataError) -> String {
+        e.to_string()
+    }
+}
 
 /// The type of a Data field, which decides how attribute strings parse.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -90,48 +131,54 @@ pub fn parse_bool(t: &str) -> Option<bool> {
 
 impl DataKind {
     /// Parse `text` as a value of this kind, or say why it cannot be.
-    pub fn parse(self, text: &str) -> Result<Value, String> {
+    pub fn parse(self, text: &str) -> Result<Value, DataError> {
         match self {
             DataKind::Bool => parse_bool(text)
                 .map(Value::Bool)
-                .ok_or_else(|| format!("'{text}' is not a boolean (expected 0, 1, true or false)")),
+                .ok_or_else(|| DataError::NotBool(text.to_string())),
             DataKind::Int => {
                 let t = text.trim();
                 t.parse::<i64>()
                     .ok()
                     .or_else(|| parse_real(t).filter(|r| r.fract() == 0.0).map(|r| r as i64))
                     .map(Value::Int)
-                    .ok_or_else(|| format!("'{text}' is not an integer"))
+                    .ok_or_else(|| DataError::NotInt(text.to_string()))
             }
             DataKind::Real => {
                 // SOFA reads the first number of the string
                 let first = tokens(text).next().unwrap_or("");
                 parse_real(first)
                     .map(Value::Real)
-                    .ok_or_else(|| format!("'{text}' is not a number"))
+                    .ok_or_else(|| DataError::NotNumber(text.to_string()))
             }
             DataKind::Str | DataKind::File => Ok(Value::Str(text.trim().to_string())),
             DataKind::Words => Ok(Value::Words(tokens(text).map(str::to_string).collect())),
             DataKind::Reals(w) => {
                 let mut out = Vec::new();
                 for t in tokens(text) {
-                    out.push(parse_real(t).ok_or_else(|| format!("'{t}' is not a number"))?);
+                    out.push(parse_real(t).ok_or_else(|| DataError::NotNumber(t.to_string()))?);
                 }
                 if w > 1 && out.len() % w != 0 {
-                    return Err(format!(
-                        "{} numbers given, expected a multiple of {w}",
-                        out.len()
-                    ));
+                    return Err(DataError::NotMultiple {
+                        given: out.len(),
+                        what: "numbers",
+                        verb: "given",
+                        width: w,
+                    });
                 }
                 Ok(Value::Reals(out))
             }
             DataKind::Vector(n) => {
                 let mut out = Vec::new();
                 for t in tokens(text) {
-                    out.push(parse_real(t).ok_or_else(|| format!("'{t}' is not a number"))?);
+                    out.push(parse_real(t).ok_or_else(|| DataError::NotNumber(t.to_string()))?);
                 }
                 if out.len() != n {
-                    return Err(format!("{} numbers given, expected {n}", out.len()));
+                    return Err(DataError::WrongCount {
+                        given: out.len(),
+                        verb: "given",
+                        n,
+                    });
                 }
                 Ok(Value::Reals(out))
             }
@@ -150,16 +197,11 @@ impl DataKind {
                         _ => None,
                     };
                     let Some((a, b, step)) = range else {
-                        return Err(format!(
-                            "'{t}' is not a non-negative integer index (nor a range A-B or A-B-step)"
-                        ));
+                        return Err(DataError::NotIndex(t.to_string()));
                     };
                     let count = (a.abs_diff(b) / step) as usize + 1;
                     if out.len() + count > crate::state::MAX_POINTS {
-                        return Err(format!(
-                            "the range '{t}' gives more than {} indices",
-                            crate::state::MAX_POINTS
-                        ));
+                        return Err(DataError::RangeTooLong(t.to_string()));
                     }
                     out.extend((0..count as u32).map(|k| {
                         if a <= b {
@@ -170,10 +212,12 @@ impl DataKind {
                     }));
                 }
                 if w > 1 && out.len() % w != 0 {
-                    return Err(format!(
-                        "{} indices given, expected a multiple of {w}",
-                        out.len()
-                    ));
+                    return Err(DataError::NotMultiple {
+                        given: out.len(),
+                        what: "indices",
+                        verb: "given",
+                        width: w,
+                    });
                 }
                 Ok(Value::Ints(out))
             }
@@ -194,26 +238,36 @@ impl DataKind {
     }
 
     /// Convert a value coming through a link into this kind when shapes are compatible.
-    pub fn coerce(self, v: Value) -> Result<Value, String> {
+    pub fn coerce(self, v: Value) -> Result<Value, DataError> {
         let v = self.coerce_kind(v)?;
         // a linked list must still fit this Data's shape
         match (self, &v) {
-            (DataKind::Reals(w), Value::Reals(r)) if w > 1 && r.len() % w != 0 => Err(format!(
-                "{} numbers received, expected a multiple of {w}",
-                r.len()
-            )),
-            (DataKind::Vector(n), Value::Reals(r)) if r.len() != n => {
-                Err(format!("{} numbers received, expected {n}", r.len()))
+            (DataKind::Reals(w), Value::Reals(r)) if w > 1 && r.len() % w != 0 => {
+                Err(DataError::NotMultiple {
+                    given: r.len(),
+                    what: "numbers",
+                    verb: "received",
+                    width: w,
+                })
             }
-            (DataKind::Ints(w), Value::Ints(r)) if w > 1 && r.len() % w != 0 => Err(format!(
-                "{} indices received, expected a multiple of {w}",
-                r.len()
-            )),
+            (DataKind::Vector(n), Value::Reals(r)) if r.len() != n => Err(DataError::WrongCount {
+                given: r.len(),
+                verb: "received",
+                n,
+            }),
+            (DataKind::Ints(w), Value::Ints(r)) if w > 1 && r.len() % w != 0 => {
+                Err(DataError::NotMultiple {
+                    given: r.len(),
+                    what: "indices",
+                    verb: "received",
+                    width: w,
+                })
+            }
             _ => Ok(v),
         }
     }
 
-    fn coerce_kind(self, v: Value) -> Result<Value, String> {
+    fn coerce_kind(self, v: Value) -> Result<Value, DataError> {
         match (self, v) {
             (DataKind::Reals(_) | DataKind::Vector(_), Value::Ints(i)) => {
                 Ok(Value::Reals(i.into_iter().map(f64::from).collect()))
@@ -261,6 +315,20 @@ pub struct DataField {
     pub link: Option<String>,
     /// Output of an engine or loader (may be the source of autolinks).
     pub output: bool,
+    /// Bumped by every write that changes the value ([`DataField::assign`]): what change
+    /// tracking compares.
+    pub version: u64,
+}
+
+impl DataField {
+    /// Set the value (already of the field's kind); the version moves only when the value does.
+    pub fn assign(&mut self, v: Value) {
+        if v != self.value {
+            self.value = v;
+            self.version += 1;
+        }
+        self.is_set = true;
+    }
 }
 
 /// The Data fields of one component, in declaration order.
@@ -298,6 +366,7 @@ impl DataTable {
             is_set: false,
             link: None,
             output: false,
+            version: 0,
         });
         self
     }
@@ -366,22 +435,20 @@ impl DataTable {
     }
 
     /// Set a field from an attribute string.
-    pub fn set_str(&mut self, name: &str, text: &str) -> Result<(), String> {
+    pub fn set_str(&mut self, name: &str, text: &str) -> Result<(), DataError> {
         let f = self
             .field_mut(name)
-            .ok_or_else(|| format!("no Data named '{name}'"))?;
-        f.value = f.kind.parse(text)?;
-        f.is_set = true;
+            .ok_or_else(|| DataError::NoSuchData(name.to_string()))?;
+        f.assign(f.kind.parse(text)?);
         Ok(())
     }
 
     /// Set a field from a value (link resolution, programmatic edits).
-    pub fn set_value(&mut self, name: &str, v: Value) -> Result<(), String> {
+    pub fn set_value(&mut self, name: &str, v: Value) -> Result<(), DataError> {
         let f = self
             .field_mut(name)
-            .ok_or_else(|| format!("no Data named '{name}'"))?;
-        f.value = f.kind.coerce(v)?;
-        f.is_set = true;
+            .ok_or_else(|| DataError::NoSuchData(name.to_string()))?;
+        f.assign(f.kind.coerce(v)?);
         Ok(())
     }
 
@@ -454,80 +521,49 @@ impl DataTable {
     }
 }
 
-/// Declare the Data every SOFA component has (Base/BaseObject: printLog, tags, bbox,
-/// componentState, listening).
+crate::data_schema! {
+    /// The Data every SOFA component has (Base/BaseObject).
+    pub struct BaseData {
+        print_log: Flag = ("printLog", DataKind::Bool, "0", "if true, emits extra messages at runtime."),
+        tags: Words = ("tags", DataKind::Words, "", "list of the subsets the object belongs to"),
+        bbox: Reals = ("bbox", DataKind::Reals(0), "", "this object bounding box"),
+        component_state: Text = ("componentState", DataKind::Str, "Undefined", "The state of the component among (Dirty, Valid, Undefined, Loading, Invalid)."),
+        listening: Flag = ("listening", DataKind::Bool, "0", "if true, handle the events, otherwise ignore the events"),
+    }
+}
+
+crate::data_schema! {
+    /// What every SOFA force field adds to [`BaseData`] (ForceField base).
+    pub struct ForceFieldData {
+        rayleigh_stiffness: Real = ("rayleighStiffness", DataKind::Real, "0", "Rayleigh damping - stiffness matrix coefficient"),
+        is_compliance: Flag = ("isCompliance", DataKind::Bool, "0", "Consider the component as a compliance, else as a stiffness"),
+        topology: Text = ("topology", DataKind::Str, "", "link to the topology container"),
+        mstate: Text = ("mstate", DataKind::Str, "", "MechanicalState used by this component"),
+    }
+}
+
+/// Declare the Data every SOFA component has ([`BaseData`]).
 pub fn base_fields(t: DataTable) -> DataTable {
-    t.with(
-        "printLog",
-        DataKind::Bool,
-        "0",
-        "if true, emits extra messages at runtime.",
-    )
-    .with(
-        "tags",
-        DataKind::Words,
-        "",
-        "list of the subsets the object belongs to",
-    )
-    .with("bbox", DataKind::Reals(0), "", "this object bounding box")
-    .with(
-        "componentState",
-        DataKind::Str,
-        "Undefined",
-        "The state of the component among (Dirty, Valid, Undefined, Loading, Invalid).",
-    )
-    .with(
-        "listening",
-        DataKind::Bool,
-        "0",
-        "if true, handle the events, otherwise ignore the events",
-    )
+    BaseData::declare(t).0
 }
 
-/// Base Data plus what every SOFA force field has (ForceField base).
+/// Base Data plus what every SOFA force field has ([`ForceFieldData`]).
 pub fn force_field_fields(t: DataTable) -> DataTable {
-    base_fields(t)
-        .with(
-            "rayleighStiffness",
-            DataKind::Real,
-            "0",
-            "Rayleigh damping - stiffness matrix coefficient",
-        )
-        .with(
-            "isCompliance",
-            DataKind::Bool,
-            "0",
-            "Consider the component as a compliance, else as a stiffness",
-        )
-        .with(
-            "topology",
-            DataKind::Str,
-            "",
-            "link to the topology container",
-        )
-        .with(
-            "mstate",
-            DataKind::Str,
-            "",
-            "MechanicalState used by this component",
-        )
+    ForceFieldData::declare(base_fields(t)).0
 }
 
-/// Mass Data (Mass base): Rayleigh mass coefficient and separate gravity. Added on top of the
-/// base or force-field Data.
+crate::data_schema! {
+    /// What every SOFA mass adds to the base or force-field Data (Mass base): the Rayleigh mass
+    /// coefficient and separate gravity.
+    pub struct MassData {
+        rayleigh_mass: Real = ("rayleighMass", DataKind::Real, "0", "Rayleigh damping coefficient related to mass"),
+        separate_gravity: Flag = ("separateGravity", DataKind::Bool, "0", "add separately gravity to velocity computation"),
+    }
+}
+
+/// Mass Data ([`MassData`]), added on top of the base or force-field Data.
 pub fn mass_fields(t: DataTable) -> DataTable {
-    t.with(
-        "rayleighMass",
-        DataKind::Real,
-        "0",
-        "Rayleigh damping coefficient related to mass",
-    )
-    .with(
-        "separateGravity",
-        DataKind::Bool,
-        "0",
-        "add separately gravity to velocity computation",
-    )
+    MassData::declare(t).0
 }
 
 #[cfg(test)]
@@ -582,5 +618,41 @@ mod tests {
         assert!(t.set_str("youngModulus", "x").is_err());
         t.set_value("youngModulus", Value::Int(3)).unwrap();
         assert_eq!(t.real("youngModulus"), 3.0);
+    }
+
+    #[test]
+    fn versions_move_only_with_the_value_and_typed_handles_read_it() {
+        crate::data_schema! {
+            struct Schema {
+                young: Real = ("youngModulus", DataKind::Real, "5000", "E"),
+                ids: Ints = ("indices", DataKind::Ints(0), "", "i") alias ["points"],
+                out: Reals => ("out", DataKind::Reals(3), "o"),
+            }
+        }
+        let (t, h) = Schema::declare(base_fields(DataTable::new()));
+        let mut t = t;
+        // the handles index the fields after the base Data, in order
+        assert_eq!(t.fields()[h.young.index()].name, "youngModulus");
+        assert_eq!(t.get(h.young), 5000.0);
+        assert!(t.fields()[h.out.index()].output);
+        let v0 = t.versions();
+        t.set_str("youngModulus", "5000").unwrap();
+        assert!(t.changed_since(&v0).is_empty(), "same value: no change");
+        assert!(t.was_set(h.young));
+        t.set_str("points", "1 2-4").unwrap();
+        t.set_str("youngModulus", "7").unwrap();
+        let changed = t.changed_since(&v0);
+        assert!(changed.has(h.young) && changed.has(h.ids) && !changed.has(h.out));
+        assert_eq!(changed.names(&t), vec!["youngModulus", "indices"]);
+        assert!(changed.only(&[h.young.index(), h.ids.index()]));
+        assert!(!changed.only(&[h.young.index()]));
+        assert_eq!(t.get(h.ids), &[1, 2, 3, 4]);
+        assert!(matches!(
+            t.set_str("youngModulus", "x"),
+            Err(DataError::NotNumber(_))
+        ));
+        t.put(h.out, Value::Reals(vec![1.0, 2.0, 3.0])).unwrap();
+        assert!(t.put(h.out, Value::Reals(vec![1.0])).is_err());
+        assert_eq!(t.get(h.out), &[1.0, 2.0, 3.0]);
     }
 }

@@ -201,16 +201,18 @@ pub fn fem_inputs(
     has_elements: fn(&canape_core::mesh::Mesh) -> bool,
     what: &str,
 ) -> Option<(Vec<f64>, canape_core::mesh::Mesh)> {
-    use canape_core::scene::Target;
-    let mstate = data.str("mstate").trim().to_string();
-    if !mstate.is_empty() {
-        let ctx_state = ctx.scene.context_state(ctx.node);
-        match ctx.linked(&mstate) {
-            Some(Target::Component(c)) if Some(c) == ctx_state => {}
-            _ => {
-                ctx.error(format!("mstate='{mstate}' must name the context's MechanicalObject: force fields act on the state of their node"));
-                return None;
-            }
+    use canape_core::scene::{ToState, ToTopology};
+    // typed links: `mstate` must be a state (the context's), `topology` a topology
+    match ctx.link_named::<ToState>(data, "mstate") {
+        Ok(None) => {}
+        Ok(Some(s)) if Some(s.id()) == ctx.scene.context_state(ctx.node) => {}
+        Ok(Some(_)) => {
+            ctx.error(format!("mstate='{}' must name the context's MechanicalObject: force fields act on the state of their node", data.str("mstate").trim()));
+            return None;
+        }
+        Err(e) => {
+            ctx.error(format!("{e}: force fields act on the state of their node"));
+            return None;
         }
     }
     let Some(st) = ctx.state() else {
@@ -238,33 +240,31 @@ pub fn fem_inputs(
             ));
         }
     }
-    let link = data.str("topology").trim().to_string();
-    let mesh = if link.is_empty() {
-        match ctx.topology_where(has_elements) {
+    let topology = match ctx.link_named::<ToTopology>(data, "topology") {
+        Ok(t) => t,
+        Err(e) => {
+            ctx.error(e.to_string());
+            return None;
+        }
+    };
+    let mesh = match topology {
+        None => match ctx.topology_where(has_elements) {
             Some(t) => t.mesh().clone(),
             None => {
                 ctx.error(format!("no topology with {what} in the context"));
                 return None;
             }
-        }
-    } else {
-        match ctx.linked(&link) {
-            Some(Target::Component(c)) => match ctx.scene.topology(c) {
-                Some(t) if has_elements(t.mesh()) => t.mesh().clone(),
-                Some(_) => {
-                    ctx.error(format!("the topology '{link}' has no {what}"));
-                    return None;
-                }
-                None => {
-                    ctx.error(format!("topology='{link}' does not name a topology"));
-                    return None;
-                }
-            },
+        },
+        Some(l) => match ctx.scene.linked_topology(l) {
+            Some(t) if has_elements(t.mesh()) => t.mesh().clone(),
             _ => {
-                ctx.error(format!("topology='{link}' names no object"));
+                ctx.error(format!(
+                    "the topology '{}' has no {what}",
+                    data.str("topology").trim()
+                ));
                 return None;
             }
-        }
+        },
     };
     if let Some(m) = mesh.max_index() {
         if m as usize >= n {

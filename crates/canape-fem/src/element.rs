@@ -12,9 +12,11 @@
 //! "polar" and "stable_polar" (prisms' default) the rotation of the polar decomposition of
 //! H = Σ (x_j − x̄)(X_j − X̄)ᵀ; "identity".
 
-use crate::common::{check_material, fem_inputs, force_field_data};
-use canape_core::component::{ForceField, Mass};
-use canape_core::data::{DataKind, DataTable};
+use crate::common::{check_material, fem_inputs};
+use canape_core::component::{Component, ForceField, Mass, Reaction};
+use canape_core::data::{
+    ChangedData, Data, DataKind, DataTable, ForceFieldData, MassData, Real, Reals, Text,
+};
 use canape_core::impl_component;
 use canape_core::matrix::MatrixSink;
 use canape_core::mesh::Mesh;
@@ -279,10 +281,40 @@ fn frame(shape: Shape, p: &[Vec3]) -> Mat3 {
     Mat3::from_rows(&[x.transpose(), y.transpose(), z.transpose()])
 }
 
+canape_core::data_schema! {
+    /// The Data LinearSmallStrainFEMForceField and CorotationalFEMForceField add to the
+    /// force-field Data.
+    struct ElementFemData {
+        young: Reals = ("youngModulus", DataKind::Reals(0), "5000", "Young's modulus in Hooke's law (one value, or one per element)"),
+        poisson: Reals = ("poissonRatio", DataKind::Reals(0), "0.45", "Poisson's ratio in Hooke's law (one value, or one per element)"),
+        compute_force_strategy: Text = ("computeForceStrategy", DataKind::Str, "parallel", "The compute strategy used to compute the forces (results do not depend on it)"),
+        compute_force_deriv_strategy: Text = ("computeForceDerivStrategy", DataKind::Str, "parallel", "The compute strategy used to compute the force derivatives (results do not depend on it)"),
+        element_space: Real = ("elementSpace", DataKind::Real, "0.125", "When rendering, the space between elements"),
+    }
+}
+
+canape_core::data_schema! {
+    /// CorotationalFEMForceField's own Data (after [`ElementFemData`]).
+    struct CorotationalData {
+        rotation_method: Text = ("rotationMethod", DataKind::Str, "", "The method used to compute the element rotations: stable_polar, polar, identity, and triangle for tetrahedra (their default), hexahedron for hexahedra (their default); prisms default to stable_polar"),
+    }
+}
+
+/// The typed handles of an [`ElementFemForceField`]'s Data.
+#[derive(Clone, Copy, Debug)]
+struct ElementHandles {
+    ff: ForceFieldData,
+    d: ElementFemData,
+    /// `rotationMethod` (CorotationalFEMForceField only).
+    rotation_method: Option<Data<Text>>,
+}
+
 #[derive(Clone)]
 struct Elem {
     idx: Vec<u32>,
     k: Vec<f64>,
+    /// Rest positions (world frame): the element stiffness is recomputed from them when the
+    /// material is edited.
     rest: Vec<Vec3>,
     c0: Mat3,
     r: Mat3,
@@ -296,6 +328,8 @@ pub struct ElementFemForceField {
     shape: Shape,
     rotation: Rotation,
     data: DataTable,
+    /// Typed handles to the Data in `data`.
+    h: ElementHandles,
     elems: Vec<Elem>,
     rayleigh: f64,
 }
@@ -303,14 +337,13 @@ pub struct ElementFemForceField {
 impl ElementFemForceField {
     pub fn new(corotational: bool, template: &str) -> Result<Self, String> {
         let shape = Shape::from_template(template)?;
-        let mut data = force_field_data(DataTable::new())
-            .with("youngModulus", DataKind::Reals(0), "5000", "Young's modulus in Hooke's law (one value, or one per element)")
-            .with("poissonRatio", DataKind::Reals(0), "0.45", "Poisson's ratio in Hooke's law (one value, or one per element)")
-            .with("computeForceStrategy", DataKind::Str, "parallel", "The compute strategy used to compute the forces (results do not depend on it)")
-            .with("computeForceDerivStrategy", DataKind::Str, "parallel", "The compute strategy used to compute the force derivatives (results do not depend on it)")
-            .with("elementSpace", DataKind::Real, "0.125", "When rendering, the space between elements");
+        let (data, ff) = ForceFieldData::declare(canape_core::data::base_fields(DataTable::new()));
+        let (mut data, d) = ElementFemData::declare(data);
+        let mut rotation_method = None;
         if corotational {
-            data = data.with("rotationMethod", DataKind::Str, "", "The method used to compute the element rotations: stable_polar, polar, identity, and triangle for tetrahedra (their default), hexahedron for hexahedra (their default); prisms default to stable_polar");
+            let (t, c) = CorotationalData::declare(data);
+            data = t;
+            rotation_method = Some(c.rotation_method);
         }
         Ok(ElementFemForceField {
             class: if corotational {
@@ -322,17 +355,38 @@ impl ElementFemForceField {
             shape,
             rotation: Rotation::parse("", shape).unwrap_or(Rotation::Identity),
             data,
+            h: ElementHandles {
+                ff,
+                d,
+                rotation_method,
+            },
             elems: Vec::new(),
             rayleigh: 0.0,
         })
     }
 
+    /// Young's moduli and Poisson's ratios (one, or one per element), never empty.
+    fn moduli(&self) -> (Vec<f64>, Vec<f64>) {
+        let or = |v: &[f64], d: f64| if v.is_empty() { vec![d] } else { v.to_vec() };
+        (
+            or(self.data.get(self.h.d.young), 5000.0),
+            or(self.data.get(self.h.d.poisson), 0.45),
+        )
+    }
+
+    /// The stiffness of element `k` with rest positions `x`, from the moduli of [`Self::moduli`].
+    fn stiffness_of(&self, k: usize, x: &[Vec3], (e, nu): &(Vec<f64>, Vec<f64>)) -> Vec<f64> {
+        element_stiffness(
+            self.shape,
+            x,
+            *e.get(k).unwrap_or(&e[0]),
+            *nu.get(k).unwrap_or(&nu[0]),
+        )
+    }
+
     /// Set up elements (used by init and tests).
     pub fn setup(&mut self, rest: &[f64], mesh: &Mesh) {
-        let e = self.data.reals("youngModulus").to_vec();
-        let nu = self.data.reals("poissonRatio").to_vec();
-        let e = if e.is_empty() { vec![5000.0] } else { e };
-        let nu = if nu.is_empty() { vec![0.45] } else { nu };
+        let moduli = self.moduli();
         self.elems = self
             .shape
             .elements(mesh)
@@ -340,12 +394,7 @@ impl ElementFemForceField {
             .enumerate()
             .map(|(k, idx)| {
                 let x: Vec<Vec3> = idx.iter().map(|&i| get3(rest, i as usize)).collect();
-                let km = element_stiffness(
-                    self.shape,
-                    &x,
-                    *e.get(k).unwrap_or(&e[0]),
-                    *nu.get(k).unwrap_or(&nu[0]),
-                );
+                let km = self.stiffness_of(k, &x, &moduli);
                 let c0 = frame(self.shape, &x);
                 Elem {
                     idx,
@@ -358,11 +407,27 @@ impl ElementFemForceField {
             .collect();
     }
 
+    /// Recompute every element's stiffness from its rest positions and the current moduli
+    /// (rest frames and rotations kept): what [`Self::setup`] computes for the same rest
+    /// positions.
+    fn update_stiffness(&mut self) {
+        let moduli = self.moduli();
+        let ks: Vec<Vec<f64>> = self
+            .elems
+            .iter()
+            .enumerate()
+            .map(|(k, el)| self.stiffness_of(k, &el.rest, &moduli))
+            .collect();
+        for (el, k) in self.elems.iter_mut().zip(ks) {
+            el.k = k;
+        }
+    }
+
     fn init_impl(&mut self, ctx: &mut InitContext<'_>) {
-        self.rayleigh = self.data.real("rayleighStiffness");
+        self.rayleigh = self.data.get(self.h.ff.rayleigh_stiffness);
         self.elems.clear();
-        if self.corotational {
-            let m = self.data.str("rotationMethod").trim().to_string();
+        if let Some(rotation_method) = self.h.rotation_method {
+            let m = self.data.get(rotation_method).trim().to_string();
             self.rotation = match Rotation::parse(&m, self.shape) {
                 Some(r) => r,
                 None => {
@@ -380,8 +445,8 @@ impl ElementFemForceField {
             };
         }
         if let Some(m) = check_material(
-            self.data.reals("youngModulus"),
-            self.data.reals("poissonRatio"),
+            self.data.get(self.h.d.young),
+            self.data.get(self.h.d.poisson),
         ) {
             ctx.error(m);
             return;
@@ -398,7 +463,43 @@ impl ElementFemForceField {
     }
 }
 
-impl_component!(ElementFemForceField, |s| s.class, init);
+impl Component for ElementFemForceField {
+    fn class_name(&self) -> &'static str {
+        self.class
+    }
+    fn data(&self) -> &DataTable {
+        &self.data
+    }
+    fn data_mut(&mut self) -> &mut DataTable {
+        &mut self.data
+    }
+    fn init(&mut self, ctx: &mut InitContext<'_>) {
+        self.init_impl(ctx)
+    }
+
+    /// A new Young's modulus or Poisson's ratio recomputes the element stiffnesses from the
+    /// rest positions the elements keep (rest frames and rotations kept); a new Rayleigh
+    /// stiffness is taken as it is. Any other Data re-initialises the force field.
+    fn data_changed(&mut self, changed: &ChangedData) -> Reaction {
+        let (young, poisson) = (self.h.d.young, self.h.d.poisson);
+        let material = [
+            young.index(),
+            poisson.index(),
+            self.h.ff.rayleigh_stiffness.index(),
+        ];
+        if !changed.only(&material) || self.elems.is_empty() {
+            return Reaction::Reinit;
+        }
+        if let Some(m) = check_material(self.data.get(young), self.data.get(poisson)) {
+            return Reaction::Refused(vec![m]);
+        }
+        self.rayleigh = self.data.get(self.h.ff.rayleigh_stiffness);
+        if changed.has(young) || changed.has(poisson) {
+            self.update_stiffness();
+        }
+        Reaction::Updated
+    }
+}
 
 fn matvec(k: &[f64], v: &[f64], out: &mut [f64]) {
     let m = v.len();
@@ -512,12 +613,23 @@ impl ForceField for ElementFemForceField {
     }
 }
 
+canape_core::data_schema! {
+    /// FEMMass's own Data (after [`MassData`]).
+    struct FemMassData {
+        nodal_mass_density: Text = ("nodalMassDensity", DataKind::Str, "", "Link to nodal property: mass density"),
+        topology: Text = ("topology", DataKind::Str, "", "link to the topology container"),
+    }
+}
+
 /// FEMMass: the consistent mass matrix of the elements, with a density interpolated from the
 /// nodal values of a NodalMassDensity. Stored as node-to-node scalar entries (each a 3×3 m·I).
 #[derive(Clone)]
 pub struct FemMass {
     shape: Shape,
     data: DataTable,
+    /// Typed handles to the Data in `data`.
+    mass: MassData,
+    d: FemMassData,
     /// CSR over nodes: for node a, the (b, m_ab) entries.
     ptr: Vec<usize>,
     cols: Vec<u32>,
@@ -533,22 +645,13 @@ impl FemMass {
                     .into(),
             );
         }
-        let data = canape_core::data::mass_fields(canape_core::data::base_fields(DataTable::new()))
-            .with(
-                "nodalMassDensity",
-                DataKind::Str,
-                "",
-                "Link to nodal property: mass density",
-            )
-            .with(
-                "topology",
-                DataKind::Str,
-                "",
-                "link to the topology container",
-            );
+        let (data, mass) = MassData::declare(canape_core::data::base_fields(DataTable::new()));
+        let (data, d) = FemMassData::declare(data);
         Ok(FemMass {
             shape,
             data,
+            mass,
+            d,
             ptr: Vec::new(),
             cols: Vec::new(),
             vals: Vec::new(),
@@ -598,7 +701,7 @@ impl FemMass {
             ctx.warn("FEMMass on tetrahedra uses SOFA's one-point rule, which is not exact for the consistent mass");
         }
         // the density: linked NodalMassDensity, or the first one of the context
-        let link = self.data.str("nodalMassDensity").trim().to_string();
+        let link = self.data.get(self.d.nodal_mass_density).trim().to_string();
         let scene = ctx.scene;
         let dens_id = if !link.is_empty() {
             match ctx.linked(&link) {
@@ -673,7 +776,88 @@ impl Mass for FemMass {
         }
     }
     fn rayleigh_mass(&self) -> f64 {
-        self.data.real("rayleighMass")
+        self.data.get(self.mass.rayleigh_mass)
+    }
+}
+
+/// Test helper for the in-place reactions to edited Data of the FEM force fields: the forces
+/// and stiffness products of a force field edited while it runs against those of one
+/// initialised from scratch with the new values, bit for bit.
+#[cfg(test)]
+pub(crate) mod edit_check {
+    use canape_core::component::{ForceField, Reaction};
+    use canape_core::mesh::Mesh;
+
+    /// The bits of `v` (to compare results exactly).
+    pub fn bits(v: &[f64]) -> Vec<u64> {
+        v.iter().map(|x| x.to_bits()).collect()
+    }
+
+    /// What a force field gives at `x`: its forces (with pseudo-random velocities), then its
+    /// stiffness product of a pseudo-random dx (factor −0.7) and its Rayleigh stiffness, as bits.
+    pub fn results(ff: &mut dyn ForceField, x: &[f64]) -> (Vec<u64>, Vec<u64>, u64) {
+        let mut seed = 5;
+        let n = x.len();
+        let v: Vec<f64> = (0..n).map(|_| crate::fd_check::rnd(&mut seed)).collect();
+        let mut f = vec![0.0; n];
+        ff.add_force(x, &v, &mut f);
+        let dx: Vec<f64> = (0..n).map(|_| crate::fd_check::rnd(&mut seed)).collect();
+        let mut df = vec![0.0; n];
+        ff.add_dforce(&dx, &mut df, -0.7);
+        (bits(&f), bits(&df), ff.rayleigh_stiffness().to_bits())
+    }
+
+    /// `make()` initialised on `rest` and `mesh` with `before` and run at `x` (the rotations
+    /// of a running simulation), then given `after` through its Data and told which changed:
+    /// the reaction. When it is [`Reaction::Updated`], its results at `x` must equal bit for
+    /// bit those of `make()` initialised with `before` then `after`; otherwise (the edit is
+    /// refused, or needs a re-initialisation) it must still give its results of before.
+    pub fn edit<F: ForceField>(
+        make: impl Fn() -> F,
+        rest: &[f64],
+        mesh: &Mesh,
+        before: &[(&str, &str)],
+        after: &[(&str, &str)],
+        x: &[f64],
+    ) -> Reaction {
+        let init = |attrs: &[&[(&str, &str)]]| {
+            let mut ff = make();
+            for (k, v) in attrs.iter().copied().flatten() {
+                ff.data_mut().set_str(k, v).unwrap();
+            }
+            let diags = crate::fd_check::init_with_mesh(&mut ff, rest, Some(mesh.clone()));
+            assert!(
+                !diags.has_errors(),
+                "{:?}",
+                diags.iter().collect::<Vec<_>>()
+            );
+            ff
+        };
+        let mut ff = init(&[before]);
+        let old = results(&mut ff, x);
+        let versions = ff.data().versions();
+        for (k, v) in after {
+            ff.data_mut().set_str(k, v).unwrap();
+        }
+        let changed = ff.data().changed_since(&versions);
+        assert!(!changed.is_empty(), "{after:?} changes nothing");
+        let reaction = ff.data_changed(&changed);
+        let got = results(&mut ff, x);
+        let class = ff.class_name();
+        if reaction == Reaction::Updated {
+            let want = results(&mut init(&[before, after]), x);
+            assert!(
+                got == want,
+                "{class}: {after:?} in place differs from an init"
+            );
+            assert!(got != old, "{class}: {after:?} changed no result");
+        } else {
+            assert!(
+                got == old,
+                "{class}: {after:?} ({reaction:?}) changed the results"
+            );
+        }
+        reaction
     }
 }
 
@@ -847,6 +1031,128 @@ mod tests {
                     (k[r * 12 + c] + kt.get(r, c)).abs() < 1e-9 * (1.0 + k[r * 12 + c].abs()),
                     "{r},{c}"
                 );
+            }
+        }
+    }
+    /// Two slightly irregular cells side by side, as hexahedra.
+    fn two_cells() -> (Vec<f64>, Vec<[u32; 8]>) {
+        let mut seed = 3;
+        let mut rest = Vec::new();
+        for k in 0..2 {
+            for j in 0..2 {
+                for i in 0..3 {
+                    for v in [i as f64, j as f64 * 0.8, k as f64 * 1.2] {
+                        rest.push(v + 0.05 * crate::fd_check::rnd(&mut seed));
+                    }
+                }
+            }
+        }
+        let idx = |i: u32, j: u32, k: u32| i + 3 * (j + 2 * k);
+        let hexa = (0..2)
+            .map(|x| {
+                [
+                    idx(x, 0, 0),
+                    idx(x + 1, 0, 0),
+                    idx(x + 1, 1, 0),
+                    idx(x, 1, 0),
+                    idx(x, 0, 1),
+                    idx(x + 1, 0, 1),
+                    idx(x + 1, 1, 1),
+                    idx(x, 1, 1),
+                ]
+            })
+            .collect();
+        (rest, hexa)
+    }
+
+    /// Editing youngModulus, poissonRatio or rayleighStiffness of the element FEM force fields
+    /// while they run updates them in place to exactly what an init with the new values
+    /// gives, for every element shape, linear and corotational; an invalid material is
+    /// refused, and other Data ask for a re-initialisation.
+    #[test]
+    fn element_fem_material_edits_update_in_place() {
+        use canape_core::component::Reaction;
+        let (rest, hexa) = two_cells();
+        let tets: Vec<[u32; 4]> = hexa
+            .iter()
+            .flat_map(|h| canape_core::mesh::hexa_to_tetras(*h, false))
+            .collect();
+        let prisms: Vec<[u32; 6]> = hexa
+            .iter()
+            .flat_map(|h| {
+                [
+                    [h[0], h[5], h[1], h[3], h[6], h[2]],
+                    [h[0], h[4], h[5], h[3], h[7], h[6]],
+                ]
+            })
+            .collect();
+        let meshes = [
+            (
+                "Vec3,Tetrahedron",
+                Mesh {
+                    tetrahedra: tets,
+                    ..Default::default()
+                },
+            ),
+            (
+                "Vec3,Hexahedron",
+                Mesh {
+                    hexahedra: hexa,
+                    ..Default::default()
+                },
+            ),
+            (
+                "Vec3,Prism",
+                Mesh {
+                    prisms,
+                    ..Default::default()
+                },
+            ),
+        ];
+        let mut seed = 9;
+        let x: Vec<f64> = crate::fd_check::rigidly_moved(&rest)
+            .iter()
+            .map(|v| v + 0.05 * crate::fd_check::rnd(&mut seed))
+            .collect();
+        let before = [
+            ("youngModulus", "1000"),
+            ("poissonRatio", "0.3"),
+            ("rayleighStiffness", "0.1"),
+        ];
+        for corotational in [false, true] {
+            for (tpl, mesh) in &meshes {
+                let make = || ElementFemForceField::new(corotational, tpl).unwrap();
+                let edit = |after: &[(&str, &str)]| {
+                    edit_check::edit(make, &rest, mesh, &before, after, &x)
+                };
+                assert_eq!(edit(&[("youngModulus", "1500")]), Reaction::Updated);
+                assert_eq!(edit(&[("poissonRatio", "0.4")]), Reaction::Updated);
+                assert_eq!(edit(&[("rayleighStiffness", "0.25")]), Reaction::Updated);
+                // one modulus per element, and the three Data at once
+                let per_element = [
+                    (
+                        "youngModulus",
+                        "1200 900 1100 800 1000 1300 700 1400 1250 950 1050 850",
+                    ),
+                    ("poissonRatio", "0.2 0.35"),
+                    ("rayleighStiffness", "0"),
+                ];
+                assert_eq!(edit(&per_element), Reaction::Updated);
+                assert!(matches!(
+                    edit(&[("poissonRatio", "0.7")]),
+                    Reaction::Refused(_)
+                ));
+                assert!(matches!(
+                    edit(&[("youngModulus", "-5")]),
+                    Reaction::Refused(_)
+                ));
+                assert_eq!(
+                    edit(&[("youngModulus", "2000"), ("elementSpace", "0.2")]),
+                    Reaction::Reinit
+                );
+                if corotational {
+                    assert_eq!(edit(&[("rotationMethod", "polar")]), Reaction::Reinit);
+                }
             }
         }
     }

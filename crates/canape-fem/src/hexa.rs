@@ -6,11 +6,12 @@
 mod element;
 mod product;
 
-use crate::common::{check_material, fem_inputs, force_field_data, Material};
-use canape_core::component::ForceField;
-use canape_core::data::{DataKind, DataTable, Value};
-
-use canape_core::impl_component;
+use crate::common::{check_material, fem_inputs, Material};
+use canape_core::component::{Component, ForceField, Reaction};
+use canape_core::data::MassData;
+use canape_core::data::{
+    ChangedData, DataKind, DataTable, Flag, ForceFieldData, Real, Reals, Text, Value,
+};
 use canape_core::matrix::MatrixSink;
 use canape_core::scene::InitContext;
 use canape_types::{get3, Mat3, Vec3};
@@ -23,6 +24,40 @@ use product::{
 };
 
 type K24 = SMatrix<f64, 24, 24>;
+
+canape_core::data_schema! {
+    /// HexahedronFEMForceField's own Data (after the force-field Data).
+    struct HexaData {
+        young: Reals = ("youngModulus", DataKind::Reals(0), "5000", "Young's modulus in Hooke's law (one value, or one per element)"),
+        poisson: Reals = ("poissonRatio", DataKind::Reals(0), "0.45", "Poisson's ratio in Hooke's law (one value, or one per element)"),
+        method: Text = ("method", DataKind::Str, "large", "\"large\" or \"polar\" or \"small\" displacements"),
+        update_stiffness_matrix: Flag = ("updateStiffnessMatrix", DataKind::Bool, "0", ""),
+        gather_pt: Text = ("gatherPt", DataKind::Str, " ", "number of dof accumulated per threads during the gather operation (Only use in GPU version)"),
+        gather_bsize: Text = ("gatherBsize", DataKind::Str, " ", "number of dof accumulated per threads during the gather operation (Only use in GPU version)"),
+        drawing: Flag = ("drawing", DataKind::Bool, "1", "draw the forcefield if true"),
+        draw_percentage_offset: Real = ("drawPercentageOffset", DataKind::Real, "0.15", "size of the hexa"),
+        stiffness_matrices: Reals = ("stiffnessMatrices", DataKind::Reals(0), "", "Stiffness matrices per element (K_i)"),
+        initial_points: Reals = ("initialPoints", DataKind::Reals(3), "", "Initial Position"),
+    }
+}
+
+canape_core::data_schema! {
+    /// HexahedronFEMForceFieldAndMass's own Data (after [`MassData`]).
+    struct HexaMassData {
+        density: Real = ("density", DataKind::Real, "1", "density == volumetric mass in english (kg.m-3)"),
+        lumped_mass: Flag = ("lumpedMass", DataKind::Bool, "0", "Does it use lumped masses?"),
+        mass_matrices: Reals = ("massMatrices", DataKind::Reals(0), "", "Mass matrices per element (M_i)"),
+    }
+}
+
+/// The typed handles of a [`HexahedronFemForceField`]'s Data.
+#[derive(Clone, Copy, Debug)]
+struct Handles {
+    ff: ForceFieldData,
+    d: HexaData,
+    /// The mass Data (HexahedronFEMForceFieldAndMass only).
+    mass: Option<(MassData, HexaMassData)>,
+}
 
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub enum HexaMethod {
@@ -56,6 +91,8 @@ struct HexMass {
 #[derive(Clone)]
 pub struct HexahedronFemForceField {
     data: DataTable,
+    /// Typed handles to the Data in `data`.
+    h: Handles,
     mass: Option<HexMass>,
     method: HexaMethod,
     elems: Vec<HexElem>,
@@ -64,7 +101,8 @@ pub struct HexahedronFemForceField {
     /// regular grid) share one, which then stays in cache during the products.
     kps: Vec<Box<Kp>>,
     /// Rest positions in the element frame, parallel to `elems` (kept apart: the stiffness
-    /// product, run at every CG iteration, reads 108 bytes per element instead of 300).
+    /// product, run at every CG iteration, reads 108 bytes per element instead of 300); the
+    /// element stiffnesses are recomputed from them when the material is edited.
     rests: Vec<Rest>,
     /// The stiffness product over worker threads.
     par: crate::common::ParallelLoop,
@@ -86,19 +124,11 @@ impl Default for HexahedronFemForceField {
 
 impl HexahedronFemForceField {
     pub fn new() -> Self {
-        let data = force_field_data(DataTable::new())
-            .with("youngModulus", DataKind::Reals(0), "5000", "Young's modulus in Hooke's law (one value, or one per element)")
-            .with("poissonRatio", DataKind::Reals(0), "0.45", "Poisson's ratio in Hooke's law (one value, or one per element)")
-            .with("method", DataKind::Str, "large", "\"large\" or \"polar\" or \"small\" displacements")
-            .with("updateStiffnessMatrix", DataKind::Bool, "0", "")
-            .with("gatherPt", DataKind::Str, " ", "number of dof accumulated per threads during the gather operation (Only use in GPU version)")
-            .with("gatherBsize", DataKind::Str, " ", "number of dof accumulated per threads during the gather operation (Only use in GPU version)")
-            .with("drawing", DataKind::Bool, "1", "draw the forcefield if true")
-            .with("drawPercentageOffset", DataKind::Real, "0.15", "size of the hexa")
-            .with("stiffnessMatrices", DataKind::Reals(0), "", "Stiffness matrices per element (K_i)")
-            .with("initialPoints", DataKind::Reals(3), "", "Initial Position");
+        let (data, ff) = ForceFieldData::declare(canape_core::data::base_fields(DataTable::new()));
+        let (data, d) = HexaData::declare(data);
         HexahedronFemForceField {
             data,
+            h: Handles { ff, d, mass: None },
             hexahedral: false,
             coef: Vec::new(),
             mass: None,
@@ -115,25 +145,10 @@ impl HexahedronFemForceField {
     /// HexahedronFEMForceFieldAndMass: the same force field carrying SOFA's element masses.
     pub fn with_mass() -> Self {
         let mut f = Self::new();
-        f.data = canape_core::data::mass_fields(std::mem::take(&mut f.data))
-            .with(
-                "density",
-                DataKind::Real,
-                "1",
-                "density == volumetric mass in english (kg.m-3)",
-            )
-            .with(
-                "lumpedMass",
-                DataKind::Bool,
-                "0",
-                "Does it use lumped masses?",
-            )
-            .with(
-                "massMatrices",
-                DataKind::Reals(0),
-                "",
-                "Mass matrices per element (M_i)",
-            );
+        let (data, mass) = MassData::declare(std::mem::take(&mut f.data));
+        let (data, hexa_mass) = HexaMassData::declare(data);
+        f.data = data;
+        f.h.mass = Some((mass, hexa_mass));
         f.mass = Some(HexMass {
             density: 1.0,
             lumped: false,
@@ -162,9 +177,10 @@ impl HexahedronFemForceField {
     }
 
     fn setup_mass(&mut self, n: usize, gravity: Vec3) {
-        let density = self.data.real("density");
-        let lumped = self.data.bool("lumpedMass");
-        let separate = self.data.bool("separateGravity");
+        let Some((md, hd)) = self.h.mass else { return };
+        let density = self.data.get(hd.density);
+        let lumped = self.data.get(hd.lumped_mass);
+        let separate = self.data.get(md.separate_gravity);
         let Some(m) = self.mass.as_mut() else { return };
         m.density = density;
         m.lumped = lumped;
@@ -185,16 +201,62 @@ impl HexahedronFemForceField {
         }
     }
 
+    /// Young's moduli and Poisson's ratios (one, or one per element), never empty.
+    fn moduli(&self) -> (Vec<f64>, Vec<f64>) {
+        let or = |v: &[f64], d: f64| if v.is_empty() { vec![d] } else { v.to_vec() };
+        (
+            or(self.data.get(self.h.d.young), 5000.0),
+            or(self.data.get(self.h.d.poisson), 0.45),
+        )
+    }
+
+    /// The stiffness of element `e` from its rest positions in its frame `x0r`, the moduli of
+    /// [`Self::moduli`] and its sparse-grid coefficient, in the order the product reads it.
+    fn element_stiffness(
+        &self,
+        e: usize,
+        x0r: &[Vec3; 8],
+        (young, nu): &(Vec<f64>, Vec<f64>),
+    ) -> Box<Kp> {
+        let mat = Material::new(
+            *young.get(e).unwrap_or(&young[0]),
+            *nu.get(e).unwrap_or(&nu[0]),
+            1.0,
+        );
+        let mut k = hexa_stiffness(&mat, x0r);
+        // SOFA's HexahedronFEMForceField scales by the sparse grid's stiffness coefficient
+        if let Some(c) = self.coef.get(e).filter(|c| **c != 1.0) {
+            k *= *c;
+        }
+        component_major(&k)
+    }
+
+    /// Add an element's stiffness to `kps` (shared with the previous element when equal) and
+    /// return its index there.
+    fn push_stiffness(kps: &mut Vec<Box<Kp>>, kp: Box<Kp>) -> u32 {
+        if kps.last() != Some(&kp) {
+            kps.push(kp);
+        }
+        (kps.len() - 1) as u32
+    }
+
+    /// Recompute every element's stiffness from its rest positions (`rests`) and the current
+    /// moduli, rest frames and rotations kept: what [`Self::setup`] computes for the same rest
+    /// positions.
+    fn update_stiffness(&mut self) {
+        let moduli = self.moduli();
+        let mut kps = Vec::with_capacity(self.kps.len());
+        for e in 0..self.elems.len() {
+            let x0r: [Vec3; 8] = std::array::from_fn(|w| rest_point(&self.rests[e], w));
+            let kp = self.element_stiffness(e, &x0r, &moduli);
+            self.elems[e].k = Self::push_stiffness(&mut kps, kp);
+        }
+        self.kps = kps;
+    }
+
     /// Set up elements from rest positions and hexahedra (used by init and tests).
     pub fn setup(&mut self, rest: &[f64], hexa: &[[u32; 8]]) {
-        let young = self.data.reals("youngModulus").to_vec();
-        let nu = self.data.reals("poissonRatio").to_vec();
-        let young = if young.is_empty() {
-            vec![5000.0]
-        } else {
-            young
-        };
-        let nu = if nu.is_empty() { vec![0.45] } else { nu };
+        let moduli = self.moduli();
         self.elems.clear();
         self.kps.clear();
         self.pairs = std::sync::OnceLock::new();
@@ -204,25 +266,9 @@ impl HexahedronFemForceField {
             let p: [Vec3; 8] = std::array::from_fn(|w| get3(rest, h[w] as usize));
             let r = frame(self.method, &p);
             let x0r: [Vec3; 8] = std::array::from_fn(|w| r * p[w]);
-            let mat = Material::new(
-                *young.get(e).unwrap_or(&young[0]),
-                *nu.get(e).unwrap_or(&nu[0]),
-                1.0,
-            );
-            let mut k = hexa_stiffness(&mat, &x0r);
-            // SOFA's HexahedronFEMForceField scales by the sparse grid's stiffness coefficient
-            if let Some(c) = self.coef.get(e).filter(|c| **c != 1.0) {
-                k *= *c;
-            }
-            let kp = component_major(&k);
-            if self.kps.last() != Some(&kp) {
-                self.kps.push(kp);
-            }
-            self.elems.push(HexElem {
-                idx: *h,
-                k: (self.kps.len() - 1) as u32,
-                rot: r,
-            });
+            let kp = self.element_stiffness(e, &x0r, &moduli);
+            let k = Self::push_stiffness(&mut self.kps, kp);
+            self.elems.push(HexElem { idx: *h, k, rot: r });
             self.rests
                 .push(std::array::from_fn(|c| std::array::from_fn(|w| x0r[w][c])));
         }
@@ -230,7 +276,7 @@ impl HexahedronFemForceField {
 
     /// Read `method` from Data; an unknown name selects `large` and is returned as error.
     pub fn set_method_from_data(&mut self) -> Result<(), String> {
-        let (m, ok) = match self.data.str("method") {
+        let (m, ok) = match self.data.get(self.h.d.method) {
             "large" => (HexaMethod::Large, true),
             "polar" => (HexaMethod::Polar, true),
             "small" => (HexaMethod::Small, true),
@@ -240,7 +286,7 @@ impl HexahedronFemForceField {
         if ok {
             Ok(())
         } else {
-            Err(self.data.str("method").to_string())
+            Err(self.data.get(self.h.d.method).to_string())
         }
     }
 
@@ -252,17 +298,16 @@ impl HexahedronFemForceField {
             ctx.warn("HexahedralFEMForceField has no 'small' method (SOFA's has \"large\" and \"polar\"); using 'large'");
             self.method = HexaMethod::Large;
         }
-        if self.data.bool("updateStiffnessMatrix") {
+        if self.data.get(self.h.d.update_stiffness_matrix) {
             ctx.warn("updateStiffnessMatrix is not supported yet and is ignored");
         }
-        self.rayleigh = self.data.real("rayleighStiffness");
+        self.rayleigh = self.data.get(self.h.ff.rayleigh_stiffness);
         self.elems.clear();
         self.pairs = std::sync::OnceLock::new();
-        let (y, nu) = (
-            self.data.reals("youngModulus").to_vec(),
-            self.data.reals("poissonRatio").to_vec(),
-        );
-        if let Some(m) = check_material(&y, &nu) {
+        if let Some(m) = check_material(
+            self.data.get(self.h.d.young),
+            self.data.get(self.h.d.poisson),
+        ) {
             ctx.error(m);
             return;
         }
@@ -293,14 +338,14 @@ impl HexahedronFemForceField {
             }
         }
         self.setup(&rest, &mesh.hexahedra);
-        if self.mass.is_some() {
-            if self.data.bool("separateGravity") {
+        if let Some((md, _)) = self.h.mass {
+            if self.data.get(md.separate_gravity) {
                 ctx.warn("separateGravity is not supported by HexahedronFEMForceFieldAndMass in Canapé: gravity is left out");
             }
             let g = ctx.gravity();
             self.setup_mass(rest.len() / 3, g);
         }
-        let _ = self.data.set_value("initialPoints", Value::Reals(rest));
+        let _ = self.data.put(self.h.d.initial_points, Value::Reals(rest));
     }
 }
 
@@ -316,16 +361,48 @@ fn is_axis_aligned_cube(rest: &[f64], h: &[u32; 8]) -> bool {
     })
 }
 
-impl_component!(
-    HexahedronFemForceField,
-    |s| match (s.hexahedral, s.mass.is_some()) {
-        (false, true) => "HexahedronFEMForceFieldAndMass",
-        (false, false) => "HexahedronFEMForceField",
-        (true, true) => "HexahedralFEMForceFieldAndMass",
-        (true, false) => "HexahedralFEMForceField",
-    },
-    init
-);
+impl Component for HexahedronFemForceField {
+    fn class_name(&self) -> &'static str {
+        match (self.hexahedral, self.mass.is_some()) {
+            (false, true) => "HexahedronFEMForceFieldAndMass",
+            (false, false) => "HexahedronFEMForceField",
+            (true, true) => "HexahedralFEMForceFieldAndMass",
+            (true, false) => "HexahedralFEMForceField",
+        }
+    }
+    fn data(&self) -> &DataTable {
+        &self.data
+    }
+    fn data_mut(&mut self) -> &mut DataTable {
+        &mut self.data
+    }
+    fn init(&mut self, ctx: &mut InitContext<'_>) {
+        self.init_impl(ctx)
+    }
+
+    /// A new Young's modulus or Poisson's ratio recomputes the element stiffnesses from the
+    /// rest positions the elements keep in their frames (rest frames and rotations kept); a new
+    /// Rayleigh stiffness is taken as it is. Any other Data re-initialises the force field.
+    fn data_changed(&mut self, changed: &ChangedData) -> Reaction {
+        let (young, poisson) = (self.h.d.young, self.h.d.poisson);
+        let material = [
+            young.index(),
+            poisson.index(),
+            self.h.ff.rayleigh_stiffness.index(),
+        ];
+        if !changed.only(&material) || self.elems.is_empty() {
+            return Reaction::Reinit;
+        }
+        if let Some(m) = check_material(self.data.get(young), self.data.get(poisson)) {
+            return Reaction::Refused(vec![m]);
+        }
+        self.rayleigh = self.data.get(self.h.ff.rayleigh_stiffness);
+        if changed.has(young) || changed.has(poisson) {
+            self.update_stiffness();
+        }
+        Reaction::Updated
+    }
+}
 
 impl ForceField for HexahedronFemForceField {
     fn add_force(&mut self, x: &[f64], _v: &[f64], f: &mut [f64]) {
@@ -489,5 +566,117 @@ mod hexahedral_tests {
             q[1] = 0.8 * x + 0.6 * y;
         }
         assert!(!is_axis_aligned_cube(&p, &h));
+    }
+}
+
+#[cfg(test)]
+mod edit_tests {
+    use super::*;
+    use crate::element::edit_check;
+
+    /// Two cells side by side as hexahedra: regular (`jitter` 0: one stiffness shared by both)
+    /// or moved slightly by a pseudo-random amount.
+    fn two_cells(jitter: f64) -> (Vec<f64>, Vec<[u32; 8]>) {
+        let mut seed = 3;
+        let mut rest = Vec::new();
+        for k in 0..2 {
+            for j in 0..2 {
+                for i in 0..3 {
+                    for v in [i as f64, j as f64 * 0.8, k as f64 * 1.2] {
+                        rest.push(v + jitter * crate::fd_check::rnd(&mut seed));
+                    }
+                }
+            }
+        }
+        let idx = |i: u32, j: u32, k: u32| i + 3 * (j + 2 * k);
+        let hexa = (0..2)
+            .map(|x| {
+                [
+                    idx(x, 0, 0),
+                    idx(x + 1, 0, 0),
+                    idx(x + 1, 1, 0),
+                    idx(x, 1, 0),
+                    idx(x, 0, 1),
+                    idx(x + 1, 0, 1),
+                    idx(x + 1, 1, 1),
+                    idx(x, 1, 1),
+                ]
+            })
+            .collect();
+        (rest, hexa)
+    }
+
+    /// Editing youngModulus, poissonRatio or rayleighStiffness of a running hexahedral FEM
+    /// force field updates it in place to exactly what an init with the new values gives (the
+    /// stiffnesses recomputed from the rest positions the elements keep in their frames), for
+    /// every method, with and without mass, on a regular grid (shared stiffness) or not; an
+    /// invalid material is refused, and other Data ask for a re-initialisation.
+    #[test]
+    fn hexa_fem_material_edits_update_in_place() {
+        use canape_core::component::Reaction;
+        type Make = fn() -> HexahedronFemForceField;
+        let makes: [(&str, Make); 3] = [
+            ("HexahedronFEMForceField", HexahedronFemForceField::new),
+            (
+                "HexahedronFEMForceFieldAndMass",
+                HexahedronFemForceField::with_mass,
+            ),
+            ("HexahedralFEMForceField", || {
+                HexahedronFemForceField::hexahedral(false)
+            }),
+        ];
+        for jitter in [0.0, 0.05] {
+            let (rest, hexahedra) = two_cells(jitter);
+            let mesh = canape_core::mesh::Mesh {
+                hexahedra,
+                ..Default::default()
+            };
+            let mut seed = 9;
+            let x: Vec<f64> = crate::fd_check::rigidly_moved(&rest)
+                .iter()
+                .map(|v| v + 0.05 * crate::fd_check::rnd(&mut seed))
+                .collect();
+            for (class, make) in makes {
+                for method in ["large", "polar", "small"] {
+                    if method == "small" && class == "HexahedralFEMForceField" {
+                        continue;
+                    }
+                    let before = [
+                        ("method", method),
+                        ("youngModulus", "1000"),
+                        ("poissonRatio", "0.3"),
+                        ("rayleighStiffness", "0.1"),
+                    ];
+                    let edit = |after: &[(&str, &str)]| {
+                        edit_check::edit(make, &rest, &mesh, &before, after, &x)
+                    };
+                    assert_eq!(edit(&[("youngModulus", "1500")]), Reaction::Updated);
+                    assert_eq!(edit(&[("poissonRatio", "0.4")]), Reaction::Updated);
+                    assert_eq!(edit(&[("rayleighStiffness", "0.25")]), Reaction::Updated);
+                    // one modulus per element (two stiffnesses where the grid shared one)
+                    let per_element = [
+                        ("youngModulus", "1200 900"),
+                        ("poissonRatio", "0.35"),
+                        ("rayleighStiffness", "0"),
+                    ];
+                    assert_eq!(edit(&per_element), Reaction::Updated);
+                    assert!(matches!(
+                        edit(&[("poissonRatio", "0.7")]),
+                        Reaction::Refused(_)
+                    ));
+                    assert!(matches!(
+                        edit(&[("youngModulus", "-5")]),
+                        Reaction::Refused(_)
+                    ));
+                    assert_eq!(
+                        edit(&[("youngModulus", "2000"), ("drawing", "0")]),
+                        Reaction::Reinit
+                    );
+                    if class == "HexahedronFEMForceFieldAndMass" {
+                        assert_eq!(edit(&[("density", "3")]), Reaction::Reinit);
+                    }
+                }
+            }
+        }
     }
 }

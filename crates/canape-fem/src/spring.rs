@@ -3,10 +3,11 @@
 //! (Sofa/Component/SolidMechanics/Spring/src/sofa/component/solidmechanics/spring/SpringForceField.inl).
 //! Per spring: F = ks·(d − L0) + kd·(û·(v_b − v_a)); tangent D = (ks − F/d)·ûûᵀ + (F/d)·I.
 
-use crate::common::force_field_data;
-use canape_core::component::ForceField;
-use canape_core::data::{DataKind, DataTable};
-use canape_core::impl_component;
+use canape_core::component::{Component, ForceField, Reaction};
+use canape_core::data::{
+    ChangedData, Data, DataKind, DataTable, Flag, ForceFieldData, Int, Ints, Real, Reals, Text,
+    Words,
+};
 use canape_core::matrix::MatrixSink;
 use canape_core::scene::InitContext;
 use canape_types::{get3, Mat3, Vec3};
@@ -22,9 +23,87 @@ struct Spring {
     enabled: bool,
 }
 
+canape_core::data_schema! {
+    /// SpringForceField's own Data (after the force-field Data); the other spring classes add
+    /// theirs after these.
+    struct SpringData {
+        spring: Reals = ("spring", DataKind::Reals(5), "", "pairs of indices, stiffness, damping, rest length"),
+        stiffness: Reals = ("stiffness", DataKind::Reals(0), "100", "uniform stiffness for the all springs"),
+        damping: Reals = ("damping", DataKind::Reals(0), "5", "uniform damping for the all springs"),
+        lengths: Reals = ("lengths", DataKind::Reals(0), "", "List of lengths to create the springs. Must have the same than indices1 & indices2, or if only one element, it will be applied to all springs. If empty, 0 will be applied everywhere") alias ["length"],
+        indices1: Ints = ("indices1", DataKind::Ints(0), "", "Indices of the source points on the first model"),
+        indices2: Ints = ("indices2", DataKind::Ints(0), "", "Indices of the fixed points on the second model"),
+        elongation_only: Words = ("elongationOnly", DataKind::Words, "", "///< Whether the spring only acts when elongated"),
+        enabled: Words = ("enabled", DataKind::Words, "", "///< Whether each spring is enabled"),
+        object1: Text = ("object1", DataKind::Str, "", "First object associated to this component"),
+        object2: Text = ("object2", DataKind::Str, "", "Second object associated to this component"),
+        show_arrow_size: Real = ("showArrowSize", DataKind::Real, "0.01", "size of the axis"),
+        draw_mode: Int = ("drawMode", DataKind::Int, "0", "The way the springs will be drawn"),
+        file_springs: Text = ("fileSprings", DataKind::File, "", "File describing the springs"),
+    }
+}
+
+canape_core::data_schema! {
+    /// RegularGridSpringForceField's own Data (after [`SpringData`]).
+    struct GridSpringData {
+        lines_stiffness: Real = ("linesStiffness", DataKind::Real, "100", "Lines Stiffness"),
+        lines_damping: Real = ("linesDamping", DataKind::Real, "5", "Lines Damping"),
+        quads_stiffness: Real = ("quadsStiffness", DataKind::Real, "100", "Quads Stiffness"),
+        quads_damping: Real = ("quadsDamping", DataKind::Real, "5", "Quads Damping"),
+        cubes_stiffness: Real = ("cubesStiffness", DataKind::Real, "100", "Cubes Stiffness"),
+        cubes_damping: Real = ("cubesDamping", DataKind::Real, "5", "Cubes Damping"),
+    }
+}
+
+canape_core::data_schema! {
+    /// QuadBendingSprings's own Data (after [`SpringData`]).
+    struct QuadBendingData {
+        local_range: Ints = ("localRange", DataKind::Ints(0), "", "optional range of local DOF indices. Any computation involving only indices outside of this range are discarded (useful for parallelization using mesh partitionning)"),
+    }
+}
+
+canape_core::data_schema! {
+    /// MeshSpringForceField's own Data (after [`SpringData`]).
+    struct MeshSpringData {
+        lines_stiffness: Real = ("linesStiffness", DataKind::Real, "0", "Stiffness for the Lines"),
+        lines_damping: Real = ("linesDamping", DataKind::Real, "0", "Damping for the Lines"),
+        triangles_stiffness: Real = ("trianglesStiffness", DataKind::Real, "0", "Stiffness for the Triangles"),
+        triangles_damping: Real = ("trianglesDamping", DataKind::Real, "0", "Damping for the Triangles"),
+        quads_stiffness: Real = ("quadsStiffness", DataKind::Real, "0", "Stiffness for the Quads"),
+        quads_damping: Real = ("quadsDamping", DataKind::Real, "0", "Damping for the Quads"),
+        tetrahedra_stiffness: Real = ("tetrahedraStiffness", DataKind::Real, "0", "Stiffness for the Tetrahedra"),
+        tetrahedra_damping: Real = ("tetrahedraDamping", DataKind::Real, "0", "Damping for the Tetrahedra"),
+        cubes_stiffness: Real = ("cubesStiffness", DataKind::Real, "0", "Stiffness for the Cubes"),
+        cubes_damping: Real = ("cubesDamping", DataKind::Real, "0", "Damping for the Cubes"),
+        tetras_stiffness: Real = ("tetrasStiffness", DataKind::Real, "0", "old name of tetrahedraStiffness"),
+        tetras_damping: Real = ("tetrasDamping", DataKind::Real, "0", "old name of tetrahedraDamping"),
+        no_compression: Flag = ("noCompression", DataKind::Bool, "0", "Only consider elongation"),
+        draw_min_elongation_range: Real = ("drawMinElongationRange", DataKind::Real, "8", "Min range of elongation (red eongation - blue neutral - green compression)"),
+        draw_max_elongation_range: Real = ("drawMaxElongationRange", DataKind::Real, "15", "Max range of elongation (red eongation - blue neutral - green compression)"),
+        draw_spring_size: Real = ("drawSpringSize", DataKind::Real, "8", "Size of drawed lines"),
+        local_range: Ints = ("localRange", DataKind::Ints(0), "", "optional range of local DOF indices"),
+        topology: Text = ("topology", DataKind::Str, "", "link to the topology container"),
+    }
+}
+
+/// The typed handles of a [`SpringForceField`]'s Data.
+#[derive(Clone, Copy, Debug)]
+struct Handles {
+    ff: ForceFieldData,
+    s: SpringData,
+    /// RegularGridSpringForceField's.
+    grid: Option<GridSpringData>,
+    /// QuadBendingSprings's.
+    quad_bending: Option<QuadBendingData>,
+    /// MeshSpringForceField's.
+    mesh: Option<MeshSpringData>,
+}
+
 #[derive(Clone)]
 pub struct SpringForceField {
     data: DataTable,
+    /// Typed handles to the Data in `data`.
+    h: Handles,
     springs: Vec<Spring>,
     /// Tangent block of each spring from the last add_force.
     d: Vec<Mat3>,
@@ -73,23 +152,17 @@ fn vec3_state<'a>(
 
 impl SpringForceField {
     pub fn new() -> Self {
-        let data = force_field_data(DataTable::new())
-            .with("spring", DataKind::Reals(5), "", "pairs of indices, stiffness, damping, rest length")
-            .with("stiffness", DataKind::Reals(0), "100", "uniform stiffness for the all springs")
-            .with("damping", DataKind::Reals(0), "5", "uniform damping for the all springs")
-            .with("lengths", DataKind::Reals(0), "", "List of lengths to create the springs. Must have the same than indices1 & indices2, or if only one element, it will be applied to all springs. If empty, 0 will be applied everywhere")
-            .alias(&["length"])
-            .with("indices1", DataKind::Ints(0), "", "Indices of the source points on the first model")
-            .with("indices2", DataKind::Ints(0), "", "Indices of the fixed points on the second model")
-            .with("elongationOnly", DataKind::Words, "", "///< Whether the spring only acts when elongated")
-            .with("enabled", DataKind::Words, "", "///< Whether each spring is enabled")
-            .with("object1", DataKind::Str, "", "First object associated to this component")
-            .with("object2", DataKind::Str, "", "Second object associated to this component")
-            .with("showArrowSize", DataKind::Real, "0.01", "size of the axis")
-            .with("drawMode", DataKind::Int, "0", "The way the springs will be drawn")
-            .with("fileSprings", DataKind::File, "", "File describing the springs");
+        let (data, ff) = ForceFieldData::declare(canape_core::data::base_fields(DataTable::new()));
+        let (data, s) = SpringData::declare(data);
         SpringForceField {
             data,
+            h: Handles {
+                ff,
+                s,
+                grid: None,
+                quad_bending: None,
+                mesh: None,
+            },
             springs: Vec::new(),
             d: Vec::new(),
             rayleigh: 0.0,
@@ -112,14 +185,9 @@ impl SpringForceField {
     /// coefficients.
     pub fn grid() -> Self {
         let mut f = Self::new();
-        let data = std::mem::take(&mut f.data);
-        f.data = data
-            .with("linesStiffness", DataKind::Real, "100", "Lines Stiffness")
-            .with("linesDamping", DataKind::Real, "5", "Lines Damping")
-            .with("quadsStiffness", DataKind::Real, "100", "Quads Stiffness")
-            .with("quadsDamping", DataKind::Real, "5", "Quads Damping")
-            .with("cubesStiffness", DataKind::Real, "100", "Cubes Stiffness")
-            .with("cubesDamping", DataKind::Real, "5", "Cubes Damping");
+        let (data, g) = GridSpringData::declare(std::mem::take(&mut f.data));
+        f.data = data;
+        f.h.grid = Some(g);
         f.grid = true;
         f
     }
@@ -134,17 +202,38 @@ impl SpringForceField {
         f
     }
 
-    /// The springs of a QuadularBendingSprings.
-    fn springs_from_quadular(&mut self, ctx: &mut InitContext<'_>) -> Result<(), String> {
-        // SOFA's defaults for this component (not SpringForceField's 100 and 5)
-        let given = |name: &str, default: f64| -> f64 {
-            if self.data.is_set(name) {
-                self.data.reals(name).first().copied().unwrap_or(default)
+    /// The stiffness and damping of every spring of a QuadularBendingSprings: the first
+    /// values of `stiffness` and `damping` when set, else SOFA's defaults for this component
+    /// (100000 and 1, not SpringForceField's 100 and 5).
+    fn quadular_coefficients(&self) -> (f64, f64) {
+        let given = |h: Data<Reals>, default: f64| -> f64 {
+            if self.data.was_set(h) {
+                self.data.get(h).first().copied().unwrap_or(default)
             } else {
                 default
             }
         };
-        let (ks, kd) = (given("stiffness", 100000.0), given("damping", 1.0));
+        (
+            given(self.h.s.stiffness, 100000.0),
+            given(self.h.s.damping, 1.0),
+        )
+    }
+
+    /// The stiffness and damping of every spring of a Triangle- or QuadBendingSprings: the
+    /// first values of `stiffness` and `damping` (100 and 5 when empty).
+    fn bending_coefficients(&self) -> (f64, f64) {
+        let first = |h: Data<Reals>, default: f64| -> f64 {
+            self.data.get(h).first().copied().unwrap_or(default)
+        };
+        (
+            first(self.h.s.stiffness, 100.0),
+            first(self.h.s.damping, 5.0),
+        )
+    }
+
+    /// The springs of a QuadularBendingSprings.
+    fn springs_from_quadular(&mut self, ctx: &mut InitContext<'_>) -> Result<(), String> {
+        let (ks, kd) = self.quadular_coefficients();
         let st = vec3_state(ctx, "QuadularBendingSprings")?;
         let rest = st.vec(canape_core::state::VecId::REST_POSITION).to_vec();
         let n = st.size();
@@ -222,13 +311,9 @@ impl SpringForceField {
     /// and `damping` as given, rest lengths from the initial positions.
     pub fn quad_bending() -> Self {
         let mut f = Self::new();
-        let data = std::mem::take(&mut f.data);
-        f.data = data.with(
-            "localRange",
-            DataKind::Ints(0),
-            "",
-            "optional range of local DOF indices. Any computation involving only indices outside of this range are discarded (useful for parallelization using mesh partitionning)",
-        );
+        let (data, q) = QuadBendingData::declare(std::mem::take(&mut f.data));
+        f.data = data;
+        f.h.quad_bending = Some(q);
         f.quad_bending = true;
         f
     }
@@ -246,13 +331,7 @@ impl SpringForceField {
     /// The springs of a TriangleBendingSprings: SOFA's edge map, in triangle order, each edge
     /// keeping the first opposite point it met (a third triangle on an edge pairs with it too).
     fn springs_from_triangles(&mut self, ctx: &mut InitContext<'_>) -> Result<(), String> {
-        let ks = self
-            .data
-            .reals("stiffness")
-            .first()
-            .copied()
-            .unwrap_or(100.0);
-        let kd = self.data.reals("damping").first().copied().unwrap_or(5.0);
+        let (ks, kd) = self.bending_coefficients();
         let st = vec3_state(ctx, "TriangleBendingSprings")?;
         let x = st.vec(canape_core::state::VecId::POSITION).to_vec();
         let n = st.size();
@@ -304,14 +383,12 @@ impl SpringForceField {
     /// registering its four edges with the opposite edge; the second quad on an edge pairs
     /// its opposite points with the first quad's; a pair is made once.
     fn springs_from_quads(&mut self, ctx: &mut InitContext<'_>) -> Result<(), String> {
-        let ks = self
-            .data
-            .reals("stiffness")
-            .first()
-            .copied()
-            .unwrap_or(100.0);
-        let kd = self.data.reals("damping").first().copied().unwrap_or(5.0);
-        let range = self.data.ints("localRange").to_vec();
+        let (ks, kd) = self.bending_coefficients();
+        let range = self
+            .h
+            .quad_bending
+            .map(|q| self.data.get(q.local_range).to_vec())
+            .unwrap_or_default();
         let st = vec3_state(ctx, "QuadBendingSprings")?;
         let x = st.vec(canape_core::state::VecId::POSITION).to_vec();
         let n = st.size();
@@ -378,29 +455,24 @@ impl SpringForceField {
     }
 
     /// The grid springs of a RegularGridSpringForceField, appended to the `spring` list.
-    fn springs_from_grid(&mut self, ctx: &mut InitContext<'_>) {
-        let d = &self.data;
-        let alias = |name: &str| -> Option<f64> {
-            d.is_set(name)
-                .then(|| d.reals(name).first().copied())
-                .flatten()
+    fn springs_from_grid(&mut self, ctx: &mut InitContext<'_>, g: GridSpringData) {
+        let (d, s) = (&self.data, self.h.s);
+        let alias = |h: Data<Reals>| -> Option<f64> {
+            d.was_set(h).then(|| d.get(h).first().copied()).flatten()
         };
-        let pick = |own: &str, what: &str| -> f64 {
-            if d.is_set(own) {
-                d.real(own)
+        let pick = |own: Data<Real>, what: Data<Reals>| -> f64 {
+            if d.was_set(own) {
+                d.get(own)
             } else {
-                alias(what).unwrap_or_else(|| d.real(own))
+                alias(what).unwrap_or_else(|| d.get(own))
             }
         };
-        let kinds: Vec<(f64, f64)> = ["lines", "quads", "cubes"]
-            .iter()
-            .map(|k| {
-                (
-                    pick(&format!("{k}Stiffness"), "stiffness"),
-                    pick(&format!("{k}Damping"), "damping"),
-                )
-            })
-            .collect();
+        let kinds = [
+            (g.lines_stiffness, g.lines_damping),
+            (g.quads_stiffness, g.quads_damping),
+            (g.cubes_stiffness, g.cubes_damping),
+        ]
+        .map(|(k, c)| (pick(k, s.stiffness), pick(c, s.damping)));
         let Some(topo) = ctx.topology() else {
             ctx.warn("no RegularGridTopology in the context: only the listed springs act");
             return;
@@ -518,133 +590,54 @@ impl SpringForceField {
     /// positions.
     pub fn mesh() -> Self {
         let mut f = Self::new();
-        let mut data = std::mem::take(&mut f.data);
-        for (stiffness, damping, help_k, help_d) in [
-            (
-                "linesStiffness",
-                "linesDamping",
-                "Stiffness for the Lines",
-                "Damping for the Lines",
-            ),
-            (
-                "trianglesStiffness",
-                "trianglesDamping",
-                "Stiffness for the Triangles",
-                "Damping for the Triangles",
-            ),
-            (
-                "quadsStiffness",
-                "quadsDamping",
-                "Stiffness for the Quads",
-                "Damping for the Quads",
-            ),
-            (
-                "tetrahedraStiffness",
-                "tetrahedraDamping",
-                "Stiffness for the Tetrahedra",
-                "Damping for the Tetrahedra",
-            ),
-            (
-                "cubesStiffness",
-                "cubesDamping",
-                "Stiffness for the Cubes",
-                "Damping for the Cubes",
-            ),
-        ] {
-            data = data.with(stiffness, DataKind::Real, "0", help_k).with(
-                damping,
-                DataKind::Real,
-                "0",
-                help_d,
-            );
-        }
-        data = data
-            .with(
-                "tetrasStiffness",
-                DataKind::Real,
-                "0",
-                "old name of tetrahedraStiffness",
-            )
-            .with(
-                "tetrasDamping",
-                DataKind::Real,
-                "0",
-                "old name of tetrahedraDamping",
-            );
-        f.data = data
-            .with(
-                "noCompression",
-                DataKind::Bool,
-                "0",
-                "Only consider elongation",
-            )
-            .with(
-                "drawMinElongationRange",
-                DataKind::Real,
-                "8",
-                "Min range of elongation (red eongation - blue neutral - green compression)",
-            )
-            .with(
-                "drawMaxElongationRange",
-                DataKind::Real,
-                "15",
-                "Max range of elongation (red eongation - blue neutral - green compression)",
-            )
-            .with(
-                "drawSpringSize",
-                DataKind::Real,
-                "8",
-                "Size of drawed lines",
-            )
-            .with(
-                "localRange",
-                DataKind::Ints(0),
-                "",
-                "optional range of local DOF indices",
-            )
-            .with(
-                "topology",
-                DataKind::Str,
-                "",
-                "link to the topology container",
-            );
+        let (data, m) = MeshSpringData::declare(std::mem::take(&mut f.data));
+        f.data = data;
+        f.h.mesh = Some(m);
         f.mesh = true;
         f
     }
 
     /// The springs of a MeshSpringForceField from its context topology and rest positions.
-    fn springs_from_mesh(&mut self, ctx: &mut InitContext<'_>) -> Result<(), String> {
-        let d = &self.data;
+    fn springs_from_mesh(
+        &mut self,
+        ctx: &mut InitContext<'_>,
+        h: MeshSpringData,
+    ) -> Result<(), String> {
+        let (d, s) = (&self.data, self.h.s);
         // `stiffness`/`damping` (and the old `tetrasStiffness`) set every element kind, as
         // SOFA's aliases do; a kind's own Data wins
-        let alias = |name: &str| -> Option<f64> {
-            d.is_set(name)
-                .then(|| d.reals(name).first().copied())
-                .flatten()
+        let alias = |h: Data<Reals>| -> Option<f64> {
+            d.was_set(h).then(|| d.get(h).first().copied()).flatten()
         };
-        let pick = |kind: &str, what: &str, old: Option<&str>| -> f64 {
-            let own = format!("{kind}{what}");
-            if d.is_set(&own) {
-                return d.real(&own);
+        let pick = |own: Data<Real>, old: Option<Data<Real>>, what: Data<Reals>| -> f64 {
+            if d.was_set(own) {
+                return d.get(own);
             }
-            if let Some(v) = old.and_then(|o| d.is_set(o).then(|| d.real(o))) {
+            if let Some(v) = old.and_then(|o| d.was_set(o).then(|| d.get(o))) {
                 return v;
             }
-            alias(&what.to_lowercase()).unwrap_or(0.0)
+            alias(what).unwrap_or(0.0)
         };
-        let kinds = ["lines", "triangles", "quads", "tetrahedra", "cubes"];
-        let sd: Vec<(f64, f64)> = kinds
-            .iter()
-            .map(|k| {
-                let old = (*k == "tetrahedra").then_some(("tetrasStiffness", "tetrasDamping"));
-                (
-                    pick(k, "Stiffness", old.map(|o| o.0)),
-                    pick(k, "Damping", old.map(|o| o.1)),
-                )
-            })
-            .collect();
-        let no_compression = d.bool("noCompression");
-        if !d.ints("localRange").is_empty() {
+        // lines, triangles, quads, tetrahedra (with their old names), cubes
+        let kinds = [
+            (h.lines_stiffness, h.lines_damping, None),
+            (h.triangles_stiffness, h.triangles_damping, None),
+            (h.quads_stiffness, h.quads_damping, None),
+            (
+                h.tetrahedra_stiffness,
+                h.tetrahedra_damping,
+                Some((h.tetras_stiffness, h.tetras_damping)),
+            ),
+            (h.cubes_stiffness, h.cubes_damping, None),
+        ];
+        let sd = kinds.map(|(k, c, old)| {
+            (
+                pick(k, old.map(|o| o.0), s.stiffness),
+                pick(c, old.map(|o| o.1), s.damping),
+            )
+        });
+        let no_compression = d.get(h.no_compression);
+        if !d.get(h.local_range).is_empty() {
             ctx.warn("localRange is not supported: springs are built on the whole topology");
         }
         let st = vec3_state(ctx, "MeshSpringForceField")?;
@@ -777,11 +770,11 @@ impl SpringForceField {
     }
 
     fn init_impl(&mut self, ctx: &mut InitContext<'_>) {
-        self.rayleigh = self.data.real("rayleighStiffness");
+        self.rayleigh = self.data.get(self.h.ff.rayleigh_stiffness);
         self.pair = None;
         self.springs.clear();
-        if self.mesh {
-            if let Err(e) = self.springs_from_mesh(ctx) {
+        if let Some(h) = self.h.mesh {
+            if let Err(e) = self.springs_from_mesh(ctx, h) {
                 ctx.error(e);
             }
             return;
@@ -804,9 +797,13 @@ impl SpringForceField {
             }
             return;
         }
-        let Some(ends) = PairEnds::resolve(
+        let objects = [
+            self.data.get(self.h.s.object1),
+            self.data.get(self.h.s.object2),
+        ];
+        let Some(ends) = PairEnds::resolve_links(
             ctx,
-            &self.data,
+            objects,
             canape_types::DofType::Vec3,
             "SpringForceField<Vec3>",
         ) else {
@@ -819,11 +816,11 @@ impl SpringForceField {
         if let Err(e) = self.setup_pair(na, nb) {
             ctx.error(e);
         }
-        if self.grid {
+        if let Some(g) = self.h.grid {
             if ends.pair {
                 ctx.warn("between two states the grid springs are not built (SOFA neither): only the listed springs act");
             } else {
-                self.springs_from_grid(ctx);
+                self.springs_from_grid(ctx, g);
             }
         }
     }
@@ -838,17 +835,17 @@ impl SpringForceField {
     /// second ends among `nb` points of object2. Between two states, second ends are numbered
     /// after the first state's points (the concatenated vectors of an interaction).
     fn setup_pair(&mut self, na: usize, nb: usize) -> Result<(), String> {
-        let words = |k: &str| -> Vec<bool> {
+        let words = |h: Data<Words>| -> Vec<bool> {
             self.data
-                .words(k)
+                .get(h)
                 .iter()
                 .map(|w| canape_core::data::parse_bool(w).unwrap_or(false))
                 .collect()
         };
-        let (eo, en) = (words("elongationOnly"), words("enabled"));
+        let (eo, en) = (words(self.h.s.elongation_only), words(self.h.s.enabled));
         self.springs.clear();
         self.d.clear();
-        let s = self.data.reals("spring").to_vec();
+        let s = self.data.get(self.h.s.spring).to_vec();
         if !s.is_empty() {
             for (k, c) in s.chunks_exact(5).enumerate() {
                 if c[0] < 0.0 || c[1] < 0.0 {
@@ -866,8 +863,8 @@ impl SpringForceField {
             }
         } else {
             let (i1, i2) = (
-                self.data.ints("indices1").to_vec(),
-                self.data.ints("indices2").to_vec(),
+                self.data.get(self.h.s.indices1).to_vec(),
+                self.data.get(self.h.s.indices2).to_vec(),
             );
             if i1.len() != i2.len() {
                 return Err(format!(
@@ -876,30 +873,16 @@ impl SpringForceField {
                     i2.len()
                 ));
             }
-            let pick = |v: &[f64], k: usize, d: f64| {
-                if v.len() > k {
-                    v[k]
-                } else {
-                    v.first().copied().unwrap_or(d)
-                }
-            };
-            let (ks, kd, ls) = (
-                self.data.reals("stiffness").to_vec(),
-                self.data.reals("damping").to_vec(),
-                self.data.reals("lengths").to_vec(),
-            );
+            let ls = self.data.get(self.h.s.lengths);
             for k in 0..i1.len() {
                 let (a, b) = (i1[k] as usize, i2[k] as usize);
-                let l0 = if ls.is_empty() {
-                    0.0
-                } else {
-                    pick(&ls, k, 0.0)
-                };
+                let l0 = if ls.is_empty() { 0.0 } else { pick(ls, k, 0.0) };
+                let (ks, kd) = self.listed_coefficients(k);
                 self.springs.push(Spring {
                     a,
                     b,
-                    ks: pick(&ks, k, 100.0),
-                    kd: pick(&kd, k, 5.0),
+                    ks,
+                    kd,
                     l0,
                     elongation_only: *eo.get(k).unwrap_or(&false),
                     enabled: *en.get(k).unwrap_or(&true),
@@ -927,6 +910,52 @@ impl SpringForceField {
         self.d = vec![Mat3::zeros(); self.springs.len()];
         Ok(())
     }
+
+    /// The stiffness and damping of spring `k` built from `indices1`/`indices2`: its entry of
+    /// `stiffness` and `damping`, else their first one (100 and 5 when empty).
+    fn listed_coefficients(&self, k: usize) -> (f64, f64) {
+        (
+            pick(self.data.get(self.h.s.stiffness), k, 100.0),
+            pick(self.data.get(self.h.s.damping), k, 5.0),
+        )
+    }
+
+    /// Give the springs the stiffness and damping of the current Data, as init would (the
+    /// classes whose coefficients do not depend on the geometry); false for the others
+    /// (MeshSpringForceField and RegularGridSpringForceField divide them by rest lengths).
+    fn update_coefficients(&mut self) -> bool {
+        if self.mesh || self.grid {
+            return false;
+        }
+        if self.quadular || self.triangle_bending || self.quad_bending {
+            let (ks, kd) = if self.quadular {
+                self.quadular_coefficients()
+            } else {
+                self.bending_coefficients()
+            };
+            for s in &mut self.springs {
+                (s.ks, s.kd) = (ks, kd);
+            }
+        } else if self.data.get(self.h.s.spring).is_empty() {
+            // springs from indices1/indices2, in their order (a `spring` list gives its own)
+            let coefficients: Vec<(f64, f64)> = (0..self.springs.len())
+                .map(|k| self.listed_coefficients(k))
+                .collect();
+            for (s, (ks, kd)) in self.springs.iter_mut().zip(coefficients) {
+                (s.ks, s.kd) = (ks, kd);
+            }
+        }
+        true
+    }
+}
+
+/// Entry `k` of a per-spring list, else its first entry, else `default`.
+fn pick(v: &[f64], k: usize, default: f64) -> f64 {
+    if v.len() > k {
+        v[k]
+    } else {
+        v.first().copied().unwrap_or(default)
+    }
 }
 
 /// The two states of a pair interaction force field (SOFA's PairInteractionForceField:
@@ -942,16 +971,27 @@ pub struct PairEnds {
 }
 
 impl PairEnds {
+    /// The ends named by the `object1` and `object2` Data of `data`.
     pub fn resolve(
         ctx: &mut InitContext<'_>,
         data: &DataTable,
         dof: canape_types::DofType,
         class: &str,
     ) -> Option<PairEnds> {
+        Self::resolve_links(ctx, [data.str("object1"), data.str("object2")], dof, class)
+    }
+
+    /// The ends named by the links `objects` (`object1`, `object2`).
+    pub fn resolve_links(
+        ctx: &mut InitContext<'_>,
+        objects: [&str; 2],
+        dof: canape_types::DofType,
+        class: &str,
+    ) -> Option<PairEnds> {
         let context = ctx.scene.context_state(ctx.node);
         let mut ends = [context; 2];
-        for (k, o) in ["object1", "object2"].into_iter().enumerate() {
-            let l = data.str(o).trim().to_string();
+        for (k, (o, link)) in ["object1", "object2"].into_iter().zip(objects).enumerate() {
+            let l = link.trim().to_string();
             if l.is_empty() {
                 continue;
             }
@@ -1001,23 +1041,53 @@ impl PairEnds {
     }
 }
 
-impl_component!(
-    SpringForceField,
-    |s| if s.mesh {
-        "MeshSpringForceField"
-    } else if s.quad_bending {
-        "QuadBendingSprings"
-    } else if s.triangle_bending {
-        "TriangleBendingSprings"
-    } else if s.quadular {
-        "QuadularBendingSprings"
-    } else if s.grid {
-        "RegularGridSpringForceField"
-    } else {
-        "SpringForceField"
-    },
-    init
-);
+impl Component for SpringForceField {
+    fn class_name(&self) -> &'static str {
+        if self.mesh {
+            "MeshSpringForceField"
+        } else if self.quad_bending {
+            "QuadBendingSprings"
+        } else if self.triangle_bending {
+            "TriangleBendingSprings"
+        } else if self.quadular {
+            "QuadularBendingSprings"
+        } else if self.grid {
+            "RegularGridSpringForceField"
+        } else {
+            "SpringForceField"
+        }
+    }
+    fn data(&self) -> &DataTable {
+        &self.data
+    }
+    fn data_mut(&mut self) -> &mut DataTable {
+        &mut self.data
+    }
+    fn init(&mut self, ctx: &mut InitContext<'_>) {
+        self.init_impl(ctx)
+    }
+
+    /// A new `stiffness` or `damping` gives the springs their new coefficients in place (the
+    /// springs, their rest lengths and tangents kept), except on MeshSpringForceField and
+    /// RegularGridSpringForceField, which divide them by rest lengths; a new Rayleigh
+    /// stiffness is taken as it is. Any other Data re-initialises the force field.
+    fn data_changed(&mut self, changed: &ChangedData) -> Reaction {
+        let (stiffness, damping) = (self.h.s.stiffness, self.h.s.damping);
+        let in_place = [
+            stiffness.index(),
+            damping.index(),
+            self.h.ff.rayleigh_stiffness.index(),
+        ];
+        if !changed.only(&in_place) || self.springs.is_empty() {
+            return Reaction::Reinit;
+        }
+        if (changed.has(stiffness) || changed.has(damping)) && !self.update_coefficients() {
+            return Reaction::Reinit;
+        }
+        self.rayleigh = self.data.get(self.h.ff.rayleigh_stiffness);
+        Reaction::Updated
+    }
+}
 
 impl ForceField for SpringForceField {
     fn interaction(&self) -> Option<canape_core::component::Interaction> {
@@ -1085,5 +1155,112 @@ impl ForceField for SpringForceField {
 
     fn rayleigh_stiffness(&self) -> f64 {
         self.rayleigh
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::element::edit_check;
+    use canape_core::mesh::Mesh;
+
+    /// Editing `stiffness`, `damping` or `rayleighStiffness` of running springs updates them in
+    /// place to exactly what an init with the new values gives (listed springs, springs from
+    /// indices with one value per spring, the bending springs); MeshSpringForceField, whose
+    /// coefficients are divided by rest lengths, and edits of other Data re-initialise.
+    #[test]
+    fn spring_coefficient_edits_update_in_place() {
+        use canape_core::component::Reaction;
+        // a bumpy 3 × 2 sheet: two quads, four triangles
+        let rest = [
+            0.0, 0.0, 0.0, 1.0, 0.0, 0.1, 2.0, 0.0, 0.0, 0.0, 1.0, 0.05, 1.0, 1.0, -0.1, 2.0, 1.1,
+            0.0,
+        ];
+        let quads = Mesh {
+            quads: vec![[0, 1, 4, 3], [1, 2, 5, 4]],
+            ..Default::default()
+        };
+        let triangles = Mesh {
+            triangles: vec![[0, 1, 4], [0, 4, 3], [1, 2, 5], [1, 5, 4]],
+            ..Default::default()
+        };
+        let mut seed = 9;
+        let x: Vec<f64> = crate::fd_check::rigidly_moved(&rest)
+            .iter()
+            .map(|v| v + 0.1 * crate::fd_check::rnd(&mut seed))
+            .collect();
+        let up = Reaction::Updated;
+        let edit = |make: fn() -> SpringForceField,
+                    mesh: &Mesh,
+                    before: &[(&str, &str)],
+                    after: &[(&str, &str)]| {
+            edit_check::edit(make, &rest, mesh, before, after, &x)
+        };
+
+        // springs from indices: one stiffness and damping per spring, or the first for all
+        let indexed = [
+            ("indices1", "0 1 2 3"),
+            ("indices2", "4 5 3 1"),
+            ("stiffness", "100 200 300"),
+            ("damping", "1 2"),
+            ("lengths", "0.5 1"),
+            ("rayleighStiffness", "0.1"),
+        ];
+        let plain = SpringForceField::new;
+        assert_eq!(
+            edit(plain, &quads, &indexed, &[("stiffness", "150 250 350 450")]),
+            up
+        );
+        assert_eq!(edit(plain, &quads, &indexed, &[("damping", "3")]), up);
+        assert_eq!(
+            edit(plain, &quads, &indexed, &[("rayleighStiffness", "0.2")]),
+            up
+        );
+        let both = [("stiffness", "70"), ("damping", "0.5 4 2 1")];
+        assert_eq!(edit(plain, &quads, &indexed, &both), up);
+        assert_eq!(
+            edit(
+                plain,
+                &quads,
+                &indexed,
+                &[("stiffness", "70"), ("indices2", "4 5 3 0")]
+            ),
+            Reaction::Reinit
+        );
+        // a `spring` list gives its own coefficients
+        let listed = [("spring", "0 4 100 1 1  1 5 50 2 0.8")];
+        let after = [("stiffness", "300"), ("rayleighStiffness", "0.2")];
+        assert_eq!(edit(plain, &quads, &listed, &after), up);
+
+        // bending springs: the first stiffness and damping for all (QuadularBendingSprings:
+        // its own defaults unless set)
+        type Make = fn() -> SpringForceField;
+        let bending: [(Make, &Mesh); 3] = [
+            (SpringForceField::triangle_bending, &triangles),
+            (SpringForceField::quad_bending, &quads),
+            (SpringForceField::quadular, &quads),
+        ];
+        for (make, mesh) in bending {
+            assert_eq!(edit(make, mesh, &[], &[("stiffness", "500")]), up);
+            assert_eq!(edit(make, mesh, &[], &[("damping", "2 3")]), up);
+            let before = [("stiffness", "800"), ("damping", "0.5")];
+            assert_eq!(edit(make, mesh, &before, &[("stiffness", "")]), up);
+            assert_eq!(
+                edit(make, mesh, &before, &[("rayleighStiffness", "0.3")]),
+                up
+            );
+        }
+
+        // MeshSpringForceField divides by the rest lengths: re-initialised
+        let mesh_springs = [("stiffness", "100"), ("damping", "1")];
+        assert_eq!(
+            edit(
+                SpringForceField::mesh,
+                &triangles,
+                &mesh_springs,
+                &[("stiffness", "50")]
+            ),
+            Reaction::Reinit
+        );
     }
 }

@@ -7,20 +7,21 @@
 //! corotational methods a rotation recomputed in every `add_force` and reused by `add_dforce` and
 //! assembly. Displacements are rest − current in the element frame, so F = J·M·Jᵀ·D is added.
 
+mod data;
 mod element;
 mod product;
 mod stress;
 
 use crate::common::{
-    check_material, fem_inputs, force_field_data, polar_q, polar_q_all, stable_rotation, Material,
-    ParallelLoop,
+    check_material, fem_inputs, polar_q, polar_q_all, stable_rotation, Material, ParallelLoop,
 };
 use crate::pairs::NodePairs;
-use canape_core::component::{Component, ForceField};
-use canape_core::data::{DataKind, DataTable};
+use canape_core::component::{Component, ForceField, Reaction};
+use canape_core::data::{ChangedData, DataTable};
 use canape_core::matrix::MatrixSink;
 use canape_core::scene::InitContext;
 use canape_types::{get3, Mat3, Vec3};
+use data::Handles;
 use element::{edge_matrix, kernel, kernel_with, Plasticity};
 pub use element::{gradients, rotation_large};
 use product::{dforce_range_dispatch, element_blocks, pairs_of, WorldBlocks, WorldElem};
@@ -62,6 +63,10 @@ struct Shape {
     r0: Mat3,
     /// Inverse of the rest edge matrix (svd method).
     a0_inv: Mat3,
+    /// The element's index in the topology (its entry in a per-element modulus list).
+    tet: u32,
+    /// The material's divisor: a multiple of the rest volume (SOFA's per-class convention).
+    div: f64,
 }
 
 /// Both tetrahedral FEM force fields (selected by [`Flavor`]).
@@ -69,6 +74,8 @@ struct Shape {
 pub struct TetrahedronFemForceField {
     flavor: Flavor,
     data: DataTable,
+    /// Typed handles to the Data in `data`.
+    h: Handles,
     method: Method,
     elems: Vec<Elem>,
     /// Rest shapes, parallel to `elems`.
@@ -141,52 +148,11 @@ impl Default for NodeOperator {
 
 impl TetrahedronFemForceField {
     pub fn new(flavor: Flavor) -> Self {
-        let mut data = force_field_data(DataTable::new());
-        data = match flavor {
-            Flavor::TetrahedronFem => data
-                .with("youngModulus", DataKind::Reals(0), "5000", "Young's modulus in Hooke's law (one value, or one per element)")
-                .with("poissonRatio", DataKind::Reals(0), "0.45", "Poisson's ratio in Hooke's law (one value, or one per element)")
-                .with("method", DataKind::Str, "large", "\"small\", \"large\" (by QR), \"polar\" or \"svd\" displacements")
-                .with("initialPoints", DataKind::Reals(3), "", "Initial Position")
-                .with("localStiffnessFactor", DataKind::Reals(0), "", "Allow specification of different stiffness per element")
-                .with("updateStiffnessMatrix", DataKind::Bool, "0", "")
-                .with("computeGlobalMatrix", DataKind::Bool, "0", "")
-                .alias(&["assembling"])
-                .with("plasticMaxThreshold", DataKind::Real, "0", "Plastic Max Threshold (2-norm of the strain)")
-                .with("plasticYieldThreshold", DataKind::Real, "0.0001", "Plastic Yield Threshold (2-norm of the strain)")
-                .with("plasticCreep", DataKind::Real, "0.9", "Plastic Creep Factor * (1 - Young's modulus)")
-                .with("gatherPt", DataKind::Str, " ", "number of dof accumulated per threads during the gather operation (Only use in GPU version)")
-                .with("gatherBsize", DataKind::Str, " ", "number of dof accumulated per threads during the gather operation (Only use in GPU version)")
-                .with("drawHeterogeneousTetra", DataKind::Bool, "0", "Draw Heterogeneous Tetra in different color")
-                .with("computeVonMisesStress", DataKind::Int, "0", "compute and display von Mises stress: 0: no computations, 1: using corotational strain, 2: using full Green strain. Set listening=1")
-                .with("vonMisesPerElement", DataKind::Reals(0), "", "von Mises Stress per element")
-                .with("vonMisesPerNode", DataKind::Reals(0), "", "von Mises Stress per node")
-                .with("vonMisesStressColors", DataKind::Reals(4), "", "Vector of colors describing the VonMises stress")
-                .with("showStressColorMap", DataKind::Str, "Blue to Red", "Color map used to show stress values")
-                .with("showStressAlpha", DataKind::Real, "1", "Alpha for vonMises visualisation")
-                .with("showVonMisesStressPerNode", DataKind::Bool, "0", "draw points showing vonMises stress interpolated in nodes")
-                .with("showVonMisesStressPerNodeColorMap", DataKind::Bool, "0", "draw elements showing vonMises stress interpolated in nodes")
-                .with("showVonMisesStressPerElement", DataKind::Bool, "0", "draw triangles showing vonMises stress interpolated in elements")
-                .with("showElementGapScale", DataKind::Real, "0.333", "draw gap between elements (when showWireFrame is disabled) [0,1]: 0: no gap, 1: no element")
-                .with("updateStiffness", DataKind::Bool, "0", "update structures (precomputed in init) using stiffness parameters in each iteration (set listening=1)"),
-            Flavor::TetrahedralCorotational => data
-                .with("youngModulus", DataKind::Real, "5000", "Young modulus in Hooke's law")
-                .with("poissonRatio", DataKind::Real, "0.45", "Poisson ratio in Hooke's law")
-                .with("method", DataKind::Str, "large", "\"small\", \"large\" (by QR) or \"polar\" displacements")
-                .with("localStiffnessFactor", DataKind::Reals(0), "", "Allow specification of different stiffness per element")
-                .with("updateStiffnessMatrix", DataKind::Bool, "0", "")
-                .with("computeGlobalMatrix", DataKind::Bool, "0", "")
-                .alias(&["assembling"])
-                .with("computeVonMisesStress", DataKind::Int, "0", "compute and display von Mises stress (display only in Canapé)")
-                .with("drawing", DataKind::Bool, "1", "draw the forcefield if true")
-                .with("drawColor1", DataKind::Reals(4), "0 0 1 1", "draw color for faces 1")
-                .with("drawColor2", DataKind::Reals(4), "0 0.5 1 1", "draw color for faces 2")
-                .with("drawColor3", DataKind::Reals(4), "0 1 1 1", "draw color for faces 3")
-                .with("drawColor4", DataKind::Reals(4), "0.5 1 1 1", "draw color for faces 4"),
-        };
+        let (data, h) = Handles::declare(flavor == Flavor::TetrahedronFem);
         TetrahedronFemForceField {
             flavor,
             data,
+            h,
             method: Method::Large,
             elems: Vec::new(),
             shapes: Vec::new(),
@@ -203,7 +169,7 @@ impl TetrahedronFemForceField {
 
     /// Read `method` from Data; an unknown name selects `large` (as SOFA) and is returned as error.
     pub fn set_method_from_data(&mut self) -> Result<(), String> {
-        let m = self.data.str("method").to_string();
+        let m = self.data.get(self.h.method).to_string();
         let (method, ok) = match (m.as_str(), self.flavor) {
             ("small", _) => (Method::Small, true),
             ("large", _) => (Method::Large, true),
@@ -227,27 +193,36 @@ impl TetrahedronFemForceField {
         self.elems.len()
     }
 
-    fn young_list(&self) -> Vec<f64> {
-        match self.data.value("youngModulus") {
-            Some(canape_core::data::Value::Reals(v)) if !v.is_empty() => v.clone(),
-            Some(canape_core::data::Value::Real(r)) => vec![*r],
-            _ => vec![5000.0],
+    /// Recompute every element's material from the current moduli (after an edit), keeping
+    /// the rest shapes, rotations and plastic strains.
+    fn update_materials(&mut self) {
+        let (young, nu) = self.h.moduli(&self.data);
+        for (el, sh) in self.elems.iter_mut().zip(&self.shapes) {
+            let e = sh.tet as usize;
+            el.mat = Material::new(
+                *young.get(e).unwrap_or(&young[0]),
+                *nu.get(e).unwrap_or(&nu[0]),
+                sh.div,
+            );
         }
+        self.share_materials();
+        // the operator summed per node pair holds the old materials
+        self.node_op = NodeOperator::default();
     }
 
-    fn nu_list(&self) -> Vec<f64> {
-        match self.data.value("poissonRatio") {
-            Some(canape_core::data::Value::Reals(v)) if !v.is_empty() => v.clone(),
-            Some(canape_core::data::Value::Real(r)) => vec![*r],
-            _ => vec![0.45],
-        }
+    /// One material for the world-frame operators when all elements share it.
+    fn share_materials(&mut self) {
+        let first = self.elems.first().map(|e| e.mat);
+        self.world_mats = match first {
+            Some(m0) if self.elems.iter().all(|e| e.mat == m0) => vec![m0],
+            _ => self.elems.iter().map(|e| e.mat).collect(),
+        };
     }
 
     /// Set up elements from rest positions and tetrahedra (used by init and tests).
     pub fn setup(&mut self, rest: &[f64], tets: &[[u32; 4]]) -> Vec<String> {
         let mut warnings = Vec::new();
-        let young = self.young_list();
-        let nu = self.nu_list();
+        let (young, nu) = self.h.moduli(&self.data);
         self.elems.clear();
         self.shapes.clear();
         self.world.clear();
@@ -290,6 +265,8 @@ impl TetrahedronFemForceField {
                 rest: p,
                 r0: Mat3::identity(),
                 a0_inv: Mat3::identity(),
+                tet: e as u32,
+                div,
             };
             match self.method {
                 Method::Small => {
@@ -323,11 +300,7 @@ impl TetrahedronFemForceField {
             self.elems.push(el);
             self.shapes.push(sh);
         }
-        let first = self.elems.first().map(|e| e.mat);
-        self.world_mats = match first {
-            Some(m0) if self.elems.iter().all(|e| e.mat == m0) => vec![m0],
-            _ => self.elems.iter().map(|e| e.mat).collect(),
-        };
+        self.share_materials();
         if degenerate > 0 {
             warnings.push(format!(
                 "{degenerate} tetrahedra have zero rest volume: they are left out"
@@ -357,28 +330,28 @@ impl Component for TetrahedronFemForceField {
                 self.class_name()
             ));
         }
-        if self.data.bool("computeGlobalMatrix") {
+        if self.data.get(self.h.compute_global_matrix) {
             ctx.warn("computeGlobalMatrix/assembling is not supported: the element-wise formulation is used (same forces)");
         }
-        if !self.data.reals("localStiffnessFactor").is_empty() {
+        if !self.data.get(self.h.local_stiffness_factor).is_empty() {
             ctx.warn("localStiffnessFactor is not supported yet and is ignored");
         }
         self.plastic = None;
-        if self.data.field("plasticMaxThreshold").is_some() {
-            let max = self.data.real("plasticMaxThreshold");
+        if let Some(p) = self.h.plasticity {
+            let max = self.data.get(p.max_threshold);
             if max > 0.0 {
                 self.plastic = Some(Plasticity {
-                    yield_threshold: self.data.real("plasticYieldThreshold"),
+                    yield_threshold: self.data.get(p.yield_threshold),
                     max_threshold: max,
-                    creep: self.data.real("plasticCreep"),
+                    creep: self.data.get(p.creep),
                     strains: Vec::new(),
                 });
             }
         }
-        if self.data.bool("updateStiffnessMatrix") {
+        if self.data.get(self.h.update_stiffness_matrix) {
             ctx.warn("updateStiffnessMatrix is not supported yet and is ignored");
         }
-        self.rayleigh = self.data.real("rayleighStiffness");
+        self.rayleigh = self.data.get(self.h.ff.rayleigh_stiffness);
         self.elems.clear();
         self.shapes.clear();
         self.world.clear();
@@ -386,7 +359,8 @@ impl Component for TetrahedronFemForceField {
         self.par.reset();
         self.pairs = std::sync::OnceLock::new();
         self.node_op = NodeOperator::default();
-        if let Some(m) = check_material(&self.young_list(), &self.nu_list()) {
+        let (young, nu) = self.h.moduli(&self.data);
+        if let Some(m) = check_material(&young, &nu) {
             ctx.error(m);
             return;
         }
@@ -405,6 +379,22 @@ impl Component for TetrahedronFemForceField {
         for w in self.setup(&rest, &tets) {
             ctx.warn(w);
         }
+    }
+
+    /// A new Young's modulus, Poisson's ratio or Rayleigh stiffness updates the elements'
+    /// materials in place (rest shapes, rotations and plastic strains kept); any other Data
+    /// re-initialises the force field.
+    fn data_changed(&mut self, changed: &ChangedData) -> Reaction {
+        if !changed.only(&self.h.material_indices()) || self.elems.is_empty() {
+            return Reaction::Reinit;
+        }
+        let (young, nu) = self.h.moduli(&self.data);
+        if let Some(m) = check_material(&young, &nu) {
+            return Reaction::Refused(vec![m]);
+        }
+        self.rayleigh = self.data.get(self.h.ff.rayleigh_stiffness);
+        self.update_materials();
+        Reaction::Updated
     }
 }
 
@@ -591,9 +581,11 @@ impl ForceField for TetrahedronFemForceField {
     }
 
     fn nodal_scalars(&self, x: &[f64]) -> Option<Vec<f64>> {
-        let wanted = self.data.int("computeVonMisesStress") > 0
-            && (self.data.bool("showVonMisesStressPerNodeColorMap")
-                || self.data.bool("showVonMisesStressPerNode"));
+        let wanted = self.data.get(self.h.compute_von_mises_stress) > 0
+            && self
+                .h
+                .show_stress_per_node
+                .is_some_and(|(a, b)| self.data.get(a) || self.data.get(b));
         wanted.then(|| self.von_mises_per_node(x))
     }
 

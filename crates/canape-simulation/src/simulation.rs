@@ -4,7 +4,7 @@
 //! Between steps (or at the end of a step, for what controllers ask) nodes and components can
 //! be added and removed; the groups a change touches are rebuilt, the others keep their work.
 
-use crate::group::{build_groups, Group, GroupOps, GroupWork, PhaseClock};
+use crate::group::{Group, GroupOps, GroupWork, PhaseClock};
 use crate::init::init_scene;
 use canape_core::component::{
     default_step, Event, LoopStages, MapInputs, Role, SceneControl, SolveStats,
@@ -16,7 +16,11 @@ use std::time::{Duration, Instant};
 
 mod collision;
 mod constraints;
+mod edit;
+mod graph;
+mod snapshot;
 pub use constraints::Lagrangian;
+pub use snapshot::Snapshot;
 
 /// Accumulated time per phase of the step.
 #[derive(Clone, Debug, Default)]
@@ -89,6 +93,12 @@ pub struct Simulation {
     finished: bool,
     /// The Lagrangian constraints, corrections and solver (FreeMotionAnimationLoop).
     pub lagrangian: Lagrangian,
+    /// Engines whose inputs were edited and which have not recomputed yet (in edit order).
+    dirty_engines: Vec<ComponentId>,
+    /// Engine recomputations caused by edits.
+    engine_updates: u64,
+    /// Components re-initialised by edits (the others updated in place).
+    edit_reinits: u64,
 }
 
 /// A change to the scene graph asked for while a step runs (applied at the end of the step,
@@ -144,6 +154,9 @@ impl Simulation {
             explicit_buf: Default::default(),
             finished: false,
             lagrangian: Lagrangian::default(),
+            dirty_engines: Vec::new(),
+            engine_updates: 0,
+            edit_reinits: 0,
         };
         sim.find_loop_and_controllers(true);
         sim.map_ends = Self::mapping_ends(&sim.scene);
@@ -287,6 +300,8 @@ impl Simulation {
                 self.diagnostics.push(d);
             }
         }
+        // engines whose inputs the controllers edited recompute now (an update point)
+        self.update_engines();
     }
 
     /// Every solver group integrates over `dt`, then positions and velocities are projected and
@@ -534,6 +549,8 @@ impl Simulation {
     }
 
     fn step_in_pool(&mut self, dt: f64) {
+        // engines edited since the last step recompute before it (an update point)
+        self.update_engines();
         let t0 = Instant::now();
         self.step_clock = PhaseClock::default();
         self.step_mapping = Duration::ZERO;
@@ -579,57 +596,6 @@ impl Simulation {
     }
 }
 
-/// A clone is an independent simulation in the same state: every component is cloned (linear
-/// solvers with their factorizations, solver groups with their assembly patterns), and it has
-/// its own worker threads. Stepping the clone and the original the same way gives the same
-/// bytes; they may step on two threads at once.
-impl Clone for Simulation {
-    fn clone(&self) -> Self {
-        let threads = self.threads();
-        let pool = (threads > 1)
-            .then(|| make_pool(threads).ok().map(std::sync::Arc::new))
-            .flatten();
-        Simulation {
-            scene: self.scene.clone(),
-            groups: self.groups.clone(),
-            diagnostics: self.diagnostics.clone(),
-            inversions_reported: self.inversions_reported.clone(),
-            times: self.times.clone(),
-            last_solve: self.last_solve.clone(),
-            dt: self.dt,
-            works: self.works.clone(),
-            map_ends: self.map_ends.clone(),
-            pool,
-            animation_loop: self.animation_loop,
-            controllers: self.controllers.clone(),
-            step_clock: self.step_clock.clone(),
-            step_mapping: self.step_mapping,
-            step_collision: self.step_collision,
-            step_constraints: self.step_constraints,
-            // changes are applied at the end of the step that asks for them: none between steps
-            pending: Vec::new(),
-            pipeline: self.pipeline,
-            collision_reported: self.collision_reported.clone(),
-            scratch_flags: Vec::new(),
-            explicit_buf: Default::default(),
-            finished: self.finished,
-            lagrangian: self.lagrangian.clone(),
-        }
-    }
-}
-
-/// Positions, velocities and time of a simulation, to reset to (runSofa's Reset).
-#[derive(Clone, Debug)]
-pub struct Snapshot {
-    time: f64,
-    /// Every vector of every state (positions, velocities, forces, dx, the solvers' vectors).
-    states: Vec<Option<Vec<Vec<f64>>>>,
-    /// The component owning each state slot then: a restore after the graph changed fills only
-    /// the states that are still the same components.
-    owners: Vec<Option<ComponentId>>,
-    visual: Vec<Option<Vec<[f64; 3]>>>,
-}
-
 /// Roles whose Data can be edited while the simulation runs (they are re-initialised from their
 /// Data; an engine's new outputs are pulled by what links to them). States, topologies and
 /// loaders would need what they built at init rebuilt.
@@ -648,376 +614,6 @@ pub fn is_editable_role(role: canape_core::component::Role) -> bool {
 }
 
 impl Simulation {
-    /// Copy what `restore` needs to bring the simulation back to this point.
-    pub fn snapshot(&mut self) -> Snapshot {
-        // a snapshot is a restart point: the linear solvers forget what they carry between
-        // solves (preconditioner ages), as they do at a restore, so that restoring continues
-        // exactly as the run went on from here
-        self.restart_solvers();
-        Snapshot {
-            owners: self.state_owners(),
-            time: self.scene.time,
-            states: self
-                .scene
-                .states
-                .iter()
-                .map(|s| {
-                    s.as_ref().map(|s| {
-                        (0..s.nb_vecs() as u32)
-                            .map(|k| s.vec(VecId(k)).to_vec())
-                            .collect()
-                    })
-                })
-                .collect(),
-            visual: self
-                .scene
-                .passives
-                .iter()
-                .map(|p| {
-                    p.as_ref()
-                        .and_then(|p| p.visual_mesh())
-                        .map(|m| m.points.clone())
-                })
-                .collect(),
-        }
-    }
-
-    /// Go back to a snapshot: positions, velocities and time; every other state vector (forces,
-    /// solver work vectors, warm-start solutions) is zeroed, as after init.
-    pub fn restore(&mut self, snap: &Snapshot) {
-        self.scene.time = snap.time;
-        let owners = self.state_owners();
-        for (k, (s, saved)) in self.scene.states.iter_mut().zip(&snap.states).enumerate() {
-            let (Some(s), Some(vecs)) = (s.as_mut(), saved) else {
-                continue;
-            };
-            if owners.get(k) != snap.owners.get(k) {
-                // another component in this slot since: it keeps its own state
-                continue;
-            }
-            // every vector as it was (the solvers' warm starts included); vectors created since
-            // are zeroed
-            for k in 0..s.nb_vecs() as u32 {
-                let dst = s.vec_mut(VecId(k));
-                match vecs.get(k as usize) {
-                    Some(v) if v.len() == dst.len() => dst.copy_from_slice(v),
-                    _ => dst.iter_mut().for_each(|e| *e = 0.0),
-                }
-            }
-        }
-        for (p, saved) in self.scene.passives.iter_mut().zip(&snap.visual) {
-            if let (Some(m), Some(pts)) = (p.as_mut().and_then(|p| p.visual_mesh_mut()), saved) {
-                m.points.clone_from(pts);
-            }
-        }
-        self.last_solve.clear();
-        self.restart_solvers();
-    }
-
-    /// The component in each state slot.
-    fn state_owners(&self) -> Vec<Option<ComponentId>> {
-        let mut owners = vec![None; self.scene.states.len()];
-        for c in self.scene.component_ids() {
-            if let Slot::State(k) = self.scene.info(c).slot {
-                owners[k] = Some(c);
-            }
-        }
-        owners
-    }
-
-    fn restart_solvers(&mut self) {
-        for l in self.scene.linears.iter_mut().flatten() {
-            l.restart();
-        }
-    }
-
-    /// Set one Data of a component from text and re-initialise the component (SOFA's reinit);
-    /// the linear solvers are told the matrix may have changed (numeric factorizations are
-    /// redone, symbolic ones and the groups' assembly patterns kept while the pattern is the
-    /// same). On a bad value or a failed re-initialisation the previous value is put back and
-    /// the error returned.
-    pub fn set_data(
-        &mut self,
-        id: canape_core::scene::ComponentId,
-        name: &str,
-        text: &str,
-    ) -> Result<Vec<Diagnostic>, EditError> {
-        self.edit_data(id, &[(name, text)], true)
-    }
-
-    /// Set several Data of a component at once, then re-initialise it once (Data that only make
-    /// sense together, as a spring list's indices and stiffnesses); as [`Simulation::set_data`]
-    /// otherwise.
-    pub fn set_data_many(
-        &mut self,
-        id: canape_core::scene::ComponentId,
-        values: &[(&str, &str)],
-    ) -> Result<Vec<Diagnostic>, EditError> {
-        self.edit_data(id, values, true)
-    }
-
-    /// Set several Data of a component and re-initialise it only (no linear-solver reinit): for
-    /// interaction components whose Data change at every mouse move.
-    pub fn set_data_light(
-        &mut self,
-        id: canape_core::scene::ComponentId,
-        values: &[(&str, &str)],
-    ) -> Result<Vec<Diagnostic>, EditError> {
-        self.edit_data(id, values, false)
-    }
-
-    fn edit_data(
-        &mut self,
-        id: canape_core::scene::ComponentId,
-        values: &[(&str, &str)],
-        solvers: bool,
-    ) -> Result<Vec<Diagnostic>, EditError> {
-        self.scene.check_component(id)?;
-        let info = self.scene.info(id);
-        if !is_editable_role(info.role) {
-            return Err(EditError::NotEditable {
-                class: info.class,
-                role: info.role,
-            });
-        }
-        let label = self.scene.component_label(id);
-        let c = self
-            .scene
-            .component_mut(id)
-            .ok_or(EditError::Busy { component: label })?;
-        let mut old = Vec::new();
-        for (name, text) in values {
-            let Some(field) = c.data().field(name) else {
-                let names = c.data().all_names();
-                let near = canape_core::diag::closest(name, names.iter().copied(), 3);
-                let class = c.class_name();
-                // put back what was already set
-                for (n, v) in old {
-                    let _ = c.data_mut().set_value(n, v);
-                }
-                return Err(EditError::NoData {
-                    class,
-                    name: name.to_string(),
-                    suggestions: near,
-                });
-            };
-            if field.output {
-                return Err(EditError::Output(name.to_string()));
-            }
-            let prev = field.value.clone();
-            if let Err(e) = c.data_mut().set_str(name, text) {
-                for (n, v) in old {
-                    let _ = c.data_mut().set_value(n, v);
-                }
-                return Err(EditError::BadValue {
-                    name: name.to_string(),
-                    reason: e,
-                });
-            }
-            old.push((*name, prev));
-        }
-        let mut diags = Diagnostics::default();
-        if let Err(reason) = crate::init::reinit_component(&mut self.scene, id, &mut diags) {
-            return Err(EditError::Refused {
-                component: self.scene.component_label(id),
-                reasons: vec![reason],
-            });
-        }
-        if diags.has_errors() {
-            if let Some(c) = self.scene.component_mut(id) {
-                for (n, v) in old {
-                    let _ = c.data_mut().set_value(n, v);
-                }
-            }
-            let mut back = Diagnostics::default();
-            let _ = crate::init::reinit_component(&mut self.scene, id, &mut back);
-            return Err(EditError::Refused {
-                component: self.scene.component_label(id),
-                reasons: diags.iter().map(|d| d.message.clone()).collect(),
-            });
-        }
-        // an engine's new outputs reach what links to them (SOFA's dirty outputs)
-        let mut projective = false;
-        if self.scene.info(id).role == canape_core::component::Role::Engine {
-            projective = crate::init::propagate_engine_outputs(&mut self.scene, id, &mut diags, 0);
-        }
-        if solvers {
-            for l in self.scene.linears.iter_mut().flatten() {
-                l.matrix_changed();
-            }
-        }
-        if projective
-            || self.scene.info(id).role == canape_core::component::Role::ProjectiveConstraint
-        {
-            for w in &mut self.works {
-                w.constraints_changed();
-            }
-        }
-        Ok(diags.iter().cloned().collect())
-    }
-
-    /// Recompute the solver groups (after the scene's components or context changed) and start
-    /// their work buffers afresh.
-    fn rebuild_groups(&mut self) {
-        self.groups = build_groups(&self.scene);
-        self.map_ends = Self::mapping_ends(&self.scene);
-        self.works = vec![GroupWork::default(); self.groups.len()];
-    }
-
-    /// After components were added or removed: initialise the new ones, recompute the solver
-    /// groups, the mapping order, the animation loop and the controllers. A group equal to one
-    /// before and using none of the `changed` slots keeps its work (assembly patterns, buffers);
-    /// the others start afresh. New mapped states get their positions from their inputs.
-    fn structure_changed(&mut self, changed: &[Slot]) {
-        let mut diags = Diagnostics::default();
-        init_scene(&mut self.scene, &mut diags);
-        self.diagnostics.extend(diags);
-        let groups = build_groups(&self.scene);
-        let old_groups = std::mem::take(&mut self.groups);
-        let mut old_works: Vec<Option<GroupWork>> = std::mem::take(&mut self.works)
-            .into_iter()
-            .map(Some)
-            .collect();
-        // a group keeps its work when the group of the same solver node is unchanged
-        let by_node: std::collections::BTreeMap<NodeId, usize> = old_groups
-            .iter()
-            .enumerate()
-            .map(|(k, g)| (g.node, k))
-            .collect();
-        let mut works = Vec::with_capacity(groups.len());
-        for g in &groups {
-            let keep = by_node
-                .get(&g.node)
-                .copied()
-                .filter(|&k| old_groups[k] == *g && !changed.iter().any(|s| g.uses(*s)));
-            works.push(keep.and_then(|k| old_works[k].take()).unwrap_or_default());
-        }
-        self.groups = groups;
-        self.works = works;
-        self.map_ends = Self::mapping_ends(&self.scene);
-        self.find_loop_and_controllers(false);
-        self.propagate_mappings();
-    }
-
-    /// Add a node under `parent` to a running simulation (its components come with
-    /// [`Simulation::add_component`]).
-    pub fn add_node(&mut self, parent: NodeId, name: &str) -> Result<NodeId, SceneError> {
-        self.scene.check_node(parent)?;
-        Ok(self.scene.add_node(name, Some(parent)))
-    }
-
-    /// Remove a component between steps: refused for a stale handle or while another component
-    /// uses it (see [`Scene::user_of`]). The groups that used it are rebuilt; the others keep
-    /// their work.
-    pub fn remove_component(&mut self, id: ComponentId) -> Result<AnyComponent, SceneError> {
-        let slot = {
-            self.scene.check_component(id)?;
-            self.scene.info(id).slot
-        };
-        let c = self.scene.remove_component(id)?;
-        self.structure_changed(&[slot]);
-        Ok(c)
-    }
-
-    /// Remove a node and everything below it between steps (refused for the root, a stale
-    /// handle, or when a component outside the subtree uses one inside).
-    pub fn remove_node(&mut self, id: NodeId) -> Result<Vec<AnyComponent>, SceneError> {
-        self.scene.check_node(id)?;
-        let slots: Vec<Slot> = self
-            .scene
-            .subtree(id)
-            .iter()
-            .flat_map(|n| self.scene.node(*n).components.clone())
-            .map(|c| self.scene.info(c).slot)
-            .collect();
-        let out = self.scene.remove_node(id)?;
-        self.structure_changed(&slots);
-        Ok(out)
-    }
-
-    /// Initialise what was added to the scene since the last change (for instance a subtree a
-    /// builder added under a node) and rebuild what depends on the graph.
-    pub fn components_added(&mut self, ids: &[ComponentId]) {
-        let slots: Vec<Slot> = ids
-            .iter()
-            .filter(|c| self.scene.check_component(**c).is_ok())
-            .map(|c| self.scene.info(*c).slot)
-            .collect();
-        self.structure_changed(&slots);
-    }
-
-    /// Changes asked for by controllers during the step, in the order asked; a refused one is
-    /// reported and the others still apply.
-    fn apply_pending(&mut self) {
-        for change in std::mem::take(&mut self.pending) {
-            let r = match change {
-                Change::AddComponent {
-                    node,
-                    name,
-                    component,
-                } => self
-                    .add_component(node, &name, component)
-                    .map(|(_, d)| d.into_iter().for_each(|d| self.diagnostics.push(d))),
-                Change::RemoveComponent(id) => self.remove_component(id).map(|_| ()),
-                Change::RemoveNode(id) => self.remove_node(id).map(|_| ()),
-            };
-            if let Err(e) = r {
-                self.diagnostics.push(Diagnostic::error(format!(
-                    "change asked during the step: {e}"
-                )));
-            }
-        }
-    }
-
-    /// Change the root gravity (every node's, as SOFA takes the root's) and rebuild the groups,
-    /// which hold the gravity their masses use.
-    pub fn set_gravity(&mut self, g: canape_types::Vec3) -> Result<(), EditError> {
-        if g.iter().any(|v| !v.is_finite()) {
-            return Err(EditError::Invalid {
-                what: "gravity",
-                expected: "three finite numbers",
-            });
-        }
-        for n in &mut self.scene.nodes {
-            n.gravity = g;
-        }
-        self.rebuild_groups();
-        Ok(())
-    }
-
-    /// Change the time step used by `step`.
-    pub fn set_dt(&mut self, dt: f64) -> Result<(), EditError> {
-        if !(dt.is_finite() && dt > 0.0) {
-            return Err(EditError::Invalid {
-                what: "dt",
-                expected: "a positive, finite number",
-            });
-        }
-        self.dt = dt;
-        if let Some(root) = self.scene.nodes.first_mut() {
-            root.dt = dt;
-        }
-        Ok(())
-    }
-
-    /// Add a component to an initialised simulation between steps (e.g. an interaction force
-    /// field), initialise it and update the solver groups it joins. Its init diagnostics are
-    /// returned (and not kept in `diagnostics`).
-    pub fn add_component(
-        &mut self,
-        node: NodeId,
-        name: &str,
-        c: AnyComponent,
-    ) -> Result<(ComponentId, Vec<Diagnostic>), SceneError> {
-        self.scene.check_node(node)?;
-        let id = self.scene.add_component(node, name, c, None);
-        let mut diags = Diagnostics::default();
-        crate::init::init_component(&mut self.scene, id, &mut diags, &mut Vec::new());
-        let slot = self.scene.info(id).slot;
-        self.structure_changed(&[slot]);
-        Ok((id, diags.iter().cloned().collect()))
-    }
-
     /// Whether a state is integrated by some solver group (not mapped, not orphaned).
     pub fn is_simulated_state(&self, state_slot: usize) -> bool {
         self.groups.iter().any(|g| g.states.contains(&state_slot))

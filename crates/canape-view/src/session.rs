@@ -347,7 +347,12 @@ impl Session {
                     shared.send_to(client, error_message(&format!("no component #{component}")));
                     return false;
                 };
-                match self.sim.set_data(id, &data, &value) {
+                // an edited engine recomputes now: the viewer shows its outputs at once,
+                // even while paused (SOFA's engines update when read)
+                match self.sim.set_data(id, &data, &value).map(|mut d| {
+                    d.extend(self.sim.update_engines());
+                    d
+                }) {
                     Ok(diags) => {
                         for d in diags {
                             shared.send_to(client, notice_message(&d.to_string()));

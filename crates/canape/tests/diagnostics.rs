@@ -526,3 +526,39 @@ fn solvers_beside_a_rigid_state_keep_their_default_template() {
         messages(&sim, Severity::Error)
     );
 }
+
+#[test]
+fn a_link_to_the_wrong_kind_of_component_says_what_it_found() {
+    let wrong = BEAM.replace(
+        r#"poissonRatio="0.3"/>"#,
+        r#"poissonRatio="0.3" topology="@dofs"/>"#,
+    );
+    let sim = load("wrong_link.scn", &wrong);
+    let errors = messages(&sim, Severity::Error);
+    assert!(
+        errors.iter().any(|e| e.contains("wrong_link.scn:9")
+            && e.contains(
+                "topology='@dofs' names /root/Beam/dofs (MechanicalObject), not a topology"
+            )),
+        "{errors:?}"
+    );
+    let no_at = BEAM.replace(
+        r#"poissonRatio="0.3"/>"#,
+        r#"poissonRatio="0.3" topology="grid"/>"#,
+    );
+    let sim = load("not_a_link.scn", &no_at);
+    let errors = messages(&sim, Severity::Error);
+    assert!(
+        errors
+            .iter()
+            .any(|e| e.contains("topology='grid' is not a link")),
+        "{errors:?}"
+    );
+    // a state linked as mstate is accepted when it is the context's
+    let ok = BEAM.replace(
+        r#"poissonRatio="0.3"/>"#,
+        r#"poissonRatio="0.3" topology="@grid" mstate="@dofs"/>"#,
+    );
+    let sim = load("good_links.scn", &ok);
+    assert!(messages(&sim, Severity::Error).is_empty());
+}

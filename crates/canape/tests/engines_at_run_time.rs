@@ -1,6 +1,7 @@
-//! Engines edited while the simulation runs: their outputs are recomputed and pulled by what
-//! links to them (SOFA's DataEngine marks its outputs dirty and their readers update), so that
-//! the simulation goes on as a scene loaded with the new value would.
+//! Engines edited while the simulation runs: they are lazy, as SOFA's DataEngine — an edit marks
+//! the engine dirty, and at the next update point (a step, an event, or `update_engines`) it
+//! recomputes once and what links to its outputs pulls them, so that the simulation goes on as a
+//! scene loaded with the new value would.
 
 use canape::core::scene::ComponentId;
 use canape::core::state::VecId;
@@ -43,7 +44,11 @@ fn a_box_moved_at_run_time_fixes_the_points_it_now_holds() {
     for _ in 0..5 {
         sim.step();
     }
-    sim.set_data(find(&sim, "box"), "box", right).unwrap();
+    let roi = find(&sim, "box");
+    // three edits, one of them back to the current value: the engine waits, dirty
+    sim.set_data(roi, "box", "0 0 0 1 1 1").unwrap();
+    sim.set_data(roi, "box", right).unwrap();
+    assert!(sim.engines_dirty() && sim.engine_updates() == 0);
     let fresh = load(&beam(right));
     let ids = |s: &Simulation| {
         s.scene
@@ -53,17 +58,25 @@ fn a_box_moved_at_run_time_fixes_the_points_it_now_holds() {
             .ints("indices")
             .to_vec()
     };
+    assert_ne!(ids(&sim), ids(&fresh), "not yet recomputed");
+    sim.update_engines();
+    assert_eq!(sim.engine_updates(), 1, "recomputed once for the edits");
+    assert!(!sim.engines_dirty());
     assert_eq!(
         ids(&sim),
         ids(&fresh),
         "the constraint took the box's new indices"
     );
+    // an edit to the value it has changes nothing: no recomputation
+    sim.set_data(roi, "box", right).unwrap();
+    assert!(!sim.engines_dirty());
     assert_ne!(ids(&sim), ids(&load(&beam(left))));
     let vec = |s: &Simulation, id: VecId| s.scene.state(find(s, "dofs")).unwrap().vec(id).to_vec();
     let (x0, v0) = (vec(&sim, VecId::POSITION), vec(&sim, VecId::VELOCITY));
     for _ in 0..5 {
         sim.step();
     }
+    assert_eq!(sim.engine_updates(), 1, "no edit, no recomputation");
     let (x1, v1) = (vec(&sim, VecId::POSITION), vec(&sim, VecId::VELOCITY));
     // the right end's points are now fixed: their velocity no longer changes (the solve's dv is
     // projected to zero; SOFA does not zero the velocity they had unless
@@ -92,6 +105,10 @@ fn a_transform_edited_at_run_time_moves_the_state_it_feeds() {
     sim.step();
     sim.set_data(find(&sim, "te"), "rotation", "0 0 30")
         .unwrap();
+    // the next step's update point recomputes the engine before the step runs: the state
+    // starts it from the rotated positions (this static scene does not move them)
+    sim.step();
+    assert_eq!(sim.engine_updates(), 1);
     let fresh = load(&rotated("0 0 30"));
     let x = |s: &Simulation| {
         s.scene

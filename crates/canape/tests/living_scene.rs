@@ -378,6 +378,8 @@ fn editing_young_modulus_keeps_the_symbolic_factorization() {
     let t = std::time::Instant::now();
     sim.set_data(fem, "youngModulus", "5000").unwrap();
     let edit = t.elapsed();
+    // the force field updated its materials in place: no re-initialisation
+    assert_eq!(sim.edit_reinits(), 0);
     let t = std::time::Instant::now();
     sim.step();
     let step = t.elapsed();
@@ -404,6 +406,18 @@ fn editing_young_modulus_keeps_the_symbolic_factorization() {
         dofs(&unedited, VecId::POSITION),
         dofs(&sim, VecId::POSITION)
     );
+    // the same value again changes nothing; another method re-initialises the force field
+    sim.set_data(fem, "youngModulus", "5000").unwrap();
+    assert_eq!(sim.edit_reinits(), 0);
+    sim.set_data(fem, "method", "polar").unwrap();
+    assert_eq!(sim.edit_reinits(), 1);
+    // an invalid modulus is refused by the in-place update and the old one kept
+    assert!(matches!(
+        sim.set_data(fem, "poissonRatio", "0.7"),
+        Err(EditError::Refused { .. })
+    ));
+    let c = sim.scene.component(fem).expect("the force field");
+    assert_eq!(c.data().reals("poissonRatio"), &[0.3]);
 }
 
 #[test]
@@ -496,4 +510,93 @@ fn an_edited_fixed_constraint_fixes_its_new_points_under_a_direct_solver() {
     let free = dofs(&sim, VecId::POSITION);
     steps(&mut sim, 1);
     assert_ne!(dofs(&sim, VecId::POSITION), free, "the others still move");
+}
+
+/// A point mass beside the beam, at the root where no solver integrates it.
+const BALL: &str = r#"<Node name="ball">
+    <MechanicalObject name="ballpts" position="6 0 0"/>
+    <UniformMass totalMass="1"/>
+  </Node>"#;
+
+fn ball(sim: &Simulation, id: VecId) -> Vec<f64> {
+    sim.scene
+        .state(find(sim, "ballpts"))
+        .unwrap()
+        .vec(id)
+        .to_vec()
+}
+
+#[test]
+fn a_moved_node_is_integrated_by_its_new_solver_as_if_built_there() {
+    for solver in SOLVERS {
+        // the ball at the root: no solver takes charge of it, it stays
+        let at_root = scene(solver, false, false).replace(
+            "  </Node>\n</Node>",
+            &format!("  </Node>\n  {BALL}\n</Node>"),
+        );
+        let mut sim = load(&at_root);
+        steps(&mut sim, 10);
+        assert_eq!(ball(&sim, VecId::POSITION), vec![6.0, 0.0, 0.0]);
+        let ball_node = sim.scene.info(find(&sim, "ballpts")).node;
+        sim.move_node(ball_node, beam_node(&sim)).unwrap();
+        steps(&mut sim, 10);
+        // built by hand with the ball as the beam node's last child, carried to step 10
+        let by_hand = scene(solver, false, false)
+            .replace("    {node}", "")
+            .replace(
+                "  </Node>\n</Node>",
+                &format!("  {BALL}\n  </Node>\n</Node>"),
+            );
+        let mut hand = load(&by_hand);
+        let mut at_ten = load(&at_root);
+        steps(&mut at_ten, 10);
+        carry(&at_ten, &mut hand);
+        steps(&mut hand, 10);
+        assert_eq!(dofs(&hand, VecId::POSITION), dofs(&sim, VecId::POSITION));
+        assert_eq!(dofs(&hand, VecId::VELOCITY), dofs(&sim, VecId::VELOCITY));
+        assert_eq!(ball(&hand, VecId::POSITION), ball(&sim, VecId::POSITION));
+        assert!(ball(&sim, VecId::POSITION)[1] < -1e-3, "the ball now falls");
+    }
+}
+
+#[test]
+fn moves_that_would_change_what_components_use_are_refused() {
+    let mut sim = load(&scene(SOLVERS[0], false, true));
+    steps(&mut sim, 3);
+    let beam = beam_node(&sim);
+    let skin = sim.scene.info(find(&sim, "pts")).node;
+    let root = sim.scene.root();
+    let mut untouched = sim.clone();
+    // the skin's SubsetMapping maps its parent's state: under the root it would have none
+    match sim.move_node(skin, root) {
+        Err(SceneError::WouldChange { user, how }) => {
+            // its state would lose the beam's grid from its context (the first user in graph
+            // order); its mapping, its input state
+            assert!(
+                how.contains("topology") || how.contains("input state"),
+                "{how}"
+            );
+            assert!(user.contains("/skin/"), "{user}");
+        }
+        other => panic!("expected a refusal, got {other:?}"),
+    }
+    assert_eq!(sim.move_node(root, beam), Err(SceneError::MoveRoot));
+    assert!(matches!(
+        sim.move_node(beam, skin),
+        Err(SceneError::MoveUnderItself { .. })
+    ));
+    // nothing changed: the simulation goes on as one never asked
+    steps(&mut sim, 3);
+    steps(&mut untouched, 3);
+    assert_eq!(
+        dofs(&sim, VecId::POSITION),
+        dofs(&untouched, VecId::POSITION)
+    );
+    assert_eq!(sim.scene.node(skin).parent, Some(beam));
+    // a removed node's handle is stale
+    sim.remove_node(skin).unwrap();
+    assert!(matches!(
+        sim.move_node(skin, root),
+        Err(SceneError::StaleNode(_))
+    ));
 }

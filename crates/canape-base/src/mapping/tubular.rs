@@ -145,7 +145,7 @@ impl TubularMapping {
         }
         let (points, index) = circle_points(frames, n, radius, self.data.int("peak"));
         let mut rigid = RigidMapping::new();
-        let set = |rigid: &mut RigidMapping| -> Result<(), String> {
+        let set = |rigid: &mut RigidMapping| -> Result<(), canape_core::data::DataError> {
             let d = rigid.data_mut();
             d.set_value("input", Value::Str(self.data.str("input").to_string()))?;
             d.set_value("output", Value::Str(self.data.str("output").to_string()))?;

@@ -204,13 +204,13 @@ impl TaitSurfacePressureForceField {
     /// indices resolved at construction, [`Output`]).
     fn publish(&mut self, name: &str, v: f64) {
         if let Some(f) = self.data.field_mut(name) {
-            f.value = Value::Real(v);
+            f.assign(Value::Real(v));
         }
     }
 
     fn publish_output(&mut self, out: Output, v: f64) {
         if let Some(f) = self.outputs[out as usize].and_then(|i| self.data.field_at_mut(i)) {
-            f.value = Value::Real(v);
+            f.assign(Value::Real(v));
         }
     }
 

@@ -1,0 +1,147 @@
+//! Typed object links: a Data holding `@path` to another component, resolved once at init into
+//! a [`Link`] to a component of a given role. A link that names nothing, or a component of
+//! another role, is a [`LinkError`] naming the Data, the link and what it found.
+
+use super::{ComponentId, InitContext, Role, Target};
+use crate::data::{Data, DataTable, Text};
+use std::marker::PhantomData;
+
+/// The role a typed link points at.
+pub trait LinkRole {
+    const ROLE: Role;
+    /// What the role is called in messages ("a topology").
+    const WHAT: &'static str;
+}
+
+/// Links to a mechanical state (MechanicalObject).
+pub struct ToState;
+/// Links to a topology (container or grid).
+pub struct ToTopology;
+
+impl LinkRole for ToState {
+    const ROLE: Role = Role::State;
+    const WHAT: &'static str = "a MechanicalObject";
+}
+impl LinkRole for ToTopology {
+    const ROLE: Role = Role::Topology;
+    const WHAT: &'static str = "a topology";
+}
+
+/// A link resolved to a component of role `R`.
+pub struct Link<R> {
+    id: ComponentId,
+    _role: PhantomData<fn() -> R>,
+}
+
+impl<R> Clone for Link<R> {
+    fn clone(&self) -> Self {
+        *self
+    }
+}
+impl<R> Copy for Link<R> {}
+impl<R> std::fmt::Debug for Link<R> {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        write!(f, "Link({})", self.id)
+    }
+}
+impl<R> PartialEq for Link<R> {
+    fn eq(&self, other: &Self) -> bool {
+        self.id == other.id
+    }
+}
+
+impl<R> Link<R> {
+    /// The component linked to.
+    pub fn id(self) -> ComponentId {
+        self.id
+    }
+}
+
+/// Why an object link was refused.
+#[derive(Clone, Debug, PartialEq, thiserror::Error)]
+pub enum LinkError {
+    #[error("{data}='{link}' is not a link (write '@name' or '@path/to/name')")]
+    NotALink { data: &'static str, link: String },
+    #[error("{data}='{link}' names nothing in the scene")]
+    NotFound { data: &'static str, link: String },
+    #[error("{data}='{link}' names {found}, not {expected}")]
+    WrongRole {
+        data: &'static str,
+        link: String,
+        found: String,
+        expected: &'static str,
+    },
+}
+
+impl InitContext<'_> {
+    /// Resolve the object link written in Data `d` of `table` to a component of role `R`:
+    /// `Ok(None)` when the Data is empty (the component then uses its context).
+    pub fn link<R: LinkRole>(
+        &self,
+        table: &DataTable,
+        d: Data<Text>,
+    ) -> Result<Option<Link<R>>, LinkError> {
+        let field = &table.fields()[d.index()];
+        self.link_text::<R>(field.name, table.get(d))
+    }
+
+    /// As [`InitContext::link`], for a component whose Data are not declared by a schema: the
+    /// Data named `name` (an undeclared name reads as empty).
+    pub fn link_named<R: LinkRole>(
+        &self,
+        table: &DataTable,
+        name: &'static str,
+    ) -> Result<Option<Link<R>>, LinkError> {
+        self.link_text::<R>(name, table.str(name))
+    }
+
+    fn link_text<R: LinkRole>(
+        &self,
+        data: &'static str,
+        text: &str,
+    ) -> Result<Option<Link<R>>, LinkError> {
+        let text = text.trim();
+        if text.is_empty() {
+            return Ok(None);
+        }
+        let Some(path) = text.strip_prefix('@') else {
+            return Err(LinkError::NotALink {
+                data,
+                link: text.to_string(),
+            });
+        };
+        match self.scene.resolve_path(self.node, Some(self.id), path) {
+            Some(Target::Component(c)) if self.scene.info(c).role == R::ROLE => Ok(Some(Link {
+                id: c,
+                _role: PhantomData,
+            })),
+            Some(Target::Component(c)) => Err(LinkError::WrongRole {
+                data,
+                link: text.to_string(),
+                found: self.scene.component_label(c),
+                expected: R::WHAT,
+            }),
+            Some(Target::Node(n)) => Err(LinkError::WrongRole {
+                data,
+                link: text.to_string(),
+                found: format!("the node '{}'", self.scene.node(n).name),
+                expected: R::WHAT,
+            }),
+            None => Err(LinkError::NotFound {
+                data,
+                link: text.to_string(),
+            }),
+        }
+    }
+}
+
+impl super::Scene {
+    /// The topology a typed link points at (None while it is being initialised).
+    pub fn linked_topology(&self, l: Link<ToTopology>) -> Option<&dyn crate::component::Topology> {
+        self.topology(l.id)
+    }
+    /// The state a typed link points at.
+    pub fn linked_state(&self, l: Link<ToState>) -> Option<&crate::state::MechanicalObject> {
+        self.state(l.id)
+    }
+}

@@ -1,0 +1,90 @@
+//! Unit tests of the scene graph: link paths, handles, removal.
+
+use super::*;
+
+#[test]
+fn data_link_split() {
+    assert_eq!(
+        split_data_link("@../loader.position"),
+        Some(("../loader", "position"))
+    );
+    assert_eq!(
+        split_data_link("@box_roi.indices"),
+        Some(("box_roi", "indices"))
+    );
+    assert_eq!(split_data_link("@[-1].indices"), Some(("[-1]", "indices")));
+    assert_eq!(split_data_link("@../dofs"), None);
+    assert_eq!(split_data_link("@.."), None);
+}
+
+#[test]
+fn per_role_lists_follow_additions_removals_and_moves() {
+    let mut s = Scene::new();
+    let root = s.add_node("root", None);
+    let mo = |s: &mut Scene, name: &str| {
+        s.add_component(
+            root,
+            name,
+            AnyComponent::State(MechanicalObject::new(canape_types::DofType::Vec3)),
+            None,
+        )
+    };
+    let ids: Vec<ComponentId> = (0..5).map(|k| mo(&mut s, &format!("m{k}"))).collect();
+    let scan = |s: &Scene, role: Role| -> Vec<ComponentId> {
+        s.node(root)
+            .components
+            .iter()
+            .copied()
+            .filter(|c| s.info(*c).role == role)
+            .collect()
+    };
+    let listed = |s: &Scene, role: Role| s.node_components(root, role).collect::<Vec<_>>();
+    assert_eq!(listed(&s, Role::State), ids);
+    s.remove_component(ids[2]).unwrap();
+    s.move_component_first(ids[4]);
+    assert_eq!(listed(&s, Role::State), scan(&s, Role::State));
+    assert_eq!(
+        listed(&s, Role::State),
+        vec![ids[4], ids[0], ids[1], ids[3]]
+    );
+    assert!(listed(&s, Role::Mass).is_empty());
+    // an index reused after removal joins the end of its role's list
+    let again = mo(&mut s, "again");
+    assert_eq!(again.index(), ids[2].index());
+    assert_eq!(listed(&s, Role::State), scan(&s, Role::State));
+}
+
+#[test]
+fn path_resolution() {
+    let mut s = Scene::new();
+    let root = s.add_node("root", None);
+    let a = s.add_node("A", Some(root));
+    let b = s.add_node("B", Some(a));
+    let mo = s.add_component(
+        a,
+        "dofs",
+        AnyComponent::State(MechanicalObject::new(canape_types::DofType::Vec3)),
+        None,
+    );
+    let mo2 = s.add_component(
+        b,
+        "x",
+        AnyComponent::State(MechanicalObject::new(canape_types::DofType::Vec3)),
+        None,
+    );
+    assert_eq!(
+        s.resolve_path(b, None, "../dofs"),
+        Some(Target::Component(mo))
+    );
+    assert_eq!(s.resolve_path(b, None, "dofs"), Some(Target::Component(mo)));
+    assert_eq!(
+        s.resolve_path(b, None, "/A/dofs"),
+        Some(Target::Component(mo))
+    );
+    assert_eq!(s.resolve_path(b, None, "/root/A/B"), Some(Target::Node(b)));
+    assert_eq!(s.resolve_path(b, Some(mo2), "[-1]"), None);
+    assert_eq!(s.resolve_path(b, None, ".."), Some(Target::Node(a)));
+    assert_eq!(s.resolve_path(b, None, "nothing"), None);
+    assert_eq!(s.context_state(b), Some(mo2));
+    assert_eq!(s.node_path(b), "/root/A/B");
+}
