@@ -988,6 +988,21 @@ class Node(Base):
             self._changed()
 
     def moveChild(self, child, old_parent):
+        sim = self.getRoot()._sim
+        if (
+            sim is not None
+            and sim is old_parent.getRoot()._sim
+            and child in old_parent._children
+            and child._parents
+            and child._parents[-1] is old_parent
+            and sim.moved_node(child, self)
+        ):
+            # moved in the running scene with its components and states
+            old_parent._children.remove(child)
+            child._parents.remove(old_parent)
+            self._children.append(child)
+            child._parents.append(self)
+            return
         old_parent.removeChild(child)
         self.addChild(child)
 

@@ -150,6 +150,15 @@ class _Binding:
         self.native.add_into(ppath, "<Node><Node name=%s/></Node>" % _quoteattr(node.getName()))
         return path
 
+    def moved_node(self, node, new_parent):
+        """A node of the running scene moved under another parent (its Python links not yet
+        changed): moved in the running scene too, or an error and nothing changed."""
+        path = _native_path(node)
+        if any(p == path for p, _, _ in self.native.nodes()):
+            self.native.move_node(path, self.ensure_node(new_parent))
+            return True
+        return False
+
     def removed(self, obj):
         h = obj._handle
         if h is not None:

@@ -25,7 +25,7 @@ use canape::{LoadOptions, Simulation};
 use canape_core::component::Event;
 use canape_core::scene::AnyComponent;
 use numpy::PyReadonlyArray1;
-use pyo3::exceptions::{PyKeyError, PyTypeError, PyValueError};
+use pyo3::exceptions::{PyKeyError, PyRuntimeError, PyTypeError, PyValueError};
 use pyo3::prelude::*;
 use pyo3::types::PyDict;
 use std::path::PathBuf;
@@ -663,6 +663,22 @@ impl PySimulation {
                 Access::Control(c) => c.remove_node(id).map_err(runtime),
                 Access::Running(s) => s.remove_node(id).map(|_| ()).map_err(runtime),
                 Access::Built(s) => s.remove_node(id).map(|_| ()).map_err(runtime),
+            }
+        })
+    }
+
+    /// Move the node at `path` (and its subtree) under the node at `new_parent`, between steps
+    /// (SOFA's moveChild): refused when a link or context lookup would change.
+    fn move_node(&self, py: Python<'_>, path: &str, new_parent: &str) -> PyResult<()> {
+        self.cell.access(py, |a| {
+            let id = node_by_path(a.scene(), path)?;
+            let parent = node_by_path(a.scene(), new_parent)?;
+            match a {
+                Access::Control(_) => Err(PyRuntimeError::new_err(
+                    "a node cannot be moved while a step runs: move it between steps",
+                )),
+                Access::Running(s) => s.move_node(id, parent).map_err(runtime),
+                Access::Built(s) => s.move_node(id, parent).map_err(runtime),
             }
         })
     }

@@ -256,6 +256,36 @@ def test_objects_added_and_removed_after_init_change_the_running_scene():
     assert root.dofs._handle is not None
 
 
+def test_a_node_moved_in_a_running_scene_keeps_its_state_and_gets_its_new_solver():
+    root = Sofa.Core.Node("root")
+    root.addObject("DefaultAnimationLoop")
+    body = root.addChild("body")
+    body.addObject("EulerImplicitSolver", rayleighStiffness=0, rayleighMass=0)
+    body.addObject("CGLinearSolver", iterations=25, tolerance=1e-12, threshold=1e-12)
+    body.addObject("MechanicalObject", name="dofs", position=[[0, 0, 0]])
+    body.addObject("UniformMass", totalMass=1.0)
+    # a point at the root: no solver integrates it
+    ball = root.addChild("ball")
+    pts = ball.addObject("MechanicalObject", name="pts", position=[[5, 0, 0]])
+    ball.addObject("UniformMass", totalMass=1.0)
+    Sofa.Simulation.init(root)
+    Sofa.Simulation.animate(root, root.dt.value)
+    assert np.allclose(pts.position.value, [[5, 0, 0]])
+    body.moveChild(ball, root)
+    assert ball in body.children and ball not in root.children
+    for _ in range(3):
+        Sofa.Simulation.animate(root, root.dt.value)
+    # it kept its state and its new solver integrates it: three implicit Euler steps of free
+    # fall from rest, y = -g dt^2 (1 + 2 + 3)
+    dt = root.dt.value
+    assert pts.position.value[0, 0] == 5.0
+    assert np.isclose(pts.position.value[0, 1], -9.81 * dt * dt * 6, rtol=1e-9)
+    # a move under its own subtree is refused and changes nothing
+    with pytest.raises(RuntimeError, match="under itself"):
+        ball.moveChild(body, root)
+    assert body in root.children
+
+
 def test_python_m_canape_view_serves_a_python_scene(tmp_path):
     import signal
     import subprocess

@@ -5,37 +5,66 @@ use crate::diag::closest;
 use crate::scene::AnyComponent;
 use std::collections::BTreeMap;
 
+/// Why a template was refused by a component's constructor.
+#[derive(Clone, Debug, PartialEq, Eq, thiserror::Error)]
+pub enum TemplateError {
+    #[error("unknown template '{template}' ('{part}' is not a DOF type: expected Vec1d, Vec2d, Vec3d or Rigid3d)")]
+    UnknownPart { template: String, part: String },
+    #[error("template '{template}' ({dof}) is not supported by {class} yet; only Vec3d is")]
+    NotVec3 {
+        template: String,
+        dof: &'static str,
+        class: String,
+    },
+    #[error("unknown template '{template}' (expected {expected})")]
+    Unknown {
+        template: String,
+        expected: &'static str,
+    },
+}
+
+/// Constructors report their refusals as diagnostics' text.
+impl From<TemplateError> for String {
+    fn from(e: TemplateError) -> String {
+        e.to_string()
+    }
+}
+
 /// Accept a Vec3 template only (or "", the default): "Vec3,Vec3" is SOFA's form with a second
 /// template argument (a mass's geometry type, a mapping's output).
-pub fn vec3_only(template: &str, class: &str) -> Result<(), String> {
+pub fn vec3_only(template: &str, class: &str) -> Result<(), TemplateError> {
     use crate::types::DofType;
     let mut parts = template.split(',').map(str::trim);
     let first = parts.next().unwrap_or("");
     if let Some(other) = parts.find(|p| DofType::from_template(p).is_none()) {
-        return Err(format!(
-            "unknown template '{template}' ('{other}' is not a DOF type: expected Vec1d, Vec2d, Vec3d or Rigid3d)"
-        ));
+        return Err(TemplateError::UnknownPart {
+            template: template.to_string(),
+            part: other.to_string(),
+        });
     }
     match DofType::from_template(first) {
         Some(DofType::Vec3) => Ok(()),
-        Some(d) => Err(format!(
-            "template '{template}' ({}) is not supported by {class} yet; only Vec3d is",
-            d.name()
-        )),
-        None => Err(format!(
-            "unknown template '{template}' (expected Vec1d, Vec2d, Vec3d or Rigid3d)"
-        )),
+        Some(d) => Err(TemplateError::NotVec3 {
+            template: template.to_string(),
+            dof: d.name(),
+            class: class.to_string(),
+        }),
+        None => Err(TemplateError::Unknown {
+            template: template.to_string(),
+            expected: "Vec1d, Vec2d, Vec3d or Rigid3d",
+        }),
     }
 }
 
 /// Accept any DOF type's template (or "", the default).
-pub fn known_template(template: &str) -> Result<(), String> {
+pub fn known_template(template: &str) -> Result<(), TemplateError> {
     use crate::types::DofType;
     match DofType::from_template(template.split(',').next().unwrap_or("")) {
         Some(_) => Ok(()),
-        None => Err(format!(
-            "unknown template '{template}' (expected Vec1d, Vec2d, Vec3d, Rigid2d or Rigid3d)"
-        )),
+        None => Err(TemplateError::Unknown {
+            template: template.to_string(),
+            expected: "Vec1d, Vec2d, Vec3d, Rigid2d or Rigid3d",
+        }),
     }
 }
 
