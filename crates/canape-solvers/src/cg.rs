@@ -5,15 +5,38 @@
 //! when |r|/|b| ≤ tolerance, or |pᵀAp| ≤ threshold, or after `iterations` products; on the very
 //! first solve the tests of iteration 1 only warn and do not stop.
 
-use canape_core::component::{LinearSystem, SolveStats};
-use canape_core::data::{DataKind, DataTable};
-use canape_core::impl_component;
+use canape_core::component::{Component, LinearSystem, Reaction, SolveStats};
+use canape_core::data::{ChangedData, DataKind, DataTable, Flag, Int, Real, Text, Words};
 use canape_core::matrix::{Bsr3, BsrCache, Csr, SymBsr3, SymBsrCache};
 use canape_core::scene::InitContext;
+
+canape_core::data_schema! {
+    /// CGLinearSolver's Data.
+    pub struct CgData {
+        iterations: Int = ("iterations", DataKind::Int, "25", "Maximum number of iterations of the Conjugate Gradient solution"),
+        tolerance: Real = ("tolerance", DataKind::Real, "1e-5", "Desired accuracy of the Conjugate Gradient solution evaluating: |r|/|b| (ratio of current residual norm over initial residual norm)"),
+        threshold: Real = ("threshold", DataKind::Real, "1e-5", "Minimum value of the denominator in the conjugate Gradient solution"),
+        warm_start: Flag = ("warmStart", DataKind::Bool, "0", "Use previous solution as initial solution"),
+        graph: Words = ("graph", DataKind::Words, "", "Graph of residuals at each iteration"),
+        linear_system: Text = ("linearSystem", DataKind::Str, "", "The linear system to solve"),
+        print_log: Flag = ("printLog", DataKind::Bool, "0", "Print log messages"),
+        tags: Words = ("tags", DataKind::Words, "", "Tags of the component"),
+        listening: Flag = ("listening", DataKind::Bool, "0", "Listen to events"),
+    }
+}
+
+/// The stopping criteria CG reads at each solve, as init takes them from the Data.
+struct Criteria {
+    max_iter: usize,
+    tolerance: f64,
+    threshold: f64,
+}
 
 #[derive(Clone)]
 pub struct CgLinearSolver {
     data: DataTable,
+    /// Typed handles to the Data in `data`.
+    d: CgData,
     assembled: bool,
     max_iter: usize,
     tolerance: f64,
@@ -38,18 +61,10 @@ impl CgLinearSolver {
             t if t.starts_with("FullMatrix") || t.starts_with("SparseMatrix") => true,
             other => return Err(format!("template '{other}' is not available for CGLinearSolver (use GraphScattered or CompressedRowSparseMatrix[Mat3x3])")),
         };
-        let data = DataTable::new()
-            .with("iterations", DataKind::Int, "25", "Maximum number of iterations of the Conjugate Gradient solution")
-            .with("tolerance", DataKind::Real, "1e-5", "Desired accuracy of the Conjugate Gradient solution evaluating: |r|/|b| (ratio of current residual norm over initial residual norm)")
-            .with("threshold", DataKind::Real, "1e-5", "Minimum value of the denominator in the conjugate Gradient solution")
-            .with("warmStart", DataKind::Bool, "0", "Use previous solution as initial solution")
-            .with("graph", DataKind::Words, "", "Graph of residuals at each iteration")
-            .with("linearSystem", DataKind::Str, "", "The linear system to solve")
-            .with("printLog", DataKind::Bool, "0", "Print log messages")
-            .with("tags", DataKind::Words, "", "Tags of the component")
-            .with("listening", DataKind::Bool, "0", "Listen to events");
+        let (data, d) = CgData::declare(DataTable::new());
         Ok(CgLinearSolver {
             data,
+            d,
             assembled,
             max_iter: 25,
             tolerance: 1e-5,
@@ -64,30 +79,87 @@ impl CgLinearSolver {
         })
     }
 
-    fn init_impl(&mut self, ctx: &mut InitContext<'_>) {
-        let it = self.data.int("iterations");
+    /// The stopping criteria the Data give, and what is wrong with them (negative values: init
+    /// warns, and uses no iteration, or 1e-5, instead).
+    fn criteria(&self) -> (Criteria, Vec<String>) {
+        let (t, d) = (&self.data, &self.d);
+        let mut warnings = Vec::new();
+        let it = t.get(d.iterations);
         if it < 0 {
-            ctx.warn(format!(
+            warnings.push(format!(
                 "iterations = {it} is negative; no iteration will be done"
             ));
         }
-        self.max_iter = it.max(0) as usize;
-        self.tolerance = self.data.real("tolerance");
-        if self.tolerance < 0.0 {
-            ctx.warn("tolerance must be positive; reset to 1e-5");
-            self.tolerance = 1e-5;
+        let mut tolerance = t.get(d.tolerance);
+        if tolerance < 0.0 {
+            warnings.push("tolerance must be positive; reset to 1e-5".to_string());
+            tolerance = 1e-5;
         }
-        self.threshold = self.data.real("threshold");
-        if self.threshold < 0.0 {
-            ctx.warn("threshold must be positive; reset to 1e-5");
-            self.threshold = 1e-5;
+        let mut threshold = t.get(d.threshold);
+        if threshold < 0.0 {
+            warnings.push("threshold must be positive; reset to 1e-5".to_string());
+            threshold = 1e-5;
         }
-        self.warm_start = self.data.bool("warmStart");
+        let criteria = Criteria {
+            max_iter: it.max(0) as usize,
+            tolerance,
+            threshold,
+        };
+        (criteria, warnings)
+    }
+
+    fn set_criteria(&mut self, c: Criteria) {
+        self.max_iter = c.max_iter;
+        self.tolerance = c.tolerance;
+        self.threshold = c.threshold;
+    }
+
+    fn init_impl(&mut self, ctx: &mut InitContext<'_>) {
+        let (criteria, warnings) = self.criteria();
+        for w in warnings {
+            ctx.warn(w);
+        }
+        self.set_criteria(criteria);
+        self.warm_start = self.data.get(self.d.warm_start);
         self.solve_count = 0;
     }
 }
 
-impl_component!(CgLinearSolver, "CGLinearSolver", init);
+impl Component for CgLinearSolver {
+    fn class_name(&self) -> &'static str {
+        "CGLinearSolver"
+    }
+    fn data(&self) -> &DataTable {
+        &self.data
+    }
+    fn data_mut(&mut self) -> &mut DataTable {
+        &mut self.data
+    }
+    fn init(&mut self, ctx: &mut InitContext<'_>) {
+        self.init_impl(ctx)
+    }
+    /// iterations, tolerance and threshold are read at each solve: new values are taken in
+    /// place, as init takes them. The count of solves stays (as SOFA's, which counts time
+    /// steps from init only): a solve after the edit is not a first solve. A negative value,
+    /// which init warns about and replaces, and any other Data re-initialise the solver.
+    fn data_changed(&mut self, changed: &ChangedData) -> Reaction {
+        let d = &self.d;
+        let in_place = [
+            d.iterations.index(),
+            d.tolerance.index(),
+            d.threshold.index(),
+        ];
+        if !changed.only(&in_place) {
+            return Reaction::Reinit;
+        }
+        let (criteria, warnings) = self.criteria();
+        if !warnings.is_empty() {
+            return Reaction::Reinit;
+        }
+        self.set_criteria(criteria);
+        Reaction::Updated
+    }
+}
 
 solve_with_avx2!(CgLinearSolver);
 
@@ -242,5 +314,95 @@ mod tests {
     #[test]
     fn unknown_template_is_an_error() {
         assert!(CgLinearSolver::new("Vec3d").is_err());
+    }
+
+    /// A CGLinearSolver of `template` with `attrs`, initialised in a scene of its own.
+    fn initialised(template: &str, attrs: &[(&str, &str)]) -> CgLinearSolver {
+        use canape_core::diag::Diagnostics;
+        use canape_core::scene::{AnyComponent, Scene};
+        let mut scene = Scene::new();
+        let root = scene.add_node("root", None);
+        let mut cg = CgLinearSolver::new(template).unwrap();
+        for (k, v) in attrs {
+            cg.data_mut().set_str(k, v).unwrap();
+        }
+        let placeholder = AnyComponent::Linear(Box::new(cg.clone()));
+        let id = scene.add_component(root, "cg", placeholder, None);
+        let mut diags = Diagnostics::default();
+        cg.init(&mut InitContext {
+            scene: &scene,
+            node: root,
+            id,
+            diags: &mut diags,
+        });
+        assert!(diags.is_empty(), "{diags:?}");
+        cg
+    }
+
+    /// The bits of a solve's solution and statistics.
+    fn solve_bits(cg: &mut CgLinearSolver, sys: &mut Dense, b: &[f64]) -> (Vec<u64>, usize, u64) {
+        let mut x = vec![0.0; b.len()];
+        let st = cg.solve(sys, b, &mut x);
+        let bits = x.iter().map(|v| v.to_bits()).collect();
+        (bits, st.iterations, st.residual.to_bits())
+    }
+
+    /// Editing iterations, tolerance or threshold of a running CGLinearSolver is taken in
+    /// place: its next solve equals bit for bit that of a solver initialised with the new
+    /// values (after the same first solve); a negative value (init warns and replaces it) and
+    /// other Data re-initialise it.
+    #[test]
+    fn cg_edits_update_in_place() {
+        let before = [
+            ("iterations", "100"),
+            ("tolerance", "1e-9"),
+            ("threshold", "1e-30"),
+        ];
+        let edits: [&[(&str, &str)]; 4] = [
+            &[("iterations", "6")],
+            &[("tolerance", "1e-3")],
+            &[("threshold", "1e3")],
+            &[
+                ("iterations", "40"),
+                ("tolerance", "1e-4"),
+                ("threshold", "1e-12"),
+            ],
+        ];
+        let a = spd(30, 11);
+        let b1: Vec<f64> = (0..30).map(|i| (i as f64).sin()).collect();
+        let b2: Vec<f64> = (0..30).map(|i| (0.3 * i as f64).cos()).collect();
+        for template in ["GraphScattered", "CompressedRowSparseMatrixMat3x3"] {
+            for after in edits {
+                let mut sys = Dense::new(a.clone());
+                let mut cg = initialised(template, &before);
+                solve_bits(&mut cg, &mut sys, &b1);
+                let versions = cg.data().versions();
+                for (k, v) in after {
+                    cg.data_mut().set_str(k, v).unwrap();
+                }
+                let changed = cg.data().changed_since(&versions);
+                assert_eq!(cg.data_changed(&changed), Reaction::Updated, "{after:?}");
+                let got = solve_bits(&mut cg, &mut sys, &b2);
+                let fresh_attrs = [before.as_slice(), after].concat();
+                let mut fresh = initialised(template, &fresh_attrs);
+                solve_bits(&mut fresh, &mut sys, &b1);
+                assert_eq!(got, solve_bits(&mut fresh, &mut sys, &b2), "{after:?}");
+                let mut old = initialised(template, &before);
+                solve_bits(&mut old, &mut sys, &b1);
+                assert_ne!(got, solve_bits(&mut old, &mut sys, &b2), "{after:?}");
+            }
+        }
+        for (k, v) in [
+            ("iterations", "-1"),
+            ("tolerance", "-1e-3"),
+            ("threshold", "-1"),
+            ("warmStart", "1"),
+        ] {
+            let mut cg = initialised("", &before);
+            let versions = cg.data().versions();
+            cg.data_mut().set_str(k, v).unwrap();
+            let changed = cg.data().changed_since(&versions);
+            assert_eq!(cg.data_changed(&changed), Reaction::Reinit, "{k} = {v}");
+        }
     }
 }

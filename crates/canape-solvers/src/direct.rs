@@ -28,7 +28,7 @@ mod symbolic;
 use crate::band::BandPattern;
 use crate::gband::{BandFactor, GeneralBand};
 use canape_core::component::{LinearSolver, LinearSystem, SolveStats};
-use canape_core::data::{DataKind, DataTable};
+use canape_core::data::{Data, DataKind, DataTable, Flag, Int, Text, Words};
 use canape_core::impl_component;
 use canape_core::matrix::Csr;
 use canape_core::scene::InitContext;
@@ -110,10 +110,52 @@ enum Fallback {
     Failed(String),
 }
 
+canape_core::data_schema! {
+    /// The Data of every direct solver.
+    pub struct DirectSolverData {
+        print_log: Flag = ("printLog", DataKind::Bool, "0", "if true, emits extra messages at runtime."),
+        tags: Words = ("tags", DataKind::Words, "", "list of the subsets the object belongs to"),
+        listening: Flag = ("listening", DataKind::Bool, "0", "if true, handle the events, otherwise ignore the events"),
+        parallel_inverse_product: Flag = ("parallelInverseProduct", DataKind::Bool, "0", "Parallelize the computation of the product J*M^{-1}*J^T where M is the matrix of the linear system and J is any matrix with compatible dimensions"),
+        linear_system: Text = ("linearSystem", DataKind::Str, "", "The linear system to solve"),
+        ordering_method: Text = ("orderingMethod", DataKind::Str, "", "Ordering method used by this component"),
+    }
+}
+
+canape_core::data_schema! {
+    /// What SparseLDLSolver and AsyncSparseLDLSolver add to [`DirectSolverData`].
+    pub struct SparseLdlData {
+        precompute_symbolic_decomposition: Flag = ("precomputeSymbolicDecomposition", DataKind::Bool, "1", "If true the solver will reuse the precomputed symbolic decomposition"),
+        apply_permutation: Flag = ("applyPermutation", DataKind::Bool, "1", "Deprecated: the ordering is a component now"),
+        l_nnz: Int = ("L_nnz", DataKind::Int, "0", "Number of non-zero values in the lower triangular matrix of the factorization"),
+    }
+}
+
+canape_core::data_schema! {
+    /// What PrecomputedLinearSolver adds to [`DirectSolverData`].
+    pub struct PrecomputedData {
+        jmjt_twostep: Flag = ("jmjt_twostep", DataKind::Bool, "1", "Use two step algorithm to compute JMinvJt"),
+        use_file: Flag = ("use_file", DataKind::Bool, "1", "Dump system matrix in a file"),
+    }
+}
+
+canape_core::data_schema! {
+    /// What BTDLinearSolver adds to [`DirectSolverData`]: SOFA's block-tridiagonal solver (6×6
+    /// blocks: beams along a chain), solved here by the sparse Cholesky factorization, the same
+    /// solution for a block-tridiagonal matrix (SOFA's reads only those blocks).
+    pub struct BtdData {
+        verbose: Flag = ("verbose", DataKind::Bool, "0", "Dump system state at each iteration"),
+        show_problem: Flag = ("showProblem", DataKind::Bool, "0", "display debug informations about subpartSolve computation"),
+        subpart_solve: Flag = ("subpartSolve", DataKind::Bool, "0", "Allows for the computation of a subpart of the system"),
+    }
+}
+
 /// SOFA's direct solvers (class chosen at construction).
 pub struct DirectSolver {
     class: &'static str,
     data: DataTable,
+    /// PrecomputedLinearSolver's `use_file` (the only Data a direct solver reads).
+    use_file: Option<Data<Flag>>,
     kind: Factorization,
     /// Factor the first matrix only (PrecomputedLinearSolver).
     precomputed: bool,
@@ -164,6 +206,7 @@ impl Clone for DirectSolver {
         DirectSolver {
             class: self.class,
             data: self.data.clone(),
+            use_file: self.use_file,
             kind: self.kind,
             precomputed: self.precomputed,
             pattern: self.pattern.clone(),
@@ -211,73 +254,20 @@ impl DirectSolver {
             "PrecomputedLinearSolver" => (Factorization::Cholesky, true),
             _ => (Factorization::Cholesky, false),
         };
-        let mut data = DataTable::new()
-            .with("printLog", DataKind::Bool, "0", "if true, emits extra messages at runtime.")
-            .with("tags", DataKind::Words, "", "list of the subsets the object belongs to")
-            .with("listening", DataKind::Bool, "0", "if true, handle the events, otherwise ignore the events")
-            .with("parallelInverseProduct", DataKind::Bool, "0", "Parallelize the computation of the product J*M^{-1}*J^T where M is the matrix of the linear system and J is any matrix with compatible dimensions")
-            .with("linearSystem", DataKind::Str, "", "The linear system to solve")
-            .with("orderingMethod", DataKind::Str, "", "Ordering method used by this component");
-        data = match class {
-            "SparseLDLSolver" | "AsyncSparseLDLSolver" => data
-                .with(
-                    "precomputeSymbolicDecomposition",
-                    DataKind::Bool,
-                    "1",
-                    "If true the solver will reuse the precomputed symbolic decomposition",
-                )
-                .with(
-                    "applyPermutation",
-                    DataKind::Bool,
-                    "1",
-                    "Deprecated: the ordering is a component now",
-                )
-                .with(
-                    "L_nnz",
-                    DataKind::Int,
-                    "0",
-                    "Number of non-zero values in the lower triangular matrix of the factorization",
-                ),
-            "PrecomputedLinearSolver" => data
-                .with(
-                    "jmjt_twostep",
-                    DataKind::Bool,
-                    "1",
-                    "Use two step algorithm to compute JMinvJt",
-                )
-                .with(
-                    "use_file",
-                    DataKind::Bool,
-                    "1",
-                    "Dump system matrix in a file",
-                ),
-            // SOFA's block-tridiagonal solver (6×6 blocks: beams along a chain); solved here by
-            // the sparse Cholesky factorization, the same solution for a block-tridiagonal
-            // matrix (SOFA's reads only those blocks)
-            "BTDLinearSolver" => data
-                .with(
-                    "verbose",
-                    DataKind::Bool,
-                    "0",
-                    "Dump system state at each iteration",
-                )
-                .with(
-                    "showProblem",
-                    DataKind::Bool,
-                    "0",
-                    "display debug informations about subpartSolve computation",
-                )
-                .with(
-                    "subpartSolve",
-                    DataKind::Bool,
-                    "0",
-                    "Allows for the computation of a subpart of the system",
-                ),
-            _ => data,
+        let (data, _) = DirectSolverData::declare(DataTable::new());
+        let (data, use_file) = match class {
+            "SparseLDLSolver" | "AsyncSparseLDLSolver" => (SparseLdlData::declare(data).0, None),
+            "PrecomputedLinearSolver" => {
+                let (data, d) = PrecomputedData::declare(data);
+                (data, Some(d.use_file))
+            }
+            "BTDLinearSolver" => (BtdData::declare(data).0, None),
+            _ => (data, None),
         };
         Ok(DirectSolver {
             class,
             data,
+            use_file,
             kind,
             precomputed,
             pattern: None,
@@ -303,7 +293,7 @@ impl DirectSolver {
     }
 
     fn init_impl(&mut self, ctx: &mut InitContext<'_>) {
-        if self.class == "PrecomputedLinearSolver" && self.data.bool("use_file") {
+        if self.use_file.is_some_and(|d| self.data.get(d)) {
             ctx.note("use_file: Canapé does not cache the precomputed matrix in a file; it is factored at the first step");
         }
         self.pattern = None;

@@ -3,8 +3,9 @@
 //! nearest element when it lies outside the mesh (SOFA's MeshTopology mapper). J is constant:
 //! positions and velocities go down as J·x, forces go up as Jᵀ·f.
 
+use crate::mapping::linear::MappingData;
 use canape_core::component::{JEntry, MapInputs, Mapping, Role};
-use canape_core::data::{DataKind, DataTable};
+use canape_core::data::{DataKind, DataTable, Flag, Text};
 use canape_core::impl_component;
 use canape_core::scene::{ComponentId, InitContext, Scene, Slot, Target};
 use canape_core::state::VecId;
@@ -288,6 +289,9 @@ pub fn locate_in_cubes(
 #[derive(Clone)]
 pub struct BarycentricMapping {
     data: DataTable,
+    /// Typed handles to the Data in `data`.
+    m: MappingData,
+    d: BarycentricData,
     weights: BarycentricWeights,
     input: Vec<ComponentId>,
     output: Option<ComponentId>,
@@ -344,23 +348,22 @@ pub fn end_positions(scene: &Scene, id: ComponentId) -> Option<Vec<f64>> {
     }
 }
 
+canape_core::data_schema! {
+    /// BarycentricMapping's own Data (after [`MappingData`]).
+    struct BarycentricData {
+        use_rest_position: Flag = ("useRestPosition", DataKind::Bool, "0", "Use the rest position of the input and output models to initialize the mapping"),
+        topology: Text = ("topology", DataKind::Str, "", "link to the topology container"),
+    }
+}
+
 impl BarycentricMapping {
     pub fn new() -> Self {
-        let data = crate::mapping::linear::mapping_data(DataTable::new())
-            .with(
-                "useRestPosition",
-                DataKind::Bool,
-                "0",
-                "Use the rest position of the input and output models to initialize the mapping",
-            )
-            .with(
-                "topology",
-                DataKind::Str,
-                "",
-                "link to the topology container",
-            );
+        let (data, m) = crate::mapping::linear::mapping_base(DataTable::new());
+        let (data, d) = BarycentricData::declare(data);
         BarycentricMapping {
             data,
+            m,
+            d,
             weights: BarycentricWeights::default(),
             input: Vec::new(),
             output: None,
@@ -372,7 +375,7 @@ impl BarycentricMapping {
     }
 
     fn init_impl(&mut self, ctx: &mut InitContext<'_>) {
-        let Some(e) = crate::mapping::linear::resolve_ends(ctx, &self.data) else {
+        let Some(e) = crate::mapping::linear::resolve_mapping_ends(ctx, &self.data, self.m) else {
             return;
         };
         if e.inputs.len() != 1 || e.in_dofs[0] != DofType::Vec3 || e.out_dof != DofType::Vec3 {
@@ -391,7 +394,7 @@ impl BarycentricMapping {
         let scene = ctx.scene;
         let ist = scene.state(input).expect("a resolved input is a state");
         // positions at init: current ones, or rest ones with useRestPosition (SOFA's initMapper)
-        let use_rest = self.data.bool("useRestPosition");
+        let use_rest = self.data.get(self.d.use_rest_position);
         let x = ist
             .vec(if use_rest {
                 VecId::REST_POSITION

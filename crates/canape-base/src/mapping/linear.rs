@@ -7,37 +7,34 @@
 use crate::base_data;
 use crate::mapping::barycentric::resolve_end;
 use canape_core::component::{JEntry, MapInputs, Mapping};
-use canape_core::data::{DataKind, DataTable};
+use canape_core::data::{Data, DataKind, DataTable, Flag, Int, Ints, Real, Text};
 use canape_core::impl_component;
 use canape_core::scene::{ComponentId, InitContext, Scene, Slot};
 use canape_core::state::VecId;
 use canape_types::{DofType, Vec3};
 
-/// The Data every mapping has (SOFA's BaseMapping and Mapping).
+canape_core::data_schema! {
+    /// The Data every mapping has (SOFA's BaseMapping and Mapping), after the base Data.
+    pub struct MappingData {
+        input: Text = ("input", DataKind::Str, "", "Input object(s) to map"),
+        output: Text = ("output", DataKind::Str, "", "Output object to map"),
+        map_forces: Flag = ("mapForces", DataKind::Bool, "1", "Are forces mapped ?"),
+        map_constraints: Flag = ("mapConstraints", DataKind::Bool, "1", "Are constraints mapped ?"),
+        map_masses: Flag = ("mapMasses", DataKind::Bool, "1", "Are masses mapped ?"),
+        map_matrices: Flag = ("mapMatrices", DataKind::Bool, "0", "Are matrix explicit mapped?"),
+        apply_rest_position: Flag = ("applyRestPosition", DataKind::Bool, "0", "set to true to apply this mapping to restPosition at init"),
+    }
+}
+
+/// The base Data and every mapping's Data ([`MappingData`]), with their typed handles.
+pub fn mapping_base(t: DataTable) -> (DataTable, MappingData) {
+    MappingData::declare(base_data(t))
+}
+
+/// The Data every mapping has (SOFA's BaseMapping and Mapping), for the mappings that read
+/// their Data by name.
 pub fn mapping_data(t: DataTable) -> DataTable {
-    base_data(t)
-        .with("input", DataKind::Str, "", "Input object(s) to map")
-        .with("output", DataKind::Str, "", "Output object to map")
-        .with("mapForces", DataKind::Bool, "1", "Are forces mapped ?")
-        .with(
-            "mapConstraints",
-            DataKind::Bool,
-            "1",
-            "Are constraints mapped ?",
-        )
-        .with("mapMasses", DataKind::Bool, "1", "Are masses mapped ?")
-        .with(
-            "mapMatrices",
-            DataKind::Bool,
-            "0",
-            "Are matrix explicit mapped?",
-        )
-        .with(
-            "applyRestPosition",
-            DataKind::Bool,
-            "0",
-            "set to true to apply this mapping to restPosition at init",
-        )
+    mapping_base(t).0
 }
 
 /// The input states and output state of a mapping, resolved from its `input`/`output` links
@@ -53,8 +50,22 @@ pub struct Ends {
 /// Resolve a mapping's ends; reports a clear error and returns None when one is missing or is
 /// not a MechanicalObject.
 pub fn resolve_ends(ctx: &mut InitContext<'_>, data: &DataTable) -> Option<Ends> {
+    resolve_links(ctx, data.str("input"), data.str("output"))
+}
+
+/// Resolve a mapping's ends from its `input`/`output` Data read through their typed handles.
+pub fn resolve_mapping_ends(
+    ctx: &mut InitContext<'_>,
+    data: &DataTable,
+    m: MappingData,
+) -> Option<Ends> {
+    resolve_links(ctx, data.get(m.input), data.get(m.output))
+}
+
+/// Resolve a mapping's ends from its `input` (space-separated links) and `output` link texts.
+fn resolve_links(ctx: &mut InitContext<'_>, input: &str, out: &str) -> Option<Ends> {
     let scene: &Scene = ctx.scene;
-    let links: Vec<&str> = data.str("input").split_whitespace().collect();
+    let links: Vec<&str> = input.split_whitespace().collect();
     let links = if links.is_empty() { vec![""] } else { links };
     let mut inputs = Vec::new();
     let mut in_dofs = Vec::new();
@@ -75,7 +86,6 @@ pub fn resolve_ends(ctx: &mut InitContext<'_>, data: &DataTable) -> Option<Ends>
         inputs.push(c);
         in_dofs.push(st.dof);
     }
-    let out = data.str("output");
     let Some(output) = resolve_end(scene, ctx.node, ctx.id, out, ".", false) else {
         ctx.error(format!(
             "cannot find the mapping's output '{}' (a MechanicalObject or a visual model in this node)",
@@ -118,6 +128,8 @@ fn points_of(scene: &Scene, id: ComponentId) -> usize {
 #[derive(Clone)]
 pub struct IdentityMapping {
     data: DataTable,
+    /// Typed handles to the Data in `data`.
+    m: MappingData,
     input: Vec<ComponentId>,
     output: Option<ComponentId>,
     in_dof: DofType,
@@ -128,8 +140,10 @@ pub struct IdentityMapping {
 
 impl IdentityMapping {
     pub fn new(template: &str) -> Self {
+        let (data, m) = mapping_base(DataTable::new());
         IdentityMapping {
-            data: mapping_data(DataTable::new()),
+            data,
+            m,
             input: Vec::new(),
             output: None,
             in_dof: DofType::Vec3,
@@ -140,7 +154,7 @@ impl IdentityMapping {
     }
 
     fn init_impl(&mut self, ctx: &mut InitContext<'_>) {
-        let Some(e) = resolve_ends(ctx, &self.data) else {
+        let Some(e) = resolve_mapping_ends(ctx, &self.data, self.m) else {
             return;
         };
         if e.inputs.len() != 1 {
@@ -233,6 +247,8 @@ impl Mapping for IdentityMapping {
 #[derive(Clone)]
 pub struct SubsetMapping {
     data: DataTable,
+    /// Typed handles to the mapping Data in `data` (the variant's own are in `kind`).
+    m: MappingData,
     input: Vec<ComponentId>,
     output: Option<ComponentId>,
     dof: DofType,
@@ -244,91 +260,76 @@ pub struct SubsetMapping {
 }
 
 /// Which of the subset mappings: one input and indices, several inputs and `indexPairs`, or
-/// several inputs concatenated whole (IdentityMultiMapping).
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+/// several inputs concatenated whole (IdentityMultiMapping); with the typed handles to the
+/// variant's own Data.
+#[derive(Clone, Copy, Debug)]
 enum SubsetKind {
-    Subset,
-    SubsetMulti,
+    Subset(SubsetData),
+    SubsetMulti(Data<Ints>),
     IdentityMulti,
+}
+
+canape_core::data_schema! {
+    /// SubsetMapping's own Data (after [`MappingData`]).
+    struct SubsetData {
+        indices: Ints = ("indices", DataKind::Ints(1), "", "list of input indices"),
+        first: Int = ("first", DataKind::Int, "-1", "first index (use if indices are sequential)"),
+        last: Int = ("last", DataKind::Int, "-1", "last index (use if indices are sequential)"),
+        radius: Real = ("radius", DataKind::Real, "1e-5", "search radius to find corresponding points in case no indices are given"),
+        handle_topology_change: Flag = ("handleTopologyChange", DataKind::Bool, "1", "Enable support of topological changes for indices (disable if it is linked from SubsetTopologicalMapping::pointD2S)"),
+        resize_to_model: Flag = ("resizeToModel", DataKind::Bool, "0", "true if I_out should be resized to match the output size"),
+        topology: Text = ("topology", DataKind::Str, "", "link to the topology container"),
+    }
+}
+
+canape_core::data_schema! {
+    /// SubsetMultiMapping's own Data (after [`MappingData`]).
+    struct SubsetMultiData {
+        index_pairs: Ints = ("indexPairs", DataKind::Ints(2), "", "list of couples (parent index + index in the parent)"),
+    }
 }
 
 impl SubsetMapping {
     pub fn new() -> Self {
-        let data = mapping_data(DataTable::new())
-            .with(
-                "indices",
-                DataKind::Ints(1),
-                "",
-                "list of input indices",
-            )
-            .with(
-                "first",
-                DataKind::Int,
-                "-1",
-                "first index (use if indices are sequential)",
-            )
-            .with(
-                "last",
-                DataKind::Int,
-                "-1",
-                "last index (use if indices are sequential)",
-            )
-            .with(
-                "radius",
-                DataKind::Real,
-                "1e-5",
-                "search radius to find corresponding points in case no indices are given",
-            )
-            .with(
-                "handleTopologyChange",
-                DataKind::Bool,
-                "1",
-                "Enable support of topological changes for indices (disable if it is linked from SubsetTopologicalMapping::pointD2S)",
-            )
-            .with(
-                "resizeToModel",
-                DataKind::Bool,
-                "0",
-                "true if I_out should be resized to match the output size",
-            )
-            .with("topology", DataKind::Str, "", "link to the topology container");
+        let (data, m) = mapping_base(DataTable::new());
+        let (data, d) = SubsetData::declare(data);
         SubsetMapping {
             data,
+            m,
             input: Vec::new(),
             output: None,
             dof: DofType::Vec3,
             in_dof: DofType::Vec3,
             pairs: Vec::new(),
-            kind: SubsetKind::Subset,
+            kind: SubsetKind::Subset(d),
         }
     }
 
     /// SubsetMultiMapping: `indexPairs` gives (input, point) for each output point.
     pub fn multi() -> Self {
-        let data = mapping_data(DataTable::new()).with(
-            "indexPairs",
-            DataKind::Ints(2),
-            "",
-            "list of couples (parent index + index in the parent)",
-        );
+        let (data, m) = mapping_base(DataTable::new());
+        let (data, d) = SubsetMultiData::declare(data);
         SubsetMapping {
-            kind: SubsetKind::SubsetMulti,
+            kind: SubsetKind::SubsetMulti(d.index_pairs),
             data,
+            m,
             ..Self::new()
         }
     }
 
     /// IdentityMultiMapping: the output is every input's points, in input order.
     pub fn identity_multi() -> Self {
+        let (data, m) = mapping_base(DataTable::new());
         SubsetMapping {
             kind: SubsetKind::IdentityMulti,
-            data: mapping_data(DataTable::new()),
+            data,
+            m,
             ..Self::new()
         }
     }
 
     fn init_multi(&mut self, ctx: &mut InitContext<'_>) {
-        let Some(e) = resolve_ends(ctx, &self.data) else {
+        let Some(e) = resolve_mapping_ends(ctx, &self.data, self.m) else {
             return;
         };
         // the same type, or Rigid3 centers to Vec3 points (SOFA's <Rigid3, Vec3> variant)
@@ -349,14 +350,13 @@ impl SubsetMapping {
             .iter()
             .map(|c| points_of(ctx.scene, *c) as u32)
             .collect();
-        let raw: Vec<u32> = if self.kind == SubsetKind::IdentityMulti {
-            counts
+        let raw: Vec<u32> = match self.kind {
+            SubsetKind::SubsetMulti(index_pairs) => self.data.get(index_pairs).to_vec(),
+            _ => counts
                 .iter()
                 .enumerate()
                 .flat_map(|(k, &n)| (0..n).flat_map(move |i| [k as u32, i]))
-                .collect()
-        } else {
-            self.data.ints("indexPairs").to_vec()
+                .collect(),
         };
         let mut pairs = Vec::with_capacity(raw.len() / 2);
         for p in raw.chunks_exact(2) {
@@ -385,10 +385,10 @@ impl SubsetMapping {
     }
 
     fn init_impl(&mut self, ctx: &mut InitContext<'_>) {
-        if self.kind != SubsetKind::Subset {
+        let SubsetKind::Subset(d) = self.kind else {
             return self.init_multi(ctx);
-        }
-        let Some(e) = resolve_ends(ctx, &self.data) else {
+        };
+        let Some(e) = resolve_mapping_ends(ctx, &self.data, self.m) else {
             return;
         };
         if e.in_dofs[0] != e.out_dof || e.inputs.len() != 1 {
@@ -400,8 +400,8 @@ impl SubsetMapping {
             return;
         }
         let n_in = points_of(ctx.scene, e.inputs[0]) as u32;
-        let mut idx = self.data.ints("indices").to_vec();
-        let (first, last) = (self.data.int("first"), self.data.int("last"));
+        let mut idx = self.data.get(d.indices).to_vec();
+        let (first, last) = (self.data.get(d.first), self.data.get(d.last));
         if idx.is_empty() && first >= 0 && last >= first {
             idx = (first as u32..=last as u32).collect();
         }
@@ -415,7 +415,7 @@ impl SubsetMapping {
             };
             let xo =
                 crate::mapping::barycentric::end_positions(ctx.scene, e.output).unwrap_or_default();
-            let r = self.data.real("radius");
+            let r = self.data.get(d.radius);
             let xi = si.vec(VecId::POSITION);
             for p in xo.chunks_exact(cs) {
                 let found = xi.chunks_exact(cs).position(|q| {
@@ -459,8 +459,8 @@ impl Default for SubsetMapping {
 impl_component!(
     SubsetMapping,
     |s| match s.kind {
-        SubsetKind::Subset => "SubsetMapping",
-        SubsetKind::SubsetMulti => "SubsetMultiMapping",
+        SubsetKind::Subset(_) => "SubsetMapping",
+        SubsetKind::SubsetMulti(_) => "SubsetMultiMapping",
         SubsetKind::IdentityMulti => "IdentityMultiMapping",
     },
     init
@@ -526,6 +526,8 @@ impl Mapping for SubsetMapping {
 #[derive(Clone)]
 pub struct CenterOfMassMapping {
     data: DataTable,
+    /// Typed handles to the Data in `data`.
+    m: MappingData,
     input: Vec<ComponentId>,
     output: Option<ComponentId>,
     in_dof: DofType,
@@ -541,8 +543,10 @@ impl Default for CenterOfMassMapping {
 
 impl CenterOfMassMapping {
     pub fn new() -> Self {
+        let (data, m) = mapping_base(DataTable::new());
         CenterOfMassMapping {
-            data: mapping_data(DataTable::new()),
+            data,
+            m,
             input: Vec::new(),
             output: None,
             in_dof: DofType::Rigid3,
@@ -552,7 +556,7 @@ impl CenterOfMassMapping {
 
     fn init_impl(&mut self, ctx: &mut InitContext<'_>) {
         self.weights.clear();
-        let Some(e) = resolve_ends(ctx, &self.data) else {
+        let Some(e) = resolve_mapping_ends(ctx, &self.data, self.m) else {
             return;
         };
         let in_dof = e.in_dofs[0];

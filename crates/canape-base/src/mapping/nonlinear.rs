@@ -8,11 +8,20 @@ pub mod rigid;
 pub mod square;
 pub mod volume;
 
-use crate::mapping::linear::{resolve_ends, Ends};
-use canape_core::data::DataTable;
+use crate::mapping::linear::{resolve_mapping_ends, Ends, MappingData};
+use canape_core::data::{DataKind, DataTable, Text};
 use canape_core::mesh::Mesh;
 use canape_core::scene::InitContext;
 use canape_types::DofType;
+
+canape_core::data_schema! {
+    /// The Data AreaMapping and VolumeMapping add to [`MappingData`]: their topology and
+    /// geometric stiffness choice.
+    pub(crate) struct OverTopologyData {
+        topology: Text = ("topology", DataKind::Str, "", "link to the topology container"),
+        geometric_stiffness: Text = ("geometricStiffness", DataKind::Str, "Stabilized", "Method used to compute the geometric stiffness: None (0), Exact (1), Stabilized (2)"),
+    }
+}
 
 /// The init shared by the mappings of one Vec3d input to a Vec1d output over the elements of a
 /// topology (AreaMapping, VolumeMapping): their ends with the types checked, the
@@ -21,10 +30,11 @@ use canape_types::DofType;
 pub(crate) fn vec3_to_vec1_over_topology<'a>(
     ctx: &mut InitContext<'a>,
     data: &DataTable,
+    (m, d): (MappingData, OverTopologyData),
     class: &str,
     elements: &str,
 ) -> Option<(Ends, u32, &'a Mesh)> {
-    let e = resolve_ends(ctx, data)?;
+    let e = resolve_mapping_ends(ctx, data, m)?;
     if e.out_dof != DofType::Vec1 || e.in_dofs != [DofType::Vec3] {
         ctx.error(format!(
             "{class} maps one Vec3d input to a Vec1d output ({} to {} given)",
@@ -37,17 +47,17 @@ pub(crate) fn vec3_to_vec1_over_topology<'a>(
         ));
         return None;
     }
-    let gs = match rigid::parse_gs(data.str("geometricStiffness")) {
+    let gs = match rigid::parse_gs(data.get(d.geometric_stiffness)) {
         Some(g) => g,
         None => {
             ctx.warn(format!(
                 "geometricStiffness '{}' is not None, Exact, Stabilized, 0, 1 or 2: None is used",
-                data.str("geometricStiffness")
+                data.get(d.geometric_stiffness)
             ));
             0
         }
     };
-    let Some(mesh) = crate::mass::linked_or_context_topology(ctx, data.str("topology")) else {
+    let Some(mesh) = crate::mass::linked_or_context_topology(ctx, data.get(d.topology)) else {
         ctx.error(format!(
             "no topology with {elements}: set topology=\"@…\" or put a container in the context"
         ));

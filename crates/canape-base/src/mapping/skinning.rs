@@ -2,17 +2,29 @@
 //! BeamLinearMapping (points along beams between Rigid3 frames), Sofa/Component/Mapping/Linear.
 
 use canape_core::component::{JEntry, MapInputs, Mapping};
-use canape_core::data::{DataKind, DataTable};
+use canape_core::data::{DataKind, DataTable, Flag, Int, Ints, Reals};
 use canape_core::impl_component;
 use canape_core::scene::{ComponentId, InitContext};
 use canape_core::state::VecId;
 use canape_types::dof::{rigid3_inverse_rotate, rigid3_rotate};
 use canape_types::{get3, DataTypes, DofType, Rigid3Types, Vec3};
 
-use crate::mapping::linear::{mapping_data, resolve_ends};
+use crate::mapping::linear::{mapping_base, resolve_mapping_ends, MappingData};
 
 // ---------------------------------------------------------------------------------------------
 // SkinningMapping
+
+canape_core::data_schema! {
+    /// SkinningMapping's own Data (after [`MappingData`]).
+    struct SkinningData {
+        init_pos: Reals = ("initPos", DataKind::Reals(3), "", "initial child coordinates in the world reference frame"),
+        nb_ref: Ints = ("nbRef", DataKind::Ints(0), "4", "Number of primitives influencing each point"),
+        indices: Ints = ("indices", DataKind::Ints(0), "", "parent indices for each child"),
+        weight: Reals = ("weight", DataKind::Reals(0), "", "influence weights of the Dofs"),
+        show_from_index: Int = ("showFromIndex", DataKind::Int, "0", "Displayed From Index"),
+        show_weights: Flag = ("showWeights", DataKind::Bool, "0", "Show influence"),
+    }
+}
 
 /// SkinningMapping (Rigid3d → Vec3d), linear blend skinning
 /// (Sofa/Component/Mapping/Linear/.../SkinningMapping.inl): each point follows up to `nbRef`
@@ -23,6 +35,9 @@ use crate::mapping::linear::{mapping_data, resolve_ends};
 #[derive(Clone)]
 pub struct SkinningMapping {
     data: DataTable,
+    /// Typed handles to the Data in `data`.
+    m: MappingData,
+    d: SkinningData,
     input: Vec<ComponentId>,
     output: Option<ComponentId>,
     /// Per point, (frame, weight, weighted local position).
@@ -39,35 +54,12 @@ impl Default for SkinningMapping {
 
 impl SkinningMapping {
     pub fn new() -> Self {
-        let data = mapping_data(DataTable::new())
-            .with(
-                "initPos",
-                DataKind::Reals(3),
-                "",
-                "initial child coordinates in the world reference frame",
-            )
-            .with(
-                "nbRef",
-                DataKind::Ints(0),
-                "4",
-                "Number of primitives influencing each point",
-            )
-            .with(
-                "indices",
-                DataKind::Ints(0),
-                "",
-                "parent indices for each child",
-            )
-            .with(
-                "weight",
-                DataKind::Reals(0),
-                "",
-                "influence weights of the Dofs",
-            )
-            .with("showFromIndex", DataKind::Int, "0", "Displayed From Index")
-            .with("showWeights", DataKind::Bool, "0", "Show influence");
+        let (data, m) = mapping_base(DataTable::new());
+        let (data, d) = SkinningData::declare(data);
         SkinningMapping {
             data,
+            m,
+            d,
             input: Vec::new(),
             output: None,
             refs: Vec::new(),
@@ -77,7 +69,7 @@ impl SkinningMapping {
 
     fn init_impl(&mut self, ctx: &mut InitContext<'_>) {
         self.refs.clear();
-        let Some(e) = resolve_ends(ctx, &self.data) else {
+        let Some(e) = resolve_mapping_ends(ctx, &self.data, self.m) else {
             return;
         };
         if e.in_dofs != [DofType::Rigid3] || e.out_dof != DofType::Vec3 {
@@ -102,17 +94,23 @@ impl SkinningMapping {
             return;
         }
         let out_x = crate::mapping::barycentric::end_positions(scene, e.output).unwrap_or_default();
-        let given = self.data.reals("initPos");
+        let given = self.data.get(self.d.init_pos);
         let x0: Vec<f64> = if given.len() == out_x.len() && !given.is_empty() {
             given.to_vec()
         } else {
             out_x
         };
         let n = x0.len() / 3;
-        let nb = self.data.ints("nbRef").first().copied().unwrap_or(4).max(1) as usize;
+        let nb = self
+            .data
+            .get(self.d.nb_ref)
+            .first()
+            .copied()
+            .unwrap_or(4)
+            .max(1) as usize;
         let (idx, w) = (
-            self.data.ints("indices").to_vec(),
-            self.data.reals("weight").to_vec(),
+            self.data.get(self.d.indices).to_vec(),
+            self.data.get(self.d.weight).to_vec(),
         );
         let center = |k: usize| Vec3::new(frames[k][0], frames[k][1], frames[k][2]);
         let mut refs = Vec::with_capacity(n);
@@ -246,6 +244,13 @@ impl Mapping for SkinningMapping {
 // ---------------------------------------------------------------------------------------------
 // BeamLinearMapping
 
+canape_core::data_schema! {
+    /// BeamLinearMapping's own Data (after [`MappingData`]).
+    struct BeamLinearData {
+        local_coord: Flag = ("localCoord", DataKind::Bool, "1", "true if initial coordinates are in the beam local coordinate system (i.e. a point at (10,0,0) is on the DOF number 10, whereas if this is false it is at whatever position on the beam where the distance from the initial DOF is 10)"),
+    }
+}
+
 /// BeamLinearMapping (Rigid3d → Vec3d): points along a chain of beams between consecutive
 /// frames (Sofa/Component/Mapping/Linear/.../BeamLinearMapping.inl). A point has parametric
 /// coordinates (b + t, y, z): beam b, position t along it, y and z across, all in units of the
@@ -257,6 +262,9 @@ impl Mapping for SkinningMapping {
 #[derive(Clone)]
 pub struct BeamLinearMapping {
     data: DataTable,
+    /// Typed handles to the Data in `data`.
+    m: MappingData,
+    d: BeamLinearData,
     input: Vec<ComponentId>,
     output: Option<ComponentId>,
     /// Per point: (beam, t, y, z).
@@ -274,14 +282,12 @@ impl Default for BeamLinearMapping {
 
 impl BeamLinearMapping {
     pub fn new() -> Self {
-        let data = mapping_data(DataTable::new()).with(
-            "localCoord",
-            DataKind::Bool,
-            "1",
-            "true if initial coordinates are in the beam local coordinate system (i.e. a point at (10,0,0) is on the DOF number 10, whereas if this is false it is at whatever position on the beam where the distance from the initial DOF is 10)",
-        );
+        let (data, m) = mapping_base(DataTable::new());
+        let (data, d) = BeamLinearData::declare(data);
         BeamLinearMapping {
             data,
+            m,
+            d,
             input: Vec::new(),
             output: None,
             points: Vec::new(),
@@ -292,7 +298,7 @@ impl BeamLinearMapping {
 
     fn init_impl(&mut self, ctx: &mut InitContext<'_>) {
         self.points.clear();
-        let Some(e) = resolve_ends(ctx, &self.data) else {
+        let Some(e) = resolve_mapping_ends(ctx, &self.data, self.m) else {
             return;
         };
         if e.in_dofs != [DofType::Rigid3] || e.out_dof != DofType::Vec3 {
@@ -325,7 +331,7 @@ impl BeamLinearMapping {
             return;
         }
         let x = crate::mapping::barycentric::end_positions(scene, e.output).unwrap_or_default();
-        let local = self.data.bool("localCoord");
+        let local = self.data.get(self.d.local_coord);
         let mut points = Vec::with_capacity(x.len() / 3);
         for p in x.chunks_exact(3) {
             let mut q = Vec3::new(p[0], p[1], p[2]);

@@ -13,10 +13,10 @@
 //! Lagrangian rows go up by the same Jᵀ, as SOFA's applyJT on constraints). SOFA declares it a
 //! LinearMapping and gives it no geometric stiffness (no applyDJT): none here either.
 
-use crate::mapping::linear::{mapping_data, resolve_ends, template_fits};
+use crate::mapping::linear::{mapping_base, resolve_mapping_ends, template_fits, MappingData};
 use crate::mapping::nonlinear::rigid::RigidMapping;
 use canape_core::component::{Component, JEntry, MapInputs, Mapping};
-use canape_core::data::{DataKind, DataTable, Value};
+use canape_core::data::{DataKind, DataTable, Int, Real};
 use canape_core::impl_component;
 use canape_core::registry::Registry;
 use canape_core::scene::{AnyComponent, ComponentId, InitContext};
@@ -46,9 +46,21 @@ pub(crate) fn register(r: &mut Registry) {
     );
 }
 
+canape_core::data_schema! {
+    /// TubularMapping's own Data (after [`MappingData`]).
+    struct TubularData {
+        nb_points_on_each_circle: Int = ("nbPointsOnEachCircle", DataKind::Int, "0", "Discretization of created circles"),
+        radius: Real = ("radius", DataKind::Real, "0", "Radius of created circles"),
+        peak: Int = ("peak", DataKind::Int, "0", "=0 no peak, =1 peak on the first segment =2 peak on the two first segment, =-1 peak on the last segment"),
+    }
+}
+
 #[derive(Clone)]
 pub struct TubularMapping {
     data: DataTable,
+    /// Typed handles to the Data in `data`.
+    m: MappingData,
+    d: TubularData,
     /// The RigidMapping carrying the circles' points, made at init (a fresh, uninitialised one
     /// while init has not succeeded: no inputs, no output).
     rigid: RigidMapping,
@@ -67,22 +79,12 @@ impl Default for TubularMapping {
 
 impl TubularMapping {
     pub fn new() -> Self {
-        let data = mapping_data(DataTable::new())
-            .with(
-                "nbPointsOnEachCircle",
-                DataKind::Int,
-                "0",
-                "Discretization of created circles",
-            )
-            .with("radius", DataKind::Real, "0", "Radius of created circles")
-            .with(
-                "peak",
-                DataKind::Int,
-                "0",
-                "=0 no peak, =1 peak on the first segment =2 peak on the two first segment, =-1 peak on the last segment",
-            );
+        let (data, m) = mapping_base(DataTable::new());
+        let (data, d) = TubularData::declare(data);
         TubularMapping {
             data,
+            m,
+            d,
             rigid: RigidMapping::new(),
             frames: 0,
             scratch: Vec::new(),
@@ -91,14 +93,14 @@ impl TubularMapping {
 
     /// The number of points per circle and the radius, checked.
     fn settings(&self) -> Result<(usize, f64), String> {
-        if !self.data.is_set("radius") {
+        if !self.data.was_set(self.d.radius) {
             return Err("no radius is given".into());
         }
-        let radius = self.data.real("radius");
+        let radius = self.data.get(self.d.radius);
         if !(radius.is_finite() && radius > 0.0) {
             return Err(format!("radius {radius} is not a positive number"));
         }
-        let n = self.data.int("nbPointsOnEachCircle");
+        let n = self.data.get(self.d.nb_points_on_each_circle);
         if n <= 0 || n as u64 > MAX_OUTPUT_POINTS as u64 {
             return Err(format!(
                 "nbPointsOnEachCircle is {n}: a number of points per circle from 1 to {MAX_OUTPUT_POINTS} is needed"
@@ -117,7 +119,7 @@ impl TubularMapping {
                 return;
             }
         };
-        let Some(e) = resolve_ends(ctx, &self.data) else {
+        let Some(e) = resolve_mapping_ends(ctx, &self.data, self.m) else {
             return;
         };
         if e.inputs.len() != 1 || e.in_dofs[0] != DofType::Rigid3 || e.out_dof != DofType::Vec3 {
@@ -143,19 +145,19 @@ impl TubularMapping {
             ));
             return;
         }
-        let (points, index) = circle_points(frames, n, radius, self.data.int("peak"));
-        let mut rigid = RigidMapping::new();
-        let set = |rigid: &mut RigidMapping| -> Result<(), canape_core::data::DataError> {
-            let d = rigid.data_mut();
-            d.set_value("input", Value::Str(self.data.str("input").to_string()))?;
-            d.set_value("output", Value::Str(self.data.str("output").to_string()))?;
-            d.set_value("initialPoints", Value::Reals(points))?;
-            d.set_value("rigidIndexPerPoint", Value::Ints(index))
+        let (points, index) = circle_points(frames, n, radius, self.data.get(self.d.peak));
+        let mut rigid = match RigidMapping::with_points(
+            self.data.get(self.m.input),
+            self.data.get(self.m.output),
+            points,
+            index,
+        ) {
+            Ok(r) => r,
+            Err(msg) => {
+                ctx.error(format!("TubularMapping: {msg}"));
+                return;
+            }
         };
-        if let Err(msg) = set(&mut rigid) {
-            ctx.error(format!("TubularMapping: {msg}"));
-            return;
-        }
         rigid.init(ctx);
         if rigid.output().is_none() {
             return;

@@ -5,18 +5,38 @@
 //! force shared equally — on any DOF type (a force has the state's derivative size: 6 values,
 //! force and torque, on a Rigid3 state).
 
-use canape_core::component::ForceField;
-use canape_core::data::{DataKind, DataTable};
+use canape_core::component::{Component, ForceField, Reaction};
+use canape_core::data::{ChangedData, DataKind, DataTable, Ints, Real, Reals};
 use canape_core::impl_component;
 use canape_core::matrix::MatrixSink;
 use canape_core::scene::InitContext;
+use canape_types::DofType;
+
+canape_core::data_schema! {
+    /// ConstantForceField's own Data (after the force-field Data).
+    pub struct ConstantForceFieldData {
+        indices: Ints = ("indices", DataKind::Ints(0), "", "indices where the forces are applied (all points when empty)"),
+        forces: Reals = ("forces", DataKind::Reals(0), "", "applied forces at each point"),
+        force: Reals = ("force", DataKind::Reals(0), "", "applied force to all points if forces attribute is not specified"),
+        total_force: Reals = ("totalForce", DataKind::Reals(0), "", "total force for all points, will be distributed uniformly over points"),
+        show_arrow_size: Real = ("showArrowSize", DataKind::Real, "0", "Size of the drawn arrows (0->no arrows, sign->direction of drawing. (default=0)"),
+        show_color: Reals = ("showColor", DataKind::Reals(4), "0.2 0.9 0.3 1", "Color for object display (default: [0.2,0.9,0.3,1])"),
+    }
+}
+
+/// (point, force) pairs, `ds` values per force.
+type Loads = Vec<(usize, Vec<f64>)>;
 
 #[derive(Clone)]
 pub struct ConstantForceField {
     data: DataTable,
+    /// Typed handles to the Data in `data`.
+    d: ConstantForceFieldData,
     /// (point, force) pairs, `ds` values per force.
-    loads: Vec<(usize, Vec<f64>)>,
+    loads: Loads,
     ds: usize,
+    /// The state's size and DOF type, when init found a state.
+    state: Option<(usize, DofType)>,
 }
 
 impl Default for ConstantForceField {
@@ -27,121 +47,140 @@ impl Default for ConstantForceField {
 
 impl ConstantForceField {
     pub fn new() -> Self {
-        let data = canape_core::data::force_field_fields(DataTable::new())
-            .with(
-                "indices",
-                DataKind::Ints(0),
-                "",
-                "indices where the forces are applied (all points when empty)",
-            )
-            .with(
-                "forces",
-                DataKind::Reals(0),
-                "",
-                "applied forces at each point",
-            )
-            .with(
-                "force",
-                DataKind::Reals(0),
-                "",
-                "applied force to all points if forces attribute is not specified",
-            )
-            .with(
-                "totalForce",
-                DataKind::Reals(0),
-                "",
-                "total force for all points, will be distributed uniformly over points",
-            )
-            .with(
-                "showArrowSize",
-                DataKind::Real,
-                "0",
-                "Size of the drawn arrows (0->no arrows, sign->direction of drawing. (default=0)",
-            )
-            .with(
-                "showColor",
-                DataKind::Reals(4),
-                "0.2 0.9 0.3 1",
-                "Color for object display (default: [0.2,0.9,0.3,1])",
-            );
+        let data = canape_core::data::force_field_fields(DataTable::new());
+        let (data, d) = ConstantForceFieldData::declare(data);
         ConstantForceField {
             data,
+            d,
             loads: Vec::new(),
             ds: 3,
+            state: None,
         }
     }
 
-    fn init_impl(&mut self, ctx: &mut InitContext<'_>) {
-        self.loads.clear();
-        let Some(st) = ctx.state() else {
-            ctx.error("no MechanicalObject in the context");
-            return;
-        };
-        let n = st.size();
-        let ds = st.dof.deriv_size();
-        self.ds = ds;
-        let idx: Vec<usize> = if self.data.ints("indices").is_empty() {
+    /// The forces the Data give on a state of `n` points of `dof`, with SOFA's precedence:
+    /// `totalForce` shared equally over the points, else one of `forces` per point, else the
+    /// single force of `forces` or `force` on every point; and the warning when none is given.
+    /// An error makes the component do nothing.
+    fn loads(&self, n: usize, dof: DofType) -> Result<(Loads, Option<&'static str>), String> {
+        let (t, d) = (&self.data, &self.d);
+        let ds = dof.deriv_size();
+        let indices = t.get(d.indices);
+        let idx: Vec<usize> = if indices.is_empty() {
             (0..n).collect()
         } else {
-            self.data
-                .ints("indices")
-                .iter()
-                .map(|&i| i as usize)
-                .collect()
+            indices.iter().map(|&i| i as usize).collect()
         };
         if let Some(bad) = idx.iter().find(|&&i| i >= n) {
-            ctx.error(format!(
+            return Err(format!(
                 "index {bad} is out of range (the state has {n} points)"
             ));
-            return;
         }
-        let forces = self.data.reals("forces").to_vec();
-        let force = self.data.reals("force").to_vec();
-        let total = self.data.reals("totalForce").to_vec();
+        let forces = t.get(d.forces);
+        let force = t.get(d.force);
+        let total = t.get(d.total_force);
         let one = |s: &[f64], k: usize| s[ds * k..ds * (k + 1)].to_vec();
-        for (name, v) in [
-            ("forces", &forces),
-            ("force", &force),
-            ("totalForce", &total),
-        ] {
+        for (name, v) in [("forces", forces), ("force", force), ("totalForce", total)] {
             if !v.len().is_multiple_of(ds) {
-                ctx.error(format!(
+                return Err(format!(
                     "{name} has {} values: a force on this {} state has {ds}",
                     v.len(),
-                    st.dof.name()
+                    dof.name()
                 ));
-                return;
             }
         }
-        if total.len() == ds && !idx.is_empty() {
+        let loads = if total.len() == ds && !idx.is_empty() {
             let f: Vec<f64> = total.iter().map(|t| t / idx.len() as f64).collect();
-            self.loads = idx.iter().map(|&i| (i, f.clone())).collect();
+            idx.iter().map(|&i| (i, f.clone())).collect()
         } else if forces.len() == ds * idx.len() && !forces.is_empty() {
-            self.loads = idx
-                .iter()
+            idx.iter()
                 .enumerate()
-                .map(|(k, &i)| (i, one(&forces, k)))
-                .collect();
+                .map(|(k, &i)| (i, one(forces, k)))
+                .collect()
         } else if forces.len() == ds || force.len() == ds {
             let f = if forces.len() == ds {
-                one(&forces, 0)
+                one(forces, 0)
             } else {
-                one(&force, 0)
+                one(force, 0)
             };
-            self.loads = idx.iter().map(|&i| (i, f.clone())).collect();
+            idx.iter().map(|&i| (i, f.clone())).collect()
         } else if !forces.is_empty() {
-            ctx.error(format!(
+            return Err(format!(
                 "forces has {} vectors for {} indices",
                 forces.len() / ds,
                 idx.len()
             ));
         } else {
-            ctx.warn("no force given (forces, force or totalForce): the component does nothing");
+            let none = "no force given (forces, force or totalForce): the component does nothing";
+            return Ok((Vec::new(), Some(none)));
+        };
+        Ok((loads, None))
+    }
+
+    fn init_impl(&mut self, ctx: &mut InitContext<'_>) {
+        self.loads.clear();
+        self.state = None;
+        let Some(st) = ctx.state() else {
+            ctx.error("no MechanicalObject in the context");
+            return;
+        };
+        let (n, dof) = (st.size(), st.dof);
+        self.ds = dof.deriv_size();
+        self.state = Some((n, dof));
+        match self.loads(n, dof) {
+            Ok((loads, warning)) => {
+                self.loads = loads;
+                if let Some(w) = warning {
+                    ctx.warn(w);
+                }
+            }
+            Err(e) => ctx.error(e),
         }
     }
 }
 
-impl_component!(ConstantForceField, "ConstantForceField", init);
+impl Component for ConstantForceField {
+    fn class_name(&self) -> &'static str {
+        "ConstantForceField"
+    }
+    fn data(&self) -> &DataTable {
+        &self.data
+    }
+    fn data_mut(&mut self) -> &mut DataTable {
+        &mut self.data
+    }
+    fn init(&mut self, ctx: &mut InitContext<'_>) {
+        self.init_impl(ctx)
+    }
+    /// New indices, forces, force or totalForce give the new forces in place, with init's
+    /// precedence (its own code); values init reports an error for (an index out of range,
+    /// a force of the wrong size, as many forces as indices not given) are refused; giving no
+    /// force at all (init warns), any other Data, or an edit of a force field whose init found
+    /// no state re-initialise it.
+    fn data_changed(&mut self, changed: &ChangedData) -> Reaction {
+        let d = &self.d;
+        let in_place = [
+            d.indices.index(),
+            d.forces.index(),
+            d.force.index(),
+            d.total_force.index(),
+        ];
+        let Some((n, dof)) = self.state else {
+            return Reaction::Reinit;
+        };
+        if !changed.only(&in_place) {
+            return Reaction::Reinit;
+        }
+        match self.loads(n, dof) {
+            Ok((loads, None)) => {
+                self.loads = loads;
+                Reaction::Updated
+            }
+            Ok((_, Some(_))) => Reaction::Reinit,
+            Err(e) => Reaction::Refused(vec![e]),
+        }
+    }
+}
 
 impl ForceField for ConstantForceField {
     fn add_force(&mut self, _x: &[f64], _v: &[f64], f: &mut [f64]) {
@@ -859,4 +898,103 @@ impl ForceField for EdgePressureForceField {
     }
     fn add_dforce(&mut self, _dx: &[f64], _df: &mut [f64], _k_factor: f64) {}
     fn add_k_to_matrix(&self, _m: &mut dyn MatrixSink, _k_factor: f64, _offset: usize) {}
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::test_support::{init_in, scene_with_state};
+    use canape_core::scene::AnyComponent;
+
+    /// The forces a ConstantForceField adds to a zero vector of `size` values, as bits.
+    fn forces(c: &mut ConstantForceField, size: usize) -> Vec<u64> {
+        let mut f = vec![0.0; size];
+        c.add_force(&[], &[], &mut f);
+        f.iter().map(|v| v.to_bits()).collect()
+    }
+
+    /// A ConstantForceField on 4 points of `dof` initialised with `before`, then given `after`
+    /// while it runs: the reaction. When it is [`Reaction::Updated`] its forces must equal bit
+    /// for bit those of a force field initialised from scratch with `before` then `after`;
+    /// otherwise they must be those of before the edit.
+    fn edit_constant(dof: DofType, before: &[(&str, &str)], after: &[(&str, &str)]) -> Reaction {
+        let positions: Vec<f64> = (0..4 * dof.coord_size()).map(|i| i as f64 * 0.1).collect();
+        let (mut scene, root) = scene_with_state(dof, &positions);
+        let size = 4 * dof.deriv_size();
+        let mut init = |attrs: &[(&str, &str)]| {
+            let mut c = ConstantForceField::new();
+            let diags = init_in(
+                &mut scene,
+                root,
+                &mut c,
+                |c| AnyComponent::ForceField(Box::new(c)),
+                attrs,
+            );
+            assert!(diags.is_empty(), "{attrs:?}: {diags:?}");
+            c
+        };
+        let mut c = init(before);
+        let old = forces(&mut c, size);
+        let versions = c.data().versions();
+        for (k, v) in after {
+            c.data_mut().set_str(k, v).unwrap();
+        }
+        let changed = c.data().changed_since(&versions);
+        let reaction = c.data_changed(&changed);
+        let got = forces(&mut c, size);
+        if reaction == Reaction::Updated {
+            let mut want = init(&[before, after].concat());
+            assert_eq!(got, forces(&mut want, size), "{after:?}");
+            assert_ne!(got, old, "{after:?} changed nothing");
+        } else {
+            assert_eq!(got, old, "{after:?} ({reaction:?}) changed the forces");
+        }
+        reaction
+    }
+
+    /// Editing forces, force, totalForce or indices of a running ConstantForceField gives the
+    /// forces an init with the new values gives, with SOFA's precedence (totalForce, then one
+    /// force per index, then one force for all); what init reports an error for is refused;
+    /// no force at all (init warns) and other Data re-initialise it.
+    #[test]
+    fn constant_force_edits_update_in_place() {
+        let v3 = DofType::Vec3;
+        let up = Reaction::Updated;
+        let one = [("force", "1 2 3")];
+        assert_eq!(edit_constant(v3, &one, &[("force", "0.5 -1 0.25")]), up);
+        assert_eq!(edit_constant(v3, &one, &[("indices", "1 3")]), up);
+        // totalForce wins over force and forces, and leaves them when cleared
+        let total = [("totalForce", "3 0 -1.5")];
+        assert_eq!(edit_constant(v3, &one, &total), up);
+        let one_and_total = [("force", "1 2 3"), ("totalForce", "3 0 -1.5")];
+        assert_eq!(edit_constant(v3, &one_and_total, &[("totalForce", "")]), up);
+        let on = [("indices", "0 2"), ("totalForce", "3 0 -1.5")];
+        assert_eq!(edit_constant(v3, &on, &[("indices", "0 1 3")]), up);
+        // one force per index, or one for all given as `forces`
+        let per_index = [("indices", "0 2"), ("forces", "1 0 0 0 2 0")];
+        assert_eq!(edit_constant(v3, &one, &per_index), up);
+        assert_eq!(edit_constant(v3, &per_index, &[("forces", "0 0 7")]), up);
+        // forces that fit neither the indices nor one point leave `force` to act, as in init
+        let misfit = [("indices", "0 1"), ("forces", "1 2 3 4 5 6 7 8 9")];
+        assert_eq!(edit_constant(v3, &one, &misfit), up);
+        let rigid = [("force", "1 2 3 0.1 0.2 0.3")];
+        assert_eq!(
+            edit_constant(DofType::Rigid3, &rigid, &[("indices", "3")]),
+            up
+        );
+        // init's errors are refused
+        for bad in [
+            [("indices", "1 4")].as_slice(),
+            &[("force", "1 2")],
+            &[("totalForce", "1 2 3 4")],
+            &[("indices", "0 1 3")],
+        ] {
+            let r = edit_constant(v3, &per_index, bad);
+            assert!(matches!(r, Reaction::Refused(_)), "{bad:?}: {r:?}");
+        }
+        // no force (init warns) and other Data go through init
+        assert_eq!(edit_constant(v3, &one, &[("force", "")]), Reaction::Reinit);
+        let arrows = [("showArrowSize", "2")];
+        assert_eq!(edit_constant(v3, &one, &arrows), Reaction::Reinit);
+    }
 }

@@ -4,9 +4,10 @@
 //! the output force times the Hessian of A (SOFA's computeSecondDerivativeArea), for every
 //! triangle (Exact) or only those whose output force is negative (Stabilized, the default).
 
-use crate::mapping::linear::mapping_data;
+use super::OverTopologyData;
+use crate::mapping::linear::{mapping_base, MappingData};
 use canape_core::component::{JEntry, KEntry, MapInputs, Mapping};
-use canape_core::data::{DataKind, DataTable};
+use canape_core::data::DataTable;
 use canape_core::impl_component;
 use canape_core::scene::{ComponentId, InitContext};
 use canape_types::{get3, Mat3, Vec3};
@@ -14,6 +15,9 @@ use canape_types::{get3, Mat3, Vec3};
 #[derive(Clone)]
 pub struct AreaMapping {
     data: DataTable,
+    /// Typed handles to the Data in `data`.
+    m: MappingData,
+    d: OverTopologyData,
     input: Vec<ComponentId>,
     output: Option<ComponentId>,
     triangles: Vec<[u32; 3]>,
@@ -59,16 +63,12 @@ fn hessian(p: &[Vec3; 3]) -> [[Mat3; 3]; 3] {
 
 impl AreaMapping {
     pub fn new() -> Self {
-        let data = mapping_data(DataTable::new())
-            .with("topology", DataKind::Str, "", "link to the topology container")
-            .with(
-                "geometricStiffness",
-                DataKind::Str,
-                "Stabilized",
-                "Method used to compute the geometric stiffness: None (0), Exact (1), Stabilized (2)",
-            );
+        let (data, m) = mapping_base(DataTable::new());
+        let (data, d) = OverTopologyData::declare(data);
         AreaMapping {
             data,
+            m,
+            d,
             input: Vec::new(),
             output: None,
             triangles: Vec::new(),
@@ -79,9 +79,13 @@ impl AreaMapping {
     }
 
     fn init_impl(&mut self, ctx: &mut InitContext<'_>) {
-        let Some((e, gs, mesh)) =
-            super::vec3_to_vec1_over_topology(ctx, &self.data, "AreaMapping", "triangles")
-        else {
+        let Some((e, gs, mesh)) = super::vec3_to_vec1_over_topology(
+            ctx,
+            &self.data,
+            (self.m, self.d),
+            "AreaMapping",
+            "triangles",
+        ) else {
             return;
         };
         self.gs = gs;

@@ -12,11 +12,11 @@
 //! default) keeps, when Stabilized, only the edges whose output force is negative (in
 //! extension), as SOFA does.
 
-use crate::mapping::linear::{mapping_data, resolve_ends};
+use crate::mapping::linear::{mapping_base, resolve_mapping_ends, MappingData};
 use crate::mapping::nonlinear::rigid::parse_gs;
 use crate::mass::linked_or_context_topology;
 use canape_core::component::{JEntry, KEntry, MapInputs, Mapping};
-use canape_core::data::{DataKind, DataTable, Value};
+use canape_core::data::{Data, DataKind, DataTable, Flag, Ints, Real, Reals, Text, Value};
 use canape_core::impl_component;
 use canape_core::scene::{ComponentId, InitContext};
 use canape_core::state::VecId;
@@ -30,10 +30,41 @@ pub enum Kind {
     MultiDistance,
 }
 
+canape_core::data_schema! {
+    /// The Data of the three distance mappings (after [`MappingData`]).
+    struct DistanceData {
+        topology: Text = ("topology", DataKind::Str, "", "link to the topology container"),
+        geometric_stiffness: Text = ("geometricStiffness", DataKind::Str, "Stabilized", "Method used to compute the geometric stiffness: None (0), Exact (1), Stabilized (2)"),
+        show_object_scale: Real = ("showObjectScale", DataKind::Real, "0", "Scale for object display"),
+        show_color: Reals = ("showColor", DataKind::Reals(4), "1 1 0 1", "Color for object display"),
+    }
+}
+
+canape_core::data_schema! {
+    /// The rest lengths of DistanceMapping and DistanceMultiMapping (after [`DistanceData`]).
+    struct DistanceRestData {
+        compute_distance: Flag = ("computeDistance", DataKind::Bool, "0", "if 'computeDistance = true', then rest length of each element equal 0, otherwise rest length is the initial lenght of each of them"),
+        rest_lengths: Reals = ("restLengths", DataKind::Reals(1), "", "Rest lengths of the connections"),
+    }
+}
+
+canape_core::data_schema! {
+    /// DistanceMultiMapping's own Data (after [`DistanceRestData`]).
+    struct DistanceMultiData {
+        index_pairs: Ints = ("indexPairs", DataKind::Ints(2), "", "list of couples (parent index + index in the parent)"),
+    }
+}
+
 /// DistanceMapping, SquareDistanceMapping and DistanceMultiMapping (one implementation).
 #[derive(Clone)]
 pub struct DistanceMapping {
     data: DataTable,
+    /// Typed handles to the Data in `data`: every mapping's, the distances', the rest lengths'
+    /// (not SquareDistanceMapping) and `indexPairs` (DistanceMultiMapping).
+    m: MappingData,
+    d: DistanceData,
+    rest_d: Option<DistanceRestData>,
+    index_pairs: Option<Data<Ints>>,
     kind: Kind,
     input: Vec<ComponentId>,
     output: Option<ComponentId>,
@@ -48,36 +79,26 @@ pub struct DistanceMapping {
 
 impl DistanceMapping {
     pub fn new(kind: Kind) -> Self {
-        let mut data = mapping_data(DataTable::new())
-            .with("topology", DataKind::Str, "", "link to the topology container")
-            .with(
-                "geometricStiffness",
-                DataKind::Str,
-                "Stabilized",
-                "Method used to compute the geometric stiffness: None (0), Exact (1), Stabilized (2)",
-            )
-            .with("showObjectScale", DataKind::Real, "0", "Scale for object display")
-            .with("showColor", DataKind::Reals(4), "1 1 0 1", "Color for object display");
+        let (data, m) = mapping_base(DataTable::new());
+        let (mut data, d) = DistanceData::declare(data);
+        let mut rest_d = None;
         if kind != Kind::SquareDistance {
-            data = data
-                .with(
-                    "computeDistance",
-                    DataKind::Bool,
-                    "0",
-                    "if 'computeDistance = true', then rest length of each element equal 0, otherwise rest length is the initial lenght of each of them",
-                )
-                .with("restLengths", DataKind::Reals(1), "", "Rest lengths of the connections");
+            let (t, r) = DistanceRestData::declare(data);
+            data = t;
+            rest_d = Some(r);
         }
+        let mut index_pairs = None;
         if kind == Kind::MultiDistance {
-            data = data.with(
-                "indexPairs",
-                DataKind::Ints(2),
-                "",
-                "list of couples (parent index + index in the parent)",
-            );
+            let (t, p) = DistanceMultiData::declare(data);
+            data = t;
+            index_pairs = Some(p.index_pairs);
         }
         DistanceMapping {
             data,
+            m,
+            d,
+            rest_d,
+            index_pairs,
             kind,
             input: Vec::new(),
             output: None,
@@ -98,7 +119,7 @@ impl DistanceMapping {
     }
 
     fn init_impl(&mut self, ctx: &mut InitContext<'_>) {
-        let Some(e) = resolve_ends(ctx, &self.data) else {
+        let Some(e) = resolve_mapping_ends(ctx, &self.data, self.m) else {
             return;
         };
         if e.out_dof != DofType::Vec1 || e.in_dofs.iter().any(|d| *d != DofType::Vec3) {
@@ -118,17 +139,17 @@ impl DistanceMapping {
             ctx.error(format!("{} maps one input", self.class()));
             return;
         }
-        self.gs = match parse_gs(self.data.str("geometricStiffness")) {
+        self.gs = match parse_gs(self.data.get(self.d.geometric_stiffness)) {
             Some(g) => g,
             None => {
                 ctx.warn(format!(
                     "geometricStiffness '{}' is not None, Exact, Stabilized, 0, 1 or 2: None is used, as SOFA reads it",
-                    self.data.str("geometricStiffness")
+                    self.data.get(self.d.geometric_stiffness)
                 ));
                 0
             }
         };
-        let Some(mesh) = linked_or_context_topology(ctx, self.data.str("topology")) else {
+        let Some(mesh) = linked_or_context_topology(ctx, self.data.get(self.d.topology)) else {
             ctx.error("no topology with edges: set topology=\"@…\" or put an EdgeSetTopologyContainer in the context");
             return;
         };
@@ -142,9 +163,9 @@ impl DistanceMapping {
             .iter()
             .map(|c| scene.state(*c).map_or(0, |s| s.size() as u32))
             .collect();
-        let pairs: Vec<(u32, u32)> = if self.kind == Kind::MultiDistance {
+        let pairs: Vec<(u32, u32)> = if let Some(index_pairs) = self.index_pairs {
             self.data
-                .ints("indexPairs")
+                .get(index_pairs)
                 .chunks_exact(2)
                 .map(|p| (p[0], p[1]))
                 .collect()
@@ -180,11 +201,11 @@ impl DistanceMapping {
         }
         // rest lengths: given, or the distances at the current positions, or 0
         // (computeDistance); recomputed whole when their count does not match
-        if self.kind != Kind::SquareDistance {
-            let given = self.data.reals("restLengths");
+        if let Some(r) = self.rest_d {
+            let given = self.data.get(r.rest_lengths);
             if given.len() == ends.len() {
                 self.rest = given.to_vec();
-            } else if self.data.bool("computeDistance") {
+            } else if self.data.get(r.compute_distance) {
                 self.rest = vec![0.0; ends.len()];
             } else {
                 let x = |(m, j): (u32, u32)| {
@@ -196,7 +217,7 @@ impl DistanceMapping {
             }
             let _ = self
                 .data
-                .set_value("restLengths", Value::Reals(self.rest.clone()));
+                .put(r.rest_lengths, Value::Reals(self.rest.clone()));
         } else {
             self.rest = vec![0.0; ends.len()];
         }

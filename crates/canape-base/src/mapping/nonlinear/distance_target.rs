@@ -6,17 +6,32 @@
 //! `geometricStiffness` choice of DistanceMapping (Stabilized keeps only outputs in extension,
 //! f < 0).
 
-use crate::mapping::linear::{mapping_data, resolve_ends};
+use crate::mapping::linear::{mapping_base, resolve_mapping_ends, MappingData};
 use crate::mapping::nonlinear::rigid::parse_gs;
 use canape_core::component::{JEntry, KEntry, MapInputs, Mapping};
-use canape_core::data::{DataKind, DataTable, Value};
+use canape_core::data::{DataKind, DataTable, Ints, Real, Reals, Text, Value};
 use canape_core::impl_component;
 use canape_core::scene::{ComponentId, InitContext};
 use canape_types::{get3, DofType, Mat3, Vec3};
 
+canape_core::data_schema! {
+    /// DistanceFromTargetMapping's own Data (after [`MappingData`]).
+    struct DistanceFromTargetData {
+        indices: Ints = ("indices", DataKind::Ints(0), "", "Indices of the parent points"),
+        target_positions: Reals = ("targetPositions", DataKind::Reals(3), "", "Positions to compute the distances from"),
+        rest_lengths: Reals = ("restLengths", DataKind::Reals(1), "", "Rest lengths of the connections"),
+        geometric_stiffness: Text = ("geometricStiffness", DataKind::Str, "Stabilized", "Method used to compute the geometric stiffness: None (0), Exact (1), Stabilized (2)"),
+        show_object_scale: Real = ("showObjectScale", DataKind::Real, "0", "Scale for object display"),
+        show_color: Reals = ("showColor", DataKind::Reals(4), "1 1 0 1", "Color for object display."),
+    }
+}
+
 #[derive(Clone)]
 pub struct DistanceFromTargetMapping {
     data: DataTable,
+    /// Typed handles to the Data in `data`.
+    m: MappingData,
+    d: DistanceFromTargetData,
     input: Vec<ComponentId>,
     output: Option<ComponentId>,
     indices: Vec<u32>,
@@ -36,20 +51,12 @@ impl Default for DistanceFromTargetMapping {
 
 impl DistanceFromTargetMapping {
     pub fn new() -> Self {
-        let data = mapping_data(DataTable::new())
-            .with("indices", DataKind::Ints(0), "", "Indices of the parent points")
-            .with("targetPositions", DataKind::Reals(3), "", "Positions to compute the distances from")
-            .with("restLengths", DataKind::Reals(1), "", "Rest lengths of the connections")
-            .with(
-                "geometricStiffness",
-                DataKind::Str,
-                "Stabilized",
-                "Method used to compute the geometric stiffness: None (0), Exact (1), Stabilized (2)",
-            )
-            .with("showObjectScale", DataKind::Real, "0", "Scale for object display")
-            .with("showColor", DataKind::Reals(4), "1 1 0 1", "Color for object display.");
+        let (data, m) = mapping_base(DataTable::new());
+        let (data, d) = DistanceFromTargetData::declare(data);
         DistanceFromTargetMapping {
             data,
+            m,
+            d,
             input: Vec::new(),
             output: None,
             indices: Vec::new(),
@@ -62,7 +69,7 @@ impl DistanceFromTargetMapping {
     }
 
     fn init_impl(&mut self, ctx: &mut InitContext<'_>) {
-        let Some(e) = resolve_ends(ctx, &self.data) else {
+        let Some(e) = resolve_mapping_ends(ctx, &self.data, self.m) else {
             return;
         };
         if e.inputs.len() != 1 || e.out_dof != DofType::Vec1 || e.in_dofs[0] != DofType::Vec3 {
@@ -77,20 +84,20 @@ impl DistanceFromTargetMapping {
             ));
             return;
         }
-        self.gs = match parse_gs(self.data.str("geometricStiffness")) {
+        self.gs = match parse_gs(self.data.get(self.d.geometric_stiffness)) {
             Some(g) => g,
             None => {
                 ctx.warn(format!(
                     "geometricStiffness '{}' is not None, Exact, Stabilized, 0, 1 or 2: None is used, as SOFA reads it",
-                    self.data.str("geometricStiffness")
+                    self.data.get(self.d.geometric_stiffness)
                 ));
                 0
             }
         };
-        let indices = self.data.ints("indices").to_vec();
+        let indices = self.data.get(self.d.indices).to_vec();
         let targets: Vec<Vec3> = self
             .data
-            .reals("targetPositions")
+            .get(self.d.target_positions)
             .chunks_exact(3)
             .map(|p| Vec3::new(p[0], p[1], p[2]))
             .collect();
@@ -120,11 +127,11 @@ impl DistanceFromTargetMapping {
             return;
         }
         // unset rest lengths are 0 (SOFA's init)
-        let mut rest = self.data.reals("restLengths").to_vec();
+        let mut rest = self.data.get(self.d.rest_lengths).to_vec();
         rest.resize(indices.len(), 0.0);
         let _ = self
             .data
-            .set_value("restLengths", Value::Reals(rest.clone()));
+            .put(self.d.rest_lengths, Value::Reals(rest.clone()));
         self.rest = rest;
         self.dir = vec![Vec3::zeros(); indices.len()];
         self.inv_len = vec![0.0; indices.len()];

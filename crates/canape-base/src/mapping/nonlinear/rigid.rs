@@ -2,14 +2,14 @@
 //! also Rigid3 → Rigid3 and Rigid2 → Vec2, with SOFA's geometric stiffness options.
 
 use canape_core::component::{JEntry, KEntry, MapInputs, Mapping};
-use canape_core::data::{DataKind, DataTable};
+use canape_core::data::{DataKind, DataTable, Flag, Int, Ints, Reals, Text, Value};
 use canape_core::impl_component;
 use canape_core::scene::{ComponentId, InitContext};
 use canape_core::state::VecId;
 use canape_types::dof::{quat_of, rigid3_inverse_rotate, rigid3_rotate, set_quat};
 use canape_types::{DataTypes, DofType, Rigid3Types, Vec3};
 
-use crate::mapping::linear::{mapping_data, resolve_ends};
+use crate::mapping::linear::{mapping_base, resolve_mapping_ends, MappingData};
 
 // ---------------------------------------------------------------------------------------------
 // RigidMapping
@@ -21,6 +21,9 @@ use crate::mapping::linear::{mapping_data, resolve_ends};
 #[derive(Clone)]
 pub struct RigidMapping {
     data: DataTable,
+    /// Typed handles to the Data in `data`.
+    m: MappingData,
+    d: RigidMappingData,
     input: Vec<ComponentId>,
     output: Option<ComponentId>,
     /// Local coordinates of the points.
@@ -39,61 +42,28 @@ pub struct RigidMapping {
     n_in: usize,
 }
 
+canape_core::data_schema! {
+    /// RigidMapping's own Data (after [`MappingData`]).
+    struct RigidMappingData {
+        initial_points: Reals = ("initialPoints", DataKind::Reals(0), "", "Local Coordinates of the points") alias ["points"],
+        index: Int = ("index", DataKind::Int, "0", "input DOF index used when rigidIndexPerPoint is not given"),
+        file_rigid_mapping: Text = ("fileRigidMapping", DataKind::Str, "", "Filename of the points") alias ["filename"],
+        use_x0: Flag = ("useX0", DataKind::Bool, "0", "Use x0 instead of local copy of initial positions (to support topo changes)"),
+        index_from_end: Flag = ("indexFromEnd", DataKind::Bool, "0", "input DOF index starts from the end of input DOFs vector"),
+        rigid_index_per_point: Ints = ("rigidIndexPerPoint", DataKind::Ints(1), "", "For each mapped point, the index of the Rigid it is mapped from"),
+        global_to_local_coords: Flag = ("globalToLocalCoords", DataKind::Bool, "0", "are the output DOFs initially expressed in global coordinates"),
+        geometric_stiffness: Text = ("geometricStiffness", DataKind::Str, "0", "Method used to compute the geometric stiffness: None (0), Exact (1), Stabilized (2)"),
+    }
+}
+
 impl RigidMapping {
     pub fn new() -> Self {
-        let data = mapping_data(DataTable::new())
-            .with(
-                "initialPoints",
-                DataKind::Reals(0),
-                "",
-                "Local Coordinates of the points",
-            )
-            .alias(&["points"])
-            .with(
-                "index",
-                DataKind::Int,
-                "0",
-                "input DOF index used when rigidIndexPerPoint is not given",
-            )
-            .with(
-                "fileRigidMapping",
-                DataKind::Str,
-                "",
-                "Filename of the points",
-            )
-            .alias(&["filename"])
-            .with(
-                "useX0",
-                DataKind::Bool,
-                "0",
-                "Use x0 instead of local copy of initial positions (to support topo changes)",
-            )
-            .with(
-                "indexFromEnd",
-                DataKind::Bool,
-                "0",
-                "input DOF index starts from the end of input DOFs vector",
-            )
-            .with(
-                "rigidIndexPerPoint",
-                DataKind::Ints(1),
-                "",
-                "For each mapped point, the index of the Rigid it is mapped from",
-            )
-            .with(
-                "globalToLocalCoords",
-                DataKind::Bool,
-                "0",
-                "are the output DOFs initially expressed in global coordinates",
-            )
-            .with(
-                "geometricStiffness",
-                DataKind::Str,
-                "0",
-                "Method used to compute the geometric stiffness: None (0), Exact (1), Stabilized (2)",
-            );
+        let (data, m) = mapping_base(DataTable::new());
+        let (data, d) = RigidMappingData::declare(data);
         RigidMapping {
             data,
+            m,
+            d,
             input: Vec::new(),
             output: None,
             points: Vec::new(),
@@ -106,8 +76,26 @@ impl RigidMapping {
         }
     }
 
+    /// A RigidMapping between the `input` and `output` links, of the local points `points`
+    /// (flat coordinates) each in the frame `index` gives (TubularMapping's circles).
+    pub(crate) fn with_points(
+        input: &str,
+        output: &str,
+        points: Vec<f64>,
+        index: Vec<u32>,
+    ) -> Result<Self, canape_core::data::DataError> {
+        let mut rigid = Self::new();
+        let (m, d) = (rigid.m, rigid.d);
+        let t = &mut rigid.data;
+        t.put(m.input, Value::Str(input.to_string()))?;
+        t.put(m.output, Value::Str(output.to_string()))?;
+        t.put(d.initial_points, Value::Reals(points))?;
+        t.put(d.rigid_index_per_point, Value::Ints(index))?;
+        Ok(rigid)
+    }
+
     fn init_impl(&mut self, ctx: &mut InitContext<'_>) {
-        let Some(e) = resolve_ends(ctx, &self.data) else {
+        let Some(e) = resolve_mapping_ends(ctx, &self.data, self.m) else {
             return;
         };
         let rigid_out = e.out_dof == DofType::Rigid3;
@@ -124,15 +112,15 @@ impl RigidMapping {
             ));
             return;
         }
-        if self.data.str("fileRigidMapping").trim() != "" {
+        if self.data.get(self.d.file_rigid_mapping).trim() != "" {
             ctx.warn("fileRigidMapping is not read yet: the output's positions are used");
         }
-        self.gs = match parse_gs(self.data.str("geometricStiffness")) {
+        self.gs = match parse_gs(self.data.get(self.d.geometric_stiffness)) {
             Some(g) => g,
             None => {
                 ctx.warn(format!(
                     "geometricStiffness '{}' is not None, Exact, Stabilized, 0, 1 or 2: None is used",
-                    self.data.str("geometricStiffness")
+                    self.data.get(self.d.geometric_stiffness)
                 ));
                 0
             }
@@ -178,7 +166,7 @@ impl RigidMapping {
         } else {
             3
         };
-        let given = self.data.reals("initialPoints");
+        let given = self.data.get(self.d.initial_points);
         if !given.len().is_multiple_of(cs) {
             ctx.error(format!(
                 "initialPoints has {} numbers: the output's coordinates have {cs} each",
@@ -186,7 +174,7 @@ impl RigidMapping {
             ));
             return;
         }
-        let use_x0 = self.data.bool("useX0");
+        let use_x0 = self.data.get(self.d.use_x0);
         let src: Vec<f64> = if !given.is_empty() {
             given.to_vec()
         } else if use_x0 {
@@ -195,9 +183,9 @@ impl RigidMapping {
             out_x
         };
         let n = src.len() / cs;
-        let per_point = self.data.ints("rigidIndexPerPoint");
-        let index = self.data.int("index").max(0) as usize;
-        let from_end = self.data.bool("indexFromEnd");
+        let per_point = self.data.get(self.d.rigid_index_per_point);
+        let index = self.data.get(self.d.index).max(0) as usize;
+        let from_end = self.data.get(self.d.index_from_end);
         let fixed = if from_end {
             self.n_in.saturating_sub(1 + index)
         } else {
@@ -226,7 +214,7 @@ impl RigidMapping {
             self.frame.clear();
             return;
         }
-        let g2l = self.data.bool("globalToLocalCoords") && given.is_empty() && !use_x0;
+        let g2l = self.data.get(self.d.global_to_local_coords) && given.is_empty() && !use_x0;
         self.points = src
             .chunks_exact(cs)
             .zip(&self.frame)

@@ -2,17 +2,27 @@
 //! diag(2 f_i) (Sofa/Component/Mapping/NonLinear/.../SquareMapping.inl; its geometricStiffness
 //! option is None or Exact, the default).
 
-use crate::mapping::linear::{mapping_data, resolve_ends};
+use crate::mapping::linear::{mapping_base, resolve_mapping_ends, MappingData};
 use crate::mapping::nonlinear::rigid::parse_gs;
 use canape_core::component::{JEntry, KEntry, MapInputs, Mapping};
-use canape_core::data::{DataKind, DataTable};
+use canape_core::data::{DataKind, DataTable, Text};
 use canape_core::impl_component;
 use canape_core::scene::{ComponentId, InitContext};
 use canape_types::DofType;
 
+canape_core::data_schema! {
+    /// SquareMapping's own Data (after [`MappingData`]).
+    struct SquareMappingData {
+        geometric_stiffness: Text = ("geometricStiffness", DataKind::Str, "Exact", "Method used to compute the geometric stiffness: None (0), Exact (1)"),
+    }
+}
+
 #[derive(Clone)]
 pub struct SquareMapping {
     data: DataTable,
+    /// Typed handles to the Data in `data`.
+    m: MappingData,
+    d: SquareMappingData,
     input: Vec<ComponentId>,
     output: Option<ComponentId>,
     n: usize,
@@ -29,14 +39,12 @@ impl Default for SquareMapping {
 
 impl SquareMapping {
     pub fn new() -> Self {
-        let data = mapping_data(DataTable::new()).with(
-            "geometricStiffness",
-            DataKind::Str,
-            "Exact",
-            "Method used to compute the geometric stiffness: None (0), Exact (1)",
-        );
+        let (data, m) = mapping_base(DataTable::new());
+        let (data, d) = SquareMappingData::declare(data);
         SquareMapping {
             data,
+            m,
+            d,
             input: Vec::new(),
             output: None,
             n: 0,
@@ -46,7 +54,7 @@ impl SquareMapping {
     }
 
     fn init_impl(&mut self, ctx: &mut InitContext<'_>) {
-        let Some(e) = resolve_ends(ctx, &self.data) else {
+        let Some(e) = resolve_mapping_ends(ctx, &self.data, self.m) else {
             return;
         };
         if e.in_dofs != [DofType::Vec1] || e.out_dof != DofType::Vec1 {
@@ -61,13 +69,13 @@ impl SquareMapping {
             ));
             return;
         }
-        self.exact = match parse_gs(self.data.str("geometricStiffness")) {
+        self.exact = match parse_gs(self.data.get(self.d.geometric_stiffness)) {
             Some(0) => false,
             Some(1) => true,
             _ => {
                 ctx.warn(format!(
                     "geometricStiffness '{}' is not None or Exact (SquareMapping has no Stabilized): Exact is used",
-                    self.data.str("geometricStiffness")
+                    self.data.get(self.d.geometric_stiffness)
                 ));
                 true
             }

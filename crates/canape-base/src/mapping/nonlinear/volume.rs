@@ -7,9 +7,10 @@
 //! whose output force is negative (Stabilized, the default). Topologies with hexahedra are
 //! refused, as SOFA does.
 
-use crate::mapping::linear::mapping_data;
+use super::OverTopologyData;
+use crate::mapping::linear::{mapping_base, MappingData};
 use canape_core::component::{JEntry, KEntry, MapInputs, Mapping};
-use canape_core::data::{DataKind, DataTable};
+use canape_core::data::DataTable;
 use canape_core::impl_component;
 use canape_core::scene::{ComponentId, InitContext};
 use canape_types::{get3, Mat3, Vec3};
@@ -17,6 +18,9 @@ use canape_types::{get3, Mat3, Vec3};
 #[derive(Clone)]
 pub struct VolumeMapping {
     data: DataTable,
+    /// Typed handles to the Data in `data`.
+    m: MappingData,
+    d: OverTopologyData,
     input: Vec<ComponentId>,
     output: Option<ComponentId>,
     tetrahedra: Vec<[u32; 4]>,
@@ -49,16 +53,12 @@ fn hessian(p: &[Vec3; 4]) -> [(usize, usize, Mat3); 6] {
 
 impl VolumeMapping {
     pub fn new() -> Self {
-        let data = mapping_data(DataTable::new())
-            .with("topology", DataKind::Str, "", "link to the topology container")
-            .with(
-                "geometricStiffness",
-                DataKind::Str,
-                "Stabilized",
-                "Method used to compute the geometric stiffness: None (0), Exact (1), Stabilized (2)",
-            );
+        let (data, m) = mapping_base(DataTable::new());
+        let (data, d) = OverTopologyData::declare(data);
         VolumeMapping {
             data,
+            m,
+            d,
             input: Vec::new(),
             output: None,
             tetrahedra: Vec::new(),
@@ -69,9 +69,13 @@ impl VolumeMapping {
     }
 
     fn init_impl(&mut self, ctx: &mut InitContext<'_>) {
-        let Some((e, gs, mesh)) =
-            super::vec3_to_vec1_over_topology(ctx, &self.data, "VolumeMapping", "tetrahedra")
-        else {
+        let Some((e, gs, mesh)) = super::vec3_to_vec1_over_topology(
+            ctx,
+            &self.data,
+            (self.m, self.d),
+            "VolumeMapping",
+            "tetrahedra",
+        ) else {
             return;
         };
         self.gs = gs;
