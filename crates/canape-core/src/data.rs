@@ -355,6 +355,12 @@ impl DataTable {
         default: &'static str,
         help: &'static str,
     ) -> Self {
+        // a programming error in a component's declaration (the second field could never be
+        // reached by name); every class is constructed by the registry's tests
+        assert!(
+            self.fields.iter().all(|f| f.name != name),
+            "Data '{name}' declared twice"
+        );
         let value = kind.parse(default).unwrap_or_else(|_| kind.empty());
         self.fields.push(DataField {
             name,

@@ -12,10 +12,8 @@
 //!   evaluation (SOFA's applyStiffnessLarge and addKToMatrix; not the exact derivative of the
 //!   force, as in SOFA).
 
-use crate::common::force_field_data;
-use canape_core::component::ForceField;
-use canape_core::data::{DataKind, DataTable};
-use canape_core::impl_component;
+use canape_core::component::{Component, ForceField, Reaction};
+use canape_core::data::{ChangedData, DataKind, DataTable, Flag, ForceFieldData, Ints, Real};
 use canape_core::matrix::MatrixSink;
 use canape_core::scene::InitContext;
 use canape_core::state::VecId;
@@ -31,13 +29,31 @@ struct Beam {
     a: usize,
     b: usize,
     k_loc: Mat12,
+    /// Rest length (what a new material's stiffness is recomputed from).
+    l: f64,
     /// Orientation of node a at the last `add_force` (the corotational frame of the tangent).
     r: Mat3,
+}
+
+canape_core::data_schema! {
+    /// BeamFEMForceField's own Data (after the force-field Data).
+    struct BeamData {
+        poisson: Real = ("poissonRatio", DataKind::Real, "0.49", "Poisson's Ratio"),
+        young: Real = ("youngModulus", DataKind::Real, "5000", "Young Modulus"),
+        radius: Real = ("radius", DataKind::Real, "0.1", "radius of the section"),
+        radius_inner: Real = ("radiusInner", DataKind::Real, "0", "inner radius of the section for hollow beams"),
+        list_segment: Ints = ("listSegment", DataKind::Ints(0), "", "apply the forcefield to a subset list of beam segments. If no segment defined, forcefield applies to the whole topology"),
+        use_symmetric_assembly: Flag = ("useSymmetricAssembly", DataKind::Bool, "0", "use symmetric assembly of the matrix K"),
+    }
 }
 
 #[derive(Clone)]
 pub struct BeamFemForceField {
     data: DataTable,
+    /// Typed handles to the force-field Data in `data`.
+    ff: ForceFieldData,
+    /// Typed handles to the own Data in `data`.
+    d: BeamData,
     beams: Vec<Beam>,
     /// Rest coordinates (7 per node).
     x0: Vec<f64>,
@@ -130,16 +146,12 @@ fn local_stiffness(e: f64, nu: f64, l: f64, r: f64, ri: f64) -> Mat12 {
 
 impl BeamFemForceField {
     pub fn new() -> Self {
-        let data = force_field_data(DataTable::new())
-            .with("poissonRatio", DataKind::Real, "0.49", "Poisson's Ratio")
-            .with("youngModulus", DataKind::Real, "5000", "Young Modulus")
-            .with("radius", DataKind::Real, "0.1", "radius of the section")
-            .with("radiusInner", DataKind::Real, "0", "inner radius of the section for hollow beams")
-            .with("listSegment", DataKind::Ints(0), "", "apply the forcefield to a subset list of beam segments. If no segment defined, forcefield applies to the whole topology")
-            .with("useSymmetricAssembly", DataKind::Bool, "0", "use symmetric assembly of the matrix K")
-            .with("topology", DataKind::Str, "", "link to the topology container");
+        let (data, ff) = ForceFieldData::declare(canape_core::data::base_fields(DataTable::new()));
+        let (data, d) = BeamData::declare(data);
         BeamFemForceField {
             data,
+            ff,
+            d,
             beams: Vec::new(),
             x0: Vec::new(),
             rayleigh: 0.0,
@@ -148,7 +160,7 @@ impl BeamFemForceField {
 
     fn init_impl(&mut self, ctx: &mut InitContext<'_>) {
         self.beams.clear();
-        self.rayleigh = self.data.real("rayleighStiffness");
+        self.rayleigh = self.data.get(self.ff.rayleigh_stiffness);
         let Some(st) = ctx.state() else {
             ctx.error("no MechanicalObject in the context");
             return;
@@ -166,17 +178,13 @@ impl BeamFemForceField {
         };
         let edges = topo.mesh().edges.clone();
         let n = st.size();
-        let (e, nu) = (
-            self.data.real("youngModulus"),
-            self.data.real("poissonRatio"),
+        let (e, nu) = (self.data.get(self.d.young), self.data.get(self.d.poisson));
+        let (r, ri) = (
+            self.data.get(self.d.radius),
+            self.data.get(self.d.radius_inner),
         );
-        let (r, ri) = (self.data.real("radius"), self.data.real("radiusInner"));
-        if !(e.is_finite() && e > 0.0) {
-            ctx.error(format!("youngModulus {e} must be a positive number"));
-            return;
-        }
-        if !(nu.is_finite() && nu > -1.0 && nu < 0.5) {
-            ctx.error(format!("poissonRatio {nu} must be in (-1, 0.5)"));
+        if let Some(m) = check_beam_material(e, nu) {
+            ctx.error(m);
             return;
         }
         if !(r.is_finite() && r > 0.0 && ri >= 0.0 && ri < r) {
@@ -187,7 +195,7 @@ impl BeamFemForceField {
         }
         let list: Vec<usize> = self
             .data
-            .ints("listSegment")
+            .get(self.d.list_segment)
             .iter()
             .map(|&i| i as usize)
             .collect();
@@ -225,6 +233,7 @@ impl BeamFemForceField {
                 a,
                 b,
                 k_loc: local_stiffness(e, nu, l, r, ri),
+                l,
                 r: rot(&quat_of(&x0[a])),
             });
         }
@@ -237,7 +246,58 @@ impl BeamFemForceField {
     }
 }
 
-impl_component!(BeamFemForceField, "BeamFEMForceField", init);
+/// Why Young's modulus `e` and Poisson's ratio `nu` make no beam material, if they do not.
+fn check_beam_material(e: f64, nu: f64) -> Option<String> {
+    if !(e.is_finite() && e > 0.0) {
+        return Some(format!("youngModulus {e} must be a positive number"));
+    }
+    if !(nu.is_finite() && nu > -1.0 && nu < 0.5) {
+        return Some(format!("poissonRatio {nu} must be in (-1, 0.5)"));
+    }
+    None
+}
+
+impl Component for BeamFemForceField {
+    fn class_name(&self) -> &'static str {
+        "BeamFEMForceField"
+    }
+    fn data(&self) -> &DataTable {
+        &self.data
+    }
+    fn data_mut(&mut self) -> &mut DataTable {
+        &mut self.data
+    }
+    fn init(&mut self, ctx: &mut InitContext<'_>) {
+        self.init_impl(ctx)
+    }
+
+    /// A new Young's modulus, Poisson's ratio or Rayleigh stiffness recomputes the beams'
+    /// local stiffnesses in place from their rest lengths (orientations kept); any other Data
+    /// re-initialises the force field.
+    fn data_changed(&mut self, changed: &ChangedData) -> Reaction {
+        let material = [
+            self.d.young.index(),
+            self.d.poisson.index(),
+            self.ff.rayleigh_stiffness.index(),
+        ];
+        if !changed.only(&material) || self.beams.is_empty() {
+            return Reaction::Reinit;
+        }
+        let (e, nu) = (self.data.get(self.d.young), self.data.get(self.d.poisson));
+        if let Some(m) = check_beam_material(e, nu) {
+            return Reaction::Refused(vec![m]);
+        }
+        self.rayleigh = self.data.get(self.ff.rayleigh_stiffness);
+        let (r, ri) = (
+            self.data.get(self.d.radius),
+            self.data.get(self.d.radius_inner),
+        );
+        for b in &mut self.beams {
+            b.k_loc = local_stiffness(e, nu, b.l, r, ri);
+        }
+        Reaction::Updated
+    }
+}
 
 impl ForceField for BeamFemForceField {
     fn add_force(&mut self, x: &[f64], _v: &[f64], f: &mut [f64]) {
@@ -323,6 +383,130 @@ impl ForceField for BeamFemForceField {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[derive(Clone)]
+    struct EdgeTopology {
+        data: DataTable,
+        mesh: canape_core::mesh::Mesh,
+    }
+    canape_core::impl_component!(EdgeTopology, "MeshTopology");
+    impl canape_core::component::Topology for EdgeTopology {
+        fn mesh(&self) -> &canape_core::mesh::Mesh {
+            &self.mesh
+        }
+        fn mesh_mut(&mut self) -> &mut canape_core::mesh::Mesh {
+            &mut self.mesh
+        }
+    }
+
+    /// A beam force field given `attrs` and initialised on a bent chain of four Rigid3 nodes.
+    fn init_chain(attrs: &[&[(&str, &str)]], rest: &[f64]) -> BeamFemForceField {
+        use canape_core::scene::{AnyComponent, Scene};
+        use canape_core::state::MechanicalObject;
+        let mut ff = BeamFemForceField::new();
+        for (k, v) in attrs.iter().copied().flatten() {
+            ff.data.set_str(k, v).unwrap();
+        }
+        let mut s = Scene::new();
+        let root = s.add_node("root", None);
+        let mut mo = MechanicalObject::new(DofType::Rigid3);
+        mo.resize(rest.len() / 7);
+        mo.vec_mut(VecId::POSITION).copy_from_slice(rest);
+        mo.vec_mut(VecId::REST_POSITION).copy_from_slice(rest);
+        let id = s.add_component(root, "dofs", AnyComponent::State(mo), None);
+        let topo = EdgeTopology {
+            data: DataTable::new(),
+            mesh: canape_core::mesh::Mesh {
+                edges: vec![[0, 1], [1, 2], [2, 3]],
+                ..Default::default()
+            },
+        };
+        s.add_component(root, "topo", AnyComponent::Topology(Box::new(topo)), None);
+        let mut diags = canape_core::diag::Diagnostics::default();
+        let mut ctx = InitContext {
+            scene: &s,
+            node: root,
+            id,
+            diags: &mut diags,
+        };
+        ff.init(&mut ctx);
+        assert!(
+            !diags.has_errors(),
+            "{:?}",
+            diags.iter().collect::<Vec<_>>()
+        );
+        ff
+    }
+
+    /// Editing youngModulus, poissonRatio or rayleighStiffness updates the beams in place to
+    /// exactly what an init with the new values gives (the pattern of
+    /// `crate::element::edit_check`, on a Rigid3 state); an invalid material is refused, and
+    /// other Data ask for a re-initialisation.
+    #[test]
+    fn beam_material_edits_update_in_place() {
+        use crate::element::edit_check::results;
+        let mut seed = 13;
+        let rest: Vec<f64> = (0..4)
+            .flat_map(|i| {
+                let i = i as f64;
+                [i, 0.3 * i * i, -0.2 * i, 0.0, 0.0, 0.0, 1.0]
+            })
+            .collect();
+        let x: Vec<f64> = rest
+            .chunks(7)
+            .flat_map(|p| {
+                let mut q = [0.0; 7];
+                for c in 0..3 {
+                    q[c] = p[c] + 0.05 * crate::fd_check::rnd(&mut seed);
+                }
+                let v: [f64; 4] =
+                    std::array::from_fn(|c| p[3 + c] + 0.1 * crate::fd_check::rnd(&mut seed));
+                let n = v.iter().map(|a| a * a).sum::<f64>().sqrt();
+                for c in 0..4 {
+                    q[3 + c] = v[c] / n;
+                }
+                q
+            })
+            .collect();
+        let before = [
+            ("youngModulus", "1e5"),
+            ("poissonRatio", "0.3"),
+            ("rayleighStiffness", "0.1"),
+        ];
+        let edit = |after: &[(&str, &str)]| {
+            let mut ff = init_chain(&[&before], &rest);
+            let old = results(&mut ff, &x);
+            let versions = ff.data.versions();
+            for (k, v) in after {
+                ff.data.set_str(k, v).unwrap();
+            }
+            let reaction = ff.data_changed(&ff.data.changed_since(&versions));
+            let got = results(&mut ff, &x);
+            if reaction == Reaction::Updated {
+                let want = results(&mut init_chain(&[&before, after], &rest), &x);
+                assert!(got == want, "{after:?} in place differs from an init");
+                assert!(got != old, "{after:?} changed no result");
+            } else {
+                assert!(got == old, "{after:?} ({reaction:?}) changed the results");
+            }
+            reaction
+        };
+        assert_eq!(edit(&[("youngModulus", "2e5")]), Reaction::Updated);
+        assert_eq!(edit(&[("poissonRatio", "0.45")]), Reaction::Updated);
+        assert_eq!(edit(&[("rayleighStiffness", "0.25")]), Reaction::Updated);
+        assert!(matches!(
+            edit(&[("poissonRatio", "0.5")]),
+            Reaction::Refused(_)
+        ));
+        assert!(matches!(
+            edit(&[("youngModulus", "0")]),
+            Reaction::Refused(_)
+        ));
+        assert_eq!(
+            edit(&[("youngModulus", "2e5"), ("radius", "0.2")]),
+            Reaction::Reinit
+        );
+    }
 
     #[test]
     fn local_stiffness_is_symmetric_with_rigid_modes_in_its_kernel() {

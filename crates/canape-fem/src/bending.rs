@@ -15,9 +15,8 @@
 //! damping, rest length from the rest positions) between the two apexes of every edge shared
 //! by exactly two triangles.
 
-use crate::common::force_field_data;
 use canape_core::component::ForceField;
-use canape_core::data::{DataKind, DataTable};
+use canape_core::data::{DataKind, DataTable, Flag, ForceFieldData, Real};
 use canape_core::impl_component;
 use canape_core::matrix::MatrixSink;
 use canape_core::mesh::Mesh;
@@ -86,9 +85,21 @@ impl Spring {
     }
 }
 
+canape_core::data_schema! {
+    /// FastTriangularBendingSprings's own Data (after the force-field Data).
+    struct FastBendingData {
+        bending_stiffness: Real = ("bendingStiffness", DataKind::Real, "1", "bending stiffness of the material"),
+        min_dist_validity: Real = ("minDistValidity", DataKind::Real, "1e-6", "Distance under which a spring is not valid"),
+    }
+}
+
 #[derive(Clone)]
 pub struct FastTriangularBendingSprings {
     data: DataTable,
+    /// Typed handles to the force-field Data in `data`.
+    ff: ForceFieldData,
+    /// Typed handles to the own Data in `data`.
+    d: FastBendingData,
     springs: Vec<Spring>,
     rayleigh: f64,
 }
@@ -103,21 +114,12 @@ use canape_core::mesh::edges_from_triangles;
 
 impl FastTriangularBendingSprings {
     pub fn new() -> Self {
-        let data = force_field_data(DataTable::new())
-            .with(
-                "bendingStiffness",
-                DataKind::Real,
-                "1",
-                "bending stiffness of the material",
-            )
-            .with(
-                "minDistValidity",
-                DataKind::Real,
-                "1e-6",
-                "Distance under which a spring is not valid",
-            );
+        let (data, ff) = ForceFieldData::declare(canape_core::data::base_fields(DataTable::new()));
+        let (data, d) = FastBendingData::declare(data);
         FastTriangularBendingSprings {
             data,
+            ff,
+            d,
             springs: Vec::new(),
             rayleigh: 0.0,
         }
@@ -128,8 +130,8 @@ impl FastTriangularBendingSprings {
     /// the apex of the first triangle, B of the second, C and D the edge's ends in the edge
     /// list's orientation. Border edges and edges of three or more triangles get no spring.
     pub fn setup(&mut self, rest: &[f64], mesh: &Mesh) {
-        let k = self.data.real("bendingStiffness");
-        let min_d = self.data.real("minDistValidity");
+        let k = self.data.get(self.d.bending_stiffness);
+        let min_d = self.data.get(self.d.min_dist_validity);
         let edges = if mesh.edges.is_empty() {
             edges_from_triangles(&mesh.triangles)
         } else {
@@ -168,7 +170,7 @@ impl FastTriangularBendingSprings {
     }
 
     fn init_impl(&mut self, ctx: &mut InitContext<'_>) {
-        self.rayleigh = self.data.real("rayleighStiffness");
+        self.rayleigh = self.data.get(self.ff.rayleigh_stiffness);
         self.springs.clear();
         let Some(st) = ctx.state() else {
             ctx.error("no MechanicalObject in the context");
@@ -266,10 +268,23 @@ impl ForceField for FastTriangularBendingSprings {
     }
 }
 
+canape_core::data_schema! {
+    /// TriangularBendingSprings's own Data (after the force-field Data).
+    struct BendingSpringsData {
+        stiffness: Real = ("stiffness", DataKind::Real, "100000", "uniform stiffness for the all springs"),
+        damping: Real = ("damping", DataKind::Real, "1", "uniform damping for the all springs"),
+        show_springs: Flag = ("showSprings", DataKind::Bool, "1", "option to draw springs"),
+    }
+}
+
 /// TriangularBendingSprings.
 #[derive(Clone)]
 pub struct TriangularBendingSprings {
     data: DataTable,
+    /// Typed handles to the force-field Data in `data`.
+    ff: ForceFieldData,
+    /// Typed handles to the own Data in `data`.
+    d: BendingSpringsData,
     /// (m1, m2, rest length): m2 the apex in the lower-index triangle, m1 in the other.
     springs: Vec<(usize, usize, f64)>,
     ks: f64,
@@ -287,28 +302,12 @@ impl Default for TriangularBendingSprings {
 
 impl TriangularBendingSprings {
     pub fn new() -> Self {
-        let data = force_field_data(DataTable::new())
-            .with(
-                "stiffness",
-                DataKind::Real,
-                "100000",
-                "uniform stiffness for the all springs",
-            )
-            .with(
-                "damping",
-                DataKind::Real,
-                "1",
-                "uniform damping for the all springs",
-            )
-            .with("showSprings", DataKind::Bool, "1", "option to draw springs")
-            .with(
-                "topology",
-                DataKind::Str,
-                "",
-                "link to the topology container",
-            );
+        let (data, ff) = ForceFieldData::declare(canape_core::data::base_fields(DataTable::new()));
+        let (data, d) = BendingSpringsData::declare(data);
         TriangularBendingSprings {
             data,
+            ff,
+            d,
             springs: Vec::new(),
             ks: 0.0,
             kd: 0.0,
@@ -321,8 +320,8 @@ impl TriangularBendingSprings {
     /// list's order: for each edge, seen first from its lower-index triangle, the apexes of its
     /// two triangles (none for border or non-manifold edges).
     pub fn setup(&mut self, rest: &[f64], mesh: &Mesh) {
-        self.ks = self.data.real("stiffness");
-        self.kd = self.data.real("damping");
+        self.ks = self.data.get(self.d.stiffness);
+        self.kd = self.data.get(self.d.damping);
         let edges = if mesh.edges.is_empty() {
             edges_from_triangles(&mesh.triangles)
         } else {
@@ -357,7 +356,7 @@ impl TriangularBendingSprings {
     }
 
     fn init_impl(&mut self, ctx: &mut InitContext<'_>) {
-        self.rayleigh = self.data.real("rayleighStiffness");
+        self.rayleigh = self.data.get(self.ff.rayleigh_stiffness);
         self.springs.clear();
         self.dfdx.clear();
         let Some(st) = ctx.state() else {

@@ -24,10 +24,9 @@
 //! contributes nothing to an assembled matrix. Runtime messages of SOFA (flipped triangles) are
 //! not reported.
 
-use crate::common::force_field_data;
 use crate::edge_triangles::{add_at, at, heron, init_inputs, lame_2d, EdgeTriangles};
 use canape_core::component::ForceField;
-use canape_core::data::{DataKind, DataTable};
+use canape_core::data::{DataKind, DataTable, Flag, ForceFieldData, Real, Reals};
 use canape_core::impl_component;
 use canape_core::matrix::MatrixSink;
 use canape_core::scene::InitContext;
@@ -60,9 +59,26 @@ struct TriInfo {
     dfdx: [Mat3; 3],
 }
 
+canape_core::data_schema! {
+    /// TriangularBiquadraticSpringsForceField's own Data (after the force-field Data).
+    struct BiquadraticSpringsData {
+        initial_points: Reals = ("initialPoints", DataKind::Reals(3), "", "Initial Position"),
+        poisson: Real = ("poissonRatio", DataKind::Real, "0.3", "Poisson ratio in Hooke's law"),
+        young: Real = ("youngModulus", DataKind::Real, "1000", "Young modulus in Hooke's law"),
+        damping_ratio: Real = ("dampingRatio", DataKind::Real, "0", "Ratio damping/stiffness"),
+        use_angular_springs: Flag = ("useAngularSprings", DataKind::Bool, "1", "If Angular Springs should be used or not"),
+        compressible: Flag = ("compressible", DataKind::Bool, "1", "If additional energy penalizing compressibility should be used"),
+        matrix_regularization: Real = ("matrixRegularization", DataKind::Real, "0.4", "Regularization of the Stiffnes Matrix (between 0 and 1)"),
+    }
+}
+
 #[derive(Clone)]
 pub struct TriangularBiquadraticSpringsForceField {
     data: DataTable,
+    /// Typed handles to the force-field Data in `data`.
+    ff: ForceFieldData,
+    /// Typed handles to the own Data in `data`.
+    d: BiquadraticSpringsData,
     topo: EdgeTriangles,
     edges: Vec<EdgeInfo>,
     tris: Vec<TriInfo>,
@@ -89,46 +105,12 @@ fn minus_cross_matrix(d: Vec3) -> Mat3 {
 
 impl TriangularBiquadraticSpringsForceField {
     pub fn new() -> Self {
-        let data = force_field_data(DataTable::new())
-            .with("initialPoints", DataKind::Reals(3), "", "Initial Position")
-            .with(
-                "poissonRatio",
-                DataKind::Real,
-                "0.3",
-                "Poisson ratio in Hooke's law",
-            )
-            .with(
-                "youngModulus",
-                DataKind::Real,
-                "1000",
-                "Young modulus in Hooke's law",
-            )
-            .with(
-                "dampingRatio",
-                DataKind::Real,
-                "0",
-                "Ratio damping/stiffness",
-            )
-            .with(
-                "useAngularSprings",
-                DataKind::Bool,
-                "1",
-                "If Angular Springs should be used or not",
-            )
-            .with(
-                "compressible",
-                DataKind::Bool,
-                "1",
-                "If additional energy penalizing compressibility should be used",
-            )
-            .with(
-                "matrixRegularization",
-                DataKind::Real,
-                "0.4",
-                "Regularization of the Stiffnes Matrix (between 0 and 1)",
-            );
+        let (data, ff) = ForceFieldData::declare(canape_core::data::base_fields(DataTable::new()));
+        let (data, d) = BiquadraticSpringsData::declare(data);
         TriangularBiquadraticSpringsForceField {
             data,
+            ff,
+            d,
             topo: EdgeTriangles::default(),
             edges: Vec::new(),
             tris: Vec::new(),
@@ -144,13 +126,11 @@ impl TriangularBiquadraticSpringsForceField {
 
     /// The rest state (SOFA's applyEdgeCreation then applyTriangleCreation for every element).
     fn setup(&mut self, rest: &[[f64; 3]], topo: EdgeTriangles) {
-        (self.lambda, self.mu) = lame_2d(
-            self.data.real("youngModulus"),
-            self.data.real("poissonRatio"),
-        );
-        self.damping_ratio = self.data.real("dampingRatio");
-        self.angular = self.data.bool("useAngularSprings");
-        self.compressible = self.data.bool("compressible");
+        (self.lambda, self.mu) =
+            lame_2d(self.data.get(self.d.young), self.data.get(self.d.poisson));
+        self.damping_ratio = self.data.get(self.d.damping_ratio);
+        self.angular = self.data.get(self.d.use_angular_springs);
+        self.compressible = self.data.get(self.d.compressible);
         let (lambda, mu) = (self.lambda, self.mu);
         self.edges = topo
             .edges
@@ -192,11 +172,16 @@ impl TriangularBiquadraticSpringsForceField {
     }
 
     fn init_impl(&mut self, ctx: &mut InitContext<'_>) {
-        self.rayleigh = self.data.real("rayleighStiffness");
+        self.rayleigh = self.data.get(self.ff.rayleigh_stiffness);
         self.edges.clear();
         self.tris.clear();
         self.topo = EdgeTriangles::default();
-        let Some((rest, topo)) = init_inputs(ctx, &self.data) else {
+        let Some((rest, topo)) = init_inputs(
+            ctx,
+            &self.data,
+            self.data.get(self.d.young),
+            self.data.get(self.d.poisson),
+        ) else {
             return;
         };
         self.setup(&rest, topo);

@@ -123,8 +123,9 @@ pub fn check_material_2d(young: f64, nu: f64) -> Option<String> {
 pub fn init_inputs(
     ctx: &mut InitContext<'_>,
     data: &DataTable,
+    young: f64,
+    nu: f64,
 ) -> Option<(Vec<[f64; 3]>, EdgeTriangles)> {
-    let (young, nu) = (data.real("youngModulus"), data.real("poissonRatio"));
     if let Some(m) = check_material_2d(young, nu) {
         ctx.error(m);
         return None;

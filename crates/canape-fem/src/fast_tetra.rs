@@ -9,11 +9,10 @@
 //! `buildStiffnessMatrix` places the same edge block on both off-diagonal sides without
 //! transposing it; Canapé assembles the consistent, transposed block.)
 
-use crate::common::{check_material, fem_inputs, force_field_data, polar_q, polar_q_all};
+use crate::common::{check_material, fem_inputs, polar_q, polar_q_all};
 use crate::pairs::NodePairs;
-use canape_core::component::ForceField;
-use canape_core::data::{DataKind, DataTable};
-use canape_core::impl_component;
+use canape_core::component::{Component, ForceField, Reaction};
+use canape_core::data::{ChangedData, DataKind, DataTable, Flag, ForceFieldData, Reals, Text};
 use canape_core::matrix::MatrixSink;
 use canape_core::scene::InitContext;
 use canape_types::{get3, Mat3, Vec3};
@@ -43,11 +42,32 @@ struct FastTet {
     r: Mat3,
 }
 
+canape_core::data_schema! {
+    /// FastTetrahedralCorotationalForceField's own Data (after the force-field Data).
+    struct FastTetraData {
+        method: Text = ("method", DataKind::Str, "qr", "method for rotation computation: \"qr\" (by QR) or \"polar\" or \"polar2\" or \"none\" (Linear elastic)"),
+        young: Reals = ("youngModulus", DataKind::Reals(0), "5000", "Young's modulus in Hooke's law (one value, or one per element)"),
+        poisson: Reals = ("poissonRatio", DataKind::Reals(0), "0.45", "Poisson's ratio in Hooke's law (one value, or one per element)"),
+        drawing: Flag = ("drawing", DataKind::Bool, "1", "draw the forcefield if true"),
+        draw_color1: Reals = ("drawColor1", DataKind::Reals(4), "0 0 1 1", "draw color for faces 1"),
+        draw_color2: Reals = ("drawColor2", DataKind::Reals(4), "0 0.5 1 1", "draw color for faces 2"),
+        draw_color3: Reals = ("drawColor3", DataKind::Reals(4), "0 1 1 1", "draw color for faces 3"),
+        draw_color4: Reals = ("drawColor4", DataKind::Reals(4), "0.5 1 1 1", "draw color for faces 4"),
+    }
+}
+
 #[derive(Clone)]
 pub struct FastTetrahedralCorotationalForceField {
     data: DataTable,
+    /// Typed handles to the force-field Data in `data`.
+    ff: ForceFieldData,
+    /// Typed handles to the own Data in `data`.
+    d: FastTetraData,
     method: FastMethod,
     elems: Vec<FastTet>,
+    /// Each element's index in the topology and rest volume, parallel to `elems` (what a new
+    /// material is recomputed from).
+    rest: Vec<(u32, f64)>,
     /// Node pairs of the elements for assembly, made on the first assembly.
     pairs: std::sync::OnceLock<NodePairs>,
     rayleigh: f64,
@@ -71,19 +91,15 @@ fn frame2(e0: &Vec3, e1: &Vec3) -> Mat3 {
 
 impl FastTetrahedralCorotationalForceField {
     pub fn new() -> Self {
-        let data = force_field_data(DataTable::new())
-            .with("method", DataKind::Str, "qr", "method for rotation computation: \"qr\" (by QR) or \"polar\" or \"polar2\" or \"none\" (Linear elastic)")
-            .with("youngModulus", DataKind::Reals(0), "5000", "Young's modulus in Hooke's law (one value, or one per element)")
-            .with("poissonRatio", DataKind::Reals(0), "0.45", "Poisson's ratio in Hooke's law (one value, or one per element)")
-            .with("drawing", DataKind::Bool, "1", "draw the forcefield if true")
-            .with("drawColor1", DataKind::Reals(4), "0 0 1 1", "draw color for faces 1")
-            .with("drawColor2", DataKind::Reals(4), "0 0.5 1 1", "draw color for faces 2")
-            .with("drawColor3", DataKind::Reals(4), "0 1 1 1", "draw color for faces 3")
-            .with("drawColor4", DataKind::Reals(4), "0.5 1 1 1", "draw color for faces 4");
+        let (data, ff) = ForceFieldData::declare(canape_core::data::base_fields(DataTable::new()));
+        let (data, d) = FastTetraData::declare(data);
         FastTetrahedralCorotationalForceField {
             data,
+            ff,
+            d,
             method: FastMethod::Qr,
             elems: Vec::new(),
+            rest: Vec::new(),
             pairs: std::sync::OnceLock::new(),
             rayleigh: 0.0,
             polar: Vec::new(),
@@ -92,7 +108,7 @@ impl FastTetrahedralCorotationalForceField {
 
     /// Read `method` (SOFA's names); unknown names select qr and are returned as error.
     pub fn set_method_from_data(&mut self) -> Result<(), String> {
-        let m = self.data.str("method").to_string();
+        let m = self.data.get(self.d.method).to_string();
         let (method, ok) = match m.as_str() {
             "qr" | "large" => (FastMethod::Qr, true),
             "polar" => (FastMethod::Polar, true),
@@ -110,32 +126,22 @@ impl FastTetrahedralCorotationalForceField {
 
     /// Set up elements from rest positions (init and tests).
     pub fn setup(&mut self, rest: &[f64], tets: &[[u32; 4]]) {
-        let e = self.data.reals("youngModulus").to_vec();
-        let nu = self.data.reals("poissonRatio").to_vec();
-        let e = if e.is_empty() { vec![5000.0] } else { e };
-        let nu = if nu.is_empty() { vec![0.45] } else { nu };
+        let (e, nu) = self.moduli();
         self.elems.clear();
+        self.rest.clear();
         for (k, t) in tets.iter().enumerate() {
             let p: [Vec3; 4] = std::array::from_fn(|i| get3(rest, t[i] as usize));
             let m = Mat3::from_columns(&[p[1] - p[0], p[2] - p[0], p[3] - p[0]]);
             let Some(inv) = m.try_inverse() else { continue };
             let vol = m.determinant().abs() / 6.0;
-            let (ek, nuk) = (*e.get(k).unwrap_or(&e[0]), *nu.get(k).unwrap_or(&nu[0]));
-            let mu = ek / (2.0 * (1.0 + nuk)) * vol;
-            let lambda = ek * nuk / ((1.0 + nuk) * (1.0 - 2.0 * nuk)) * vol;
+            let (lambda, mu) = lame(&e, &nu, k, vol);
             // barycentric gradients: rows of inv for nodes 1..3, minus their sum for node 0
             let g1 = Vec3::new(inv[(0, 0)], inv[(0, 1)], inv[(0, 2)]);
             let g2 = Vec3::new(inv[(1, 0)], inv[(1, 1)], inv[(1, 2)]);
             let g3 = Vec3::new(inv[(2, 0)], inv[(2, 1)], inv[(2, 2)]);
             let s = [-(g1 + g2 + g3), g1, g2, g3];
-            let mut a = [Mat3::zeros(); 6];
-            let mut rest_edges = [Vec3::zeros(); 6];
-            for (j, [kk, l]) in EDGES.iter().enumerate() {
-                a[j] = s[*l] * s[*kk].transpose() * lambda
-                    + s[*kk] * s[*l].transpose() * mu
-                    + Mat3::identity() * (mu * s[*kk].dot(&s[*l]));
-                rest_edges[j] = p[*l] - p[*kk];
-            }
+            let a = edge_blocks(&s, lambda, mu);
+            let rest_edges: [Vec3; 6] = std::array::from_fn(|j| p[EDGES[j][1]] - p[EDGES[j][0]]);
             let rest_rotation = match self.method {
                 FastMethod::Polar2 => polar_q(&Mat3::from_rows(&[
                     rest_edges[0].transpose(),
@@ -154,6 +160,7 @@ impl FastTetrahedralCorotationalForceField {
                 mu,
                 r: Mat3::identity(),
             });
+            self.rest.push((k as u32, vol));
         }
         self.pairs = std::sync::OnceLock::new();
     }
@@ -162,13 +169,12 @@ impl FastTetrahedralCorotationalForceField {
         if let Err(m) = self.set_method_from_data() {
             ctx.warn(format!("unknown method '{m}'; using 'qr'"));
         }
-        self.rayleigh = self.data.real("rayleighStiffness");
+        self.rayleigh = self.data.get(self.ff.rayleigh_stiffness);
         self.elems.clear();
+        self.rest.clear();
         self.pairs = std::sync::OnceLock::new();
-        if let Some(m) = check_material(
-            self.data.reals("youngModulus"),
-            self.data.reals("poissonRatio"),
-        ) {
+        if let Some(m) = check_material(self.data.get(self.d.young), self.data.get(self.d.poisson))
+        {
             ctx.error(m);
             return;
         }
@@ -178,6 +184,15 @@ impl FastTetrahedralCorotationalForceField {
             return;
         };
         self.setup(&rest, &mesh.tetrahedra);
+    }
+
+    /// Young's moduli and Poisson's ratios (one, or one per element), never empty.
+    fn moduli(&self) -> (Vec<f64>, Vec<f64>) {
+        let or = |v: &[f64], d: f64| if v.is_empty() { vec![d] } else { v.to_vec() };
+        (
+            or(self.data.get(self.d.young), 5000.0),
+            or(self.data.get(self.d.poisson), 0.45),
+        )
     }
 
     /// Element forces (before rotation back) for local displacements d (edges), per node.
@@ -192,11 +207,66 @@ impl FastTetrahedralCorotationalForceField {
     }
 }
 
-impl_component!(
-    FastTetrahedralCorotationalForceField,
-    "FastTetrahedralCorotationalForceField",
-    init
-);
+/// λ and μ of element `k` (its modulus in a per-element list, or the single one) times its
+/// rest volume.
+fn lame(e: &[f64], nu: &[f64], k: usize, vol: f64) -> (f64, f64) {
+    let (ek, nuk) = (*e.get(k).unwrap_or(&e[0]), *nu.get(k).unwrap_or(&nu[0]));
+    let mu = ek / (2.0 * (1.0 + nuk)) * vol;
+    let lambda = ek * nuk / ((1.0 + nuk) * (1.0 - 2.0 * nuk)) * vol;
+    (lambda, mu)
+}
+
+/// The edge blocks A_j = λ s_l s_kᵀ + μ s_k s_lᵀ + μ (s_k·s_l) I.
+fn edge_blocks(s: &[Vec3; 4], lambda: f64, mu: f64) -> [Mat3; 6] {
+    std::array::from_fn(|j| {
+        let [kk, l] = EDGES[j];
+        s[l] * s[kk].transpose() * lambda
+            + s[kk] * s[l].transpose() * mu
+            + Mat3::identity() * (mu * s[kk].dot(&s[l]))
+    })
+}
+
+impl Component for FastTetrahedralCorotationalForceField {
+    fn class_name(&self) -> &'static str {
+        "FastTetrahedralCorotationalForceField"
+    }
+    fn data(&self) -> &DataTable {
+        &self.data
+    }
+    fn data_mut(&mut self) -> &mut DataTable {
+        &mut self.data
+    }
+    fn init(&mut self, ctx: &mut InitContext<'_>) {
+        self.init_impl(ctx)
+    }
+
+    /// A new Young's modulus, Poisson's ratio or Rayleigh stiffness updates the elements'
+    /// Lamé coefficients and edge blocks in place (rest shapes and rotations kept); any other
+    /// Data re-initialises the force field.
+    fn data_changed(&mut self, changed: &ChangedData) -> Reaction {
+        let material = [
+            self.d.young.index(),
+            self.d.poisson.index(),
+            self.ff.rayleigh_stiffness.index(),
+        ];
+        if !changed.only(&material) || self.elems.is_empty() {
+            return Reaction::Reinit;
+        }
+        if let Some(m) = check_material(self.data.get(self.d.young), self.data.get(self.d.poisson))
+        {
+            return Reaction::Refused(vec![m]);
+        }
+        self.rayleigh = self.data.get(self.ff.rayleigh_stiffness);
+        let (e, nu) = self.moduli();
+        for (el, &(k, vol)) in self.elems.iter_mut().zip(&self.rest) {
+            let (lambda, mu) = lame(&e, &nu, k as usize, vol);
+            el.lambda = lambda;
+            el.mu = mu;
+            el.a = edge_blocks(&el.s, lambda, mu);
+        }
+        Reaction::Updated
+    }
+}
 
 impl ForceField for FastTetrahedralCorotationalForceField {
     fn add_force(&mut self, x: &[f64], _v: &[f64], f: &mut [f64]) {
@@ -295,5 +365,95 @@ impl ForceField for FastTetrahedralCorotationalForceField {
 
     fn rayleigh_stiffness(&self) -> f64 {
         self.rayleigh
+    }
+}
+
+#[cfg(test)]
+pub(crate) mod tests {
+    use super::*;
+    use crate::element::edit_check;
+    use canape_core::mesh::Mesh;
+
+    /// Two perturbed cubes split into tetrahedra, and a moved, deformed configuration.
+    pub(crate) fn two_cells() -> (Vec<f64>, Mesh, Vec<f64>) {
+        let mut seed = 3;
+        let mut rest = Vec::new();
+        for k in 0..2 {
+            for j in 0..2 {
+                for i in 0..3 {
+                    for v in [i as f64, j as f64 * 0.8, k as f64 * 1.2] {
+                        rest.push(v + 0.05 * crate::fd_check::rnd(&mut seed));
+                    }
+                }
+            }
+        }
+        let idx = |i: u32, j: u32, k: u32| i + 3 * (j + 2 * k);
+        let tetrahedra = (0..2)
+            .flat_map(|x| {
+                let h = [
+                    idx(x, 0, 0),
+                    idx(x + 1, 0, 0),
+                    idx(x + 1, 1, 0),
+                    idx(x, 1, 0),
+                    idx(x, 0, 1),
+                    idx(x + 1, 0, 1),
+                    idx(x + 1, 1, 1),
+                    idx(x, 1, 1),
+                ];
+                canape_core::mesh::hexa_to_tetras(h, false)
+            })
+            .collect();
+        let x = crate::fd_check::rigidly_moved(&rest)
+            .iter()
+            .map(|v| v + 0.05 * crate::fd_check::rnd(&mut seed))
+            .collect();
+        let mesh = Mesh {
+            tetrahedra,
+            ..Default::default()
+        };
+        (rest, mesh, x)
+    }
+
+    /// Editing youngModulus, poissonRatio or rayleighStiffness updates the force field in
+    /// place to exactly what an init with the new values gives, for every method; an invalid
+    /// material is refused, and other Data ask for a re-initialisation.
+    #[test]
+    fn fast_tetra_material_edits_update_in_place() {
+        let (rest, mesh, x) = two_cells();
+        for method in ["qr", "polar", "polar2", "none"] {
+            let before = [
+                ("method", method),
+                ("youngModulus", "1000"),
+                ("poissonRatio", "0.3"),
+                ("rayleighStiffness", "0.1"),
+            ];
+            let make = FastTetrahedralCorotationalForceField::new;
+            let edit =
+                |after: &[(&str, &str)]| edit_check::edit(make, &rest, &mesh, &before, after, &x);
+            assert_eq!(edit(&[("youngModulus", "1500")]), Reaction::Updated);
+            assert_eq!(edit(&[("poissonRatio", "0.4")]), Reaction::Updated);
+            assert_eq!(edit(&[("rayleighStiffness", "0.25")]), Reaction::Updated);
+            let per_element = [
+                (
+                    "youngModulus",
+                    "1200 900 1100 800 1000 1300 700 1400 1250 950 1050 850",
+                ),
+                ("poissonRatio", "0.2 0.35"),
+                ("rayleighStiffness", "0"),
+            ];
+            assert_eq!(edit(&per_element), Reaction::Updated);
+            assert!(matches!(
+                edit(&[("poissonRatio", "0.7")]),
+                Reaction::Refused(_)
+            ));
+            assert!(matches!(
+                edit(&[("youngModulus", "-5")]),
+                Reaction::Refused(_)
+            ));
+            assert_eq!(
+                edit(&[("youngModulus", "2000"), ("drawing", "0")]),
+                Reaction::Reinit
+            );
+        }
     }
 }

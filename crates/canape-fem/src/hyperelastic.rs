@@ -17,10 +17,9 @@
 //! eigenvectors with quantities of the last tetrahedron of the force loop; both are computed
 //! exactly here (the forces are SOFA's).
 
-use crate::common::{fem_inputs, force_field_data};
-use canape_core::component::ForceField;
-use canape_core::data::{DataKind, DataTable};
-use canape_core::impl_component;
+use crate::common::fem_inputs;
+use canape_core::component::{Component, ForceField, Reaction};
+use canape_core::data::{ChangedData, DataKind, DataTable, Flag, ForceFieldData, Reals, Text};
 use canape_core::matrix::MatrixSink;
 use canape_core::scene::InitContext;
 use canape_types::{get3, Mat3, Vec3};
@@ -398,9 +397,23 @@ struct Tet {
 
 const LOCAL_EDGES: [[usize; 2]; 6] = [[0, 1], [0, 2], [0, 3], [1, 2], [1, 3], [2, 3]];
 
+canape_core::data_schema! {
+    /// TetrahedronHyperelasticityFEMForceField's own Data (after the force-field Data).
+    struct HyperelasticData {
+        material_name: Text = ("materialName", DataKind::Str, "ArrudaBoyce", "the name of the material to be used"),
+        parameter_set: Reals = ("ParameterSet", DataKind::Reals(0), "", "The global parameters specifying the material"),
+        anisotropy_directions: Reals = ("AnisotropyDirections", DataKind::Reals(3), "", "The global directions of anisotropy of the material"),
+        matrix_regularization: Flag = ("matrixRegularization", DataKind::Bool, "0", "Regularization of the Stiffness Matrix (between true or false)"),
+    }
+}
+
 #[derive(Clone)]
 pub struct TetrahedronHyperelasticityFemForceField {
     data: DataTable,
+    /// Typed handles to the force-field Data in `data`.
+    ff: ForceFieldData,
+    /// Typed handles to the own Data in `data`.
+    d: HyperelasticData,
     material: Option<Material>,
     tets: Vec<Tet>,
     /// Global edges (first, second vertex) and their blocks ∂²W/∂x_second∂x_first.
@@ -419,39 +432,12 @@ impl Default for TetrahedronHyperelasticityFemForceField {
 
 impl TetrahedronHyperelasticityFemForceField {
     pub fn new() -> Self {
-        let data = force_field_data(DataTable::new())
-            .with(
-                "materialName",
-                DataKind::Str,
-                "ArrudaBoyce",
-                "the name of the material to be used",
-            )
-            .with(
-                "ParameterSet",
-                DataKind::Reals(0),
-                "",
-                "The global parameters specifying the material",
-            )
-            .with(
-                "AnisotropyDirections",
-                DataKind::Reals(3),
-                "",
-                "The global directions of anisotropy of the material",
-            )
-            .with(
-                "matrixRegularization",
-                DataKind::Bool,
-                "0",
-                "Regularization of the Stiffness Matrix (between true or false)",
-            )
-            .with(
-                "topology",
-                DataKind::Str,
-                "",
-                "link to the topology container",
-            );
+        let (data, ff) = ForceFieldData::declare(canape_core::data::base_fields(DataTable::new()));
+        let (data, d) = HyperelasticData::declare(data);
         TetrahedronHyperelasticityFemForceField {
             data,
+            ff,
+            d,
             material: None,
             tets: Vec::new(),
             edges: Vec::new(),
@@ -499,18 +485,17 @@ impl TetrahedronHyperelasticityFemForceField {
     }
 
     fn init_impl(&mut self, ctx: &mut InitContext<'_>) {
-        self.rayleigh = self.data.real("rayleighStiffness");
+        self.rayleigh = self.data.get(self.ff.rayleigh_stiffness);
         self.tets.clear();
         self.material = None;
-        let name = self.data.str("materialName").trim().to_string();
-        let material = match Material::from_name(&name, self.data.reals("ParameterSet")) {
+        let material = match self.material_from_data() {
             Ok(m) => m,
             Err(e) => {
                 ctx.error(e);
                 return;
             }
         };
-        if !self.data.reals("AnisotropyDirections").is_empty() {
+        if !self.data.get(self.d.anisotropy_directions).is_empty() {
             ctx.warn("AnisotropyDirections has no effect (as in SOFA: no material reads it)");
         }
         let Some((rest, mesh)) =
@@ -530,6 +515,12 @@ impl TetrahedronHyperelasticityFemForceField {
         }
     }
 
+    /// The material named by `materialName` with `ParameterSet`.
+    fn material_from_data(&self) -> Result<Material, String> {
+        let name = self.data.get(self.d.material_name).trim();
+        Material::from_name(name, self.data.get(self.d.parameter_set))
+    }
+
     fn deformation(t: &Tet, x: &[f64]) -> Mat3 {
         let p0 = get3(x, t.idx[0]);
         let mut f = Mat3::zeros();
@@ -540,11 +531,42 @@ impl TetrahedronHyperelasticityFemForceField {
     }
 }
 
-impl_component!(
-    TetrahedronHyperelasticityFemForceField,
-    "TetrahedronHyperelasticityFEMForceField",
-    init
-);
+impl Component for TetrahedronHyperelasticityFemForceField {
+    fn class_name(&self) -> &'static str {
+        "TetrahedronHyperelasticityFEMForceField"
+    }
+    fn data(&self) -> &DataTable {
+        &self.data
+    }
+    fn data_mut(&mut self) -> &mut DataTable {
+        &mut self.data
+    }
+    fn init(&mut self, ctx: &mut InitContext<'_>) {
+        self.init_impl(ctx)
+    }
+
+    /// A new material (materialName, ParameterSet) or Rayleigh stiffness replaces them in
+    /// place (the rest shapes do not depend on them); a material that cannot be made is
+    /// refused; any other Data re-initialises the force field.
+    fn data_changed(&mut self, changed: &ChangedData) -> Reaction {
+        let material = [
+            self.d.material_name.index(),
+            self.d.parameter_set.index(),
+            self.ff.rayleigh_stiffness.index(),
+        ];
+        if !changed.only(&material) || self.tets.is_empty() || self.material.is_none() {
+            return Reaction::Reinit;
+        }
+        match self.material_from_data() {
+            Ok(m) => {
+                self.material = Some(m);
+                self.rayleigh = self.data.get(self.ff.rayleigh_stiffness);
+                Reaction::Updated
+            }
+            Err(e) => Reaction::Refused(vec![e]),
+        }
+    }
+}
 
 impl ForceField for TetrahedronHyperelasticityFemForceField {
     fn add_force(&mut self, x: &[f64], _v: &[f64], f: &mut [f64]) {
@@ -635,3 +657,86 @@ impl ForceField for TetrahedronHyperelasticityFemForceField {
 
 #[cfg(test)]
 mod tests;
+
+#[cfg(test)]
+mod edit_tests {
+    use super::*;
+    use crate::element::edit_check;
+    use canape_core::mesh::Mesh;
+
+    /// Editing materialName, ParameterSet or rayleighStiffness updates the force field in
+    /// place to exactly what an init with the new values gives; a material that cannot be
+    /// made is refused, and other Data ask for a re-initialisation.
+    #[test]
+    fn hyperelastic_material_edits_update_in_place() {
+        let mut seed = 11;
+        let mut rest = Vec::new();
+        for k in 0..2 {
+            for j in 0..2 {
+                for i in 0..3 {
+                    for v in [i as f64, j as f64 * 0.8, k as f64 * 1.2] {
+                        rest.push(v + 0.05 * crate::fd_check::rnd(&mut seed));
+                    }
+                }
+            }
+        }
+        let idx = |i: u32, j: u32, k: u32| i + 3 * (j + 2 * k);
+        let tetrahedra = (0..2)
+            .flat_map(|x| {
+                let h = [
+                    idx(x, 0, 0),
+                    idx(x + 1, 0, 0),
+                    idx(x + 1, 1, 0),
+                    idx(x, 1, 0),
+                    idx(x, 0, 1),
+                    idx(x + 1, 0, 1),
+                    idx(x + 1, 1, 1),
+                    idx(x, 1, 1),
+                ];
+                canape_core::mesh::hexa_to_tetras(h, false)
+            })
+            .collect();
+        let mesh = Mesh {
+            tetrahedra,
+            ..Default::default()
+        };
+        let x: Vec<f64> = crate::fd_check::rigidly_moved(&rest)
+            .iter()
+            .map(|v| v + 0.05 * crate::fd_check::rnd(&mut seed))
+            .collect();
+        let before = [
+            ("materialName", "NeoHookean"),
+            ("ParameterSet", "1000 3000"),
+            ("rayleighStiffness", "0.1"),
+        ];
+        let make = TetrahedronHyperelasticityFemForceField::new;
+        let edit =
+            |after: &[(&str, &str)]| edit_check::edit(make, &rest, &mesh, &before, after, &x);
+        assert_eq!(edit(&[("ParameterSet", "1500 2000")]), Reaction::Updated);
+        assert_eq!(
+            edit(&[("materialName", "StVenantKirchhoff")]),
+            Reaction::Updated
+        );
+        assert_eq!(edit(&[("rayleighStiffness", "0.25")]), Reaction::Updated);
+        assert_eq!(
+            edit(&[
+                ("materialName", "ArrudaBoyce"),
+                ("ParameterSet", "800 5000"),
+                ("rayleighStiffness", "0"),
+            ]),
+            Reaction::Updated
+        );
+        assert!(matches!(
+            edit(&[("ParameterSet", "1000")]),
+            Reaction::Refused(_)
+        ));
+        assert!(matches!(
+            edit(&[("materialName", "NoSuchMaterial")]),
+            Reaction::Refused(_)
+        ));
+        assert_eq!(
+            edit(&[("ParameterSet", "1200 3000"), ("matrixRegularization", "1")]),
+            Reaction::Reinit
+        );
+    }
+}

@@ -11,9 +11,9 @@
 //! `add_dforce` applies (SOFA's buildStiffnessMatrix picks wrong 3×3 blocks of its 5-DOF matrix;
 //! its scene uses a matrix-free solver).
 
-use crate::common::{check_material, fem_inputs, force_field_data};
+use crate::common::{check_material, fem_inputs};
 use canape_core::component::ForceField;
-use canape_core::data::{DataKind, DataTable};
+use canape_core::data::{DataKind, DataTable, ForceFieldData, Real, Reals, Text};
 use canape_core::impl_component;
 use canape_core::matrix::MatrixSink;
 use canape_core::scene::InitContext;
@@ -110,9 +110,21 @@ impl Quad {
     }
 }
 
+canape_core::data_schema! {
+    /// QuadBendingFEMForceField's own Data (after the force-field Data).
+    struct QuadBendingData {
+        method: Text = ("method", DataKind::Str, "small", "small (SOFA's only method; the value is not read)"),
+        poisson: Reals = ("poissonRatio", DataKind::Reals(0), "0.45", "Poisson ratio in Hooke's law (vector)"),
+        young: Reals = ("youngModulus", DataKind::Reals(0), "1000", "Young modulus in Hooke's law (vector)"),
+        thickness: Real = ("thickness", DataKind::Real, "1", "Thickness of the elements"),
+    }
+}
+
 #[derive(Clone)]
 pub struct QuadBendingFemForceField {
     data: DataTable,
+    /// Typed handles to the own Data in `data` (after the force-field Data).
+    d: QuadBendingData,
     quads: Vec<Quad>,
 }
 
@@ -124,50 +136,21 @@ impl Default for QuadBendingFemForceField {
 
 impl QuadBendingFemForceField {
     pub fn new() -> Self {
-        let data = force_field_data(DataTable::new())
-            .with(
-                "method",
-                DataKind::Str,
-                "small",
-                "small (SOFA's only method; the value is not read)",
-            )
-            .with(
-                "poissonRatio",
-                DataKind::Reals(0),
-                "0.45",
-                "Poisson ratio in Hooke's law (vector)",
-            )
-            .with(
-                "youngModulus",
-                DataKind::Reals(0),
-                "1000",
-                "Young modulus in Hooke's law (vector)",
-            )
-            .with(
-                "thickness",
-                DataKind::Real,
-                "1",
-                "Thickness of the elements",
-            )
-            .with(
-                "topology",
-                DataKind::Str,
-                "",
-                "link to the topology container",
-            );
+        let (data, _) = ForceFieldData::declare(canape_core::data::base_fields(DataTable::new()));
+        let (data, d) = QuadBendingData::declare(data);
         QuadBendingFemForceField {
             data,
+            d,
             quads: Vec::new(),
         }
     }
 
     /// Set up the quads from rest positions (init and tests).
     pub fn setup(&mut self, rest: &[f64], quads: &[[u32; 4]]) {
-        let e = self.data.reals("youngModulus").to_vec();
-        let nu = self.data.reals("poissonRatio").to_vec();
-        let e = if e.is_empty() { vec![1000.0] } else { e };
-        let nu = if nu.is_empty() { vec![0.45] } else { nu };
-        let t = self.data.real("thickness");
+        let or = |v: &[f64], d: f64| if v.is_empty() { vec![d] } else { v.to_vec() };
+        let e = or(self.data.get(self.d.young), 1000.0);
+        let nu = or(self.data.get(self.d.poisson), 0.45);
+        let t = self.data.get(self.d.thickness);
         self.quads = quads
             .iter()
             .enumerate()
@@ -196,10 +179,8 @@ impl QuadBendingFemForceField {
 
     fn init_impl(&mut self, ctx: &mut InitContext<'_>) {
         self.quads.clear();
-        if let Some(m) = check_material(
-            self.data.reals("youngModulus"),
-            self.data.reals("poissonRatio"),
-        ) {
+        if let Some(m) = check_material(self.data.get(self.d.young), self.data.get(self.d.poisson))
+        {
             ctx.error(m);
             return;
         }

@@ -17,10 +17,9 @@
 //! derivative's terms. SOFA has no addKToMatrix for this class: the force field is
 //! matrix-free, and contributes nothing to an assembled matrix.
 
-use crate::common::force_field_data;
 use crate::edge_triangles::{add_at, at, heron, init_inputs, lame_2d, EdgeTriangles};
 use canape_core::component::ForceField;
-use canape_core::data::{DataKind, DataTable};
+use canape_core::data::{DataKind, DataTable, Flag, ForceFieldData, Real, Reals};
 use canape_core::impl_component;
 use canape_core::matrix::MatrixSink;
 use canape_core::scene::InitContext;
@@ -42,9 +41,24 @@ struct TriInfo {
     dfdx: [Mat3; 3],
 }
 
+canape_core::data_schema! {
+    /// TriangularQuadraticSpringsForceField's own Data (after the force-field Data).
+    struct QuadraticSpringsData {
+        initial_points: Reals = ("initialPoints", DataKind::Reals(3), "", "Initial Position"),
+        poisson: Real = ("poissonRatio", DataKind::Real, "0.3", "Poisson ratio in Hooke's law"),
+        young: Real = ("youngModulus", DataKind::Real, "1000", "Young modulus in Hooke's law"),
+        damping_ratio: Real = ("dampingRatio", DataKind::Real, "0", "Ratio damping/stiffness"),
+        use_angular_springs: Flag = ("useAngularSprings", DataKind::Bool, "1", "If Angular Springs should be used or not"),
+    }
+}
+
 #[derive(Clone)]
 pub struct TriangularQuadraticSpringsForceField {
     data: DataTable,
+    /// Typed handles to the force-field Data in `data`.
+    ff: ForceFieldData,
+    /// Typed handles to the own Data in `data`.
+    d: QuadraticSpringsData,
     topo: EdgeTriangles,
     edges: Vec<EdgeInfo>,
     tris: Vec<TriInfo>,
@@ -64,34 +78,12 @@ impl Default for TriangularQuadraticSpringsForceField {
 
 impl TriangularQuadraticSpringsForceField {
     pub fn new() -> Self {
-        let data = force_field_data(DataTable::new())
-            .with("initialPoints", DataKind::Reals(3), "", "Initial Position")
-            .with(
-                "poissonRatio",
-                DataKind::Real,
-                "0.3",
-                "Poisson ratio in Hooke's law",
-            )
-            .with(
-                "youngModulus",
-                DataKind::Real,
-                "1000",
-                "Young modulus in Hooke's law",
-            )
-            .with(
-                "dampingRatio",
-                DataKind::Real,
-                "0",
-                "Ratio damping/stiffness",
-            )
-            .with(
-                "useAngularSprings",
-                DataKind::Bool,
-                "1",
-                "If Angular Springs should be used or not",
-            );
+        let (data, ff) = ForceFieldData::declare(canape_core::data::base_fields(DataTable::new()));
+        let (data, d) = QuadraticSpringsData::declare(data);
         TriangularQuadraticSpringsForceField {
             data,
+            ff,
+            d,
             topo: EdgeTriangles::default(),
             edges: Vec::new(),
             tris: Vec::new(),
@@ -105,12 +97,9 @@ impl TriangularQuadraticSpringsForceField {
 
     /// The rest state (SOFA's applyEdgeCreation then applyTriangleCreation for every element).
     fn setup(&mut self, rest: &[[f64; 3]], topo: EdgeTriangles) {
-        let (lambda, mu) = lame_2d(
-            self.data.real("youngModulus"),
-            self.data.real("poissonRatio"),
-        );
-        self.damping_ratio = self.data.real("dampingRatio");
-        self.angular = self.data.bool("useAngularSprings");
+        let (lambda, mu) = lame_2d(self.data.get(self.d.young), self.data.get(self.d.poisson));
+        self.damping_ratio = self.data.get(self.d.damping_ratio);
+        self.angular = self.data.get(self.d.use_angular_springs);
         self.edges = topo
             .edges
             .iter()
@@ -143,12 +132,17 @@ impl TriangularQuadraticSpringsForceField {
     }
 
     fn init_impl(&mut self, ctx: &mut InitContext<'_>) {
-        self.rayleigh = self.data.real("rayleighStiffness");
+        self.rayleigh = self.data.get(self.ff.rayleigh_stiffness);
         self.edges.clear();
         self.tris.clear();
         self.x.clear();
         self.topo = EdgeTriangles::default();
-        let Some((rest, topo)) = init_inputs(ctx, &self.data) else {
+        let Some((rest, topo)) = init_inputs(
+            ctx,
+            &self.data,
+            self.data.get(self.d.young),
+            self.data.get(self.d.poisson),
+        ) else {
             return;
         };
         self.setup(&rest, topo);

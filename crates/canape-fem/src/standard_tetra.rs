@@ -44,12 +44,10 @@
 //! `potential_energy` returns Σ V₀·W(C) (SOFA's getPotentialEnergy returns 0, "not
 //! implemented").
 
-use crate::common::force_field_data;
 use crate::edge_tetrahedra::{at, init_inputs, shape_vectors, EdgeTetrahedra, LOCAL_EDGES};
 use crate::hyperelastic::{Material, Strain};
-use canape_core::component::ForceField;
-use canape_core::data::{DataKind, DataTable};
-use canape_core::impl_component;
+use canape_core::component::{Component, ForceField, Reaction};
+use canape_core::data::{ChangedData, DataKind, DataTable, ForceFieldData, Reals, Text};
 use canape_core::matrix::MatrixSink;
 use canape_core::scene::InitContext;
 use canape_types::{DataTypes, Mat3, Vec3, Vec3Types};
@@ -126,9 +124,23 @@ struct Elem {
     v0: f64,
 }
 
+canape_core::data_schema! {
+    /// StandardTetrahedralFEMForceField's own Data (after the force-field Data).
+    struct StandardTetraData {
+        material_name: Text = ("materialName", DataKind::Str, "ArrudaBoyce", "the name of the material to be used"),
+        parameter_set: Reals = ("ParameterSet", DataKind::Reals(0), "", "The global parameters specifying the material"),
+        anisotropy_directions: Reals = ("AnisotropyDirections", DataKind::Reals(3), "", "The global directions of anisotropy of the material"),
+        parameter_file: Text = ("ParameterFile", DataKind::Str, "myFile.param", "the name of the file describing the material parameters for all tetrahedra"),
+    }
+}
+
 #[derive(Clone)]
 pub struct StandardTetrahedralFemForceField {
     data: DataTable,
+    /// Typed handles to the force-field Data in `data`.
+    ff: ForceFieldData,
+    /// Typed handles to the own Data in `data`.
+    d: StandardTetraData,
     material: Option<Material>,
     topo: EdgeTetrahedra,
     elems: Vec<Elem>,
@@ -149,39 +161,12 @@ impl Default for StandardTetrahedralFemForceField {
 
 impl StandardTetrahedralFemForceField {
     pub fn new() -> Self {
-        let data = force_field_data(DataTable::new())
-            .with(
-                "materialName",
-                DataKind::Str,
-                "ArrudaBoyce",
-                "the name of the material to be used",
-            )
-            .with(
-                "ParameterSet",
-                DataKind::Reals(0),
-                "",
-                "The global parameters specifying the material",
-            )
-            .with(
-                "AnisotropyDirections",
-                DataKind::Reals(3),
-                "",
-                "The global directions of anisotropy of the material",
-            )
-            .with(
-                "ParameterFile",
-                DataKind::Str,
-                "myFile.param",
-                "the name of the file describing the material parameters for all tetrahedra",
-            )
-            .with(
-                "topology",
-                DataKind::Str,
-                "",
-                "link to the topology container",
-            );
+        let (data, ff) = ForceFieldData::declare(canape_core::data::base_fields(DataTable::new()));
+        let (data, d) = StandardTetraData::declare(data);
         StandardTetrahedralFemForceField {
             data,
+            ff,
+            d,
             material: None,
             topo: EdgeTetrahedra::default(),
             elems: Vec::new(),
@@ -205,7 +190,7 @@ impl StandardTetrahedralFemForceField {
     /// The material named by the Data, refused when SOFA's class does not offer it, when its
     /// parameters are missing or not finite, or when it is not stable at rest.
     fn material_from_data(&self) -> Result<(Material, Option<String>), String> {
-        let name = self.data.str("materialName").trim();
+        let name = self.data.get(self.d.material_name).trim();
         if !MATERIALS.contains(&name) {
             return Err(format!(
                 "material name '{name}' is not valid for this force field (SOFA's \
@@ -213,7 +198,7 @@ impl StandardTetrahedralFemForceField {
                 MATERIALS.join(", ")
             ));
         }
-        let material = Material::from_name(name, self.data.reals("ParameterSet"))?;
+        let material = Material::from_name(name, self.data.get(self.d.parameter_set))?;
         let (shear, bulk) = rest_moduli(&material);
         let scale = shear.iter().fold(bulk.abs(), |m, v| m.max(v.abs()));
         if shear.iter().chain([&bulk]).any(|v| !v.is_finite()) {
@@ -243,7 +228,7 @@ impl StandardTetrahedralFemForceField {
     }
 
     fn init_impl(&mut self, ctx: &mut InitContext<'_>) {
-        self.rayleigh = self.data.real("rayleighStiffness");
+        self.rayleigh = self.data.get(self.ff.rayleigh_stiffness);
         self.material = None;
         self.elems.clear();
         self.dfdx.clear();
@@ -260,10 +245,10 @@ impl StandardTetrahedralFemForceField {
                 return;
             }
         };
-        if !self.data.reals("AnisotropyDirections").is_empty() {
+        if !self.data.get(self.d.anisotropy_directions).is_empty() {
             ctx.warn("AnisotropyDirections has no effect (as in SOFA: no material reads it)");
         }
-        if self.data.is_set("ParameterFile") {
+        if self.data.was_set(self.d.parameter_file) {
             ctx.warn("ParameterFile is not read (SOFA does not read it either)");
         }
         let Some((rest, topo)) = init_inputs(ctx, &self.data) else {
@@ -305,11 +290,42 @@ impl StandardTetrahedralFemForceField {
     }
 }
 
-impl_component!(
-    StandardTetrahedralFemForceField,
-    "StandardTetrahedralFEMForceField",
-    init
-);
+impl Component for StandardTetrahedralFemForceField {
+    fn class_name(&self) -> &'static str {
+        "StandardTetrahedralFEMForceField"
+    }
+    fn data(&self) -> &DataTable {
+        &self.data
+    }
+    fn data_mut(&mut self) -> &mut DataTable {
+        &mut self.data
+    }
+    fn init(&mut self, ctx: &mut InitContext<'_>) {
+        self.init_impl(ctx)
+    }
+
+    /// A new material (materialName, ParameterSet) or Rayleigh stiffness replaces them in
+    /// place (the rest shapes do not depend on them); a material init would refuse is
+    /// refused; any other Data re-initialises the force field.
+    fn data_changed(&mut self, changed: &ChangedData) -> Reaction {
+        let material = [
+            self.d.material_name.index(),
+            self.d.parameter_set.index(),
+            self.ff.rayleigh_stiffness.index(),
+        ];
+        if !changed.only(&material) || self.elems.is_empty() || self.material.is_none() {
+            return Reaction::Reinit;
+        }
+        match self.material_from_data() {
+            Ok((m, _)) => {
+                self.material = Some(m);
+                self.rayleigh = self.data.get(self.ff.rayleigh_stiffness);
+                Reaction::Updated
+            }
+            Err(e) => Reaction::Refused(vec![e]),
+        }
+    }
+}
 
 impl ForceField for StandardTetrahedralFemForceField {
     fn inverted_elements(&self) -> usize {
@@ -749,5 +765,52 @@ mod tests {
         let d = init(&mut f, &flat_rest, Some(tet_mesh(&bad)));
         assert!(d.has_errors(), "{d:?}");
         assert!(f.material().is_none());
+    }
+}
+
+#[cfg(test)]
+mod edit_tests {
+    use super::*;
+    use crate::element::edit_check;
+
+    /// Editing materialName, ParameterSet or rayleighStiffness updates the force field in
+    /// place to exactly what an init with the new values gives; a material init would refuse
+    /// is refused, and other Data ask for a re-initialisation.
+    #[test]
+    fn standard_tetra_material_edits_update_in_place() {
+        let (rest, mesh, x) = crate::fast_tetra::tests::two_cells();
+        let before = [
+            ("materialName", "NeoHookean"),
+            ("ParameterSet", "1000 3000"),
+            ("rayleighStiffness", "0.1"),
+        ];
+        let make = StandardTetrahedralFemForceField::new;
+        let edit =
+            |after: &[(&str, &str)]| edit_check::edit(make, &rest, &mesh, &before, after, &x);
+        assert_eq!(edit(&[("ParameterSet", "1500 2000")]), Reaction::Updated);
+        assert_eq!(
+            edit(&[("materialName", "StVenantKirchhoff")]),
+            Reaction::Updated
+        );
+        assert_eq!(edit(&[("rayleighStiffness", "0.25")]), Reaction::Updated);
+        assert!(matches!(
+            edit(&[("ParameterSet", "1000")]),
+            Reaction::Refused(_)
+        ));
+        assert!(matches!(
+            edit(&[("ParameterSet", "-1000 3000")]),
+            Reaction::Refused(_)
+        ));
+        assert!(matches!(
+            edit(&[("materialName", "NoSuchMaterial")]),
+            Reaction::Refused(_)
+        ));
+        assert_eq!(
+            edit(&[
+                ("ParameterSet", "1200 3000"),
+                ("ParameterFile", "other.param")
+            ]),
+            Reaction::Reinit
+        );
     }
 }

@@ -12,18 +12,30 @@
 //! SOFA. SOFA has no addKToMatrix for this class: the force field is matrix-free, and
 //! contributes nothing to an assembled matrix.
 
-use crate::common::force_field_data;
-use crate::edge_triangles::{add_at, at, heron, init_inputs, lame_2d, EdgeTriangles};
-use canape_core::component::ForceField;
-use canape_core::data::{DataKind, DataTable};
-use canape_core::impl_component;
+use crate::edge_triangles::{
+    add_at, at, check_material_2d, heron, init_inputs, lame_2d, EdgeTriangles,
+};
+use canape_core::component::{Component, ForceField, Reaction};
+use canape_core::data::{ChangedData, DataKind, DataTable, ForceFieldData, Real};
 use canape_core::matrix::MatrixSink;
 use canape_core::scene::InitContext;
 use canape_types::{DataTypes, Mat3, Vec3Types};
 
+canape_core::data_schema! {
+    /// TriangularTensorMassForceField's own Data (after the force-field Data).
+    struct TriangularTensorMassData {
+        poisson: Real = ("poissonRatio", DataKind::Real, "0.3", "Poisson ratio in Hooke's law"),
+        young: Real = ("youngModulus", DataKind::Real, "1000", "Young's modulus in Hooke's law"),
+    }
+}
+
 #[derive(Clone)]
 pub struct TriangularTensorMassForceField {
     data: DataTable,
+    /// Typed handles to the force-field Data in `data`.
+    ff: ForceFieldData,
+    /// Typed handles to the own Data in `data`.
+    d: TriangularTensorMassData,
     topo: EdgeTriangles,
     /// One tensor per edge of `topo`.
     dfdx: Vec<Mat3>,
@@ -40,21 +52,12 @@ impl Default for TriangularTensorMassForceField {
 
 impl TriangularTensorMassForceField {
     pub fn new() -> Self {
-        let data = force_field_data(DataTable::new())
-            .with(
-                "poissonRatio",
-                DataKind::Real,
-                "0.3",
-                "Poisson ratio in Hooke's law",
-            )
-            .with(
-                "youngModulus",
-                DataKind::Real,
-                "1000",
-                "Young's modulus in Hooke's law",
-            );
+        let (data, ff) = ForceFieldData::declare(canape_core::data::base_fields(DataTable::new()));
+        let (data, d) = TriangularTensorMassData::declare(data);
         TriangularTensorMassForceField {
             data,
+            ff,
+            d,
             topo: EdgeTriangles::default(),
             dfdx: Vec::new(),
             initial: Vec::new(),
@@ -65,10 +68,7 @@ impl TriangularTensorMassForceField {
     /// The edge tensors (SOFA's applyEdgeCreation, then applyTriangleCreation on every
     /// triangle).
     fn setup(&mut self, rest: Vec<[f64; 3]>, topo: EdgeTriangles) {
-        let (lambda, mu) = lame_2d(
-            self.data.real("youngModulus"),
-            self.data.real("poissonRatio"),
-        );
+        let (lambda, mu) = lame_2d(self.data.get(self.d.young), self.data.get(self.d.poisson));
         self.dfdx = vec![Mat3::zeros(); topo.edges.len()];
         for (t, te) in topo.triangles.iter().zip(&topo.edges_in_triangle) {
             let p = t.map(|i| at(&rest, i));
@@ -95,11 +95,16 @@ impl TriangularTensorMassForceField {
     }
 
     fn init_impl(&mut self, ctx: &mut InitContext<'_>) {
-        self.rayleigh = self.data.real("rayleighStiffness");
+        self.rayleigh = self.data.get(self.ff.rayleigh_stiffness);
         self.dfdx.clear();
         self.initial.clear();
         self.topo = EdgeTriangles::default();
-        let Some((rest, topo)) = init_inputs(ctx, &self.data) else {
+        let Some((rest, topo)) = init_inputs(
+            ctx,
+            &self.data,
+            self.data.get(self.d.young),
+            self.data.get(self.d.poisson),
+        ) else {
             return;
         };
         self.setup(rest, topo);
@@ -116,11 +121,45 @@ impl TriangularTensorMassForceField {
     }
 }
 
-impl_component!(
-    TriangularTensorMassForceField,
-    "TriangularTensorMassForceField",
-    init
-);
+impl Component for TriangularTensorMassForceField {
+    fn class_name(&self) -> &'static str {
+        "TriangularTensorMassForceField"
+    }
+    fn data(&self) -> &DataTable {
+        &self.data
+    }
+    fn data_mut(&mut self) -> &mut DataTable {
+        &mut self.data
+    }
+    fn init(&mut self, ctx: &mut InitContext<'_>) {
+        self.init_impl(ctx)
+    }
+
+    /// A new Young's modulus, Poisson's ratio or Rayleigh stiffness rebuilds the edge tensors
+    /// in place from the rest positions kept at init; any other Data re-initialises the
+    /// force field.
+    fn data_changed(&mut self, changed: &ChangedData) -> Reaction {
+        let material = [
+            self.d.young.index(),
+            self.d.poisson.index(),
+            self.ff.rayleigh_stiffness.index(),
+        ];
+        if !changed.only(&material) || self.dfdx.is_empty() {
+            return Reaction::Reinit;
+        }
+        let (young, nu) = (self.data.get(self.d.young), self.data.get(self.d.poisson));
+        if let Some(m) = check_material_2d(young, nu) {
+            return Reaction::Refused(vec![m]);
+        }
+        self.rayleigh = self.data.get(self.ff.rayleigh_stiffness);
+        let (rest, topo) = (
+            std::mem::take(&mut self.initial),
+            std::mem::take(&mut self.topo),
+        );
+        self.setup(rest, topo);
+        Reaction::Updated
+    }
+}
 
 impl ForceField for TriangularTensorMassForceField {
     fn add_force(&mut self, x: &[f64], _v: &[f64], f: &mut [f64]) {
@@ -229,5 +268,74 @@ mod tests {
             assert!(d.has_errors(), "{k}={v}");
             assert!(forces(&mut f, &rest).iter().all(|v| *v == 0.0));
         }
+    }
+}
+
+#[cfg(test)]
+mod edit_tests {
+    use super::*;
+    use crate::element::edit_check;
+
+    /// Editing youngModulus, poissonRatio or rayleighStiffness updates the force field in
+    /// place to exactly what an init with the new values gives; an invalid material is
+    /// refused, and other Data ask for a re-initialisation.
+    #[test]
+    fn triangular_tensor_mass_material_edits_update_in_place() {
+        let mut seed = 7;
+        let mut rest = Vec::new();
+        for j in 0..3 {
+            for i in 0..3 {
+                rest.extend([
+                    i as f64,
+                    j as f64 * 0.9,
+                    0.1 * crate::fd_check::rnd(&mut seed),
+                ]);
+            }
+        }
+        let v = |a: u32, b: u32| a + 3 * b;
+        let triangles: Vec<[u32; 3]> = (0..2)
+            .flat_map(|j| (0..2).map(move |i| (i, j)))
+            .flat_map(|(i, j)| {
+                [
+                    [v(i, j), v(i + 1, j), v(i + 1, j + 1)],
+                    [v(i, j), v(i + 1, j + 1), v(i, j + 1)],
+                ]
+            })
+            .collect();
+        let mesh = canape_core::mesh::Mesh {
+            triangles,
+            ..Default::default()
+        };
+        let x: Vec<f64> = crate::fd_check::rigidly_moved(&rest)
+            .iter()
+            .map(|v| v + 0.05 * crate::fd_check::rnd(&mut seed))
+            .collect();
+        let before = [
+            ("youngModulus", "1000"),
+            ("poissonRatio", "0.3"),
+            ("rayleighStiffness", "0.1"),
+        ];
+        let make = TriangularTensorMassForceField::new;
+        let edit =
+            |after: &[(&str, &str)]| edit_check::edit(make, &rest, &mesh, &before, after, &x);
+        assert_eq!(edit(&[("youngModulus", "1500")]), Reaction::Updated);
+        assert_eq!(edit(&[("poissonRatio", "0.4")]), Reaction::Updated);
+        assert_eq!(edit(&[("rayleighStiffness", "0.25")]), Reaction::Updated);
+        assert_eq!(
+            edit(&[("youngModulus", "800"), ("poissonRatio", "0.2")]),
+            Reaction::Updated
+        );
+        assert!(matches!(
+            edit(&[("poissonRatio", "1.5")]),
+            Reaction::Refused(_)
+        ));
+        assert!(matches!(
+            edit(&[("youngModulus", "-5")]),
+            Reaction::Refused(_)
+        ));
+        assert_eq!(
+            edit(&[("youngModulus", "2000"), ("isCompliance", "1")]),
+            Reaction::Reinit
+        );
     }
 }

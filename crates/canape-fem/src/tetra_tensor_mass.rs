@@ -19,18 +19,29 @@
 //! method="small"), which the tests check. Not rotation invariant (small displacements), as in
 //! SOFA. The potential energy is SOFA's getPotentialEnergy: −½ f·u.
 
-use crate::common::{check_material, force_field_data};
+use crate::common::check_material;
 use crate::edge_tetrahedra::{at, init_inputs, shape_vectors, EdgeTetrahedra, LOCAL_EDGES};
-use canape_core::component::ForceField;
-use canape_core::data::{DataKind, DataTable};
-use canape_core::impl_component;
+use canape_core::component::{Component, ForceField, Reaction};
+use canape_core::data::{ChangedData, DataKind, DataTable, ForceFieldData, Real};
 use canape_core::matrix::MatrixSink;
 use canape_core::scene::InitContext;
 use canape_types::{DataTypes, Mat3, Vec3Types};
 
+canape_core::data_schema! {
+    /// TetrahedralTensorMassForceField's own Data (after the force-field Data).
+    struct TetraTensorMassData {
+        poisson: Real = ("poissonRatio", DataKind::Real, "0.3", "Poisson ratio in Hooke's law"),
+        young: Real = ("youngModulus", DataKind::Real, "1000", "Young's modulus in Hooke's law"),
+    }
+}
+
 #[derive(Clone)]
 pub struct TetrahedralTensorMassForceField {
     data: DataTable,
+    /// Typed handles to the force-field Data in `data`.
+    ff: ForceFieldData,
+    /// Typed handles to the own Data in `data`.
+    d: TetraTensorMassData,
     topo: EdgeTetrahedra,
     /// One tensor per edge of `topo`.
     dfdx: Vec<Mat3>,
@@ -55,27 +66,12 @@ pub fn lame_3d(young: f64, nu: f64) -> (f64, f64) {
 
 impl TetrahedralTensorMassForceField {
     pub fn new() -> Self {
-        let data = force_field_data(DataTable::new())
-            .with(
-                "poissonRatio",
-                DataKind::Real,
-                "0.3",
-                "Poisson ratio in Hooke's law",
-            )
-            .with(
-                "youngModulus",
-                DataKind::Real,
-                "1000",
-                "Young's modulus in Hooke's law",
-            )
-            .with(
-                "topology",
-                DataKind::Str,
-                "",
-                "link to the topology container",
-            );
+        let (data, ff) = ForceFieldData::declare(canape_core::data::base_fields(DataTable::new()));
+        let (data, d) = TetraTensorMassData::declare(data);
         TetrahedralTensorMassForceField {
             data,
+            ff,
+            d,
             topo: EdgeTetrahedra::default(),
             dfdx: Vec::new(),
             initial: Vec::new(),
@@ -86,10 +82,7 @@ impl TetrahedralTensorMassForceField {
     /// The edge tensors (SOFA's createEdgeRestInformation, then applyTetrahedronCreation on
     /// every tetrahedron in order).
     fn setup(&mut self, rest: Vec<[f64; 3]>, topo: EdgeTetrahedra) {
-        let (lambda, mu) = lame_3d(
-            self.data.real("youngModulus"),
-            self.data.real("poissonRatio"),
-        );
+        let (lambda, mu) = lame_3d(self.data.get(self.d.young), self.data.get(self.d.poisson));
         self.dfdx = vec![Mat3::zeros(); topo.edges.len()];
         for (ti, (t, te)) in topo
             .tetrahedra
@@ -119,14 +112,11 @@ impl TetrahedralTensorMassForceField {
     }
 
     fn init_impl(&mut self, ctx: &mut InitContext<'_>) {
-        self.rayleigh = self.data.real("rayleighStiffness");
+        self.rayleigh = self.data.get(self.ff.rayleigh_stiffness);
         self.dfdx.clear();
         self.initial.clear();
         self.topo = EdgeTetrahedra::default();
-        let (young, nu) = (
-            self.data.real("youngModulus"),
-            self.data.real("poissonRatio"),
-        );
+        let (young, nu) = (self.data.get(self.d.young), self.data.get(self.d.poisson));
         if let Some(m) = check_material(&[young], &[nu]) {
             ctx.error(m);
             return;
@@ -143,11 +133,45 @@ impl TetrahedralTensorMassForceField {
     }
 }
 
-impl_component!(
-    TetrahedralTensorMassForceField,
-    "TetrahedralTensorMassForceField",
-    init
-);
+impl Component for TetrahedralTensorMassForceField {
+    fn class_name(&self) -> &'static str {
+        "TetrahedralTensorMassForceField"
+    }
+    fn data(&self) -> &DataTable {
+        &self.data
+    }
+    fn data_mut(&mut self) -> &mut DataTable {
+        &mut self.data
+    }
+    fn init(&mut self, ctx: &mut InitContext<'_>) {
+        self.init_impl(ctx)
+    }
+
+    /// A new Young's modulus, Poisson's ratio or Rayleigh stiffness rebuilds the edge tensors
+    /// in place from the rest positions kept at init; any other Data re-initialises the
+    /// force field.
+    fn data_changed(&mut self, changed: &ChangedData) -> Reaction {
+        let material = [
+            self.d.young.index(),
+            self.d.poisson.index(),
+            self.ff.rayleigh_stiffness.index(),
+        ];
+        if !changed.only(&material) || self.dfdx.is_empty() {
+            return Reaction::Reinit;
+        }
+        let (young, nu) = (self.data.get(self.d.young), self.data.get(self.d.poisson));
+        if let Some(m) = check_material(&[young], &[nu]) {
+            return Reaction::Refused(vec![m]);
+        }
+        self.rayleigh = self.data.get(self.ff.rayleigh_stiffness);
+        let (rest, topo) = (
+            std::mem::take(&mut self.initial),
+            std::mem::take(&mut self.topo),
+        );
+        self.setup(rest, topo);
+        Reaction::Updated
+    }
+}
 
 impl ForceField for TetrahedralTensorMassForceField {
     fn add_force(&mut self, x: &[f64], _v: &[f64], f: &mut [f64]) {
@@ -409,5 +433,46 @@ mod tests {
         f.add_force(&rest[..6], &[0.0; 6], &mut out);
         f.add_dforce(&[1.0; 6], &mut out, 1.0);
         assert!(out.iter().all(|v| *v == 0.0));
+    }
+}
+
+#[cfg(test)]
+mod edit_tests {
+    use super::*;
+    use crate::element::edit_check;
+
+    /// Editing youngModulus, poissonRatio or rayleighStiffness updates the force field in
+    /// place to exactly what an init with the new values gives; an invalid material is
+    /// refused, and other Data ask for a re-initialisation.
+    #[test]
+    fn tetra_tensor_mass_material_edits_update_in_place() {
+        let (rest, mesh, x) = crate::fast_tetra::tests::two_cells();
+        let before = [
+            ("youngModulus", "1000"),
+            ("poissonRatio", "0.3"),
+            ("rayleighStiffness", "0.1"),
+        ];
+        let make = TetrahedralTensorMassForceField::new;
+        let edit =
+            |after: &[(&str, &str)]| edit_check::edit(make, &rest, &mesh, &before, after, &x);
+        assert_eq!(edit(&[("youngModulus", "1500")]), Reaction::Updated);
+        assert_eq!(edit(&[("poissonRatio", "0.4")]), Reaction::Updated);
+        assert_eq!(edit(&[("rayleighStiffness", "0.25")]), Reaction::Updated);
+        assert_eq!(
+            edit(&[("youngModulus", "800"), ("poissonRatio", "0.2")]),
+            Reaction::Updated
+        );
+        assert!(matches!(
+            edit(&[("poissonRatio", "0.7")]),
+            Reaction::Refused(_)
+        ));
+        assert!(matches!(
+            edit(&[("youngModulus", "-5")]),
+            Reaction::Refused(_)
+        ));
+        assert_eq!(
+            edit(&[("youngModulus", "2000"), ("isCompliance", "1")]),
+            Reaction::Reinit
+        );
     }
 }

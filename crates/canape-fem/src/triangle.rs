@@ -11,10 +11,11 @@
 //! in SOFA). The arithmetic is written out in SOFA's order (dot products left to right,
 //! normalisation by division) so that results agree to round-off.
 
-use crate::common::{check_material, fem_inputs, force_field_data};
-use canape_core::component::ForceField;
-use canape_core::data::{DataKind, DataTable};
-use canape_core::impl_component;
+use crate::common::{check_material, fem_inputs};
+use canape_core::component::{Component, ForceField, Reaction};
+use canape_core::data::{
+    ChangedData, DataKind, DataTable, Flag, ForceFieldData, Real, Reals, Text,
+};
 use canape_core::matrix::MatrixSink;
 use canape_core::scene::InitContext;
 use canape_types::Mat3;
@@ -88,6 +89,12 @@ struct Tri {
 }
 
 impl Tri {
+    /// Plane-stress constants (mu, gamma) of element `k`.
+    fn material(e: &[f64], nu: &[f64], k: usize) -> (f64, f64) {
+        let (ek, nuk) = element_moduli(e, nu, k);
+        (ek / (1.0 + nuk), (ek * nuk) / (1.0 - nuk * nuk))
+    }
+
     /// Stress (SOFA's scaled σ) from the unnormalised strain terms.
     #[inline(always)]
     fn stress(&self, s0: f64, s1: f64, s2: f64, factor: f64) -> [f64; 3] {
@@ -113,9 +120,44 @@ impl Tri {
     }
 }
 
+canape_core::data_schema! {
+    /// TriangularFEMForceFieldOptim's own Data (after the force-field Data).
+    struct OptimData {
+        young: Reals = ("youngModulus", DataKind::Reals(0), "5000", "Young's modulus in Hooke's law (one value, or one per element)"),
+        poisson: Reals = ("poissonRatio", DataKind::Reals(0), "0.45", "Poisson's ratio in Hooke's law (one value, or one per element)"),
+        method: Text = ("method", DataKind::Str, "large", "only \"large\" (corotational) exists, as in SOFA"),
+        damping: Real = ("damping", DataKind::Real, "0", "Ratio damping/stiffness (unused, as in SOFA)"),
+        rest_scale: Real = ("restScale", DataKind::Real, "1", "Scale factor applied to rest positions (to simulate pre-stretched materials)"),
+        compute_principal_stress: Flag = ("computePrincipalStress", DataKind::Bool, "0", "Compute principal stress for each triangle"),
+        stress_max_value: Real = ("stressMaxValue", DataKind::Real, "0", "Max stress value computed over the triangulation"),
+        show_stress_vector: Flag = ("showStressVector", DataKind::Bool, "0", "Flag activating rendering of stress directions within each triangle"),
+        show_stress_threshold: Real = ("showStressThreshold", DataKind::Real, "0", "Minimum Stress value for rendering of stress vectors"),
+        drawing: Flag = ("drawing", DataKind::Bool, "1", "draw the forcefield if true"),
+    }
+}
+
+/// Young's moduli and Poisson's ratios (one, or one per element), never empty.
+fn moduli(
+    t: &DataTable,
+    young: canape_core::data::Data<Reals>,
+    poisson: canape_core::data::Data<Reals>,
+) -> (Vec<f64>, Vec<f64>) {
+    let or = |v: &[f64], d: f64| if v.is_empty() { vec![d] } else { v.to_vec() };
+    (or(t.get(young), 5000.0), or(t.get(poisson), 0.45))
+}
+
+/// The modulus and ratio of element `k`: its own in a per-element list, else the first.
+fn element_moduli(e: &[f64], nu: &[f64], k: usize) -> (f64, f64) {
+    (*e.get(k).unwrap_or(&e[0]), *nu.get(k).unwrap_or(&nu[0]))
+}
+
 #[derive(Clone)]
 pub struct TriangularFemForceFieldOptim {
     data: DataTable,
+    /// Typed handles to the force-field Data in `data`.
+    ff: ForceFieldData,
+    /// Typed handles to the own Data in `data`.
+    d: OptimData,
     tris: Vec<Tri>,
     rayleigh: f64,
 }
@@ -128,69 +170,12 @@ impl Default for TriangularFemForceFieldOptim {
 
 impl TriangularFemForceFieldOptim {
     pub fn new() -> Self {
-        let data = force_field_data(DataTable::new())
-            .with(
-                "youngModulus",
-                DataKind::Reals(0),
-                "5000",
-                "Young's modulus in Hooke's law (one value, or one per element)",
-            )
-            .with(
-                "poissonRatio",
-                DataKind::Reals(0),
-                "0.45",
-                "Poisson's ratio in Hooke's law (one value, or one per element)",
-            )
-            .with(
-                "method",
-                DataKind::Str,
-                "large",
-                "only \"large\" (corotational) exists, as in SOFA",
-            )
-            .with(
-                "damping",
-                DataKind::Real,
-                "0",
-                "Ratio damping/stiffness (unused, as in SOFA)",
-            )
-            .with(
-                "restScale",
-                DataKind::Real,
-                "1",
-                "Scale factor applied to rest positions (to simulate pre-stretched materials)",
-            )
-            .with(
-                "computePrincipalStress",
-                DataKind::Bool,
-                "0",
-                "Compute principal stress for each triangle",
-            )
-            .with(
-                "stressMaxValue",
-                DataKind::Real,
-                "0",
-                "Max stress value computed over the triangulation",
-            )
-            .with(
-                "showStressVector",
-                DataKind::Bool,
-                "0",
-                "Flag activating rendering of stress directions within each triangle",
-            )
-            .with(
-                "showStressThreshold",
-                DataKind::Real,
-                "0",
-                "Minimum Stress value for rendering of stress vectors",
-            )
-            .with(
-                "drawing",
-                DataKind::Bool,
-                "1",
-                "draw the forcefield if true",
-            );
+        let (data, ff) = ForceFieldData::declare(canape_core::data::base_fields(DataTable::new()));
+        let (data, d) = OptimData::declare(data);
         TriangularFemForceFieldOptim {
             data,
+            ff,
+            d,
             tris: Vec::new(),
             rayleigh: 0.0,
         }
@@ -198,14 +183,11 @@ impl TriangularFemForceFieldOptim {
 
     /// Set up the triangles from rest positions (init and tests).
     pub fn setup(&mut self, rest: &[f64], triangles: &[[u32; 3]]) {
-        let e = self.data.reals("youngModulus").to_vec();
-        let nu = self.data.reals("poissonRatio").to_vec();
-        let e = if e.is_empty() { vec![5000.0] } else { e };
-        let nu = if nu.is_empty() { vec![0.45] } else { nu };
+        let (e, nu) = moduli(&self.data, self.d.young, self.d.poisson);
         let rest_scale = self
             .data
-            .is_set("restScale")
-            .then(|| self.data.real("restScale"));
+            .was_set(self.d.rest_scale)
+            .then(|| self.data.get(self.d.rest_scale));
         self.tris.clear();
         for (k, t) in triangles.iter().enumerate() {
             let idx = t.map(|i| i as usize);
@@ -218,34 +200,32 @@ impl TriangularFemForceFieldOptim {
             }
             let [ex, ey] = frame(ab, ac);
             let (bx, cx, cy) = (dot(ex, ab), dot(ex, ac), dot(ey, ac));
-            let (ek, nuk) = (*e.get(k).unwrap_or(&e[0]), *nu.get(k).unwrap_or(&nu[0]));
+            let (mu, gamma) = Tri::material(&e, &nu, k);
             self.tris.push(Tri {
                 idx,
                 bx,
                 cx,
                 cy,
                 ss: 0.5 / (bx * cy),
-                mu: ek / (1.0 + nuk),
-                gamma: (ek * nuk) / (1.0 - nuk * nuk),
+                mu,
+                gamma,
                 frame: [ex, ey],
             });
         }
     }
 
     fn init_impl(&mut self, ctx: &mut InitContext<'_>) {
-        self.rayleigh = self.data.real("rayleighStiffness");
+        self.rayleigh = self.data.get(self.ff.rayleigh_stiffness);
         self.tris.clear();
-        let method = self.data.str("method").trim().to_string();
+        let method = self.data.get(self.d.method).trim().to_string();
         if !method.is_empty() && method != "large" {
             ctx.warn(format!(
                 "method '{method}': TriangularFEMForceFieldOptim only has the corotational \
                  'large' method (as SOFA); using it"
             ));
         }
-        if let Some(m) = check_material(
-            self.data.reals("youngModulus"),
-            self.data.reals("poissonRatio"),
-        ) {
+        if let Some(m) = check_material(self.data.get(self.d.young), self.data.get(self.d.poisson))
+        {
             ctx.error(m);
             return;
         }
@@ -319,11 +299,44 @@ impl TriangularFemForceFieldOptim {
     }
 }
 
-impl_component!(
-    TriangularFemForceFieldOptim,
-    "TriangularFEMForceFieldOptim",
-    init
-);
+impl Component for TriangularFemForceFieldOptim {
+    fn class_name(&self) -> &'static str {
+        "TriangularFEMForceFieldOptim"
+    }
+    fn data(&self) -> &DataTable {
+        &self.data
+    }
+    fn data_mut(&mut self) -> &mut DataTable {
+        &mut self.data
+    }
+    fn init(&mut self, ctx: &mut InitContext<'_>) {
+        self.init_impl(ctx)
+    }
+
+    /// A new Young's modulus, Poisson's ratio or Rayleigh stiffness updates the triangles'
+    /// plane-stress constants in place (rest shapes and frames kept); any other Data
+    /// re-initialises the force field.
+    fn data_changed(&mut self, changed: &ChangedData) -> Reaction {
+        let material = [
+            self.d.young.index(),
+            self.d.poisson.index(),
+            self.ff.rayleigh_stiffness.index(),
+        ];
+        if !changed.only(&material) || self.tris.is_empty() {
+            return Reaction::Reinit;
+        }
+        if let Some(m) = check_material(self.data.get(self.d.young), self.data.get(self.d.poisson))
+        {
+            return Reaction::Refused(vec![m]);
+        }
+        self.rayleigh = self.data.get(self.ff.rayleigh_stiffness);
+        let (e, nu) = moduli(&self.data, self.d.young, self.d.poisson);
+        for (k, t) in self.tris.iter_mut().enumerate() {
+            (t.mu, t.gamma) = Tri::material(&e, &nu, k);
+        }
+        Reaction::Updated
+    }
+}
 
 impl ForceField for TriangularFemForceFieldOptim {
     fn add_force(&mut self, x: &[f64], _v: &[f64], f: &mut [f64]) {
@@ -391,6 +404,114 @@ impl ForceField for TriangularFemForceFieldOptim {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    /// Editing youngModulus, poissonRatio or rayleighStiffness of the triangular FEM force
+    /// fields updates them in place to exactly what an init with the new values gives; an
+    /// invalid material is refused, and other Data ask for a re-initialisation.
+    #[test]
+    fn triangle_material_edits_update_in_place() {
+        use crate::element::edit_check;
+        use canape_core::component::Reaction;
+        let mut seed = 7;
+        let mut rest = Vec::new();
+        for j in 0..3 {
+            for i in 0..3 {
+                rest.extend([
+                    i as f64,
+                    j as f64 * 0.9,
+                    0.1 * crate::fd_check::rnd(&mut seed),
+                ]);
+            }
+        }
+        let triangles: Vec<[u32; 3]> = (0..2)
+            .flat_map(|j| (0..2).map(move |i| (i, j)))
+            .flat_map(|(i, j)| {
+                let v = |a: u32, b: u32| a + 3 * b;
+                [
+                    [v(i, j), v(i + 1, j), v(i + 1, j + 1)],
+                    [v(i, j), v(i + 1, j + 1), v(i, j + 1)],
+                ]
+            })
+            .collect();
+        let mesh = canape_core::mesh::Mesh {
+            triangles,
+            ..Default::default()
+        };
+        let x: Vec<f64> = crate::fd_check::rigidly_moved(&rest)
+            .iter()
+            .map(|v| v + 0.05 * crate::fd_check::rnd(&mut seed))
+            .collect();
+        let before = [
+            ("youngModulus", "1000"),
+            ("poissonRatio", "0.3"),
+            ("rayleighStiffness", "0.1"),
+        ];
+        let per_element = [
+            ("youngModulus", "1200 900 1100 800 1000 1300 700 1400"),
+            ("poissonRatio", "0.2 0.35"),
+            ("rayleighStiffness", "0"),
+        ];
+        fn check<F: ForceField>(
+            make: impl Fn() -> F,
+            rest: &[f64],
+            mesh: &canape_core::mesh::Mesh,
+            before: &[(&str, &str)],
+            per_element: &[(&str, &str)],
+            other: (&str, &str),
+            x: &[f64],
+        ) {
+            let edit =
+                |after: &[(&str, &str)]| edit_check::edit(&make, rest, mesh, before, after, x);
+            assert_eq!(edit(&[("youngModulus", "1500")]), Reaction::Updated);
+            assert_eq!(edit(&[("poissonRatio", "0.4")]), Reaction::Updated);
+            assert_eq!(edit(&[("rayleighStiffness", "0.25")]), Reaction::Updated);
+            assert_eq!(edit(per_element), Reaction::Updated);
+            assert!(matches!(
+                edit(&[("poissonRatio", "0.7")]),
+                Reaction::Refused(_)
+            ));
+            assert!(matches!(
+                edit(&[("youngModulus", "-5")]),
+                Reaction::Refused(_)
+            ));
+            assert_eq!(edit(&[("youngModulus", "2000"), other]), Reaction::Reinit);
+        }
+        let (r, m, b, p) = (&rest, &mesh, &before[..], &per_element[..]);
+        check(
+            TriangularFemForceFieldOptim::new,
+            r,
+            m,
+            b,
+            p,
+            ("restScale", "0.9"),
+            &x,
+        );
+        check(
+            TriangularFemForceField::new,
+            r,
+            m,
+            b,
+            p,
+            ("computePrincipalStress", "1"),
+            &x,
+        );
+        check(
+            TriangularFemForceField::triangle_fem,
+            r,
+            m,
+            b,
+            p,
+            ("thickness", "2"),
+            &x,
+        );
+        let plane_strain = || {
+            let mut ff = TriangularFemForceField::triangle_fem();
+            ff.data_mut().set_str("planeStrain", "1").unwrap();
+            ff.data_mut().set_str("thickness", "0.5").unwrap();
+            ff
+        };
+        check(plane_strain, r, m, b, p, ("thickness", "2"), &x);
+    }
 
     fn rotated_square() -> (Vec<f64>, Vec<[u32; 3]>) {
         let r = nalgebra::Rotation3::from_euler_angles(0.4, -0.3, 0.9);

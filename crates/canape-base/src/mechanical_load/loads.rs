@@ -426,12 +426,6 @@ impl TrianglePressureForceField {
                 DataKind::Bool,
                 "1",
                 "applied force is computed as the pressure vector times the area at rest",
-            )
-            .with(
-                "topology",
-                DataKind::Str,
-                "",
-                "link to the topology container",
             );
         TrianglePressureForceField {
             data,
@@ -559,12 +553,6 @@ impl LinearForceField {
                 DataKind::Real,
                 "0",
                 "Size of the drawn arrows (0->no arrows, sign->direction of drawing",
-            )
-            .with(
-                "topology",
-                DataKind::Str,
-                "",
-                "link to the topology container",
             );
         LinearForceField {
             data,
@@ -754,12 +742,6 @@ impl EdgePressureForceField {
                 DataKind::Bool,
                 "0",
                 "draw arrows of edge pressures",
-            )
-            .with(
-                "topology",
-                DataKind::Str,
-                "",
-                "link to the topology container",
             );
         EdgePressureForceField {
             data,

@@ -2,7 +2,7 @@
 //! topology.
 
 use super::{vec3_state, Spring, SpringForceField};
-use canape_core::data::{Data, DataKind, Flag, Ints, Real, Reals, Text};
+use canape_core::data::{Data, DataKind, Flag, Ints, Real, Reals};
 use canape_core::scene::InitContext;
 use canape_types::Mat3;
 
@@ -26,7 +26,6 @@ canape_core::data_schema! {
         draw_max_elongation_range: Real = ("drawMaxElongationRange", DataKind::Real, "15", "Max range of elongation (red eongation - blue neutral - green compression)"),
         draw_spring_size: Real = ("drawSpringSize", DataKind::Real, "8", "Size of drawed lines"),
         local_range: Ints = ("localRange", DataKind::Ints(0), "", "optional range of local DOF indices"),
-        topology: Text = ("topology", DataKind::Str, "", "link to the topology container"),
     }
 }
 

@@ -2,6 +2,32 @@
 
 use super::*;
 
+canape_core::data_schema! {
+    /// TriangularFEMForceField's own Data (after the force-field Data).
+    struct LargeData {
+        young: Reals = ("youngModulus", DataKind::Reals(0), "5000", "Young's modulus in Hooke's law (one value, or one per element)"),
+        poisson: Reals = ("poissonRatio", DataKind::Reals(0), "0.45", "Poisson's ratio in Hooke's law (one value, or one per element)"),
+        method: Text = ("method", DataKind::Str, "large", "large: large displacements (corotational); small is not supported"),
+        rotated_initial_elements: Reals = ("rotatedInitialElements", DataKind::Reals(9), "", "Flag activating rendering of stress directions within each triangle"),
+        initial_transformation: Reals = ("initialTransformation", DataKind::Reals(9), "", "Flag activating rendering of stress directions within each triangle"),
+        hosford_exponant: Real = ("hosfordExponant", DataKind::Real, "1", "Exponant in the Hosford yield criteria"),
+        criteria_value: Real = ("criteriaValue", DataKind::Real, "1e15", "Fracturable threshold used to draw fracturable triangles"),
+        show_stress_value: Flag = ("showStressValue", DataKind::Bool, "1", "Flag activating rendering of stress values as a color in each triangle"),
+        show_stress_vector: Flag = ("showStressVector", DataKind::Bool, "0", "Flag activating rendering of stress directions within each triangle"),
+        show_fracturable_triangles: Flag = ("showFracturableTriangles", DataKind::Bool, "0", "Flag activating rendering of triangles to fracture"),
+        compute_principal_stress: Flag = ("computePrincipalStress", DataKind::Bool, "0", "Compute principal stress for each triangle"),
+    }
+}
+
+canape_core::data_schema! {
+    /// What TriangleFEMForceField adds to TriangularFEMForceField's Data.
+    struct OlderData {
+        thickness: Real = ("thickness", DataKind::Real, "1", "Thickness of the elements"),
+        plane_strain: Flag = ("planeStrain", DataKind::Bool, "0", "Plane strain or plane stress assumption"),
+        initial_points: Reals = ("initialPoints", DataKind::Reals(3), "", "Initial Position"),
+    }
+}
+
 /// TriangularFEMForceField, method "large" (the only one SOFA's scenes use), following SOFA's
 /// Sofa/Component/SolidMechanics/FEM/Elastic/.../TriangularFEMForceField.inl: each triangle's
 /// frame has x along AB and z along AB × AC; the rest triangle in its rest frame gives the
@@ -12,7 +38,16 @@ use super::*;
 #[derive(Clone)]
 pub struct TriangularFemForceField {
     data: DataTable,
+    /// Typed handles to the force-field Data in `data`.
+    ff: ForceFieldData,
+    /// Typed handles to the own Data in `data`.
+    d: LargeData,
+    /// Typed handles to TriangleFEMForceField's Data (when `older`).
+    od: Option<OlderData>,
     tris: Vec<LargeTri>,
+    /// What each triangle's material is scaled by (its rest area, times the thickness for
+    /// TriangleFEMForceField), parallel to `tris`.
+    areas: Vec<f64>,
     rayleigh: f64,
     /// TriangleFEMForceField (SOFA's TriangleFEMForceField.inl, the older component with the
     /// same "large" element): the material times thickness·area (plane stress, or plane
@@ -111,82 +146,15 @@ impl Default for TriangularFemForceField {
 
 impl TriangularFemForceField {
     pub fn new() -> Self {
-        let data = force_field_data(DataTable::new())
-            .with(
-                "youngModulus",
-                DataKind::Reals(0),
-                "5000",
-                "Young's modulus in Hooke's law (one value, or one per element)",
-            )
-            .with(
-                "poissonRatio",
-                DataKind::Reals(0),
-                "0.45",
-                "Poisson's ratio in Hooke's law (one value, or one per element)",
-            )
-            .with(
-                "method",
-                DataKind::Str,
-                "large",
-                "large: large displacements (corotational); small is not supported",
-            )
-            .with(
-                "rotatedInitialElements",
-                DataKind::Reals(9),
-                "",
-                "Flag activating rendering of stress directions within each triangle",
-            )
-            .with(
-                "initialTransformation",
-                DataKind::Reals(9),
-                "",
-                "Flag activating rendering of stress directions within each triangle",
-            )
-            .with(
-                "hosfordExponant",
-                DataKind::Real,
-                "1",
-                "Exponant in the Hosford yield criteria",
-            )
-            .with(
-                "criteriaValue",
-                DataKind::Real,
-                "1e15",
-                "Fracturable threshold used to draw fracturable triangles",
-            )
-            .with(
-                "showStressValue",
-                DataKind::Bool,
-                "1",
-                "Flag activating rendering of stress values as a color in each triangle",
-            )
-            .with(
-                "showStressVector",
-                DataKind::Bool,
-                "0",
-                "Flag activating rendering of stress directions within each triangle",
-            )
-            .with(
-                "showFracturableTriangles",
-                DataKind::Bool,
-                "0",
-                "Flag activating rendering of triangles to fracture",
-            )
-            .with(
-                "computePrincipalStress",
-                DataKind::Bool,
-                "0",
-                "Compute principal stress for each triangle",
-            )
-            .with(
-                "topology",
-                DataKind::Str,
-                "",
-                "link to the topology container",
-            );
+        let (data, ff) = ForceFieldData::declare(canape_core::data::base_fields(DataTable::new()));
+        let (data, d) = LargeData::declare(data);
         TriangularFemForceField {
             data,
+            ff,
+            d,
+            od: None,
             tris: Vec::new(),
+            areas: Vec::new(),
             rayleigh: 0.0,
             older: false,
         }
@@ -195,58 +163,36 @@ impl TriangularFemForceField {
     /// TriangleFEMForceField.
     pub fn triangle_fem() -> Self {
         let mut f = Self::new();
-        let data = std::mem::take(&mut f.data);
-        f.data = data
-            .with(
-                "thickness",
-                DataKind::Real,
-                "1",
-                "Thickness of the elements",
-            )
-            .with(
-                "planeStrain",
-                DataKind::Bool,
-                "0",
-                "Plane strain or plane stress assumption",
-            )
-            .with("initialPoints", DataKind::Reals(3), "", "Initial Position");
+        let (data, od) = OlderData::declare(std::mem::take(&mut f.data));
+        f.data = data;
+        f.od = Some(od);
         f.older = true;
         f
     }
 
     /// Set up the triangles from rest positions (init and tests).
     pub fn setup(&mut self, rest: &[f64], triangles: &[[u32; 3]]) {
-        let e = self.data.reals("youngModulus").to_vec();
-        let nu = self.data.reals("poissonRatio").to_vec();
-        let e = if e.is_empty() { vec![5000.0] } else { e };
-        let nu = if nu.is_empty() { vec![0.45] } else { nu };
+        let (e, nu) = moduli(&self.data, self.d.young, self.d.poisson);
         self.tris.clear();
+        self.areas.clear();
         for (k, t) in triangles.iter().enumerate() {
             let idx = t.map(|i| i as usize);
             let [a, b, c] = idx.map(|i| p3(rest, i));
             let r = rotation_large(a, b, c);
-            let (ek, nuk) = (*e.get(k).unwrap_or(&e[0]), *nu.get(k).unwrap_or(&nu[0]));
-            let (p1, p2, k00, k01, k22) = if self.older {
+            let (p1, p2, area) = if let Some(od) = self.od {
                 // rotated, then subtracted; material times thickness · area (from the cross
-                // product), plane stress or plane strain
+                // product)
                 let (ra, rb, rc) = (rot(&r, a), rot(&r, b), rot(&r, c));
                 let (p1, p2) = (sub(rb, ra), sub(rc, ra));
                 let n = cross(sub(b, a), sub(c, a));
-                let v = 0.5 * self.data.real("thickness") * dot(n, n).sqrt();
-                if self.data.bool("planeStrain") {
-                    let s = (ek / ((1.0 + nuk) * (1.0 - 2.0 * nuk))) * v;
-                    (p1, p2, (1.0 - nuk) * s, nuk * s, (0.5 - nuk) * s)
-                } else {
-                    let s = (ek / (1.0 - nuk * nuk)) * v;
-                    (p1, p2, s, nuk * s, 0.5 * (1.0 - nuk) * s)
-                }
+                (p1, p2, 0.5 * self.data.get(od.thickness) * dot(n, n).sqrt())
             } else {
                 let p1 = rot(&r, sub(b, a));
                 let p2 = rot(&r, sub(c, a));
-                let area = p1[0] * p2[1] * 0.5;
-                let s = (ek / (1.0 - nuk * nuk)) * area;
-                (p1, p2, s, nuk * s, (1.0 - nuk) * 0.5 * s)
+                (p1, p2, p1[0] * p2[1] * 0.5)
             };
+            let (k00, k01, k22) = self.material(&e, &nu, k, area);
+            self.areas.push(area);
             self.tris.push(LargeTri {
                 idx,
                 p1x: p1[0],
@@ -262,9 +208,10 @@ impl TriangularFemForceField {
     }
 
     fn init_impl(&mut self, ctx: &mut InitContext<'_>) {
-        self.rayleigh = self.data.real("rayleighStiffness");
+        self.rayleigh = self.data.get(self.ff.rayleigh_stiffness);
         self.tris.clear();
-        let method = self.data.str("method").trim().to_string();
+        self.areas.clear();
+        let method = self.data.get(self.d.method).trim().to_string();
         if method == "small" {
             ctx.error(
                 "method 'small' is not supported (SOFA's version only uses the x and y \
@@ -277,10 +224,8 @@ impl TriangularFemForceField {
                 "unknown method '{method}'; using 'large' (as SOFA)"
             ));
         }
-        if let Some(m) = check_material(
-            self.data.reals("youngModulus"),
-            self.data.reals("poissonRatio"),
-        ) {
+        if let Some(m) = check_material(self.data.get(self.d.young), self.data.get(self.d.poisson))
+        {
             ctx.error(m);
             return;
         }
@@ -312,19 +257,75 @@ impl TriangularFemForceField {
                 "{degenerate} triangle(s) have no area at rest: their stiffness is undefined"
             ));
             self.tris.clear();
+            self.areas.clear();
+        }
+    }
+
+    /// The material matrix entries (K00, K01, K22) of element `k` scaled by `area`: plane
+    /// stress, or plane strain for TriangleFEMForceField with `planeStrain`.
+    fn material(&self, e: &[f64], nu: &[f64], k: usize, area: f64) -> (f64, f64, f64) {
+        let (ek, nuk) = element_moduli(e, nu, k);
+        match self.od {
+            Some(od) if self.data.get(od.plane_strain) => {
+                let s = (ek / ((1.0 + nuk) * (1.0 - 2.0 * nuk))) * area;
+                ((1.0 - nuk) * s, nuk * s, (0.5 - nuk) * s)
+            }
+            Some(_) => {
+                let s = (ek / (1.0 - nuk * nuk)) * area;
+                (s, nuk * s, 0.5 * (1.0 - nuk) * s)
+            }
+            None => {
+                let s = (ek / (1.0 - nuk * nuk)) * area;
+                (s, nuk * s, (1.0 - nuk) * 0.5 * s)
+            }
         }
     }
 }
 
-impl_component!(
-    TriangularFemForceField,
-    |s| if s.older {
-        "TriangleFEMForceField"
-    } else {
-        "TriangularFEMForceField"
-    },
-    init
-);
+impl Component for TriangularFemForceField {
+    fn class_name(&self) -> &'static str {
+        if self.older {
+            "TriangleFEMForceField"
+        } else {
+            "TriangularFEMForceField"
+        }
+    }
+    fn data(&self) -> &DataTable {
+        &self.data
+    }
+    fn data_mut(&mut self) -> &mut DataTable {
+        &mut self.data
+    }
+    fn init(&mut self, ctx: &mut InitContext<'_>) {
+        self.init_impl(ctx)
+    }
+
+    /// A new Young's modulus, Poisson's ratio or Rayleigh stiffness updates the triangles'
+    /// material matrices in place (rest shapes and frames kept); any other Data
+    /// re-initialises the force field.
+    fn data_changed(&mut self, changed: &ChangedData) -> Reaction {
+        let material = [
+            self.d.young.index(),
+            self.d.poisson.index(),
+            self.ff.rayleigh_stiffness.index(),
+        ];
+        if !changed.only(&material) || self.tris.is_empty() {
+            return Reaction::Reinit;
+        }
+        if let Some(m) = check_material(self.data.get(self.d.young), self.data.get(self.d.poisson))
+        {
+            return Reaction::Refused(vec![m]);
+        }
+        self.rayleigh = self.data.get(self.ff.rayleigh_stiffness);
+        let (e, nu) = moduli(&self.data, self.d.young, self.d.poisson);
+        let mut tris = std::mem::take(&mut self.tris);
+        for (k, (t, &area)) in tris.iter_mut().zip(&self.areas).enumerate() {
+            (t.k00, t.k01, t.k22) = self.material(&e, &nu, k, area);
+        }
+        self.tris = tris;
+        Reaction::Updated
+    }
+}
 
 impl ForceField for TriangularFemForceField {
     fn add_force(&mut self, x: &[f64], _v: &[f64], f: &mut [f64]) {
