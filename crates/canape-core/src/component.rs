@@ -704,9 +704,37 @@ pub trait Passive: Component + PassiveClone {
 }
 
 /// Implement [`Component`]'s reflective accessors for a struct with a `data: DataTable` field.
-/// An `init` body may be given as a method named `init_impl` on the type.
+/// An `init` body may be given as a method named `init_impl` on the type, and a reaction to
+/// edits ([`Component::data_changed`]) as a method named `data_changed_impl`
+/// (`impl_component!(T, "Class", init, data_changed)`).
 #[macro_export]
 macro_rules! impl_component {
+    ($t:ty, |$s:ident| $class:expr, init, data_changed) => {
+        impl $crate::component::Component for $t {
+            fn class_name(&self) -> &'static str {
+                let $s = self;
+                $class
+            }
+            fn data(&self) -> &$crate::data::DataTable {
+                &self.data
+            }
+            fn data_mut(&mut self) -> &mut $crate::data::DataTable {
+                &mut self.data
+            }
+            fn init(&mut self, ctx: &mut $crate::scene::InitContext<'_>) {
+                self.init_impl(ctx)
+            }
+            fn data_changed(
+                &mut self,
+                changed: &$crate::data::ChangedData,
+            ) -> $crate::component::Reaction {
+                self.data_changed_impl(changed)
+            }
+        }
+    };
+    ($t:ty, $class:expr, init, data_changed) => {
+        $crate::impl_component!($t, |_s| $class, init, data_changed);
+    };
     ($t:ty, $class:expr) => {
         impl $crate::component::Component for $t {
             fn class_name(&self) -> &'static str {

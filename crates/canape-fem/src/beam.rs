@@ -12,7 +12,7 @@
 //!   evaluation (SOFA's applyStiffnessLarge and addKToMatrix; not the exact derivative of the
 //!   force, as in SOFA).
 
-use canape_core::component::{Component, ForceField, Reaction};
+use canape_core::component::{ForceField, Reaction};
 use canape_core::data::{ChangedData, DataKind, DataTable, Flag, ForceFieldData, Ints, Real};
 use canape_core::matrix::MatrixSink;
 use canape_core::scene::InitContext;
@@ -257,24 +257,8 @@ fn check_beam_material(e: f64, nu: f64) -> Option<String> {
     None
 }
 
-impl Component for BeamFemForceField {
-    fn class_name(&self) -> &'static str {
-        "BeamFEMForceField"
-    }
-    fn data(&self) -> &DataTable {
-        &self.data
-    }
-    fn data_mut(&mut self) -> &mut DataTable {
-        &mut self.data
-    }
-    fn init(&mut self, ctx: &mut InitContext<'_>) {
-        self.init_impl(ctx)
-    }
-
-    /// A new Young's modulus, Poisson's ratio or Rayleigh stiffness recomputes the beams'
-    /// local stiffnesses in place from their rest lengths (orientations kept); any other Data
-    /// re-initialises the force field.
-    fn data_changed(&mut self, changed: &ChangedData) -> Reaction {
+impl BeamFemForceField {
+    fn data_changed_impl(&mut self, changed: &ChangedData) -> Reaction {
         let material = [
             self.d.young.index(),
             self.d.poisson.index(),
@@ -298,6 +282,8 @@ impl Component for BeamFemForceField {
         Reaction::Updated
     }
 }
+
+canape_core::impl_component!(BeamFemForceField, "BeamFEMForceField", init, data_changed);
 
 impl ForceField for BeamFemForceField {
     fn add_force(&mut self, x: &[f64], _v: &[f64], f: &mut [f64]) {
@@ -383,6 +369,7 @@ impl ForceField for BeamFemForceField {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use canape_core::component::Component;
 
     #[derive(Clone)]
     struct EdgeTopology {

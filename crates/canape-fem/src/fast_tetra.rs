@@ -11,7 +11,7 @@
 
 use crate::common::{check_material, fem_inputs, polar_q, polar_q_all};
 use crate::pairs::NodePairs;
-use canape_core::component::{Component, ForceField, Reaction};
+use canape_core::component::{ForceField, Reaction};
 use canape_core::data::{ChangedData, DataKind, DataTable, Flag, ForceFieldData, Reals, Text};
 use canape_core::matrix::MatrixSink;
 use canape_core::scene::InitContext;
@@ -226,24 +226,8 @@ fn edge_blocks(s: &[Vec3; 4], lambda: f64, mu: f64) -> [Mat3; 6] {
     })
 }
 
-impl Component for FastTetrahedralCorotationalForceField {
-    fn class_name(&self) -> &'static str {
-        "FastTetrahedralCorotationalForceField"
-    }
-    fn data(&self) -> &DataTable {
-        &self.data
-    }
-    fn data_mut(&mut self) -> &mut DataTable {
-        &mut self.data
-    }
-    fn init(&mut self, ctx: &mut InitContext<'_>) {
-        self.init_impl(ctx)
-    }
-
-    /// A new Young's modulus, Poisson's ratio or Rayleigh stiffness updates the elements'
-    /// Lamé coefficients and edge blocks in place (rest shapes and rotations kept); any other
-    /// Data re-initialises the force field.
-    fn data_changed(&mut self, changed: &ChangedData) -> Reaction {
+impl FastTetrahedralCorotationalForceField {
+    fn data_changed_impl(&mut self, changed: &ChangedData) -> Reaction {
         let material = [
             self.d.young.index(),
             self.d.poisson.index(),
@@ -267,6 +251,13 @@ impl Component for FastTetrahedralCorotationalForceField {
         Reaction::Updated
     }
 }
+
+canape_core::impl_component!(
+    FastTetrahedralCorotationalForceField,
+    "FastTetrahedralCorotationalForceField",
+    init,
+    data_changed
+);
 
 impl ForceField for FastTetrahedralCorotationalForceField {
     fn add_force(&mut self, x: &[f64], _v: &[f64], f: &mut [f64]) {

@@ -7,7 +7,7 @@ mod element;
 mod product;
 
 use crate::common::{check_material, fem_inputs, Material};
-use canape_core::component::{Component, ForceField, Reaction};
+use canape_core::component::{ForceField, Reaction};
 use canape_core::data::MassData;
 use canape_core::data::{
     ChangedData, DataKind, DataTable, Flag, ForceFieldData, Real, Reals, Text, Value,
@@ -361,8 +361,9 @@ fn is_axis_aligned_cube(rest: &[f64], h: &[u32; 8]) -> bool {
     })
 }
 
-impl Component for HexahedronFemForceField {
-    fn class_name(&self) -> &'static str {
+impl HexahedronFemForceField {
+    /// SOFA's class name of this instance.
+    fn sofa_class(&self) -> &'static str {
         match (self.hexahedral, self.mass.is_some()) {
             (false, true) => "HexahedronFEMForceFieldAndMass",
             (false, false) => "HexahedronFEMForceField",
@@ -370,20 +371,8 @@ impl Component for HexahedronFemForceField {
             (true, false) => "HexahedralFEMForceField",
         }
     }
-    fn data(&self) -> &DataTable {
-        &self.data
-    }
-    fn data_mut(&mut self) -> &mut DataTable {
-        &mut self.data
-    }
-    fn init(&mut self, ctx: &mut InitContext<'_>) {
-        self.init_impl(ctx)
-    }
 
-    /// A new Young's modulus or Poisson's ratio recomputes the element stiffnesses from the
-    /// rest positions the elements keep in their frames (rest frames and rotations kept); a new
-    /// Rayleigh stiffness is taken as it is. Any other Data re-initialises the force field.
-    fn data_changed(&mut self, changed: &ChangedData) -> Reaction {
+    fn data_changed_impl(&mut self, changed: &ChangedData) -> Reaction {
         let (young, poisson) = (self.h.d.young, self.h.d.poisson);
         let material = [
             young.index(),
@@ -403,6 +392,13 @@ impl Component for HexahedronFemForceField {
         Reaction::Updated
     }
 }
+
+canape_core::impl_component!(
+    HexahedronFemForceField,
+    |s| s.sofa_class(),
+    init,
+    data_changed
+);
 
 impl ForceField for HexahedronFemForceField {
     fn add_force(&mut self, x: &[f64], _v: &[f64], f: &mut [f64]) {

@@ -18,7 +18,7 @@
 //! exactly here (the forces are SOFA's).
 
 use crate::common::fem_inputs;
-use canape_core::component::{Component, ForceField, Reaction};
+use canape_core::component::{ForceField, Reaction};
 use canape_core::data::{ChangedData, DataKind, DataTable, Flag, ForceFieldData, Reals, Text};
 use canape_core::matrix::MatrixSink;
 use canape_core::scene::InitContext;
@@ -531,24 +531,8 @@ impl TetrahedronHyperelasticityFemForceField {
     }
 }
 
-impl Component for TetrahedronHyperelasticityFemForceField {
-    fn class_name(&self) -> &'static str {
-        "TetrahedronHyperelasticityFEMForceField"
-    }
-    fn data(&self) -> &DataTable {
-        &self.data
-    }
-    fn data_mut(&mut self) -> &mut DataTable {
-        &mut self.data
-    }
-    fn init(&mut self, ctx: &mut InitContext<'_>) {
-        self.init_impl(ctx)
-    }
-
-    /// A new material (materialName, ParameterSet) or Rayleigh stiffness replaces them in
-    /// place (the rest shapes do not depend on them); a material that cannot be made is
-    /// refused; any other Data re-initialises the force field.
-    fn data_changed(&mut self, changed: &ChangedData) -> Reaction {
+impl TetrahedronHyperelasticityFemForceField {
+    fn data_changed_impl(&mut self, changed: &ChangedData) -> Reaction {
         let material = [
             self.d.material_name.index(),
             self.d.parameter_set.index(),
@@ -567,6 +551,13 @@ impl Component for TetrahedronHyperelasticityFemForceField {
         }
     }
 }
+
+canape_core::impl_component!(
+    TetrahedronHyperelasticityFemForceField,
+    "TetrahedronHyperelasticityFEMForceField",
+    init,
+    data_changed
+);
 
 impl ForceField for TetrahedronHyperelasticityFemForceField {
     fn add_force(&mut self, x: &[f64], _v: &[f64], f: &mut [f64]) {

@@ -22,7 +22,7 @@ use bending::QuadBendingData;
 use grid::GridSpringData;
 use mesh::MeshSpringData;
 
-use canape_core::component::{Component, ForceField, Reaction};
+use canape_core::component::{ForceField, Reaction};
 use canape_core::data::{
     ChangedData, Data, DataKind, DataTable, ForceFieldData, Int, Ints, Real, Reals, Text, Words,
 };
@@ -339,8 +339,9 @@ fn pick(v: &[f64], k: usize, default: f64) -> f64 {
     }
 }
 
-impl Component for SpringForceField {
-    fn class_name(&self) -> &'static str {
+impl SpringForceField {
+    /// SOFA's class name of this instance.
+    fn sofa_class(&self) -> &'static str {
         if self.mesh {
             "MeshSpringForceField"
         } else if self.quad_bending {
@@ -355,21 +356,8 @@ impl Component for SpringForceField {
             "SpringForceField"
         }
     }
-    fn data(&self) -> &DataTable {
-        &self.data
-    }
-    fn data_mut(&mut self) -> &mut DataTable {
-        &mut self.data
-    }
-    fn init(&mut self, ctx: &mut InitContext<'_>) {
-        self.init_impl(ctx)
-    }
 
-    /// A new `stiffness` or `damping` gives the springs their new coefficients in place (the
-    /// springs, their rest lengths and tangents kept), except on MeshSpringForceField and
-    /// RegularGridSpringForceField, which divide them by rest lengths; a new Rayleigh
-    /// stiffness is taken as it is. Any other Data re-initialises the force field.
-    fn data_changed(&mut self, changed: &ChangedData) -> Reaction {
+    fn data_changed_impl(&mut self, changed: &ChangedData) -> Reaction {
         let (stiffness, damping) = (self.h.s.stiffness, self.h.s.damping);
         let in_place = [
             stiffness.index(),
@@ -386,6 +374,8 @@ impl Component for SpringForceField {
         Reaction::Updated
     }
 }
+
+canape_core::impl_component!(SpringForceField, |s| s.sofa_class(), init, data_changed);
 
 impl ForceField for SpringForceField {
     fn interaction(&self) -> Option<canape_core::component::Interaction> {

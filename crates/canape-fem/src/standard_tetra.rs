@@ -46,7 +46,7 @@
 
 use crate::edge_tetrahedra::{at, init_inputs, shape_vectors, EdgeTetrahedra, LOCAL_EDGES};
 use crate::hyperelastic::{Material, Strain};
-use canape_core::component::{Component, ForceField, Reaction};
+use canape_core::component::{ForceField, Reaction};
 use canape_core::data::{ChangedData, DataKind, DataTable, ForceFieldData, Reals, Text};
 use canape_core::matrix::MatrixSink;
 use canape_core::scene::InitContext;
@@ -290,24 +290,8 @@ impl StandardTetrahedralFemForceField {
     }
 }
 
-impl Component for StandardTetrahedralFemForceField {
-    fn class_name(&self) -> &'static str {
-        "StandardTetrahedralFEMForceField"
-    }
-    fn data(&self) -> &DataTable {
-        &self.data
-    }
-    fn data_mut(&mut self) -> &mut DataTable {
-        &mut self.data
-    }
-    fn init(&mut self, ctx: &mut InitContext<'_>) {
-        self.init_impl(ctx)
-    }
-
-    /// A new material (materialName, ParameterSet) or Rayleigh stiffness replaces them in
-    /// place (the rest shapes do not depend on them); a material init would refuse is
-    /// refused; any other Data re-initialises the force field.
-    fn data_changed(&mut self, changed: &ChangedData) -> Reaction {
+impl StandardTetrahedralFemForceField {
+    fn data_changed_impl(&mut self, changed: &ChangedData) -> Reaction {
         let material = [
             self.d.material_name.index(),
             self.d.parameter_set.index(),
@@ -326,6 +310,13 @@ impl Component for StandardTetrahedralFemForceField {
         }
     }
 }
+
+canape_core::impl_component!(
+    StandardTetrahedralFemForceField,
+    "StandardTetrahedralFEMForceField",
+    init,
+    data_changed
+);
 
 impl ForceField for StandardTetrahedralFemForceField {
     fn inverted_elements(&self) -> usize {

@@ -15,7 +15,7 @@
 use crate::edge_triangles::{
     add_at, at, check_material_2d, heron, init_inputs, lame_2d, EdgeTriangles,
 };
-use canape_core::component::{Component, ForceField, Reaction};
+use canape_core::component::{ForceField, Reaction};
 use canape_core::data::{ChangedData, DataKind, DataTable, ForceFieldData, Real};
 use canape_core::matrix::MatrixSink;
 use canape_core::scene::InitContext;
@@ -121,24 +121,8 @@ impl TriangularTensorMassForceField {
     }
 }
 
-impl Component for TriangularTensorMassForceField {
-    fn class_name(&self) -> &'static str {
-        "TriangularTensorMassForceField"
-    }
-    fn data(&self) -> &DataTable {
-        &self.data
-    }
-    fn data_mut(&mut self) -> &mut DataTable {
-        &mut self.data
-    }
-    fn init(&mut self, ctx: &mut InitContext<'_>) {
-        self.init_impl(ctx)
-    }
-
-    /// A new Young's modulus, Poisson's ratio or Rayleigh stiffness rebuilds the edge tensors
-    /// in place from the rest positions kept at init; any other Data re-initialises the
-    /// force field.
-    fn data_changed(&mut self, changed: &ChangedData) -> Reaction {
+impl TriangularTensorMassForceField {
+    fn data_changed_impl(&mut self, changed: &ChangedData) -> Reaction {
         let material = [
             self.d.young.index(),
             self.d.poisson.index(),
@@ -160,6 +144,13 @@ impl Component for TriangularTensorMassForceField {
         Reaction::Updated
     }
 }
+
+canape_core::impl_component!(
+    TriangularTensorMassForceField,
+    "TriangularTensorMassForceField",
+    init,
+    data_changed
+);
 
 impl ForceField for TriangularTensorMassForceField {
     fn add_force(&mut self, x: &[f64], _v: &[f64], f: &mut [f64]) {

@@ -310,20 +310,16 @@ impl TetrahedronFemForceField {
     }
 }
 
-impl Component for TetrahedronFemForceField {
-    fn class_name(&self) -> &'static str {
+impl TetrahedronFemForceField {
+    /// SOFA's class name of this instance.
+    fn sofa_class(&self) -> &'static str {
         match self.flavor {
             Flavor::TetrahedronFem => "TetrahedronFEMForceField",
             Flavor::TetrahedralCorotational => "TetrahedralCorotationalFEMForceField",
         }
     }
-    fn data(&self) -> &DataTable {
-        &self.data
-    }
-    fn data_mut(&mut self) -> &mut DataTable {
-        &mut self.data
-    }
-    fn init(&mut self, ctx: &mut InitContext<'_>) {
+
+    fn init_impl(&mut self, ctx: &mut InitContext<'_>) {
         if let Err(other) = self.set_method_from_data() {
             ctx.warn(format!(
                 "unknown method '{other}' for {}; using 'large' as SOFA does",
@@ -381,10 +377,7 @@ impl Component for TetrahedronFemForceField {
         }
     }
 
-    /// A new Young's modulus, Poisson's ratio or Rayleigh stiffness updates the elements'
-    /// materials in place (rest shapes, rotations and plastic strains kept); any other Data
-    /// re-initialises the force field.
-    fn data_changed(&mut self, changed: &ChangedData) -> Reaction {
+    fn data_changed_impl(&mut self, changed: &ChangedData) -> Reaction {
         if !changed.only(&self.h.material_indices()) || self.elems.is_empty() {
             return Reaction::Reinit;
         }
@@ -397,6 +390,13 @@ impl Component for TetrahedronFemForceField {
         Reaction::Updated
     }
 }
+
+canape_core::impl_component!(
+    TetrahedronFemForceField,
+    |s| s.sofa_class(),
+    init,
+    data_changed
+);
 
 /// SOFA's TetrahedronFEMForceField on a hexahedral topology (TetrahedronFEMForceField.inl,
 /// init): each hexahedron split into 6 tetrahedra after mirroring its vertices by its grid

@@ -21,7 +21,7 @@
 
 use crate::common::check_material;
 use crate::edge_tetrahedra::{at, init_inputs, shape_vectors, EdgeTetrahedra, LOCAL_EDGES};
-use canape_core::component::{Component, ForceField, Reaction};
+use canape_core::component::{ForceField, Reaction};
 use canape_core::data::{ChangedData, DataKind, DataTable, ForceFieldData, Real};
 use canape_core::matrix::MatrixSink;
 use canape_core::scene::InitContext;
@@ -133,24 +133,8 @@ impl TetrahedralTensorMassForceField {
     }
 }
 
-impl Component for TetrahedralTensorMassForceField {
-    fn class_name(&self) -> &'static str {
-        "TetrahedralTensorMassForceField"
-    }
-    fn data(&self) -> &DataTable {
-        &self.data
-    }
-    fn data_mut(&mut self) -> &mut DataTable {
-        &mut self.data
-    }
-    fn init(&mut self, ctx: &mut InitContext<'_>) {
-        self.init_impl(ctx)
-    }
-
-    /// A new Young's modulus, Poisson's ratio or Rayleigh stiffness rebuilds the edge tensors
-    /// in place from the rest positions kept at init; any other Data re-initialises the
-    /// force field.
-    fn data_changed(&mut self, changed: &ChangedData) -> Reaction {
+impl TetrahedralTensorMassForceField {
+    fn data_changed_impl(&mut self, changed: &ChangedData) -> Reaction {
         let material = [
             self.d.young.index(),
             self.d.poisson.index(),
@@ -172,6 +156,13 @@ impl Component for TetrahedralTensorMassForceField {
         Reaction::Updated
     }
 }
+
+canape_core::impl_component!(
+    TetrahedralTensorMassForceField,
+    "TetrahedralTensorMassForceField",
+    init,
+    data_changed
+);
 
 impl ForceField for TetrahedralTensorMassForceField {
     fn add_force(&mut self, x: &[f64], _v: &[f64], f: &mut [f64]) {

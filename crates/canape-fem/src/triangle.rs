@@ -12,7 +12,7 @@
 //! normalisation by division) so that results agree to round-off.
 
 use crate::common::{check_material, fem_inputs};
-use canape_core::component::{Component, ForceField, Reaction};
+use canape_core::component::{ForceField, Reaction};
 use canape_core::data::{
     ChangedData, DataKind, DataTable, Flag, ForceFieldData, Real, Reals, Text,
 };
@@ -299,24 +299,8 @@ impl TriangularFemForceFieldOptim {
     }
 }
 
-impl Component for TriangularFemForceFieldOptim {
-    fn class_name(&self) -> &'static str {
-        "TriangularFEMForceFieldOptim"
-    }
-    fn data(&self) -> &DataTable {
-        &self.data
-    }
-    fn data_mut(&mut self) -> &mut DataTable {
-        &mut self.data
-    }
-    fn init(&mut self, ctx: &mut InitContext<'_>) {
-        self.init_impl(ctx)
-    }
-
-    /// A new Young's modulus, Poisson's ratio or Rayleigh stiffness updates the triangles'
-    /// plane-stress constants in place (rest shapes and frames kept); any other Data
-    /// re-initialises the force field.
-    fn data_changed(&mut self, changed: &ChangedData) -> Reaction {
+impl TriangularFemForceFieldOptim {
+    fn data_changed_impl(&mut self, changed: &ChangedData) -> Reaction {
         let material = [
             self.d.young.index(),
             self.d.poisson.index(),
@@ -337,6 +321,13 @@ impl Component for TriangularFemForceFieldOptim {
         Reaction::Updated
     }
 }
+
+canape_core::impl_component!(
+    TriangularFemForceFieldOptim,
+    "TriangularFEMForceFieldOptim",
+    init,
+    data_changed
+);
 
 impl ForceField for TriangularFemForceFieldOptim {
     fn add_force(&mut self, x: &[f64], _v: &[f64], f: &mut [f64]) {
@@ -404,6 +395,7 @@ impl ForceField for TriangularFemForceFieldOptim {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use canape_core::component::Component;
 
     /// Editing youngModulus, poissonRatio or rayleighStiffness of the triangular FEM force
     /// fields updates them in place to exactly what an init with the new values gives; an

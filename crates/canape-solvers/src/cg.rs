@@ -5,7 +5,7 @@
 //! when |r|/|b| ≤ tolerance, or |pᵀAp| ≤ threshold, or after `iterations` products; on the very
 //! first solve the tests of iteration 1 only warn and do not stop.
 
-use canape_core::component::{Component, LinearSystem, Reaction, SolveStats};
+use canape_core::component::{LinearSystem, Reaction, SolveStats};
 use canape_core::data::{ChangedData, DataKind, DataTable, Flag, Int, Real, Text, Words};
 use canape_core::matrix::{Bsr3, BsrCache, Csr, SymBsr3, SymBsrCache};
 use canape_core::scene::InitContext;
@@ -125,24 +125,8 @@ impl CgLinearSolver {
     }
 }
 
-impl Component for CgLinearSolver {
-    fn class_name(&self) -> &'static str {
-        "CGLinearSolver"
-    }
-    fn data(&self) -> &DataTable {
-        &self.data
-    }
-    fn data_mut(&mut self) -> &mut DataTable {
-        &mut self.data
-    }
-    fn init(&mut self, ctx: &mut InitContext<'_>) {
-        self.init_impl(ctx)
-    }
-    /// iterations, tolerance and threshold are read at each solve: new values are taken in
-    /// place, as init takes them. The count of solves stays (as SOFA's, which counts time
-    /// steps from init only): a solve after the edit is not a first solve. A negative value,
-    /// which init warns about and replaces, and any other Data re-initialise the solver.
-    fn data_changed(&mut self, changed: &ChangedData) -> Reaction {
+impl CgLinearSolver {
+    fn data_changed_impl(&mut self, changed: &ChangedData) -> Reaction {
         let d = &self.d;
         let in_place = [
             d.iterations.index(),
@@ -160,6 +144,8 @@ impl Component for CgLinearSolver {
         Reaction::Updated
     }
 }
+
+canape_core::impl_component!(CgLinearSolver, "CGLinearSolver", init, data_changed);
 
 solve_with_avx2!(CgLinearSolver);
 
@@ -267,6 +253,7 @@ impl CgLinearSolver {
 mod tests {
     use super::*;
     use crate::test_util::DenseSystem as Dense;
+    use canape_core::component::Component;
     use canape_core::component::LinearSolver;
 
     fn spd(n: usize, seed: u64) -> Vec<Vec<f64>> {

@@ -4,7 +4,7 @@
 //! backward/EulerImplicitSolver.cpp): f = F(x, v); b = h·(f − rm·M·v + (h·tr + rs)·K·v), projected;
 //! solve ((1 + tr·h·rm)·M − tr·h·B − tr·h·(tr·h + rs)·K)·dv = b; then v += dv and x += h·v.
 
-use canape_core::component::{Component, MechanicalOps, OdeSolver, Reaction};
+use canape_core::component::{MechanicalOps, OdeSolver, Reaction};
 use canape_core::data::{ChangedData, DataKind, DataTable, Flag, Real, Words};
 use canape_core::scene::InitContext;
 use canape_core::state::VecId;
@@ -82,23 +82,12 @@ impl EulerImplicitSolver {
     }
 }
 
-impl Component for EulerImplicitSolver {
-    fn class_name(&self) -> &'static str {
-        "EulerImplicitSolver"
-    }
-    fn data(&self) -> &DataTable {
-        &self.data
-    }
-    fn data_mut(&mut self) -> &mut DataTable {
-        &mut self.data
-    }
-    fn init(&mut self, _ctx: &mut InitContext<'_>) {
+impl EulerImplicitSolver {
+    fn init_impl(&mut self, _ctx: &mut InitContext<'_>) {
         self.read_params();
     }
-    /// The Rayleigh coefficients, vdamping, firstOrder and trapezoidalScheme are read at each
-    /// solve: an edit of those is taken in place, as init takes them. Other Data re-initialise
-    /// the solver.
-    fn data_changed(&mut self, changed: &ChangedData) -> Reaction {
+
+    fn data_changed_impl(&mut self, changed: &ChangedData) -> Reaction {
         if !changed.only(&self.in_place()) {
             return Reaction::Reinit;
         }
@@ -106,6 +95,13 @@ impl Component for EulerImplicitSolver {
         Reaction::Updated
     }
 }
+
+canape_core::impl_component!(
+    EulerImplicitSolver,
+    "EulerImplicitSolver",
+    init,
+    data_changed
+);
 
 impl OdeSolver for EulerImplicitSolver {
     fn solve(&mut self, ops: &mut dyn MechanicalOps, dt: f64) {
@@ -147,6 +143,7 @@ impl OdeSolver for EulerImplicitSolver {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use canape_core::component::Component;
     use canape_core::component::SolveStats;
     use canape_core::diag::Diagnostics;
     use canape_core::scene::{AnyComponent, Scene};

@@ -1,7 +1,7 @@
 //! UniformMass: the same mass on every DOF (with a rigid's inertia).
 
 use super::mass_base;
-use canape_core::component::{Component, Mass, Reaction};
+use canape_core::component::{Mass, Reaction};
 use canape_core::data::{
     ChangedData, DataKind, DataTable, Flag, Ints, MassData, Real, Reals, Text, Value,
 };
@@ -240,25 +240,8 @@ impl UniformMass {
     }
 }
 
-impl Component for UniformMass {
-    fn class_name(&self) -> &'static str {
-        "UniformMass"
-    }
-    fn data(&self) -> &DataTable {
-        &self.data
-    }
-    fn data_mut(&mut self) -> &mut DataTable {
-        &mut self.data
-    }
-    fn init(&mut self, ctx: &mut InitContext<'_>) {
-        self.init_impl(ctx)
-    }
-
-    /// A new totalMass or vertexMass (or both: totalMass wins, as in init) gives every DOF its
-    /// new mass in place and publishes both again, as init does; a new vertexMass of a rigid
-    /// also gives its inertia. A new Rayleigh mass is taken as it is. Any other Data
-    /// re-initialises the mass, as does any edit of a mass whose init failed.
-    fn data_changed(&mut self, changed: &ChangedData) -> Reaction {
+impl UniformMass {
+    fn data_changed_impl(&mut self, changed: &ChangedData) -> Reaction {
         let (total, vertex) = (self.d.total_mass, self.d.vertex_mass);
         let in_place = [
             total.index(),
@@ -292,6 +275,8 @@ impl Component for UniformMass {
         Reaction::Updated
     }
 }
+
+canape_core::impl_component!(UniformMass, "UniformMass", init, data_changed);
 
 impl Mass for UniformMass {
     fn add_gravity_force(&self, f: &mut [f64], g: &Vec3) {
@@ -387,6 +372,7 @@ impl Mass for UniformMass {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use canape_core::component::Component;
 
     /// What a UniformMass gives, as bits: its mass per DOF, M·dx for a pseudo-random dx (factors
     /// 1 and 0.3), its gravity forces, its Rayleigh mass; and its published vertexMass and

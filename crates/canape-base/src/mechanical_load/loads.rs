@@ -5,7 +5,7 @@
 //! force shared equally — on any DOF type (a force has the state's derivative size: 6 values,
 //! force and torque, on a Rigid3 state).
 
-use canape_core::component::{Component, ForceField, Reaction};
+use canape_core::component::{ForceField, Reaction};
 use canape_core::data::{ChangedData, DataKind, DataTable, Ints, Real, Reals};
 use canape_core::impl_component;
 use canape_core::matrix::MatrixSink;

@@ -4,7 +4,7 @@
 
 use super::{element_stiffness, Shape};
 use crate::common::{check_material, fem_inputs};
-use canape_core::component::{Component, ForceField, Reaction};
+use canape_core::component::{ForceField, Reaction};
 use canape_core::data::{
     ChangedData, Data, DataKind, DataTable, ForceFieldData, Real, Reals, Text,
 };
@@ -259,24 +259,13 @@ impl ElementFemForceField {
     }
 }
 
-impl Component for ElementFemForceField {
-    fn class_name(&self) -> &'static str {
+impl ElementFemForceField {
+    /// SOFA's class name of this instance.
+    fn sofa_class(&self) -> &'static str {
         self.class
     }
-    fn data(&self) -> &DataTable {
-        &self.data
-    }
-    fn data_mut(&mut self) -> &mut DataTable {
-        &mut self.data
-    }
-    fn init(&mut self, ctx: &mut InitContext<'_>) {
-        self.init_impl(ctx)
-    }
 
-    /// A new Young's modulus or Poisson's ratio recomputes the element stiffnesses from the
-    /// rest positions the elements keep (rest frames and rotations kept); a new Rayleigh
-    /// stiffness is taken as it is. Any other Data re-initialises the force field.
-    fn data_changed(&mut self, changed: &ChangedData) -> Reaction {
+    fn data_changed_impl(&mut self, changed: &ChangedData) -> Reaction {
         let (young, poisson) = (self.h.d.young, self.h.d.poisson);
         let material = [
             young.index(),
@@ -296,6 +285,8 @@ impl Component for ElementFemForceField {
         Reaction::Updated
     }
 }
+
+canape_core::impl_component!(ElementFemForceField, |s| s.sofa_class(), init, data_changed);
 
 fn matvec(k: &[f64], v: &[f64], out: &mut [f64]) {
     let m = v.len();

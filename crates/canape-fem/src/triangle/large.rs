@@ -282,28 +282,17 @@ impl TriangularFemForceField {
     }
 }
 
-impl Component for TriangularFemForceField {
-    fn class_name(&self) -> &'static str {
+impl TriangularFemForceField {
+    /// SOFA's class name of this instance.
+    fn sofa_class(&self) -> &'static str {
         if self.older {
             "TriangleFEMForceField"
         } else {
             "TriangularFEMForceField"
         }
     }
-    fn data(&self) -> &DataTable {
-        &self.data
-    }
-    fn data_mut(&mut self) -> &mut DataTable {
-        &mut self.data
-    }
-    fn init(&mut self, ctx: &mut InitContext<'_>) {
-        self.init_impl(ctx)
-    }
 
-    /// A new Young's modulus, Poisson's ratio or Rayleigh stiffness updates the triangles'
-    /// material matrices in place (rest shapes and frames kept); any other Data
-    /// re-initialises the force field.
-    fn data_changed(&mut self, changed: &ChangedData) -> Reaction {
+    fn data_changed_impl(&mut self, changed: &ChangedData) -> Reaction {
         let material = [
             self.d.young.index(),
             self.d.poisson.index(),
@@ -326,6 +315,13 @@ impl Component for TriangularFemForceField {
         Reaction::Updated
     }
 }
+
+canape_core::impl_component!(
+    TriangularFemForceField,
+    |s| s.sofa_class(),
+    init,
+    data_changed
+);
 
 impl ForceField for TriangularFemForceField {
     fn add_force(&mut self, x: &[f64], _v: &[f64], f: &mut [f64]) {

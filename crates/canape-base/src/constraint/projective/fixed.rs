@@ -5,7 +5,7 @@
 //! marks are fixed; velocities are projected only with `projectVelocity`).
 
 use crate::base_data;
-use canape_core::component::{Component, ProjectiveConstraint, Reaction};
+use canape_core::component::{ProjectiveConstraint, Reaction};
 use canape_core::data::{ChangedData, DataKind, DataTable, Flag, Ints, Real, Text, Words};
 use canape_core::impl_component;
 use canape_core::scene::InitContext;
@@ -183,30 +183,17 @@ impl FixedProjectiveConstraint {
     }
 }
 
-impl Component for FixedProjectiveConstraint {
-    fn class_name(&self) -> &'static str {
+impl FixedProjectiveConstraint {
+    /// SOFA's class name of this instance.
+    fn sofa_class(&self) -> &'static str {
         if self.partial.is_some() {
             "PartialFixedProjectiveConstraint"
         } else {
             "FixedProjectiveConstraint"
         }
     }
-    fn data(&self) -> &DataTable {
-        &self.data
-    }
-    fn data_mut(&mut self) -> &mut DataTable {
-        &mut self.data
-    }
-    fn init(&mut self, ctx: &mut InitContext<'_>) {
-        self.init_impl(ctx)
-    }
-    /// The projection depends only on `indices`, `fixAll`, the velocity switch and (partial
-    /// variant) `fixedDirections`: an edit of those is taken in place, as init takes them (the
-    /// simulation then recomputes its groups' fixed DOFs, as after any edit of a projective
-    /// constraint). Values init warns about (indices out of range, unreadable directions), and
-    /// any other Data, re-initialise the constraint, as does an edit of one whose init found
-    /// no state.
-    fn data_changed(&mut self, changed: &ChangedData) -> Reaction {
+
+    fn data_changed_impl(&mut self, changed: &ChangedData) -> Reaction {
         let d = &self.d;
         let mut in_place = vec![
             d.indices.index(),
@@ -240,6 +227,13 @@ impl Component for FixedProjectiveConstraint {
         Reaction::Updated
     }
 }
+
+canape_core::impl_component!(
+    FixedProjectiveConstraint,
+    |s| s.sofa_class(),
+    init,
+    data_changed
+);
 
 impl ProjectiveConstraint for FixedProjectiveConstraint {
     fn project_response(&self, dx: &mut [f64]) {
@@ -424,6 +418,7 @@ impl ProjectiveConstraint for FixedPlaneProjectiveConstraint {
 mod tests {
     use super::*;
     use crate::test_support::{init_in, scene_with_state};
+    use canape_core::component::Component;
     use canape_core::scene::AnyComponent;
     use canape_types::DofType;
 

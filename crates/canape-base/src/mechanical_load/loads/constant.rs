@@ -130,25 +130,8 @@ impl ConstantForceField {
     }
 }
 
-impl Component for ConstantForceField {
-    fn class_name(&self) -> &'static str {
-        "ConstantForceField"
-    }
-    fn data(&self) -> &DataTable {
-        &self.data
-    }
-    fn data_mut(&mut self) -> &mut DataTable {
-        &mut self.data
-    }
-    fn init(&mut self, ctx: &mut InitContext<'_>) {
-        self.init_impl(ctx)
-    }
-    /// New indices, forces, force or totalForce give the new forces in place, with init's
-    /// precedence (its own code); values init reports an error for (an index out of range,
-    /// a force of the wrong size, as many forces as indices not given) are refused; giving no
-    /// force at all (init warns), any other Data, or an edit of a force field whose init found
-    /// no state re-initialise it.
-    fn data_changed(&mut self, changed: &ChangedData) -> Reaction {
+impl ConstantForceField {
+    fn data_changed_impl(&mut self, changed: &ChangedData) -> Reaction {
         let d = &self.d;
         let in_place = [
             d.indices.index(),
@@ -172,6 +155,8 @@ impl Component for ConstantForceField {
         }
     }
 }
+
+canape_core::impl_component!(ConstantForceField, "ConstantForceField", init, data_changed);
 
 impl ForceField for ConstantForceField {
     fn add_force(&mut self, _x: &[f64], _v: &[f64], f: &mut [f64]) {

@@ -2,6 +2,7 @@
 
 use super::*;
 use crate::test_support::{init_in, scene_with_state};
+use canape_core::component::Component;
 use canape_core::scene::AnyComponent;
 
 /// The forces a ConstantForceField adds to a zero vector of `size` values, as bits.
