@@ -175,6 +175,10 @@ enum Cmd {
         /// Print docs/components.md (a Markdown table) instead of a plain list.
         #[arg(long)]
         markdown: bool,
+        /// Print every class's Data (name, kind, default or output, aliases, help), or only
+        /// CLASS's.
+        #[arg(long, value_name = "CLASS", num_args = 0..=1, default_missing_value = "")]
+        data: Option<String>,
     },
 }
 
@@ -255,8 +259,18 @@ fn main() -> ExitCode {
             dt,
             data_path,
         ),
-        Some(Cmd::Components { markdown }) => {
-            if markdown {
+        Some(Cmd::Components { markdown, data }) => {
+            if let Some(class) = data {
+                let only = (!class.is_empty()).then_some(class.as_str());
+                let tables = canape::registry::data_tables(only);
+                if tables.is_empty() {
+                    eprintln!(
+                        "no component class named '{class}' (`canape components` lists them)"
+                    );
+                    return ExitCode::from(2);
+                }
+                print!("{tables}");
+            } else if markdown {
                 print!("{}", canape::registry::components_markdown());
             } else {
                 for c in canape::registry::class_index() {

@@ -70,6 +70,48 @@ pub fn class_index() -> Vec<ClassInfo> {
         .collect()
 }
 
+/// Every class's Data as a scene can set them, one line per Data: name, kind, default (or
+/// `output`), aliases and help (`canape components --data [CLASS]`). The class is built with the
+/// first template it accepts, as in [`class_index`]. Nothing when `only` names no class.
+pub fn data_tables(only: Option<&str>) -> String {
+    let r = registry();
+    let mut out = String::new();
+    for e in r.classes().filter(|e| only.is_none_or(|c| c == e.class)) {
+        let made = [
+            "",
+            "Vec3d",
+            "Rigid3d",
+            "Vec1d",
+            "Vec3,Hexahedron",
+            "Vec3,Tetrahedron",
+        ]
+        .iter()
+        .find_map(|t| (e.create)(e.class, t).ok());
+        let Some(c) = made else {
+            out.push_str(&format!("{}: (needs a template)\n", e.class));
+            continue;
+        };
+        out.push_str(&format!("{}\n", e.class));
+        for f in c.base().data().fields() {
+            let value = if f.output {
+                "output".to_string()
+            } else {
+                format!("default '{}'", f.default_text)
+            };
+            let aliases = if f.aliases.is_empty() {
+                String::new()
+            } else {
+                format!(" (alias {})", f.aliases.join(", "))
+            };
+            out.push_str(&format!(
+                "  {} [{:?}] {}{}: {}\n",
+                f.name, f.kind, value, aliases, f.help
+            ));
+        }
+    }
+    out
+}
+
 /// The component index, docs/components.md (`canape components --markdown` prints it; a test
 /// checks the file is up to date).
 pub fn components_markdown() -> String {
@@ -133,5 +175,20 @@ mod tests {
         }
         // no class is registered by two crates, and the facade has them all
         assert_eq!(registry().classes().count(), counts.iter().sum::<usize>());
+    }
+
+    #[test]
+    fn data_tables_list_each_class_with_its_data() {
+        let one = data_tables(Some("UniformMass"));
+        assert!(one.starts_with("UniformMass\n"), "{one}");
+        assert!(one.contains("  totalMass [Real] default '1': "), "{one}");
+        assert!(data_tables(Some("NoSuchClass")).is_empty());
+        let all = data_tables(None);
+        let classes = all.lines().filter(|l| !l.starts_with(' ')).count();
+        assert_eq!(classes, registry().classes().count());
+        assert!(
+            all.contains("  indices [Ints(0)] output: "),
+            "BoxROI's outputs are marked"
+        );
     }
 }
