@@ -238,6 +238,49 @@ impl BandPattern {
         }
     }
 
+    /// W = Bᵀ A⁻¹ B (m × m, row-major, written into `w`) for `m` right-hand sides B stored
+    /// row by row (`b` is used as work space): with A = L Lᵀ, W = Yᵀ Y where Y = L⁻¹ B, so
+    /// forward substitutions only — half of [`Self::solve_many_in_place`]'s work — and W is
+    /// symmetric exactly. SOFA's SparseLDLSolver builds a constraint compliance the same way
+    /// (SparseLDLSolverImpl.h, addJMInvJtLocal: L⁻¹ Jᵀ, then the product of those columns
+    /// through D⁻¹). The rows of B before its first nonzero one give zero rows of Y: skipped.
+    pub fn compliance_in_place(
+        &self,
+        values: &[f64],
+        b: &mut [f64],
+        m: usize,
+        work: &mut Vec<f64>,
+        w: &mut [f64],
+    ) {
+        assert_eq!(w.len(), m * m, "an m × m compliance");
+        let y: &mut [f64] = match &self.new_of {
+            None => b,
+            Some(new_of) => {
+                work.clear();
+                work.resize(b.len(), 0.0);
+                for (i, &k) in new_of.iter().enumerate() {
+                    let k = k as usize;
+                    work[k * m..(k + 1) * m].copy_from_slice(&b[i * m..(i + 1) * m]);
+                }
+                work
+            }
+        };
+        let (v, inv) = values.split_at(self.storage());
+        assert_eq!(inv.len(), self.lay.n, "a factor made by factorize");
+        assert_eq!(y.len(), self.lay.n * m, "n rows of m right-hand sides");
+        let from = y
+            .chunks(m.max(1))
+            .position(|r| r.iter().any(|&a| a != 0.0))
+            .unwrap_or(self.lay.n);
+        #[cfg(target_arch = "x86_64")]
+        if std::arch::is_x86_feature_detected!("avx2") && std::arch::is_x86_feature_detected!("fma")
+        {
+            // SAFETY: the CPU supports AVX2 and FMA (checked just above).
+            return unsafe { compliance_avx2(&self.lay, v, inv, y, m, from, w) };
+        }
+        compliance_impl(&self.lay, v, inv, y, m, from, w)
+    }
+
     fn solve_many_ordered(&self, values: &[f64], x: &mut [f64], m: usize) {
         let (v, inv) = values.split_at(self.storage());
         assert_eq!(inv.len(), self.lay.n, "a factor made by factorize");
@@ -322,12 +365,27 @@ fn solve_many_avx2(lay: &Layout, v: &[f64], inv: &[f64], x: &mut [f64], m: usize
     solve_many_impl(lay, v, inv, x, m)
 }
 
-/// Forward (L Y = X) then backward (Lᵀ X = Y) substitution on `m` right-hand sides stored
-/// row by row: each factor entry L[i, j] updates a whole row of m values.
+#[cfg(target_arch = "x86_64")]
+#[target_feature(enable = "avx2,fma")]
+fn compliance_avx2(
+    lay: &Layout,
+    v: &[f64],
+    inv: &[f64],
+    y: &mut [f64],
+    m: usize,
+    from: usize,
+    w: &mut [f64],
+) {
+    compliance_impl(lay, v, inv, y, m, from, w)
+}
+
+/// Forward substitution L Y = X on `m` right-hand sides stored row by row, from row `from`
+/// (the rows before it are zero and stay so): each factor entry L[i, j] updates a whole row
+/// of m values.
 #[inline(always)]
-fn solve_many_impl(lay: &Layout, v: &[f64], inv: &[f64], x: &mut [f64], m: usize) {
+fn forward_many(lay: &Layout, v: &[f64], inv: &[f64], x: &mut [f64], m: usize, from: usize) {
     let n = lay.n;
-    for j in 0..n {
+    for j in from..n {
         let (head, tail) = x.split_at_mut((j + 1) * m);
         let xj = &mut head[j * m..];
         let d = inv[j];
@@ -343,6 +401,46 @@ fn solve_many_impl(lay: &Layout, v: &[f64], inv: &[f64], x: &mut [f64], m: usize
             }
         }
     }
+}
+
+/// Y = L⁻¹ X (in place), then W = Yᵀ Y: the upper triangle summed row of Y by row of Y in
+/// order, then mirrored.
+#[inline(always)]
+fn compliance_impl(
+    lay: &Layout,
+    v: &[f64],
+    inv: &[f64],
+    y: &mut [f64],
+    m: usize,
+    from: usize,
+    w: &mut [f64],
+) {
+    forward_many(lay, v, inv, y, m, from);
+    w.fill(0.0);
+    for row in y[from * m..].chunks_exact(m) {
+        for (r, &a) in row.iter().enumerate() {
+            if a == 0.0 {
+                continue;
+            }
+            let wr = &mut w[r * m + r..(r + 1) * m];
+            for (o, &b) in wr.iter_mut().zip(&row[r..]) {
+                *o = a.mul_add(b, *o);
+            }
+        }
+    }
+    for r in 1..m {
+        for c in 0..r {
+            w[r * m + c] = w[c * m + r];
+        }
+    }
+}
+
+/// Forward (L Y = X) then backward (Lᵀ X = Y) substitution on `m` right-hand sides stored
+/// row by row: each factor entry L[i, j] updates a whole row of m values.
+#[inline(always)]
+fn solve_many_impl(lay: &Layout, v: &[f64], inv: &[f64], x: &mut [f64], m: usize) {
+    let n = lay.n;
+    forward_many(lay, v, inv, x, m, 0);
     for j in (0..n).rev() {
         let (head, tail) = x.split_at_mut((j + 1) * m);
         let xj = &mut head[j * m..];
@@ -705,6 +803,57 @@ mod tests {
                     );
                 }
             }
+        }
+    }
+
+    /// Bᵀ A⁻¹ B by forward substitutions only equals Bᵀ (A⁻¹ B) from full solves (to
+    /// round-off), is symmetric bit for bit, in the given order and renumbered, with leading
+    /// zero rows in B (skipped) and a zero column.
+    #[test]
+    fn compliance_by_forward_substitution_equals_the_full_solves() {
+        let n = 70;
+        let width = |i: usize| [1, 9, 3, 0, 17, 5][i / 12 % 6].min(i);
+        let identity: Vec<usize> = (0..n).collect();
+        let old_of: Vec<usize> = (0..n).map(|k| (k * 37 + 11) % n).collect();
+        let new_of: Vec<u32> = old_of.iter().map(|&o| o as u32).collect();
+        for (order, renumber) in [(&identity, None), (&old_of, Some(new_of))] {
+            let (a, _) = envelope(n, width, order);
+            let p = BandPattern::with_order(&a, renumber).expect("band");
+            let mut values = Vec::new();
+            p.factorize(&a, &mut values).expect("SPD");
+            let m = 6;
+            // rows before 20 are zero, column 4 is zero
+            let b: Vec<f64> = (0..n * m)
+                .map(|k| {
+                    if k / m < 20 || k % m == 4 {
+                        0.0
+                    } else {
+                        ((k * 13 % 29) as f64) - 14.0
+                    }
+                })
+                .collect();
+            let mut x = b.clone();
+            let mut work = Vec::new();
+            p.solve_many_in_place(&values, &mut x, m, &mut work);
+            let mut w = vec![f64::NAN; m * m];
+            let mut y = b.clone();
+            p.compliance_in_place(&values, &mut y, m, &mut work, &mut w);
+            for r in 0..m {
+                for c in 0..m {
+                    let full: f64 = (0..n).map(|i| b[i * m + r] * x[i * m + c]).sum();
+                    let got = w[r * m + c];
+                    assert_eq!(got.to_bits(), w[c * m + r].to_bits(), "symmetric");
+                    assert!(
+                        (got - full).abs() <= 1e-11 * full.abs().max(1.0),
+                        "W[{r}, {c}]: {got} vs {full}"
+                    );
+                }
+            }
+            assert!(w[4 * m..5 * m].iter().all(|&v| v == 0.0));
+            assert!(
+                w[0] > 0.0,
+                "a positive definite A gives a positive diagonal"
+            );
         }
     }
 

@@ -362,6 +362,12 @@ impl LinearSolver for DirectSolver {
             residual: 0.0,
         }
     }
+    fn compliance_again(&mut self, b: &mut [f64], m: usize, w: &mut [f64]) -> Option<SolveStats> {
+        (self.numeric.is_some() && self.compliance_factored(b, m, w)).then_some(SolveStats {
+            iterations: 1,
+            residual: 0.0,
+        })
+    }
     /// Every factorization compares the new matrix with the factored one, so only the
     /// precomputed factor must go; the symbolic analysis stays while the pattern does.
     fn matrix_changed(&mut self) {

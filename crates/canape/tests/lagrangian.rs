@@ -525,3 +525,67 @@ fn velocity_level_constraints_match_the_position_level_where_they_must() {
         "{p:?}"
     );
 }
+
+/// A hexahedral beam held by two bilateral constraints at fixed points, its compliance from a
+/// LinearSolverConstraintCorrection: under SparseLDLSolver (a Cholesky factor: the compliance by
+/// forward substitutions only, W = Yᵀ Y) and under EigenSparseLU (no such shortcut: full
+/// solves and products with J) the motion is the same to round-off.
+#[test]
+fn the_compliance_of_a_cholesky_factor_equals_the_one_from_full_solves() {
+    let scene = |linear: &str| {
+        format!(
+            r#"<Node name="root" dt="0.01" gravity="0 -9.81 0">
+  <FreeMotionAnimationLoop/>
+  <GenericConstraintSolver maxIterations="500" tolerance="1e-14"/>
+  <Node name="A">
+    <MechanicalObject name="a" position="0 0 0  1 1 0"/>
+  </Node>
+  <Node name="B">
+    <EulerImplicitSolver rayleighMass="0.1" rayleighStiffness="0.1"/>
+    {linear}
+    <RegularGridTopology n="2 2 9" min="0 0 0" max="1 1 8"/>
+    <MechanicalObject name="b"/>
+    <UniformMass totalMass="2"/>
+    <HexahedronFEMForceField youngModulus="300" poissonRatio="0.3"/>
+    <LinearSolverConstraintCorrection/>
+  </Node>
+  <BilateralLagrangianConstraint template="Vec3" object1="@A/a" object2="@B/b" first_point="0 1" second_point="0 3"/>
+</Node>"#
+        )
+    };
+    let mut ldl = load(&scene("<SparseLDLSolver/>"));
+    let mut lu = load(&scene(
+        r#"<EigenSparseLU template="CompressedRowSparseMatrixd"/>"#,
+    ));
+    for _ in 0..30 {
+        ldl.step();
+        lu.step();
+    }
+    let (p, q) = (pos(&ldl, "/root/B/b"), pos(&lu, "/root/B/b"));
+    let rest = pos(&load(&scene("<SparseLDLSolver/>")), "/root/B/b");
+    let moved = p
+        .iter()
+        .zip(&rest)
+        .map(|(a, b)| (a - b).abs())
+        .fold(0.0, f64::max);
+    assert!(moved > 0.1, "the free end falls: moved {moved}");
+    let worst = p
+        .iter()
+        .zip(&q)
+        .map(|(a, b)| (a - b).abs())
+        .fold(0.0, f64::max);
+    assert!(
+        worst < 1e-9,
+        "SparseLDL and EigenSparseLU differ by {worst}"
+    );
+    // the held points stay at their anchors
+    for (k, anchor) in [(0usize, [0.0, 0.0, 0.0]), (3, [1.0, 1.0, 0.0])] {
+        for c in 0..3 {
+            assert!(
+                (p[3 * k + c] - anchor[c]).abs() < 1e-6,
+                "point {k}: {:?}",
+                &p[3 * k..3 * k + 3]
+            );
+        }
+    }
+}

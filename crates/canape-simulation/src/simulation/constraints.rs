@@ -364,8 +364,13 @@ impl Simulation {
                 }
                 CorrectionKind::LinearSolver => {
                     let factor = cc.w_factor(ode);
-                    let cols = self.linear_compliance(gi, s, sr);
-                    add_linear_compliance(sr, &cols, factor, n, &mut w);
+                    let (rows, block) = self.linear_compliance(gi, s, sr);
+                    let m = rows.len();
+                    for (a, &ri) in rows.iter().enumerate() {
+                        for (b, &rj) in rows.iter().enumerate() {
+                            w[ri * n + rj] += factor * block[a * m + b];
+                        }
+                    }
                 }
             }
         }
@@ -505,22 +510,20 @@ impl Simulation {
         order
     }
 
-    /// Columns A⁻¹ Jᵣᵀ of the rows on state `s` of group `gi` (one linear solve per row with
-    /// the free motion's system), each on the state's derivative scalars.
-    /// All the rows are solved together (`solve_again_many`: a direct factor reads its
-    /// entries once for all of them).
-    fn linear_compliance(&mut self, gi: usize, s: usize, sr: &StateRows) -> Vec<(usize, Vec<f64>)> {
-        let len = self.scene.states[s]
-            .as_ref()
-            .map_or(0, |st| st.vec(VecId::VELOCITY).len());
+    /// J A⁻¹ Jᵀ for the rows on state `s` of group `gi` with the free motion's system: the
+    /// rows (in `sr`'s order) and the block (row-major, one row and column per row). All the
+    /// rows are solved together: by the solver's own compliance when it has one (a Cholesky
+    /// factor's forward substitutions), else by `solve_again_many` (a direct factor reads its
+    /// entries once for all of them) and the products with J's entries. Zero when the group
+    /// has no linear solver that solved this step.
+    fn linear_compliance(&mut self, gi: usize, s: usize, sr: &StateRows) -> (Vec<usize>, Vec<f64>) {
         let ranges = sr.row_ranges();
         let m = ranges.len();
+        let rows: Vec<usize> = ranges.iter().map(|&(r, _, _)| r).collect();
+        let mut block = vec![0.0; m * m];
         let g = &self.groups[gi];
         let Some(k) = g.states.iter().position(|&x| x == s) else {
-            return ranges
-                .iter()
-                .map(|&(r, _, _)| (r, vec![0.0; len]))
-                .collect();
+            return (rows, block);
         };
         let (off, size) = (g.offsets[k], g.size);
         let mut rhs = vec![0.0; size * m];
@@ -529,18 +532,43 @@ impl Simulation {
                 rhs[(off + d as usize) * m + c] += v;
             }
         }
+        if self.group_compliance(gi, &mut rhs, m, &mut block) {
+            return (rows, block);
+        }
         let mut sol = vec![0.0; size * m];
         if !self.group_solve_again(gi, &rhs, &mut sol, m) {
-            return ranges
-                .iter()
-                .map(|&(r, _, _)| (r, vec![0.0; len]))
-                .collect();
+            return (rows, block);
         }
-        ranges
-            .iter()
-            .enumerate()
-            .map(|(c, &(r, _, _))| (r, (0..len).map(|d| sol[(off + d) * m + c]).collect()))
-            .collect()
+        for (a, &(_, ea, eb)) in ranges.iter().enumerate() {
+            for b in 0..m {
+                let mut sum = 0.0;
+                for &(_, d, v) in &sr.entries[ea..eb] {
+                    sum += v * sol[(off + d as usize) * m + b];
+                }
+                block[a * m + b] = sum;
+            }
+        }
+        (rows, block)
+    }
+
+    /// The group's own Bᵀ A⁻¹ B ([`GroupOps::compliance_again`]) into `w`; false when its
+    /// solver has none (or solved nothing this step).
+    fn group_compliance(&mut self, gi: usize, rhs: &mut [f64], m: usize, w: &mut [f64]) -> bool {
+        let g = &self.groups[gi];
+        let scene = &mut self.scene;
+        let linear = g.linear.and_then(|l| scene.linears[l].as_mut());
+        let mut ops = GroupOps::new(
+            g,
+            &mut scene.states,
+            &scene.masses,
+            &mut scene.force_fields,
+            &scene.projective,
+            &mut scene.mappings,
+            linear,
+            &mut self.step_clock,
+            &mut self.works[gi],
+        );
+        ops.compliance_again(rhs, m, w).is_some()
     }
 
     /// A⁻¹ f for a force `f` on independent state `s` of group `gi` (zero on the group's other
@@ -592,25 +620,5 @@ impl Simulation {
             return false;
         }
         true
-    }
-}
-
-/// W += factor · J A⁻¹ Jᵀ from the solved columns.
-fn add_linear_compliance(
-    sr: &StateRows,
-    cols: &[(usize, Vec<f64>)],
-    factor: f64,
-    n: usize,
-    w: &mut [f64],
-) {
-    let ranges = sr.row_ranges();
-    for (ri, a, b) in &ranges {
-        for (rj, col) in cols {
-            let mut sum = 0.0;
-            for &(_, d, v) in &sr.entries[*a..*b] {
-                sum += v * col[d as usize];
-            }
-            w[ri * n + rj] += factor * sum;
-        }
     }
 }
