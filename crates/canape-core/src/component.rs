@@ -311,17 +311,12 @@ pub trait LinearSolver: Component + LinearSolverClone {
     ) -> SolveStats {
         solve_again_by_columns(self, sys, b, x, m)
     }
-    /// W = Bᵀ A⁻¹ B (m × m, row-major, into `w`) for `m` right-hand sides B stored row by row
-    /// (`b` may be overwritten), with the last solve's system — a constraint correction's
+    /// W = Bᵀ A⁻¹ B (m × m, row-major, into `w`) for `m` right-hand sides B stored row by row,
+    /// with the last solve's system — a constraint correction's
     /// compliance (SOFA's `addJMInvJt`) — when the solver has a cheaper way than
     /// [`LinearSolver::solve_again_many`] and a product: a Cholesky factor needs only its
     /// forward substitutions. None (the default): use `solve_again_many`.
-    fn compliance_again(
-        &mut self,
-        _b: &mut [f64],
-        _m: usize,
-        _w: &mut [f64],
-    ) -> Option<SolveStats> {
+    fn compliance_again(&mut self, _b: &[f64], _m: usize, _w: &mut [f64]) -> Option<SolveStats> {
         None
     }
     /// Forget what is carried from one solve to the next (a preconditioner's age), so that the

@@ -239,46 +239,65 @@ impl BandPattern {
     }
 
     /// W = Bᵀ A⁻¹ B (m × m, row-major, written into `w`) for `m` right-hand sides B stored
-    /// row by row (`b` is used as work space): with A = L Lᵀ, W = Yᵀ Y where Y = L⁻¹ B, so
-    /// forward substitutions only — half of [`Self::solve_many_in_place`]'s work — and W is
-    /// symmetric exactly. SOFA's SparseLDLSolver builds a constraint compliance the same way
-    /// (SparseLDLSolverImpl.h, addJMInvJtLocal: L⁻¹ Jᵀ, then the product of those columns
-    /// through D⁻¹). The rows of B before its first nonzero one give zero rows of Y: skipped.
+    /// row by row: with A = L Lᵀ, W = Yᵀ Y where Y = L⁻¹ B, so forward substitutions only —
+    /// half of [`Self::solve_many_in_place`]'s work — and W is symmetric exactly. SOFA's
+    /// SparseLDLSolver builds a constraint compliance the same way (SparseLDLSolverImpl.h,
+    /// addJMInvJtLocal: L⁻¹ Jᵀ from each row's first nonzero on, then the product of those
+    /// columns through D⁻¹). Here too a column of Y is zero above the first nonzero row of its
+    /// column of B: the columns are taken in the order of those rows, so that at each row
+    /// only a prefix of them is active and the rest is skipped.
     pub fn compliance_in_place(
         &self,
         values: &[f64],
-        b: &mut [f64],
+        b: &[f64],
         m: usize,
         work: &mut Vec<f64>,
         w: &mut [f64],
     ) {
+        let n = self.lay.n;
         assert_eq!(w.len(), m * m, "an m × m compliance");
-        let y: &mut [f64] = match &self.new_of {
-            None => b,
-            Some(new_of) => {
-                work.clear();
-                work.resize(b.len(), 0.0);
-                for (i, &k) in new_of.iter().enumerate() {
-                    let k = k as usize;
-                    work[k * m..(k + 1) * m].copy_from_slice(&b[i * m..(i + 1) * m]);
-                }
-                work
-            }
-        };
+        assert_eq!(b.len(), n * m, "n rows of m right-hand sides");
         let (v, inv) = values.split_at(self.storage());
-        assert_eq!(inv.len(), self.lay.n, "a factor made by factorize");
-        assert_eq!(y.len(), self.lay.n * m, "n rows of m right-hand sides");
-        let from = y
-            .chunks(m.max(1))
-            .position(|r| r.iter().any(|&a| a != 0.0))
-            .unwrap_or(self.lay.n);
+        assert_eq!(inv.len(), n, "a factor made by factorize");
+        let row_of = |i: usize| self.new_of.as_ref().map_or(i, |p| p[i] as usize);
+        // each column's first nonzero row (in the factored order); n when it is zero
+        let mut first = vec![n; m];
+        for i in 0..n {
+            let k = row_of(i);
+            for (f, &x) in first.iter_mut().zip(&b[i * m..(i + 1) * m]) {
+                if x != 0.0 && k < *f {
+                    *f = k;
+                }
+            }
+        }
+        let mut order: Vec<usize> = (0..m).collect();
+        order.sort_by_key(|&c| (first[c], c));
+        let firsts: Vec<usize> = order.iter().map(|&c| first[c]).collect();
+        work.clear();
+        work.resize(n * m, 0.0);
+        for i in 0..n {
+            let k = row_of(i);
+            let (src, dst) = (&b[i * m..(i + 1) * m], &mut work[k * m..(k + 1) * m]);
+            for (d, &c) in dst.iter_mut().zip(&order) {
+                *d = src[c];
+            }
+        }
+        let mut sorted = vec![0.0; m * m];
         #[cfg(target_arch = "x86_64")]
         if std::arch::is_x86_feature_detected!("avx2") && std::arch::is_x86_feature_detected!("fma")
         {
             // SAFETY: the CPU supports AVX2 and FMA (checked just above).
-            return unsafe { compliance_avx2(&self.lay, v, inv, y, m, from, w) };
+            unsafe { compliance_avx2(&self.lay, v, inv, work, m, &firsts, &mut sorted) };
+        } else {
+            compliance_impl(&self.lay, v, inv, work, m, &firsts, &mut sorted);
         }
-        compliance_impl(&self.lay, v, inv, y, m, from, w)
+        #[cfg(not(target_arch = "x86_64"))]
+        compliance_impl(&self.lay, v, inv, work, m, &firsts, &mut sorted);
+        for (r, &cr) in order.iter().enumerate() {
+            for (c, &cc) in order.iter().enumerate() {
+                w[cr * m + cc] = sorted[r * m + c];
+            }
+        }
     }
 
     fn solve_many_ordered(&self, values: &[f64], x: &mut [f64], m: usize) {
@@ -373,38 +392,48 @@ fn compliance_avx2(
     inv: &[f64],
     y: &mut [f64],
     m: usize,
-    from: usize,
+    firsts: &[usize],
     w: &mut [f64],
 ) {
-    compliance_impl(lay, v, inv, y, m, from, w)
+    compliance_impl(lay, v, inv, y, m, firsts, w)
 }
 
-/// Forward substitution L Y = X on `m` right-hand sides stored row by row, from row `from`
-/// (the rows before it are zero and stay so): each factor entry L[i, j] updates a whole row
-/// of m values.
+/// Forward substitution L Y = X on `m` right-hand sides stored row by row, at row j only on
+/// the first `active(j)` of them (the others are zero up to that row, and stay so): each
+/// factor entry L[i, j] updates a row's active values.
 #[inline(always)]
-fn forward_many(lay: &Layout, v: &[f64], inv: &[f64], x: &mut [f64], m: usize, from: usize) {
+fn forward_many(
+    lay: &Layout,
+    v: &[f64],
+    inv: &[f64],
+    x: &mut [f64],
+    m: usize,
+    from: usize,
+    active: impl Fn(usize) -> usize,
+) {
     let n = lay.n;
     for j in from..n {
+        let a = active(j);
         let (head, tail) = x.split_at_mut((j + 1) * m);
-        let xj = &mut head[j * m..];
+        let xj = &mut head[j * m..j * m + a];
         let d = inv[j];
-        xj.iter_mut().for_each(|a| *a *= d);
+        xj.iter_mut().for_each(|x| *x *= d);
         for i in j + 1..=lay.last(j).min(n - 1) {
             let l = v[lay.start[j] + (i - j)];
             if l == 0.0 {
                 continue;
             }
-            let xi = &mut tail[(i - j - 1) * m..(i - j) * m];
-            for (a, &b) in xi.iter_mut().zip(xj.iter()) {
-                *a = b.mul_add(-l, *a);
+            let xi = &mut tail[(i - j - 1) * m..(i - j - 1) * m + a];
+            for (x, &b) in xi.iter_mut().zip(xj.iter()) {
+                *x = b.mul_add(-l, *x);
             }
         }
     }
 }
 
-/// Y = L⁻¹ X (in place), then W = Yᵀ Y: the upper triangle summed row of Y by row of Y in
-/// order, then mirrored.
+/// Y = L⁻¹ X in place, for right-hand sides ordered by their first nonzero row (`firsts`,
+/// nondecreasing), then W = Yᵀ Y: the upper triangle summed row of Y by row of Y in order,
+/// over the columns active at that row, then mirrored.
 #[inline(always)]
 fn compliance_impl(
     lay: &Layout,
@@ -412,19 +441,23 @@ fn compliance_impl(
     inv: &[f64],
     y: &mut [f64],
     m: usize,
-    from: usize,
+    firsts: &[usize],
     w: &mut [f64],
 ) {
-    forward_many(lay, v, inv, y, m, from);
+    let from = firsts.first().copied().unwrap_or(lay.n);
+    let active = |j: usize| firsts.partition_point(|&f| f <= j);
+    forward_many(lay, v, inv, y, m, from, active);
     w.fill(0.0);
-    for row in y[from * m..].chunks_exact(m) {
-        for (r, &a) in row.iter().enumerate() {
-            if a == 0.0 {
+    for i in from..lay.n {
+        let a = active(i);
+        let row = &y[i * m..i * m + a];
+        for (r, &x) in row.iter().enumerate() {
+            if x == 0.0 {
                 continue;
             }
-            let wr = &mut w[r * m + r..(r + 1) * m];
+            let wr = &mut w[r * m + r..r * m + a];
             for (o, &b) in wr.iter_mut().zip(&row[r..]) {
-                *o = a.mul_add(b, *o);
+                *o = x.mul_add(b, *o);
             }
         }
     }
@@ -440,7 +473,7 @@ fn compliance_impl(
 #[inline(always)]
 fn solve_many_impl(lay: &Layout, v: &[f64], inv: &[f64], x: &mut [f64], m: usize) {
     let n = lay.n;
-    forward_many(lay, v, inv, x, m, 0);
+    forward_many(lay, v, inv, x, m, 0, |_| m);
     for j in (0..n).rev() {
         let (head, tail) = x.split_at_mut((j + 1) * m);
         let xj = &mut head[j * m..];
@@ -822,10 +855,11 @@ mod tests {
             let mut values = Vec::new();
             p.factorize(&a, &mut values).expect("SPD");
             let m = 6;
-            // rows before 20 are zero, column 4 is zero
+            // rows before 20 are zero, column 4 is zero, column c starts at row 20 + 7 (c % 3)
             let b: Vec<f64> = (0..n * m)
                 .map(|k| {
-                    if k / m < 20 || k % m == 4 {
+                    let (i, c) = (k / m, k % m);
+                    if i < 20 + 7 * (c % 3) || c == 4 {
                         0.0
                     } else {
                         ((k * 13 % 29) as f64) - 14.0
@@ -836,8 +870,7 @@ mod tests {
             let mut work = Vec::new();
             p.solve_many_in_place(&values, &mut x, m, &mut work);
             let mut w = vec![f64::NAN; m * m];
-            let mut y = b.clone();
-            p.compliance_in_place(&values, &mut y, m, &mut work, &mut w);
+            p.compliance_in_place(&values, &b, m, &mut work, &mut w);
             for r in 0..m {
                 for c in 0..m {
                     let full: f64 = (0..n).map(|i| b[i * m + r] * x[i * m + c]).sum();

@@ -362,7 +362,7 @@ impl LinearSolver for DirectSolver {
             residual: 0.0,
         }
     }
-    fn compliance_again(&mut self, b: &mut [f64], m: usize, w: &mut [f64]) -> Option<SolveStats> {
+    fn compliance_again(&mut self, b: &[f64], m: usize, w: &mut [f64]) -> Option<SolveStats> {
         (self.numeric.is_some() && self.compliance_factored(b, m, w)).then_some(SolveStats {
             iterations: 1,
             residual: 0.0,

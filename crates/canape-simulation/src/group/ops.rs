@@ -658,12 +658,7 @@ impl GroupOps<'_> {
     /// Bᵀ A⁻¹ B (m × m, into `w`) for `m` right-hand sides B stored row by row with the last
     /// solve's system, when the group's solver has a way cheaper than `solve_again_many`
     /// ([`LinearSolver::compliance_again`]); None otherwise (or when nothing solved yet).
-    pub fn compliance_again(
-        &mut self,
-        rhs: &mut [f64],
-        m: usize,
-        w: &mut [f64],
-    ) -> Option<SolveStats> {
+    pub fn compliance_again(&mut self, rhs: &[f64], m: usize, w: &mut [f64]) -> Option<SolveStats> {
         self.work.last_factors?;
         self.linear.as_mut()?.compliance_again(rhs, m, w)
     }

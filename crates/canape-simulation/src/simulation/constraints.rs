@@ -532,7 +532,7 @@ impl Simulation {
                 rhs[(off + d as usize) * m + c] += v;
             }
         }
-        if self.group_compliance(gi, &mut rhs, m, &mut block) {
+        if self.group_compliance(gi, &rhs, m, &mut block) {
             return (rows, block);
         }
         let mut sol = vec![0.0; size * m];
@@ -553,7 +553,7 @@ impl Simulation {
 
     /// The group's own Bᵀ A⁻¹ B ([`GroupOps::compliance_again`]) into `w`; false when its
     /// solver has none (or solved nothing this step).
-    fn group_compliance(&mut self, gi: usize, rhs: &mut [f64], m: usize, w: &mut [f64]) -> bool {
+    fn group_compliance(&mut self, gi: usize, rhs: &[f64], m: usize, w: &mut [f64]) -> bool {
         let g = &self.groups[gi];
         let scene = &mut self.scene;
         let linear = g.linear.and_then(|l| scene.linears[l].as_mut());

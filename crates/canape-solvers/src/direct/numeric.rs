@@ -318,11 +318,10 @@ impl DirectSolver {
         }
     }
 
-    /// W = Bᵀ A⁻¹ B (m × m, row-major) for `m` right-hand sides B stored row by row (`b` is
-    /// used as work space), when the last factorization is a band Cholesky: forward
+    /// W = Bᵀ A⁻¹ B (m × m, row-major) for `m` right-hand sides B stored row by row, when the last factorization is a band Cholesky: forward
     /// substitutions only ([`crate::band::BandPattern::compliance_in_place`]). False (and `w`
     /// untouched) for the other factors.
-    pub fn compliance_factored(&mut self, b: &mut [f64], m: usize, w: &mut [f64]) -> bool {
+    pub fn compliance_factored(&mut self, b: &[f64], m: usize, w: &mut [f64]) -> bool {
         let (Some(Numeric::Band(values)), Some(Symbolic::Band(band))) =
             (&self.numeric, &self.symbolic)
         else {
