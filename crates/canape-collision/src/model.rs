@@ -213,9 +213,6 @@ impl Component for GeometryModel {
             },
             contact_friction: d.real("contactFriction"),
         };
-        if self.params.self_collision {
-            ctx.warn("selfCollision is not implemented yet: this model's elements are not tested against each other");
-        }
         self.state = ctx.scene.context_state(ctx.node);
         let Some(state) = ctx.state() else {
             ctx.error("a collision model needs a MechanicalObject in its node or above it: it is not used");

@@ -54,7 +54,8 @@ impl PenaltyContactForceField {
             second,
             second_passive,
             first_passive,
-            first_points,
+            // one state (self-collision): the second end reads the same vectors
+            first_points: if first == second { 0 } else { first_points },
             strides,
             contacts: Vec::new(),
             pen: Vec::new(),
@@ -128,6 +129,10 @@ impl ContactResponse for PenaltyContactForceField {
 
 impl ForceField for PenaltyContactForceField {
     fn interaction(&self) -> Option<Interaction> {
+        // a self-contact: both ends on one state, a force field of that state
+        if self.first == self.second {
+            return None;
+        }
         Some(Interaction {
             first: self.first,
             second: self.second,

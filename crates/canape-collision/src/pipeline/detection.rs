@@ -16,8 +16,10 @@ use canape_core::scene::{AnyComponent, ComponentId, NodeId, Scene, Slot};
 use canape_core::state::{MechanicalObject, VecId};
 use canape_types::Vec3;
 
-/// Whether two models may collide (core/CollisionModel::canCollideWith): models of one node
-/// only with self-collision, and never two sharing a group.
+/// Whether two models (or a model and itself) may collide (core/CollisionModel::canCollideWith,
+/// asked of both): models of one node only when both have `selfCollision` (their groups are
+/// then not looked at), others unless they share a group; never two models that are not
+/// simulated.
 fn can_collide(scene: &Scene, a: &Entry, b: &Entry) -> bool {
     let (Some(ma), Some(mb)) = (model_of(scene, a.passive), model_of(scene, b.passive)) else {
         return false;
@@ -27,9 +29,14 @@ fn can_collide(scene: &Scene, a: &Entry, b: &Entry) -> bool {
         return false;
     }
     if a.node == b.node {
-        return false;
+        return pa.self_collision && pb.self_collision;
     }
     !pa.group.iter().any(|g| pb.group.contains(g))
+}
+
+/// A simulated model with `selfCollision`: BruteForceBroadPhase pairs it with itself.
+fn self_colliding(scene: &Scene, e: &Entry) -> bool {
+    model_of(scene, e.passive).is_some_and(|m| m.params().simulated && m.params().self_collision)
 }
 
 impl Pipeline {
@@ -57,7 +64,8 @@ impl Pipeline {
         let e = &self.entries;
         let simulated =
             |x: &Entry| model_of(scene, x.passive).is_some_and(|m| m.params().simulated);
-        self.any_pair = e.iter().any(simulated) && e.iter().any(|x| x.node != e[0].node);
+        self.any_pair = (e.iter().any(simulated) && e.iter().any(|x| x.node != e[0].node))
+            || e.iter().any(|x| self_colliding(scene, x));
         if !self.any_pair {
             return;
         }
@@ -136,8 +144,10 @@ impl Pipeline {
     }
 
     /// The pairs of models whose boxes meet within `gap`, as (later, earlier) in the order
-    /// of the later model and then of the earlier one.
-    fn broad_phase(&mut self, gap: f64) {
+    /// of the later model, its pair with itself first (a self-colliding model:
+    /// BruteForceBroadPhase::addCollisionModel adds it before the pairs with the earlier
+    /// models), then in the order of the earlier one.
+    fn broad_phase(&mut self, scene: &Scene, gap: f64) {
         let e = &self.entries;
         self.sweep.clear();
         self.sweep.extend(0..e.len());
@@ -155,7 +165,13 @@ impl Pipeline {
                 }
             }
         }
-        self.model_pairs.sort_unstable();
+        for (i, x) in e.iter().enumerate() {
+            if self_colliding(scene, x) {
+                self.model_pairs.push((i, i));
+            }
+        }
+        self.model_pairs
+            .sort_unstable_by_key(|&(a, b)| (a, if a == b { 0 } else { b + 1 }));
     }
 
     /// The response force field of a pair of models, created on its first contact.
@@ -200,7 +216,15 @@ impl Pipeline {
         let simulated =
             |e: &Entry| model_of(scene, e.passive).is_some_and(|m| m.params().simulated);
         let (sim_a, sim_b) = (simulated(ea), simulated(eb));
+        let one_state = ea.state == eb.state;
         let component = match self.lagrangian {
+            Some(_) if one_state => {
+                changes.messages.push(format!(
+                    "self-collision of '{}' with a Lagrangian contact response is not implemented yet: its contacts are ignored",
+                    scene.info(ea.model).name
+                ));
+                return None;
+            }
             Some((mu, tol)) => AnyComponent::Passive(Box::new(ContactConstraint::new(
                 ea.state, eb.state, strides, mu, tol,
             ))),
@@ -215,8 +239,11 @@ impl Pipeline {
         };
         // SOFA's placement (CollisionResponse::createResponse): beside the simulated model when
         // the other is not simulated, else in the pipeline's node, where a solver above both
-        // integrates it (implicitly) and otherwise it acts as an explicit external force
+        // integrates it (implicitly) and otherwise it acts as an explicit external force. A
+        // self-contact (both ends on one state) acts as a force field of that state: in the
+        // model's node.
         let node = match (sim_a, sim_b) {
+            _ if one_state => ea.node,
             (true, false) => ea.node,
             (false, true) => eb.node,
             _ => self.node.unwrap_or(ea.node),
@@ -346,7 +373,7 @@ impl CollisionPipeline for Pipeline {
             params.alarm
         };
         if self.any_pair {
-            self.broad_phase(gap);
+            self.broad_phase(scene, gap);
         } else {
             self.model_pairs.clear();
         }

@@ -25,6 +25,77 @@ pub(super) struct Job<'a> {
     /// Contacts for the Lagrangian response (FrictionContact's selection: every output but
     /// near-duplicates) rather than the penalty one (the closest output per id).
     lagrangian: bool,
+    /// Whether the pair is a model with itself or two models on one state (self-collision).
+    own: Own,
+}
+
+/// A model pair's relation to itself, for self-collision's element filters.
+#[derive(Clone, Copy, PartialEq, Eq)]
+enum Own {
+    /// Two models of different states.
+    Apart,
+    /// Two models of one node and state (their element indices name the same points).
+    OneState,
+    /// A model with itself.
+    Itself,
+}
+
+/// Whether the element pair (i of the first model, j of the second) is left out of a
+/// self-collision (SOFA: CollisionElementIterator::canCollideWith and the models'
+/// doCanCollideWithElement, and NewProximityIntersection's own test of triangles): a model
+/// against itself tests each unordered pair once, the lower index first; triangles sharing a
+/// vertex, lines sharing an endpoint or joined by an edge, a point against a triangle it is a
+/// vertex of, against a line it ends or a line whose ends it neighbours are not tested. A
+/// point model never meets itself: SOFA's iterator asks i < j and its point filter i > j.
+fn left_out(job: &Job, i: u32, j: u32) -> bool {
+    let (g1, g2) = (&job.g1, &job.g2);
+    let tri = |g: &Geometry, k: u32| g.triangles.get(k as usize).copied();
+    let edge = |g: &Geometry, k: u32| g.edges.get(k as usize).copied();
+    // whether an edge of the mesh joins p and q
+    let joined = |g: &Geometry, p: u32, q: u32| {
+        g.adjacency.is_some_and(|a| {
+            a.vertex_edges.get(p as usize).is_some_and(|around| {
+                around.iter().any(|&e| {
+                    a.edges
+                        .get(e as usize)
+                        .is_some_and(|ed| (ed[0] == p && ed[1] == q) || (ed[1] == p && ed[0] == q))
+                })
+            })
+        })
+    };
+    match job.own {
+        Own::Apart => false,
+        Own::Itself => {
+            if i >= j {
+                return true;
+            }
+            match g1.shape {
+                CollisionShape::Point => true,
+                CollisionShape::Sphere => false,
+                CollisionShape::Triangle => match (tri(g1, i), tri(g2, j)) {
+                    (Some(a), Some(b)) => a.iter().any(|v| b.contains(v)),
+                    _ => true,
+                },
+                CollisionShape::Line => match (edge(g1, i), edge(g2, j)) {
+                    (Some(a), Some(b)) => {
+                        a.iter().any(|v| b.contains(v))
+                            || a.iter().any(|&p| b.iter().any(|&q| joined(g1, p, q)))
+                    }
+                    _ => true,
+                },
+            }
+        }
+        Own::OneState => match (g1.shape, g2.shape) {
+            (CollisionShape::Triangle, CollisionShape::Point) => {
+                tri(g1, i).is_none_or(|t| t.contains(&j))
+            }
+            (CollisionShape::Line, CollisionShape::Point) => {
+                edge(g1, i).is_none_or(|e| e.contains(&j) || e.iter().any(|&p| joined(g1, p, j)))
+            }
+            (CollisionShape::Point, CollisionShape::Point) => i <= j || joined(g1, i, j),
+            _ => false,
+        },
+    }
 }
 
 /// Below this many candidate element pairs a model pair's tests stay on one thread.
@@ -56,6 +127,9 @@ pub(super) fn narrow(params: &Params, job: &Job, sc: &mut Scratch, threads: usiz
         &mut sc.stack,
         &mut sc.cand,
     );
+    if job.own != Own::Apart {
+        sc.cand.retain(|&(i, j)| !left_out(job, i, j));
+    }
     sc.cand.sort_unstable();
     if threads > 1 && sc.cand.len() >= PARALLEL_MIN_CANDIDATES {
         let chunk = sc.cand.len().div_ceil(4 * threads);
@@ -199,6 +273,13 @@ pub(super) fn job<'a>(
         d0: params.contact + pf + ps,
         k: mf.params().contact_stiffness * ms.params().contact_stiffness,
         lagrangian,
+        own: if f == s {
+            Own::Itself
+        } else if ef.state == es.state && ef.node == es.node {
+            Own::OneState
+        } else {
+            Own::Apart
+        },
     })
 }
 
