@@ -9,17 +9,40 @@
 //! SOFA's ODE solvers call `NewtonRaphsonSolver::solve` with a `BaseNonLinearFunction`.
 
 use canape_core::component::{Passive, Role};
-use canape_core::data::{base_fields, DataKind, DataTable};
+use canape_core::data::{base_fields, DataKind, DataTable, Flag, Int, Real, Reals, Text};
 use canape_core::impl_component;
 use canape_core::scene::{ComponentId, InitContext, Target};
 
 /// The class name the scene gives the component.
 pub const CLASS: &str = "NewtonRaphsonSolver";
 
+canape_core::data_schema! {
+    /// NewtonRaphsonSolver's Data (after the base Data).
+    pub struct NewtonData {
+        max_iterations: Int = ("maxNbIterationsNewton", DataKind::Int, "1", "Maximum number of iterations of the Newton's method if it has not converged."),
+        relative_successive: Real = ("relativeSuccessiveStoppingThreshold", DataKind::Real, "1e-5", "Threshold for the relative successive progress criterion. The Newton iterations will stop when the ratio between the norm of the residual at iteration k over the norm of the residual at iteration k-1 is lower than this threshold."),
+        relative_initial: Real = ("relativeInitialStoppingThreshold", DataKind::Real, "1e-5", "Threshold for the relative initial progress criterion. The Newton iterations will stop when the ratio between the norm of the residual at iteration k over the norm of the residual at iteration 0 is lower than this threshold."),
+        absolute_residual: Real = ("absoluteResidualStoppingThreshold", DataKind::Real, "1e-5", "Threshold for the absolute function value stopping criterion. The Newton iterations will stop when the norm of the residual at iteration k is lower than this threshold."),
+        relative_estimate: Real = ("relativeEstimateDifferenceThreshold", DataKind::Real, "0", "Threshold for the relative change in root estimate criterion. The Newton iterations will stop when the difference between two successive estimates divided by the previous estimate is smaller than this threshold"),
+        absolute_estimate: Real = ("absoluteEstimateDifferenceThreshold", DataKind::Real, "0", "Threshold for the absolute change in root estimate criterion. The Newton iterations will stop when the difference between two successive estimates is smaller than this threshold."),
+        max_line_search: Int = ("maxNbIterationsLineSearch", DataKind::Int, "5", "Maximum number of iterations of the line search method if it has not converged."),
+        line_search_coefficient: Real = ("lineSearchCoefficient", DataKind::Real, "0.5", "Line search coefficient"),
+        update_state_when_diverged: Flag = ("updateStateWhenDiverged", DataKind::Bool, "1", "Update the states within the last iteration even if the iterative process is considered diverged."),
+        /// An output holding a value from the start ("Undefined"): declared as a parameter,
+        /// then flagged as an output.
+        status: Text = ("status", DataKind::Str, "Undefined", "status of the last solve: Undefined, Running, ConvergedEquilibrium, DivergedLineSearch, DivergedMaxIterations, ConvergedResidualSuccessiveRatio, ConvergedResidualInitialRatio, ConvergedAbsoluteResidual, ConvergedRelativeEstimateDifference, ConvergedAbsoluteEstimateDifference"),
+        residual_graph: Reals => ("residualGraph", DataKind::Reals(0), "Graph of the residual over the iterations"),
+        warn_line_search: Flag = ("warnWhenLineSearchFails", DataKind::Bool, "1", "Trigger a warning if line search fails"),
+        warn_diverge: Flag = ("warnWhenDiverge", DataKind::Bool, "1", "Trigger a warning if Newton-Raphson diverges"),
+    }
+}
+
 /// The scene component: the Newton–Raphson parameters, read by the ODE solver that uses it.
 #[derive(Clone)]
 pub struct NewtonRaphsonSolver {
     data: DataTable,
+    /// Typed handles to the Data in `data`.
+    d: NewtonData,
 }
 
 impl Default for NewtonRaphsonSolver {
@@ -30,30 +53,21 @@ impl Default for NewtonRaphsonSolver {
 
 impl NewtonRaphsonSolver {
     pub fn new() -> Self {
-        let mut data = base_fields(DataTable::new())
-            .with("maxNbIterationsNewton", DataKind::Int, "1", "Maximum number of iterations of the Newton's method if it has not converged.")
-            .with("relativeSuccessiveStoppingThreshold", DataKind::Real, "1e-5", "Threshold for the relative successive progress criterion. The Newton iterations will stop when the ratio between the norm of the residual at iteration k over the norm of the residual at iteration k-1 is lower than this threshold.")
-            .with("relativeInitialStoppingThreshold", DataKind::Real, "1e-5", "Threshold for the relative initial progress criterion. The Newton iterations will stop when the ratio between the norm of the residual at iteration k over the norm of the residual at iteration 0 is lower than this threshold.")
-            .with("absoluteResidualStoppingThreshold", DataKind::Real, "1e-5", "Threshold for the absolute function value stopping criterion. The Newton iterations will stop when the norm of the residual at iteration k is lower than this threshold.")
-            .with("relativeEstimateDifferenceThreshold", DataKind::Real, "0", "Threshold for the relative change in root estimate criterion. The Newton iterations will stop when the difference between two successive estimates divided by the previous estimate is smaller than this threshold")
-            .with("absoluteEstimateDifferenceThreshold", DataKind::Real, "0", "Threshold for the absolute change in root estimate criterion. The Newton iterations will stop when the difference between two successive estimates is smaller than this threshold.")
-            .with("maxNbIterationsLineSearch", DataKind::Int, "5", "Maximum number of iterations of the line search method if it has not converged.")
-            .with("lineSearchCoefficient", DataKind::Real, "0.5", "Line search coefficient")
-            .with("updateStateWhenDiverged", DataKind::Bool, "1", "Update the states within the last iteration even if the iterative process is considered diverged.")
-            .with("status", DataKind::Str, "Undefined", "status of the last solve: Undefined, Running, ConvergedEquilibrium, DivergedLineSearch, DivergedMaxIterations, ConvergedResidualSuccessiveRatio, ConvergedResidualInitialRatio, ConvergedAbsoluteResidual, ConvergedRelativeEstimateDifference, ConvergedAbsoluteEstimateDifference")
-            .output("residualGraph", DataKind::Reals(0), "Graph of the residual over the iterations")
-            .with("warnWhenLineSearchFails", DataKind::Bool, "1", "Trigger a warning if line search fails")
-            .with("warnWhenDiverge", DataKind::Bool, "1", "Trigger a warning if Newton-Raphson diverges");
-        if let Some(f) = data.field_mut("status") {
+        let (mut data, d) = NewtonData::declare(base_fields(DataTable::new()));
+        if let Some(f) = data.field_at_mut(d.status.index()) {
             f.output = true;
         }
-        NewtonRaphsonSolver { data }
+        NewtonRaphsonSolver { data, d }
     }
 
     fn init_impl(&mut self, ctx: &mut InitContext<'_>) {
         // SOFA declares both counts unsigned: a negative value is bad input
-        for name in ["maxNbIterationsNewton", "maxNbIterationsLineSearch"] {
-            let v = self.data.int(name);
+        let d = &self.d;
+        for (name, count) in [
+            ("maxNbIterationsNewton", d.max_iterations),
+            ("maxNbIterationsLineSearch", d.max_line_search),
+        ] {
+            let v = self.data.get(count);
             if v < 0 {
                 ctx.warn(format!("{name} = {v} is negative: 0 is used"));
             }
@@ -117,7 +131,8 @@ impl Default for NewtonParams {
 }
 
 impl NewtonParams {
-    /// The parameters a NewtonRaphsonSolver's Data give (negative counts read as 0).
+    /// The parameters a NewtonRaphsonSolver's Data give (negative counts read as 0). The ODE
+    /// solvers read them at init from the component the scene holds, by name.
     pub fn from_data(d: &DataTable) -> Self {
         let count = |name: &str| usize::try_from(d.int(name)).unwrap_or(0);
         NewtonParams {
@@ -822,7 +837,7 @@ mod tests {
     fn the_component_gives_sofas_defaults() {
         let nr = NewtonRaphsonSolver::new();
         assert_eq!(NewtonParams::from_data(&nr.data), NewtonParams::default());
-        assert_eq!(nr.data.str("status"), "Undefined");
+        assert_eq!(nr.data.get(nr.d.status), "Undefined");
         let mut nr = nr;
         nr.data.set_str("maxNbIterationsNewton", "-3").unwrap();
         nr.data.set_str("maxNbIterationsLineSearch", "7").unwrap();

@@ -12,7 +12,7 @@
 
 use crate::newton::{self, newton_solve, NewtonParams, NewtonReport, NonLinearFunction};
 use canape_core::component::{MechanicalOps, OdeSolver};
-use canape_core::data::{base_fields, DataKind, DataTable};
+use canape_core::data::{base_fields, Data, DataKind, DataTable, Real, Text};
 use canape_core::impl_component;
 use canape_core::scene::{ComponentId, InitContext};
 use canape_core::state::VecId;
@@ -48,9 +48,40 @@ const LEGACY: [(&str, &str); 5] = [
 /// Removed without forwarding.
 const LEGACY_DROPPED: &str = "should_diverge_when_residual_is_growing";
 
+canape_core::data_schema! {
+    /// StaticSolver's Data (after the base Data): the links, then the removed Newton Data SOFA
+    /// still reads.
+    pub struct StaticData {
+        newton_solver: Text = ("newtonSolver", DataKind::Str, "", "Link to a NewtonRaphsonSolver"),
+        linear_solver: Text = ("linearSolver", DataKind::Str, "", "Linear solver used by this component"),
+        newton_iterations: Real = ("newton_iterations", DataKind::Real, "", REMOVED_HELP),
+        absolute_correction: Real = ("absolute_correction_tolerance_threshold", DataKind::Real, "", REMOVED_HELP),
+        relative_correction: Real = ("relative_correction_tolerance_threshold", DataKind::Real, "", REMOVED_HELP),
+        absolute_residual: Real = ("absolute_residual_tolerance_threshold", DataKind::Real, "", REMOVED_HELP),
+        relative_residual: Real = ("relative_residual_tolerance_threshold", DataKind::Real, "", REMOVED_HELP),
+        diverge_when_growing: Text = (LEGACY_DROPPED, DataKind::Str, "", REMOVED_HELP),
+    }
+}
+
+impl StaticData {
+    /// The removed Newton Data with their names, in [`LEGACY`]'s order.
+    fn legacy(&self) -> [(Data<Real>, &'static str, &'static str); 5] {
+        let handles = [
+            self.newton_iterations,
+            self.absolute_correction,
+            self.relative_correction,
+            self.absolute_residual,
+            self.relative_residual,
+        ];
+        std::array::from_fn(|i| (handles[i], LEGACY[i].0, LEGACY[i].1))
+    }
+}
+
 #[derive(Clone)]
 pub struct StaticSolver {
     data: DataTable,
+    /// Typed handles to the Data in `data`.
+    d: StaticData,
     params: NewtonParams,
     /// The NewtonRaphsonSolver the parameters come from (None: the default one).
     newton: Option<ComponentId>,
@@ -65,47 +96,10 @@ impl Default for StaticSolver {
 
 impl StaticSolver {
     pub fn new() -> Self {
-        let data = base_fields(DataTable::new())
-            .with(
-                "newtonSolver",
-                DataKind::Str,
-                "",
-                "Link to a NewtonRaphsonSolver",
-            )
-            .with(
-                "linearSolver",
-                DataKind::Str,
-                "",
-                "Linear solver used by this component",
-            )
-            .with("newton_iterations", DataKind::Real, "", REMOVED_HELP)
-            .with(
-                "absolute_correction_tolerance_threshold",
-                DataKind::Real,
-                "",
-                REMOVED_HELP,
-            )
-            .with(
-                "relative_correction_tolerance_threshold",
-                DataKind::Real,
-                "",
-                REMOVED_HELP,
-            )
-            .with(
-                "absolute_residual_tolerance_threshold",
-                DataKind::Real,
-                "",
-                REMOVED_HELP,
-            )
-            .with(
-                "relative_residual_tolerance_threshold",
-                DataKind::Real,
-                "",
-                REMOVED_HELP,
-            )
-            .with(LEGACY_DROPPED, DataKind::Str, "", REMOVED_HELP);
+        let (data, d) = StaticData::declare(base_fields(DataTable::new()));
         StaticSolver {
             data,
+            d,
             params: NewtonParams::default(),
             newton: None,
             report: NewtonReport::default(),
@@ -131,20 +125,20 @@ impl StaticSolver {
     fn init_impl(&mut self, ctx: &mut InitContext<'_>) {
         // SOFA's parse: each removed Data given is read and reported
         let mut legacy: Vec<(&str, &str, f64)> = Vec::new();
-        for (old, new) in LEGACY {
-            if self.data.is_set(old) {
-                legacy.push((old, new, self.data.real(old)));
+        for (handle, old, new) in self.d.legacy() {
+            if self.data.was_set(handle) {
+                legacy.push((old, new, self.data.get(handle)));
                 ctx.warn(format!("The attribute '{old}' is no longer defined in this component. Instead, define the attribute '{new}' in the NewtonRaphsonSolver component associated with this StaticSolver."));
             }
         }
-        if self.data.is_set(LEGACY_DROPPED) {
+        if self.data.was_set(self.d.diverge_when_growing) {
             ctx.warn(format!(
                 "The attribute '{LEGACY_DROPPED}' has been removed: {REMOVED_HELP}"
             ));
         }
-        newton::check_linear_solver_link(ctx, self.data.str("linearSolver"));
+        newton::check_linear_solver_link(ctx, self.data.get(self.d.linear_solver));
 
-        let link = self.data.str("newtonSolver").to_string();
+        let link = self.data.get(self.d.newton_solver).to_string();
         match newton::resolve_newton(ctx, &link) {
             Some((id, params)) => {
                 self.newton = Some(id);
