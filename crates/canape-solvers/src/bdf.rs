@@ -45,9 +45,8 @@
 //! - A zero or non-finite dt leaves the state untouched (SOFA divides by zero).
 
 use crate::newton::{self, newton_solve, NewtonParams, NewtonReport, NonLinearFunction};
-use canape_core::component::{MechanicalOps, OdeSolver, Role};
-use canape_core::data::{base_fields, DataKind, DataTable};
-use canape_core::impl_component;
+use canape_core::component::{MechanicalOps, OdeSolver, Reaction, Role};
+use canape_core::data::{base_fields, ChangedData, DataKind, DataTable, Int, Real, Text, Value};
 use canape_core::scene::{ComponentId, InitContext, NodeId, Scene};
 use canape_core::state::VecId;
 use std::collections::VecDeque;
@@ -58,9 +57,22 @@ pub const CLASS: &str = "BDFOdeSolver";
 /// Orders above this one are not zero-stable (SOFA warns).
 const MAX_STABLE_ORDER: i64 = 6;
 
+canape_core::data_schema! {
+    /// BDFOdeSolver's Data (after the base Data).
+    pub struct BdfData {
+        order: Int = ("order", DataKind::Int, "1", "Order of the numerical method"),
+        rayleigh_stiffness: Real = ("rayleighStiffness", DataKind::Real, "0", "Rayleigh damping coefficient related to stiffness, > 0"),
+        rayleigh_mass: Real = ("rayleighMass", DataKind::Real, "0", "Rayleigh damping coefficient related to mass, > 0"),
+        newton_solver: Text = ("newtonSolver", DataKind::Str, "", "Link to a NewtonRaphsonSolver"),
+        linear_solver: Text = ("linearSolver", DataKind::Str, "", "Linear solver used by this component"),
+    }
+}
+
 #[derive(Clone)]
 pub struct BdfOdeSolver {
     data: DataTable,
+    /// Typed handles to the Data in `data`.
+    d: BdfData,
     order: usize,
     rayleigh_stiffness: f64,
     rayleigh_mass: f64,
@@ -89,34 +101,10 @@ impl Default for BdfOdeSolver {
 
 impl BdfOdeSolver {
     pub fn new() -> Self {
-        let data = base_fields(DataTable::new())
-            .with("order", DataKind::Int, "1", "Order of the numerical method")
-            .with(
-                "rayleighStiffness",
-                DataKind::Real,
-                "0",
-                "Rayleigh damping coefficient related to stiffness, > 0",
-            )
-            .with(
-                "rayleighMass",
-                DataKind::Real,
-                "0",
-                "Rayleigh damping coefficient related to mass, > 0",
-            )
-            .with(
-                "newtonSolver",
-                DataKind::Str,
-                "",
-                "Link to a NewtonRaphsonSolver",
-            )
-            .with(
-                "linearSolver",
-                DataKind::Str,
-                "",
-                "Linear solver used by this component",
-            );
+        let (data, d) = BdfData::declare(base_fields(DataTable::new()));
         BdfOdeSolver {
             data,
+            d,
             order: 1,
             rayleigh_stiffness: 0.0,
             rayleigh_mass: 0.0,
@@ -158,23 +146,22 @@ impl BdfOdeSolver {
     }
 
     fn init_impl(&mut self, ctx: &mut InitContext<'_>) {
-        let order = self.data.int("order");
+        let order = self.data.get(self.d.order);
         if order <= 0 {
             // SOFA's order is unsigned; 0 is set back to 1
             ctx.warn(format!(
                 "The method cannot have order {order}. Setting it to 1."
             ));
-            // a Data declared Int always accepts "1"
-            let _ = self.data.set_str("order", "1");
+            // a Data declared Int always accepts an integer
+            let _ = self.data.put(self.d.order, Value::Int(1));
         } else if order > MAX_STABLE_ORDER {
             ctx.warn(format!("The method with order {order} is not zero-stable"));
         }
-        self.order = usize::try_from(self.data.int("order").max(1)).unwrap_or(1);
-        self.rayleigh_stiffness = self.data.real("rayleighStiffness");
-        self.rayleigh_mass = self.data.real("rayleighMass");
-        newton::check_linear_solver_link(ctx, self.data.str("linearSolver"));
+        self.order = usize::try_from(self.data.get(self.d.order).max(1)).unwrap_or(1);
+        self.read_rayleigh();
+        newton::check_linear_solver_link(ctx, self.data.get(self.d.linear_solver));
 
-        let link = self.data.str("newtonSolver").to_string();
+        let link = self.data.get(self.d.newton_solver).to_string();
         self.valid = match newton::resolve_newton(ctx, &link) {
             Some((id, params)) => {
                 self.newton = Some(id);
@@ -203,7 +190,26 @@ impl BdfOdeSolver {
     }
 }
 
-impl_component!(BdfOdeSolver, "BDFOdeSolver", init);
+impl BdfOdeSolver {
+    /// Take the Rayleigh coefficients from the Data.
+    fn read_rayleigh(&mut self) {
+        self.rayleigh_stiffness = self.data.get(self.d.rayleigh_stiffness);
+        self.rayleigh_mass = self.data.get(self.d.rayleigh_mass);
+    }
+
+    /// The Rayleigh coefficients are read at each solve: an edit of them alone is taken in
+    /// place; anything else (order, links) re-runs init.
+    fn data_changed_impl(&mut self, changed: &ChangedData) -> Reaction {
+        let d = &self.d;
+        if !changed.only(&[d.rayleigh_stiffness.index(), d.rayleigh_mass.index()]) {
+            return Reaction::Reinit;
+        }
+        self.read_rayleigh();
+        Reaction::Updated
+    }
+}
+
+canape_core::impl_component!(BdfOdeSolver, "BDFOdeSolver", init, data_changed);
 
 /// The label of a rigid state this solver would integrate: one in `node` or below (not below
 /// another ODE solver) that no mapping of its node drives.
@@ -453,5 +459,7 @@ impl OdeSolver for BdfOdeSolver {
     }
 }
 
+#[cfg(test)]
+pub(crate) mod mock_group;
 #[cfg(test)]
 mod tests;

@@ -1,12 +1,12 @@
 //! Tests of BDFOdeSolver: its coefficients, its steps on a mock group and its init.
 
+use super::mock_group::Chain;
 use super::*;
 use crate::newton::{NewtonRaphsonSolver, NewtonStatus};
 use crate::EulerImplicitSolver;
-use canape_core::component::{Component, SolveStats};
+use canape_core::component::Component;
 use canape_core::diag::{Diagnostics, Severity};
 use canape_core::scene::AnyComponent;
-use std::collections::BTreeMap;
 
 // ---------------------------------------------------------------- coefficients
 
@@ -92,191 +92,6 @@ fn variable_step_coefficients_follow_the_step_ratio() {
 fn too_few_samples_give_no_coefficients() {
     let (a, b) = coefs(&[0.0]);
     assert!(a.is_empty() && b.is_empty());
-}
-
-// ---------------------------------------------------------------- a mock group
-
-/// A 1-D group: diagonal masses, a constant stiffness K = ∂f/∂x (dense), rest positions
-/// and a gravity; f = M g + K (x − x0). DOFs in `fixed` are projected out.
-struct Chain {
-    vecs: BTreeMap<VecId, Vec<f64>>,
-    mass: Vec<f64>,
-    k: Vec<Vec<f64>>,
-    rest: Vec<f64>,
-    g: f64,
-    fixed: Vec<usize>,
-    next: u32,
-    next_coord: u32,
-    live: usize,
-}
-
-impl Chain {
-    fn new(mass: &[f64], k: Vec<Vec<f64>>, rest: &[f64], g: f64) -> Self {
-        let n = mass.len();
-        let mut vecs = BTreeMap::new();
-        for v in [VecId::POSITION, VecId::VELOCITY, VecId::FORCE] {
-            vecs.insert(v, vec![0.0; n]);
-        }
-        vecs.insert(VecId::POSITION, rest.to_vec());
-        Chain {
-            vecs,
-            mass: mass.to_vec(),
-            k,
-            rest: rest.to_vec(),
-            g,
-            fixed: Vec::new(),
-            next: VecId::FIRST_TEMP,
-            next_coord: VecId::FIRST_COORD_TEMP,
-            live: 0,
-        }
-    }
-    /// One free point of mass m under gravity g.
-    fn falling(m: f64, g: f64) -> Self {
-        Chain::new(&[m], vec![vec![0.0]], &[0.0], g)
-    }
-    /// Two points joined by a spring of stiffness `ks`, the first one also tied to its
-    /// rest position by a spring `k0`.
-    fn springs(ks: f64, k0: f64, g: f64) -> Self {
-        Chain::new(
-            &[1.5, 0.7],
-            vec![vec![-ks - k0, ks], vec![ks, -ks]],
-            &[0.0, 1.0],
-            g,
-        )
-    }
-    fn n(&self) -> usize {
-        self.mass.len()
-    }
-    fn get(&mut self, v: VecId) -> &mut Vec<f64> {
-        let n = self.n();
-        self.vecs.entry(v).or_insert_with(|| vec![0.0; n])
-    }
-    fn val(&self, v: VecId) -> Vec<f64> {
-        self.vecs[&v].clone()
-    }
-    fn kv(&self, v: &[f64]) -> Vec<f64> {
-        self.k
-            .iter()
-            .map(|row| row.iter().zip(v).map(|(a, b)| a * b).sum())
-            .collect()
-    }
-}
-
-impl MechanicalOps for Chain {
-    fn alloc(&mut self) -> VecId {
-        self.next += 1;
-        self.live += 1;
-        let v = VecId(self.next);
-        *self.get(v) = vec![0.0; self.n()];
-        v
-    }
-    fn alloc_coord(&mut self) -> VecId {
-        self.next_coord += 1;
-        self.live += 1;
-        let v = VecId(self.next_coord);
-        *self.get(v) = vec![0.0; self.n()];
-        v
-    }
-    fn free(&mut self, v: VecId) {
-        self.live -= 1;
-        self.vecs.remove(&v);
-    }
-    fn persistent(&mut self, key: u32) -> VecId {
-        let v = VecId(VecId::FIRST_PERSISTENT + key);
-        self.get(v);
-        v
-    }
-    fn compute_force(&mut self, f: VecId) {
-        let x = self.val(VecId::POSITION);
-        let dx: Vec<f64> = x.iter().zip(&self.rest).map(|(a, b)| a - b).collect();
-        let kx = self.kv(&dx);
-        let out = (0..self.n())
-            .map(|i| self.mass[i] * self.g + kx[i])
-            .collect();
-        *self.get(f) = out;
-    }
-    fn add_mbk_v(&mut self, out: VecId, v: VecId, m: f64, k: f64) {
-        let v = self.val(v);
-        let kv = self.kv(&v);
-        let mass = self.mass.clone();
-        for (i, o) in self.get(out).iter_mut().enumerate() {
-            *o += m * mass[i] * v[i] + k * kv[i];
-        }
-    }
-    fn add_mbk(&mut self, _: VecId, _: VecId, _: f64, _: f64, _: f64) {}
-    fn project_response(&mut self, v: VecId) {
-        let fixed = self.fixed.clone();
-        let a = self.get(v);
-        for i in fixed {
-            a[i] = 0.0;
-        }
-    }
-    fn accel_from_force(&mut self, _: VecId, _: VecId) {}
-    fn compute_acc(&mut self, _: VecId, _: VecId, _: VecId, _: VecId) {}
-    fn add_separate_gravity(&mut self, _: f64) {}
-    fn v_eq(&mut self, a: VecId, b: VecId) {
-        let b = self.val(b);
-        *self.get(a) = b;
-    }
-    fn v_teq(&mut self, a: VecId, f: f64) {
-        self.get(a).iter_mut().for_each(|x| *x *= f);
-    }
-    fn v_threshold(&mut self, a: VecId, t: f64) {
-        // one value per point
-        self.get(a)
-            .iter_mut()
-            .filter(|x| x.abs() < t)
-            .for_each(|x| *x = 0.0);
-    }
-    fn v_peq(&mut self, a: VecId, b: VecId, f: f64) {
-        let b = self.val(b);
-        for (x, y) in self.get(a).iter_mut().zip(b) {
-            *x += y * f;
-        }
-    }
-    fn v_op(&mut self, a: VecId, b: VecId, c: VecId, f: f64) {
-        let (b, c) = (self.val(b), self.val(c));
-        *self.get(a) = b.iter().zip(c).map(|(p, q)| p + q * f).collect();
-    }
-    fn dot(&mut self, a: VecId, b: VecId) -> f64 {
-        let b = self.val(b);
-        self.get(a).iter().zip(b).map(|(p, q)| p * q).sum()
-    }
-    /// (m M + k K) x = rhs by Gaussian elimination (b·B = 0: no damping matrix), identity
-    /// rows at the fixed DOFs.
-    fn solve_linear(&mut self, m: f64, _b: f64, k: f64, x: VecId, rhs: VecId) -> SolveStats {
-        let n = self.n();
-        let mut a: Vec<Vec<f64>> = (0..n)
-            .map(|i| {
-                (0..n)
-                    .map(|j| k * self.k[i][j] + if i == j { m * self.mass[i] } else { 0.0 })
-                    .collect()
-            })
-            .collect();
-        for &i in &self.fixed {
-            for j in 0..n {
-                a[i][j] = f64::from(u8::from(i == j));
-                a[j][i] = f64::from(u8::from(i == j));
-            }
-        }
-        let mut r = self.val(rhs);
-        for c in 0..n {
-            for row in c + 1..n {
-                let q = a[row][c] / a[c][c];
-                for j in c..n {
-                    a[row][j] -= q * a[c][j];
-                }
-                r[row] -= q * r[c];
-            }
-        }
-        let mut out = vec![0.0; n];
-        for i in (0..n).rev() {
-            let s: f64 = (i + 1..n).map(|j| a[i][j] * out[j]).sum();
-            out[i] = (r[i] - s) / a[i][i];
-        }
-        *self.get(x) = out;
-        SolveStats::default()
-    }
 }
 
 // ---------------------------------------------------------------- solver set-up
@@ -548,7 +363,7 @@ fn init_finds_the_newton_solver_below_and_checks_the_order() {
         messages(&d, Severity::Warning),
         ["The method cannot have order 0. Setting it to 1."]
     );
-    assert_eq!(s.data.int("order"), 1);
+    assert_eq!(s.data.get(s.d.order), 1);
     assert_eq!((s.order, s.rayleigh_mass), (1, 0.5));
     assert_eq!(s.newton_solver(), Some(nr));
     assert_eq!(s.params().max_iterations, 4);
@@ -606,4 +421,79 @@ fn a_second_init_keeps_the_samples_and_the_ramp() {
     });
     assert_eq!(s.next_order(), 2);
     assert_eq!(s.times.len(), 2);
+}
+
+// ---------------------------------------------------------------- edits
+
+/// Editing the Rayleigh coefficients of a running solver is taken in place: its next steps
+/// equal bit for bit those of the same solver re-initialised with the new values (init keeps
+/// the samples and the ramp), and, from the first step, those of a solver initialised from
+/// scratch with them; other Data re-initialise it.
+#[test]
+fn edits_update_in_place_bdf_rayleigh() {
+    let before = [
+        ("order", "2"),
+        ("rayleighMass", "0.1"),
+        ("rayleighStiffness", "0.05"),
+    ];
+    let edits: [&[(&str, &str)]; 3] = [
+        &[("rayleighMass", "0.3")],
+        &[("rayleighStiffness", "0.2")],
+        &[("rayleighMass", "0"), ("rayleighStiffness", "0.01")],
+    ];
+    let mut scene = Scene::new();
+    let root = scene.add_node("root", None);
+    add_newton(&mut scene, root, "3");
+    let start = || {
+        let mut ops = Chain::springs(1000.0, 50.0, -9.81);
+        ops.vecs.insert(VecId::POSITION, vec![0.0, 1.3]);
+        ops.vecs.insert(VecId::VELOCITY, vec![0.2, -0.5]);
+        ops
+    };
+    let edit = |s: &mut BdfOdeSolver, after: &[(&str, &str)]| {
+        let versions = s.data().versions();
+        for (k, v) in after {
+            s.data_mut().set_str(k, v).unwrap();
+        }
+        let changed = s.data().changed_since(&versions);
+        s.data_changed(&changed)
+    };
+    for after in edits {
+        let fresh_attrs = [before.as_slice(), after].concat();
+        // edited after some steps, against the same solver re-initialised
+        let (mut s, d) = init_bdf(&mut scene, root, &before);
+        assert!(d.is_empty(), "{d:?}");
+        let mut ops = start();
+        run(&mut s, &mut ops, 0.01, 3);
+        let (mut reinit, mut old) = (s.clone(), s.clone());
+        assert_eq!(edit(&mut s, after), Reaction::Updated, "{after:?}");
+        for (k, v) in after {
+            reinit.data_mut().set_str(k, v).unwrap();
+        }
+        let placeholder = AnyComponent::Ode(Box::new(BdfOdeSolver::new()));
+        let id = scene.add_component(root, "reinit", placeholder, None);
+        let mut diags = Diagnostics::default();
+        reinit.init(&mut InitContext {
+            scene: &scene,
+            node: root,
+            id,
+            diags: &mut diags,
+        });
+        let (mut ops_r, mut ops_o) = (ops.clone(), ops.clone());
+        run(&mut s, &mut ops, 0.01, 3);
+        run(&mut reinit, &mut ops_r, 0.01, 3);
+        run(&mut old, &mut ops_o, 0.01, 3);
+        assert_eq!(ops.state_bits(), ops_r.state_bits(), "{after:?}");
+        assert_ne!(ops.state_bits(), ops_o.state_bits(), "{after:?}");
+        // edited before its first step, against one initialised from scratch
+        let (mut s, _) = init_bdf(&mut scene, root, &before);
+        assert_eq!(edit(&mut s, after), Reaction::Updated, "{after:?}");
+        let (mut fresh, _) = init_bdf(&mut scene, root, &fresh_attrs);
+        let (mut ops, mut ops_f) = (start(), start());
+        run(&mut s, &mut ops, 0.01, 4);
+        run(&mut fresh, &mut ops_f, 0.01, 4);
+        assert_eq!(ops.state_bits(), ops_f.state_bits(), "{after:?}");
+    }
+    let (mut s, _) = init_bdf(&mut scene, root, &before);
+    assert_eq!(edit(&mut s, &[("order", "3")]), Reaction::Reinit);
 }
