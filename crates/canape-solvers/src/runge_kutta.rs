@@ -8,31 +8,32 @@
 //! stage's vectors in place, forces go through the mappings, a = M⁻¹f). As in SOFA every stage
 //! sees the time at the start of the step (forces here do not depend on time).
 
-use canape_core::component::{MechanicalOps, OdeSolver};
-use canape_core::data::{DataKind, DataTable};
+use canape_core::component::{MechanicalOps, OdeSolver, Reaction};
+use canape_core::data::{ChangedData, DataKind, DataTable, Flag, Real, Words};
 use canape_core::impl_component;
 use canape_core::state::VecId;
 
+canape_core::data_schema! {
+    /// The Data of the three explicit solvers (what RungeKutta4Solver and RungeKutta2Solver
+    /// have).
+    pub struct ExplicitSolverData {
+        print_log: Flag = ("printLog", DataKind::Bool, "0", "if true, emits extra messages at runtime."),
+        tags: Words = ("tags", DataKind::Words, "", "list of the subsets the object belongs to"),
+        listening: Flag = ("listening", DataKind::Bool, "0", "if true, handle the events, otherwise ignore the events"),
+    }
+}
+
+canape_core::data_schema! {
+    /// What CentralDifferenceSolver adds to [`ExplicitSolverData`].
+    pub struct CentralDifferenceData {
+        rayleigh_mass: Real = ("rayleighMass", DataKind::Real, "0", "Rayleigh damping coefficient related to mass"),
+        thread_safe_visitor: Flag = ("threadSafeVisitor", DataKind::Bool, "0", "If true, do not use realloc and free visitors in fwdInteractionForceField."),
+    }
+}
+
+/// The table of the Runge–Kutta solvers (they read none of it).
 fn solver_data() -> DataTable {
-    DataTable::new()
-        .with(
-            "printLog",
-            DataKind::Bool,
-            "0",
-            "if true, emits extra messages at runtime.",
-        )
-        .with(
-            "tags",
-            DataKind::Words,
-            "",
-            "list of the subsets the object belongs to",
-        )
-        .with(
-            "listening",
-            DataKind::Bool,
-            "0",
-            "if true, handle the events, otherwise ignore the events",
-        )
+    ExplicitSolverData::declare(DataTable::new()).0
 }
 
 /// RungeKutta4Solver: the classical fourth-order scheme.
@@ -146,6 +147,8 @@ impl OdeSolver for RungeKutta2Solver {
 #[derive(Clone)]
 pub struct CentralDifferenceSolver {
     data: DataTable,
+    /// Typed handles to the Data in `data`.
+    d: CentralDifferenceData,
     rayleigh_mass: f64,
 }
 
@@ -157,30 +160,35 @@ impl Default for CentralDifferenceSolver {
 
 impl CentralDifferenceSolver {
     pub fn new() -> Self {
+        let (data, d) = CentralDifferenceData::declare(solver_data());
         CentralDifferenceSolver {
-            data: solver_data()
-                .with(
-                    "rayleighMass",
-                    DataKind::Real,
-                    "0",
-                    "Rayleigh damping coefficient related to mass",
-                )
-                .with(
-                    "threadSafeVisitor",
-                    DataKind::Bool,
-                    "0",
-                    "If true, do not use realloc and free visitors in fwdInteractionForceField.",
-                ),
+            data,
+            d,
             rayleigh_mass: 0.0,
         }
     }
 
     fn init_impl(&mut self, _ctx: &mut canape_core::scene::InitContext<'_>) {
-        self.rayleigh_mass = self.data.real("rayleighMass");
+        self.rayleigh_mass = self.data.get(self.d.rayleigh_mass);
+    }
+
+    /// `rayleighMass` is read at each step: an edit of it is taken in place; other Data re-run
+    /// init.
+    fn data_changed_impl(&mut self, changed: &ChangedData) -> Reaction {
+        if !changed.only(&[self.d.rayleigh_mass.index()]) {
+            return Reaction::Reinit;
+        }
+        self.rayleigh_mass = self.data.get(self.d.rayleigh_mass);
+        Reaction::Updated
     }
 }
 
-impl_component!(CentralDifferenceSolver, "CentralDifferenceSolver", init);
+impl_component!(
+    CentralDifferenceSolver,
+    "CentralDifferenceSolver",
+    init,
+    data_changed
+);
 
 impl OdeSolver for CentralDifferenceSolver {
     fn solve(&mut self, ops: &mut dyn MechanicalOps, dt: f64) {
@@ -206,5 +214,29 @@ impl OdeSolver for CentralDifferenceSolver {
 
     fn needs_linear_solver(&self) -> bool {
         false
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::bdf::mock_group::{assert_same_steps, initialised, springs, step_and_edit};
+
+    /// Editing `rayleighMass` of a running CentralDifferenceSolver is taken in place: its next
+    /// steps equal bit for bit those of a solver initialised with the new value.
+    #[test]
+    fn edits_update_in_place_central_difference_rayleigh_mass() {
+        for (before, after) in [("0", "0.5"), ("0.5", "2"), ("0.5", "0")] {
+            let (before, after) = ([("rayleighMass", before)], [("rayleighMass", after)]);
+            let mut ops = springs();
+            let mut s = initialised(CentralDifferenceSolver::new(), &before);
+            assert_eq!(step_and_edit(&mut s, &mut ops, &after), Reaction::Updated);
+            let fresh = initialised(CentralDifferenceSolver::new(), &after);
+            let old = initialised(CentralDifferenceSolver::new(), &before);
+            assert_same_steps(s, fresh, old, ops, &format!("{after:?}"));
+        }
+        let mut s = initialised(CentralDifferenceSolver::new(), &[]);
+        let r = step_and_edit(&mut s, &mut springs(), &[("printLog", "1")]);
+        assert_eq!(r, Reaction::Reinit);
     }
 }
