@@ -9,9 +9,8 @@
 //! solves (PreconditionedMatrixFreeSystem). In Canapé the preconditioner components are
 //! configuration read by the PCG at init; the PCG owns the preconditioner's data.
 
-use canape_core::component::{LinearSystem, SolveStats};
-use canape_core::data::{DataKind, DataTable};
-use canape_core::impl_component;
+use canape_core::component::{LinearSystem, Reaction, SolveStats};
+use canape_core::data::{ChangedData, DataKind, DataTable, Flag, Int, Real, Text, Words};
 use canape_core::matrix::Csr;
 use canape_core::scene::{InitContext, Target};
 use canape_types::Mat3;
@@ -209,10 +208,29 @@ impl Preconditioner {
     }
 }
 
+canape_core::data_schema! {
+    /// PCGLinearSolver's Data.
+    pub struct PcgData {
+        print_log: Flag = ("printLog", DataKind::Bool, "0", "if true, emits extra messages at runtime."),
+        tags: Words = ("tags", DataKind::Words, "", "list of the subsets the object belongs to"),
+        listening: Flag = ("listening", DataKind::Bool, "0", "if true, handle the events, otherwise ignore the events"),
+        iterations: Int = ("iterations", DataKind::Int, "25", "Maximum number of iterations after which the iterative descent of the Conjugate Gradient must stop"),
+        tolerance: Real = ("tolerance", DataKind::Real, "1e-5", "Desired accuracy of the Conjugate Gradient solution evaluating: |r|²/|b|² (ratio of current residual norm over initial residual norm)"),
+        use_precond: Flag = ("use_precond", DataKind::Bool, "1", "Use a preconditioner"),
+        preconditioner: Text = ("preconditioner", DataKind::Str, "", "Link towards the linear solver used to precondition the conjugate gradient"),
+        update_step: Int = ("update_step", DataKind::Int, "1", "Deprecated: number of steps before the next refresh of the preconditioner (now PreconditionedMatrixFreeSystem.assemblingRate)"),
+        build_precond: Flag = ("build_precond", DataKind::Bool, "1", "Deprecated: build the preconditioner"),
+        graph: Words = ("graph", DataKind::Words, "", "Graph of residuals at each iteration"),
+        linear_system: Text = ("linearSystem", DataKind::Str, "", "The linear system to solve"),
+    }
+}
+
 /// PCGLinearSolver.
 #[derive(Clone)]
 pub struct PcgLinearSolver {
     data: DataTable,
+    /// Typed handles to the Data in `data`.
+    d: PcgData,
     max_iter: usize,
     tolerance: f64,
     kind: Option<PreconditionerKind>,
@@ -234,20 +252,10 @@ impl PcgLinearSolver {
         if !(template.is_empty() || template == "GraphScattered") {
             return Err(format!("template '{template}' is not available for PCGLinearSolver (matrix-free GraphScattered only, as in SOFA)"));
         }
-        let data = DataTable::new()
-            .with("printLog", DataKind::Bool, "0", "if true, emits extra messages at runtime.")
-            .with("tags", DataKind::Words, "", "list of the subsets the object belongs to")
-            .with("listening", DataKind::Bool, "0", "if true, handle the events, otherwise ignore the events")
-            .with("iterations", DataKind::Int, "25", "Maximum number of iterations after which the iterative descent of the Conjugate Gradient must stop")
-            .with("tolerance", DataKind::Real, "1e-5", "Desired accuracy of the Conjugate Gradient solution evaluating: |r|²/|b|² (ratio of current residual norm over initial residual norm)")
-            .with("use_precond", DataKind::Bool, "1", "Use a preconditioner")
-            .with("preconditioner", DataKind::Str, "", "Link towards the linear solver used to precondition the conjugate gradient")
-            .with("update_step", DataKind::Int, "1", "Deprecated: number of steps before the next refresh of the preconditioner (now PreconditionedMatrixFreeSystem.assemblingRate)")
-            .with("build_precond", DataKind::Bool, "1", "Deprecated: build the preconditioner")
-            .with("graph", DataKind::Words, "", "Graph of residuals at each iteration")
-            .with("linearSystem", DataKind::Str, "", "The linear system to solve");
+        let (data, d) = PcgData::declare(DataTable::new());
         Ok(PcgLinearSolver {
             data,
+            d,
             max_iter: 25,
             tolerance: 1e-5,
             kind: None,
@@ -262,11 +270,16 @@ impl PcgLinearSolver {
         })
     }
 
+    /// Take the iteration count and the tolerance from the Data.
+    fn read_criteria(&mut self) {
+        self.max_iter = self.data.get(self.d.iterations).max(0) as usize;
+        self.tolerance = self.data.get(self.d.tolerance);
+    }
+
     fn init_impl(&mut self, ctx: &mut InitContext<'_>) {
-        self.max_iter = self.data.int("iterations").max(0) as usize;
-        self.tolerance = self.data.real("tolerance");
+        self.read_criteria();
         self.kind = None;
-        let link = self.data.str("preconditioner").trim().to_string();
+        let link = self.data.get(self.d.preconditioner).trim().to_string();
         if !link.is_empty() {
             match ctx.linked(&link) {
                 Some(Target::Component(c)) => {
@@ -299,7 +312,7 @@ impl PcgLinearSolver {
                 _ => ctx.error(format!("preconditioner link '{link}' names no object")),
             }
         }
-        if !self.data.bool("use_precond") {
+        if !self.data.get(self.d.use_precond) {
             self.kind = None;
         }
         // the assembling rate of the PreconditionedMatrixFreeSystem in this node, if any
@@ -315,6 +328,19 @@ impl PcgLinearSolver {
             .unwrap_or(1);
         self.counter = self.rate;
         self.pre = None;
+    }
+
+    /// An edit of the iteration count or the tolerance is taken in place; as after init, the
+    /// next solve rebuilds the preconditioner (so that the edited solver solves as one
+    /// initialised with the new values). Other Data (the preconditioner) re-run init.
+    fn data_changed_impl(&mut self, changed: &ChangedData) -> Reaction {
+        let d = &self.d;
+        if !changed.only(&[d.iterations.index(), d.tolerance.index()]) {
+            return Reaction::Reinit;
+        }
+        self.read_criteria();
+        self.restart_impl();
+        Reaction::Updated
     }
 }
 
@@ -393,7 +419,7 @@ fn direct_copy(
     Some(Box::new(solver))
 }
 
-impl_component!(PcgLinearSolver, "PCGLinearSolver", init);
+canape_core::impl_component!(PcgLinearSolver, "PCGLinearSolver", init, data_changed);
 
 solve_with_avx2!(PcgLinearSolver, again);
 
@@ -513,10 +539,25 @@ impl PcgLinearSolver {
     }
 }
 
+canape_core::data_schema! {
+    /// MinResLinearSolver's Data.
+    pub struct MinResData {
+        print_log: Flag = ("printLog", DataKind::Bool, "0", "if true, emits extra messages at runtime."),
+        tags: Words = ("tags", DataKind::Words, "", "list of the subsets the object belongs to"),
+        listening: Flag = ("listening", DataKind::Bool, "0", "if true, handle the events, otherwise ignore the events"),
+        iterations: Int = ("iterations", DataKind::Int, "25", "maximum number of iterations of the Conjugate Gradient solution"),
+        tolerance: Real = ("tolerance", DataKind::Real, "1e-5", "desired precision of the Conjugate Gradient Solution (ratio of current residual norm over initial residual norm)"),
+        graph: Words = ("graph", DataKind::Words, "", "Graph of residuals at each iteration"),
+        linear_system: Text = ("linearSystem", DataKind::Str, "", "The linear system to solve"),
+    }
+}
+
 /// MinResLinearSolver: MINRES (tminres) without preconditioner, warm-started.
 #[derive(Clone)]
 pub struct MinResLinearSolver {
     data: DataTable,
+    /// Typed handles to the Data in `data`.
+    d: MinResData,
     max_iter: usize,
     tolerance: f64,
 }
@@ -531,28 +572,38 @@ impl MinResLinearSolver {
                 "template '{template}' is not available for MinResLinearSolver"
             ));
         }
-        let data = DataTable::new()
-            .with("printLog", DataKind::Bool, "0", "if true, emits extra messages at runtime.")
-            .with("tags", DataKind::Words, "", "list of the subsets the object belongs to")
-            .with("listening", DataKind::Bool, "0", "if true, handle the events, otherwise ignore the events")
-            .with("iterations", DataKind::Int, "25", "maximum number of iterations of the Conjugate Gradient solution")
-            .with("tolerance", DataKind::Real, "1e-5", "desired precision of the Conjugate Gradient Solution (ratio of current residual norm over initial residual norm)")
-            .with("graph", DataKind::Words, "", "Graph of residuals at each iteration")
-            .with("linearSystem", DataKind::Str, "", "The linear system to solve");
+        let (data, d) = MinResData::declare(DataTable::new());
         Ok(MinResLinearSolver {
             data,
+            d,
             max_iter: 25,
             tolerance: 1e-5,
         })
     }
 
+    /// Take the iteration count and the tolerance from the Data.
+    fn read_criteria(&mut self) {
+        self.max_iter = self.data.get(self.d.iterations).max(0) as usize;
+        self.tolerance = self.data.get(self.d.tolerance);
+    }
+
     fn init_impl(&mut self, _ctx: &mut InitContext<'_>) {
-        self.max_iter = self.data.int("iterations").max(0) as usize;
-        self.tolerance = self.data.real("tolerance");
+        self.read_criteria();
+    }
+
+    /// Nothing is carried from one solve to the next: an edit of the iteration count or the
+    /// tolerance is taken in place; other Data re-run init.
+    fn data_changed_impl(&mut self, changed: &ChangedData) -> Reaction {
+        let d = &self.d;
+        if !changed.only(&[d.iterations.index(), d.tolerance.index()]) {
+            return Reaction::Reinit;
+        }
+        self.read_criteria();
+        Reaction::Updated
     }
 }
 
-impl_component!(MinResLinearSolver, "MinResLinearSolver", init);
+canape_core::impl_component!(MinResLinearSolver, "MinResLinearSolver", init, data_changed);
 
 solve_with_avx2!(MinResLinearSolver);
 
@@ -663,120 +714,4 @@ impl MinResLinearSolver {
 }
 
 #[cfg(test)]
-mod tests {
-    use super::*;
-    use crate::test_util::DenseSystem as Sys;
-    use canape_core::component::LinearSolver;
-
-    /// A random sparse SPD matrix (diagonally dominant, coupled in 3×3 blocks and neighbours).
-    fn spd(n: usize, seed: u64) -> Vec<Vec<f64>> {
-        let mut rnd = crate::test_util::rng(seed);
-        let mut a = vec![vec![0.0; n]; n];
-        for i in 0..n {
-            for j in 0..i {
-                if i / 3 == j / 3 || i - j == 3 || i - j == 7 {
-                    let v = rnd();
-                    a[i][j] = v;
-                    a[j][i] = v;
-                }
-            }
-        }
-        for i in 0..n {
-            a[i][i] = 3.0 + rnd().abs();
-        }
-        a
-    }
-
-    fn residual(a: &[Vec<f64>], x: &[f64], b: &[f64]) -> f64 {
-        Sys::new(a.to_vec()).relative_residual(x, b)
-    }
-
-    #[test]
-    fn pcg_with_each_preconditioner_solves_to_its_tolerance() {
-        let a = spd(30, 3);
-        let b: Vec<f64> = (0..30).map(|i| (i as f64 * 0.3).cos()).collect();
-        for kind in [
-            None,
-            Some(PreconditionerKind::Jacobi),
-            Some(PreconditionerKind::BlockJacobi),
-            Some(PreconditionerKind::Ssor { omega: 1.0 }),
-            Some(PreconditionerKind::Ssor { omega: 1.3 }),
-        ] {
-            let mut s = PcgLinearSolver::new("").unwrap();
-            s.max_iter = 200;
-            s.tolerance = 1e-20;
-            s.kind = kind;
-            let mut sys = Sys::new(a.clone());
-            let mut x = vec![0.0; 30];
-            let st = s.solve(&mut sys, &b, &mut x);
-            assert!(
-                residual(&a, &x, &b) < 1e-9,
-                "{kind:?}: {}",
-                residual(&a, &x, &b)
-            );
-            assert!(st.iterations > 0 && st.iterations < 200);
-        }
-    }
-
-    /// The warp preconditioner (its rotation system reassembled, R = I) is the factorization
-    /// of the matrix itself: PCG stops after one iteration at the exact solution, and a second
-    /// solve refactors (the matrix is assembled again).
-    #[test]
-    fn warp_preconditioner_solves_in_one_iteration() {
-        let a = spd(30, 7);
-        let b: Vec<f64> = (0..30).map(|i| (i as f64 * 0.7).sin()).collect();
-        let mut s = PcgLinearSolver::new("").unwrap();
-        s.max_iter = 50;
-        s.tolerance = 1e-20;
-        s.kind = Some(PreconditionerKind::Warp);
-        s.warp = Some(Box::new(DirectSolver::new("SparseLDLSolver", "").unwrap()));
-        let mut sys = Sys::new(a.clone());
-        let mut x = vec![0.0; 30];
-        let st = s.solve(&mut sys, &b, &mut x);
-        assert_eq!(st.iterations, 1);
-        assert!(residual(&a, &x, &b) < 1e-14, "{}", residual(&a, &x, &b));
-        let before = sys.assembled;
-        s.solve(&mut sys, &b, &mut x);
-        assert_eq!(sys.assembled, before + 1);
-    }
-
-    #[test]
-    fn ssor_with_omega_one_is_symmetric_gauss_seidel() {
-        let a = spd(12, 5);
-        let mut sys = Sys::new(a.clone());
-        let p = Preconditioner::build(PreconditionerKind::Ssor { omega: 1.0 }, &sys.assemble());
-        let r: Vec<f64> = (0..12).map(|i| i as f64 - 4.0).collect();
-        let mut z = vec![0.0; 12];
-        p.apply(&r, &mut z);
-        // SOFA's sweeps (backward, then forward): (D + U) D⁻¹ (D + L) z = r
-        let n = 12;
-        let mut t = vec![0.0; n];
-        for i in 0..n {
-            t[i] = (0..=i).map(|j| a[i][j] * z[j]).sum();
-        }
-        for i in 0..n {
-            t[i] /= a[i][i];
-        }
-        for i in 0..n {
-            let v: f64 = (i..n).map(|j| a[i][j] * t[j]).sum();
-            assert!((v - r[i]).abs() < 1e-10);
-        }
-    }
-
-    #[test]
-    fn minres_solves_to_tolerance_and_warm_starts() {
-        let a = spd(30, 9);
-        let b: Vec<f64> = (0..30).map(|i| (i as f64 * 0.7).sin()).collect();
-        let mut s = MinResLinearSolver::new("").unwrap();
-        s.max_iter = 300;
-        s.tolerance = 1e-14;
-        let mut sys = Sys::new(a.clone());
-        let mut x = vec![0.0; 30];
-        let st = s.solve(&mut sys, &b, &mut x);
-        assert!(residual(&a, &x, &b) < 1e-9, "{}", residual(&a, &x, &b));
-        assert!(st.iterations > 1);
-        // starting from the solution: no work to do
-        let st2 = s.solve(&mut sys, &b, &mut x);
-        assert!(st2.iterations <= 1);
-    }
-}
+mod tests;

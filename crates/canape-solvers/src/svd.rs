@@ -5,18 +5,32 @@
 //! set to σ_max / σ_min at each decomposition. Dense: n² numbers and O(n³) work per step, so
 //! systems above [`MAX_UNKNOWNS`] are refused (the solve gives NaN and says why).
 
-use canape_core::component::{LinearSolver, LinearSystem, SolveStats};
-use canape_core::data::{DataKind, DataTable, Value};
-use canape_core::impl_component;
+use canape_core::component::{LinearSolver, LinearSystem, Reaction, SolveStats};
+use canape_core::data::{ChangedData, DataKind, DataTable, Flag, Real, Text, Value, Words};
 use canape_core::scene::InitContext;
 use faer::Mat;
 
 /// The largest system decomposed (a dense 6000 × 6000 matrix is 288 MB).
 pub const MAX_UNKNOWNS: usize = 6000;
 
+canape_core::data_schema! {
+    /// SVDLinearSolver's Data.
+    pub struct SvdData {
+        print_log: Flag = ("printLog", DataKind::Bool, "0", "if true, emits extra messages at runtime."),
+        tags: Words = ("tags", DataKind::Words, "", "list of the subsets the object belongs to"),
+        listening: Flag = ("listening", DataKind::Bool, "0", "if true, handle the events, otherwise ignore the events"),
+        linear_system: Text = ("linearSystem", DataKind::Str, "", "The linear system to solve"),
+        verbose: Flag = ("verbose", DataKind::Bool, "0", "Dump system state at each iteration"),
+        min_singular_value: Real = ("minSingularValue", DataKind::Real, "1e-06", "Thershold under which a singular value is set to 0, for the stabilization of ill-conditioned system."),
+        condition_number: Real = ("conditionNumber", DataKind::Real, "0", "Condition number of the matrix: ratio between the largest and smallest singular values. Computed in method solve."),
+    }
+}
+
 #[derive(Clone)]
 pub struct SvdLinearSolver {
     data: DataTable,
+    /// Typed handles to the Data in `data`.
+    d: SvdData,
     min_singular_value: f64,
     /// The last decomposition: U, the singular values (decreasing), V (for `solve_again`).
     last: Option<(Mat<f64>, Vec<f64>, Mat<f64>)>,
@@ -33,16 +47,10 @@ impl SvdLinearSolver {
         {
             return Err(format!("template '{t}' is not available for SVDLinearSolver (use FullMatrix or CompressedRowSparseMatrixd)"));
         }
-        let data = DataTable::new()
-            .with("printLog", DataKind::Bool, "0", "if true, emits extra messages at runtime.")
-            .with("tags", DataKind::Words, "", "list of the subsets the object belongs to")
-            .with("listening", DataKind::Bool, "0", "if true, handle the events, otherwise ignore the events")
-            .with("linearSystem", DataKind::Str, "", "The linear system to solve")
-            .with("verbose", DataKind::Bool, "0", "Dump system state at each iteration")
-            .with("minSingularValue", DataKind::Real, "1e-06", "Thershold under which a singular value is set to 0, for the stabilization of ill-conditioned system.")
-            .with("conditionNumber", DataKind::Real, "0", "Condition number of the matrix: ratio between the largest and smallest singular values. Computed in method solve.");
+        let (data, d) = SvdData::declare(DataTable::new());
         Ok(SvdLinearSolver {
             data,
+            d,
             min_singular_value: 1e-6,
             last: None,
             failed: None,
@@ -50,7 +58,7 @@ impl SvdLinearSolver {
     }
 
     fn init_impl(&mut self, ctx: &mut InitContext<'_>) {
-        self.min_singular_value = self.data.real("minSingularValue");
+        self.min_singular_value = self.data.get(self.d.min_singular_value);
         if !self.min_singular_value.is_finite() {
             ctx.warn("minSingularValue is not finite: 1e-6 is used");
             self.min_singular_value = 1e-6;
@@ -82,7 +90,20 @@ impl SvdLinearSolver {
     }
 }
 
-impl_component!(SvdLinearSolver, "SVDLinearSolver", init);
+impl SvdLinearSolver {
+    /// `minSingularValue` is read at each solve: a finite edit of it is taken in place (the
+    /// kept decomposition does not depend on it); other Data re-run init.
+    fn data_changed_impl(&mut self, changed: &ChangedData) -> Reaction {
+        let v = self.data.get(self.d.min_singular_value);
+        if !changed.only(&[self.d.min_singular_value.index()]) || !v.is_finite() {
+            return Reaction::Reinit;
+        }
+        self.min_singular_value = v;
+        Reaction::Updated
+    }
+}
+
+canape_core::impl_component!(SvdLinearSolver, "SVDLinearSolver", init, data_changed);
 
 impl LinearSolver for SvdLinearSolver {
     fn solve(&mut self, sys: &mut dyn LinearSystem, b: &[f64], x: &mut [f64]) -> SolveStats {
@@ -113,7 +134,7 @@ impl LinearSolver for SvdLinearSolver {
         };
         let _ = self
             .data
-            .set_value("conditionNumber", Value::Real(condition));
+            .put(self.d.condition_number, Value::Real(condition));
         self.failed = None;
         self.last = Some((svd.U().to_owned(), s, svd.V().to_owned()));
         self.solve_decomposed(b, x);
@@ -185,7 +206,7 @@ mod tests {
         let ev = nalgebra::Matrix3::new(4.0, 1.0, 0.0, 1.0, 3.0, -1.0, 0.0, -1.0, 2.0)
             .symmetric_eigenvalues();
         let want: f64 = ev.max() / ev.min();
-        assert!((s.data.real("conditionNumber") - want).abs() < 1e-9 * want);
+        assert!((s.data.get(s.d.condition_number) - want).abs() < 1e-9 * want);
         // the same matrix again, another right-hand side
         let mut y = [0.0; 3];
         s.solve_again(&mut sys, &[0.0, 1.0, 0.0], &mut y);
@@ -200,7 +221,7 @@ mod tests {
             (z[0] - 0.5).abs() < 1e-12 && (z[1] - 0.5).abs() < 1e-12,
             "{z:?}"
         );
-        assert!(s.data.real("conditionNumber") > 1e12);
+        assert!(s.data.get(s.d.condition_number) > 1e12);
     }
 
     #[test]
@@ -208,5 +229,76 @@ mod tests {
         assert!(SvdLinearSolver::new("BTDMatrix6d").is_err());
         assert!(SvdLinearSolver::new("").is_ok());
         assert!(SvdLinearSolver::new("CompressedRowSparseMatrixMat3x3d").is_ok());
+    }
+
+    /// Editing `minSingularValue` is taken in place: the next solves (a new one, and one again
+    /// with the same system) equal bit for bit those of a solver initialised with the new
+    /// value; a value that is not finite (init replaces it) re-initialises it.
+    #[test]
+    fn edits_update_in_place_svd_min_singular_value() {
+        use canape_core::component::Component;
+        use canape_core::diag::Diagnostics;
+        use canape_core::scene::{AnyComponent, Scene};
+        let initialised = |attrs: &[(&str, &str)]| {
+            let mut s = SvdLinearSolver::new("").unwrap();
+            for (k, v) in attrs {
+                s.data_mut().set_str(k, v).unwrap();
+            }
+            let mut scene = Scene::new();
+            let root = scene.add_node("root", None);
+            let placeholder = AnyComponent::Linear(Box::new(s.clone()));
+            let id = scene.add_component(root, "svd", placeholder, None);
+            let mut diags = Diagnostics::default();
+            s.init(&mut InitContext {
+                scene: &scene,
+                node: root,
+                id,
+                diags: &mut diags,
+            });
+            assert!(diags.is_empty(), "{diags:?}");
+            s
+        };
+        // singular values 4, 2 and 1e-3 (nearly singular)
+        let a = vec![
+            vec![4.0, 0.0, 0.0],
+            vec![0.0, 1e-3, 0.0],
+            vec![0.0, 0.0, 2.0],
+        ];
+        let (b1, b2) = ([1.0, 2.0, 3.0], [-1.0, 0.5, 2.0]);
+        let bits = |x: &[f64]| x.iter().map(|v| v.to_bits()).collect::<Vec<_>>();
+        let before = [("minSingularValue", "1e-6")];
+        for after in ["0.01", "0"] {
+            let after = [("minSingularValue", after)];
+            let mut s = initialised(&before);
+            let mut x = [0.0; 3];
+            s.solve(&mut Dense(a.clone()), &b1, &mut x);
+            let versions = s.data().versions();
+            s.data_mut()
+                .set_str("minSingularValue", after[0].1)
+                .unwrap();
+            let changed = s.data().changed_since(&versions);
+            assert_eq!(s.data_changed(&changed), Reaction::Updated);
+            let (mut fresh, mut old) = (initialised(&after), initialised(&before));
+            for again in [true, false] {
+                let mut got = [[0.0; 3]; 3];
+                for (k, solver) in [&mut s, &mut fresh, &mut old].into_iter().enumerate() {
+                    let mut sys = Dense(a.clone());
+                    if again {
+                        solver.solve_again(&mut sys, &b2, &mut got[k]);
+                    } else {
+                        solver.solve(&mut sys, &b2, &mut got[k]);
+                    }
+                }
+                assert_eq!(bits(&got[0]), bits(&got[1]), "{after:?}");
+                if after[0].1 != "0" {
+                    assert_ne!(bits(&got[0]), bits(&got[2]), "{after:?}");
+                }
+            }
+        }
+        let mut s = initialised(&before);
+        let versions = s.data().versions();
+        s.data_mut().set_str("minSingularValue", "nan").unwrap();
+        let changed = s.data().changed_since(&versions);
+        assert_eq!(s.data_changed(&changed), Reaction::Reinit);
     }
 }
