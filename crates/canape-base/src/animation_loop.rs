@@ -10,25 +10,40 @@
 //!   integrated over the whole dt).
 
 use crate::base_data;
-use canape_core::component::{default_step, AnimationLoop, Event, LoopStages};
-use canape_core::data::{DataKind, DataTable};
+use canape_core::component::{default_step, AnimationLoop, Event, LoopStages, Reaction};
+use canape_core::data::{ChangedData, DataKind, DataTable, Flag, Int, Text};
 use canape_core::impl_component;
 use canape_core::scene::InitContext;
 
+canape_core::data_schema! {
+    /// What every animation loop adds to the base Data.
+    pub struct LoopData {
+        parallel_ode_solving: Flag = ("parallelODESolving", DataKind::Bool, "0", "If true, solves all the ODEs in parallel"),
+        compute_bounding_box: Flag = ("computeBoundingBox", DataKind::Bool, "1", "If true, compute the global bounding box of the scene at each time step."),
+    }
+}
+
+canape_core::data_schema! {
+    /// What MultiStepAnimationLoop adds to [`LoopData`].
+    pub struct MultiStepData {
+        collision_steps: Int = ("collisionSteps", DataKind::Int, "1", "number of collision steps between each frame rendering"),
+        integration_steps: Int = ("integrationSteps", DataKind::Int, "1", "number of integration steps between each collision detection"),
+    }
+}
+
+canape_core::data_schema! {
+    /// What FreeMotionAnimationLoop adds to [`LoopData`].
+    pub struct FreeMotionData {
+        solve_velocity_constraint_first: Flag = ("solveVelocityConstraintFirst", DataKind::Bool, "0", "solve separately velocity constraint violations before position constraint violations"),
+        thread_safe_visitor: Flag = ("threadSafeVisitor", DataKind::Bool, "0", "If true, do not use realloc and free visitors in fwdInteractionForceField."),
+        parallel_collision_detection_and_free_motion: Flag = ("parallelCollisionDetectionAndFreeMotion", DataKind::Bool, "0", "If true, executes free motion step and collision detection step in parallel."),
+        constraint_solver: Text = ("constraintSolver", DataKind::Str, "", "The ConstraintSolver used in this animation loop (required)"),
+    }
+}
+
+/// The base Data and [`LoopData`] (the loops read none of them).
 fn loop_data() -> DataTable {
-    base_data(DataTable::new())
-        .with(
-            "parallelODESolving",
-            DataKind::Bool,
-            "0",
-            "If true, solves all the ODEs in parallel",
-        )
-        .with(
-            "computeBoundingBox",
-            DataKind::Bool,
-            "1",
-            "If true, compute the global bounding box of the scene at each time step.",
-        )
+    LoopData::declare(base_data(DataTable::new())).0
 }
 
 #[derive(Clone)]
@@ -59,6 +74,8 @@ impl AnimationLoop for DefaultAnimationLoop {
 #[derive(Clone)]
 pub struct MultiStepAnimationLoop {
     data: DataTable,
+    /// Typed handles to the Data in `data`.
+    d: MultiStepData,
     collision_steps: u32,
     integration_steps: u32,
 }
@@ -71,21 +88,10 @@ impl Default for MultiStepAnimationLoop {
 
 impl MultiStepAnimationLoop {
     pub fn new() -> Self {
-        let data = loop_data()
-            .with(
-                "collisionSteps",
-                DataKind::Int,
-                "1",
-                "number of collision steps between each frame rendering",
-            )
-            .with(
-                "integrationSteps",
-                DataKind::Int,
-                "1",
-                "number of integration steps between each collision detection",
-            );
+        let (data, d) = MultiStepData::declare(loop_data());
         MultiStepAnimationLoop {
             data,
+            d,
             collision_steps: 1,
             integration_steps: 1,
         }
@@ -102,12 +108,42 @@ impl MultiStepAnimationLoop {
                 1
             }
         };
-        self.collision_steps = read(ctx, "collisionSteps", self.data.int("collisionSteps"));
-        self.integration_steps = read(ctx, "integrationSteps", self.data.int("integrationSteps"));
+        let (t, d) = (&self.data, &self.d);
+        let (nc, ni) = (t.get(d.collision_steps), t.get(d.integration_steps));
+        self.collision_steps = read(ctx, "collisionSteps", nc);
+        self.integration_steps = read(ctx, "integrationSteps", ni);
+    }
+
+    /// The counts are read at each step: valid edits of them are taken in place (init reports
+    /// the others and uses 1); other Data re-run init.
+    fn data_changed_impl(&mut self, changed: &ChangedData) -> Reaction {
+        let (t, d) = (&self.data, &self.d);
+        let count = |v: i64| {
+            u32::try_from(v)
+                .ok()
+                .filter(|v| (1..=1_000_000).contains(v))
+        };
+        let in_place = [d.collision_steps.index(), d.integration_steps.index()];
+        match (
+            changed.only(&in_place),
+            count(t.get(d.collision_steps)),
+            count(t.get(d.integration_steps)),
+        ) {
+            (true, Some(nc), Some(ni)) => {
+                (self.collision_steps, self.integration_steps) = (nc, ni);
+                Reaction::Updated
+            }
+            _ => Reaction::Reinit,
+        }
     }
 }
 
-impl_component!(MultiStepAnimationLoop, "MultiStepAnimationLoop", init);
+impl_component!(
+    MultiStepAnimationLoop,
+    "MultiStepAnimationLoop",
+    init,
+    data_changed
+);
 
 impl AnimationLoop for MultiStepAnimationLoop {
     fn step(&mut self, stages: &mut dyn LoopStages, dt: f64) {
@@ -136,6 +172,8 @@ impl AnimationLoop for MultiStepAnimationLoop {
 #[derive(Clone)]
 pub struct FreeMotionAnimationLoop {
     data: DataTable,
+    /// Typed handles to the Data in `data`.
+    d: FreeMotionData,
     fallback: crate::constraint::lagrangian::solver::GaussSeidel,
     /// `solveVelocityConstraintFirst`, read at init.
     order: canape_core::lagrangian::ConstraintOrder,
@@ -149,24 +187,26 @@ impl Default for FreeMotionAnimationLoop {
 
 impl FreeMotionAnimationLoop {
     pub fn new() -> Self {
-        let data = loop_data()
-            .with("solveVelocityConstraintFirst", DataKind::Bool, "0", "solve separately velocity constraint violations before position constraint violations")
-            .with("threadSafeVisitor", DataKind::Bool, "0", "If true, do not use realloc and free visitors in fwdInteractionForceField.")
-            .with("parallelCollisionDetectionAndFreeMotion", DataKind::Bool, "0", "If true, executes free motion step and collision detection step in parallel.")
-            .with("constraintSolver", DataKind::Str, "", "The ConstraintSolver used in this animation loop (required)");
+        let (data, d) = FreeMotionData::declare(loop_data());
         FreeMotionAnimationLoop {
             data,
+            d,
             fallback: Default::default(),
             order: Default::default(),
         }
     }
 
-    fn init_impl(&mut self, ctx: &mut InitContext<'_>) {
-        self.order = if self.data.bool("solveVelocityConstraintFirst") {
+    /// `solveVelocityConstraintFirst`'s order of the constraint stage.
+    fn read_order(&mut self) {
+        self.order = if self.data.get(self.d.solve_velocity_constraint_first) {
             canape_core::lagrangian::ConstraintOrder::Velocity
         } else {
             canape_core::lagrangian::ConstraintOrder::PositionAndVelocity
         };
+    }
+
+    fn init_impl(&mut self, ctx: &mut InitContext<'_>) {
+        self.read_order();
         let scene = ctx.scene;
         let has_solver = scene.component_ids().any(|c| {
             let info = scene.info(c);
@@ -179,7 +219,24 @@ impl FreeMotionAnimationLoop {
     }
 }
 
-impl_component!(FreeMotionAnimationLoop, "FreeMotionAnimationLoop", init);
+impl FreeMotionAnimationLoop {
+    /// `solveVelocityConstraintFirst` is read at each step: an edit of it is taken in place;
+    /// other Data re-run init.
+    fn data_changed_impl(&mut self, changed: &ChangedData) -> Reaction {
+        if !changed.only(&[self.d.solve_velocity_constraint_first.index()]) {
+            return Reaction::Reinit;
+        }
+        self.read_order();
+        Reaction::Updated
+    }
+}
+
+impl_component!(
+    FreeMotionAnimationLoop,
+    "FreeMotionAnimationLoop",
+    init,
+    data_changed
+);
 
 impl AnimationLoop for FreeMotionAnimationLoop {
     fn step(&mut self, stages: &mut dyn LoopStages, dt: f64) {
@@ -193,3 +250,6 @@ impl AnimationLoop for FreeMotionAnimationLoop {
         stages.update_mappings();
     }
 }
+
+#[cfg(test)]
+mod tests;
