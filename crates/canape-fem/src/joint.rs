@@ -18,11 +18,11 @@
 //! REST_R are replaced), with initRot = q_b q_a⁻¹. SOFA assembles no matrix for this force
 //! field; assembled solvers here get the same S blocks as the matrix-free products.
 
-use crate::common::force_field_data;
 use crate::spring::PairEnds;
-use canape_core::component::{ForceField, Interaction};
-use canape_core::data::{DataKind, DataTable};
-use canape_core::impl_component;
+use canape_core::component::{ForceField, Interaction, Reaction};
+use canape_core::data::{
+    base_fields, ChangedData, DataKind, DataTable, Flag, ForceFieldData, Real, Text,
+};
 use canape_core::matrix::MatrixSink;
 use canape_core::scene::{ComponentId, InitContext};
 use canape_core::state::VecId;
@@ -192,14 +192,33 @@ fn inverse(q: &Quaternion<f64>) -> Quaternion<f64> {
     q.conjugate() / q.norm_squared()
 }
 
+canape_core::data_schema! {
+    /// What JointSpringForceField adds to the force-field Data.
+    pub struct JointData {
+        spring: Text = ("spring", DataKind::Str, "", "springs: BEGIN_SPRING m1 m2 [FREE_AXIS …] [KS_T soft hard] [KS_R soft hard] [KS_B bloc] [KD kd] [R_LIM_X min max] … [REST_T x y z] [REST_R x y z w] END_SPRING"),
+        object1: Text = ("object1", DataKind::Str, "", "First object associated to this component"),
+        object2: Text = ("object2", DataKind::Str, "", "Second object associated to this component"),
+        outfile: Text = ("outfile", DataKind::Str, "", "output file name"),
+        infile: Text = ("infile", DataKind::Str, "", "input file containing constant joint force"),
+        period: Real = ("period", DataKind::Real, "0", "period between outputs"),
+        reinit: Flag = ("reinit", DataKind::Bool, "0", "flag enabling reinitialization of the output file at each timestep"),
+        show_lawful_torsion: Flag = ("showLawfulTorsion", DataKind::Bool, "0", "display the lawful part of the joint rotation"),
+        show_extra_torsion: Flag = ("showExtraTorsion", DataKind::Bool, "0", "display the illicit part of the joint rotation"),
+        show_factor_size: Real = ("showFactorSize", DataKind::Real, "1", "modify the size of the debug information of a given factor"),
+    }
+}
+
 #[derive(Clone)]
 pub struct JointSpringForceField {
     data: DataTable,
+    /// Typed handles to the force-field Data in `data`.
+    ff: ForceFieldData,
+    /// Typed handles to the joint's own Data in `data`.
+    d: JointData,
     springs: Vec<JointSpring>,
     /// Between two states (or one that is not the context's): (object1, object2, object1's
     /// frame count, the offset of object2's frames in the concatenated vectors).
     pair: Option<(ComponentId, ComponentId, usize)>,
-    rayleigh: f64,
 }
 
 impl Default for JointSpringForceField {
@@ -210,40 +229,33 @@ impl Default for JointSpringForceField {
 
 impl JointSpringForceField {
     pub fn new() -> Self {
-        let data = force_field_data(DataTable::new())
-            .with("spring", DataKind::Str, "", "springs: BEGIN_SPRING m1 m2 [FREE_AXIS …] [KS_T soft hard] [KS_R soft hard] [KS_B bloc] [KD kd] [R_LIM_X min max] … [REST_T x y z] [REST_R x y z w] END_SPRING")
-            .with("object1", DataKind::Str, "", "First object associated to this component")
-            .with("object2", DataKind::Str, "", "Second object associated to this component")
-            .with("outfile", DataKind::Str, "", "output file name")
-            .with("infile", DataKind::Str, "", "input file containing constant joint force")
-            .with("period", DataKind::Real, "0", "period between outputs")
-            .with("reinit", DataKind::Bool, "0", "flag enabling reinitialization of the output file at each timestep")
-            .with("showLawfulTorsion", DataKind::Bool, "0", "display the lawful part of the joint rotation")
-            .with("showExtraTorsion", DataKind::Bool, "0", "display the illicit part of the joint rotation")
-            .with("showFactorSize", DataKind::Real, "1", "modify the size of the debug information of a given factor");
+        let (data, ff) = ForceFieldData::declare(base_fields(DataTable::new()));
+        let (data, d) = JointData::declare(data);
         JointSpringForceField {
             data,
+            ff,
+            d,
             springs: Vec::new(),
             pair: None,
-            rayleigh: 0.0,
         }
     }
 
     fn init_impl(&mut self, ctx: &mut InitContext<'_>) {
         self.springs.clear();
         self.pair = None;
-        self.rayleigh = self.data.real("rayleighStiffness");
-        for k in ["outfile", "infile"] {
-            if !self.data.str(k).trim().is_empty() {
+        let (t, d) = (&self.data, &self.d);
+        for (k, file) in [("outfile", d.outfile), ("infile", d.infile)] {
+            if !t.get(file).trim().is_empty() {
                 ctx.warn(format!("{k} is not supported: ignored"));
             }
         }
+        let objects = [t.get(d.object1), t.get(d.object2)];
         let Some(ends) =
-            PairEnds::resolve(ctx, &self.data, DofType::Rigid3, "JointSpringForceField")
+            PairEnds::resolve_links(ctx, objects, DofType::Rigid3, "JointSpringForceField")
         else {
             return;
         };
-        let mut springs = match parse_springs(self.data.str("spring")) {
+        let mut springs = match parse_springs(self.data.get(self.d.spring)) {
             Ok(s) => s,
             Err(e) => {
                 ctx.error(format!("spring: {e}"));
@@ -282,7 +294,24 @@ impl JointSpringForceField {
     }
 }
 
-impl_component!(JointSpringForceField, "JointSpringForceField", init);
+impl JointSpringForceField {
+    /// `rayleighStiffness` is read where it is used: an edit of it is taken in place; other
+    /// Data (springs, objects) re-run init.
+    fn data_changed_impl(&self, changed: &ChangedData) -> Reaction {
+        if changed.only(&[self.ff.rayleigh_stiffness.index()]) {
+            Reaction::Updated
+        } else {
+            Reaction::Reinit
+        }
+    }
+}
+
+canape_core::impl_component!(
+    JointSpringForceField,
+    "JointSpringForceField",
+    init,
+    data_changed
+);
 
 impl ForceField for JointSpringForceField {
     fn interaction(&self) -> Option<Interaction> {
@@ -429,7 +458,7 @@ impl ForceField for JointSpringForceField {
     }
 
     fn rayleigh_stiffness(&self) -> f64 {
-        self.rayleigh
+        self.data.get(self.ff.rayleigh_stiffness)
     }
 }
 
@@ -466,5 +495,71 @@ mod tests {
         assert!(s[1].need_init);
         assert!(parse_springs("BEGIN_SPRING 0 1 KS_Q 1 END_SPRING").is_err());
         assert!(parse_springs("BEGIN_SPRING 0 1 KS_T 1").is_err());
+    }
+
+    /// A joint with `attrs` between the two frames of a Rigid3 state, initialised.
+    fn joint(attrs: &[(&str, &str)], x: &[f64]) -> JointSpringForceField {
+        use canape_core::component::Component;
+        use canape_core::scene::{AnyComponent, Scene};
+        use canape_core::state::MechanicalObject;
+        let mut ff = JointSpringForceField::new();
+        ff.data.set_str("spring", "BEGIN_SPRING 0 1 KS_T 10 300 KS_R 5 70 KD 0.5 FREE_AXIS 0 0 0 1 0 0 R_LIM_X -0.3 0.3 END_SPRING").unwrap();
+        for (k, v) in attrs {
+            ff.data.set_str(k, v).unwrap();
+        }
+        let mut s = Scene::new();
+        let root = s.add_node("root", None);
+        let mut mo = MechanicalObject::new(DofType::Rigid3);
+        mo.resize(2);
+        mo.vec_mut(VecId::POSITION).copy_from_slice(x);
+        mo.vec_mut(VecId::REST_POSITION).copy_from_slice(x);
+        let id = s.add_component(root, "frames", AnyComponent::State(mo), None);
+        let mut diags = canape_core::diag::Diagnostics::default();
+        ff.init(&mut InitContext {
+            scene: &s,
+            node: root,
+            id,
+            diags: &mut diags,
+        });
+        assert!(diags.is_empty(), "{diags:?}");
+        ff
+    }
+
+    /// Editing `rayleighStiffness` is taken in place: the force field then gives the damping
+    /// coefficient, forces and force differentials of one initialised with the new value, bit
+    /// for bit; other Data re-initialise it.
+    #[test]
+    fn edits_update_in_place_joint_rayleigh_stiffness() {
+        use canape_core::component::Component;
+        let x0 = [
+            0.0, 0.0, 0.0, 0.0, 0.0, 0.0, 1.0, 1.0, 0.2, 0.0, 0.0, 0.0, 0.0, 1.0,
+        ];
+        let x = [
+            0.1, 0.0, -0.2, 0.0, 0.1, 0.0, 0.995, 1.1, 0.3, 0.1, 0.2, 0.0, 0.0, 0.98,
+        ];
+        let v: Vec<f64> = (0..12).map(|i| 0.1 * i as f64 - 0.4).collect();
+        let dx: Vec<f64> = (0..12).map(|i| (i as f64).sin()).collect();
+        let outputs = |ff: &mut JointSpringForceField| {
+            let (mut f, mut df) = (vec![0.0; 12], vec![0.0; 12]);
+            ff.add_force(&x, &v, &mut f);
+            ff.add_dforce(&dx, &mut df, 0.7);
+            let bits = |a: &[f64]| a.iter().map(|x| x.to_bits()).collect::<Vec<_>>();
+            (ff.rayleigh_stiffness().to_bits(), bits(&f), bits(&df))
+        };
+        let before = [("rayleighStiffness", "0.1")];
+        let after = [("rayleighStiffness", "0.4")];
+        let mut ff = joint(&before, &x0);
+        outputs(&mut ff);
+        let versions = ff.data().versions();
+        ff.data_mut().set_str("rayleighStiffness", "0.4").unwrap();
+        let changed = ff.data().changed_since(&versions);
+        assert_eq!(ff.data_changed(&changed), Reaction::Updated);
+        let got = outputs(&mut ff);
+        assert_eq!(got, outputs(&mut joint(&after, &x0)));
+        assert_ne!(got, outputs(&mut joint(&before, &x0)));
+        let versions = ff.data().versions();
+        ff.data_mut().set_str("spring", "").unwrap();
+        let changed = ff.data().changed_since(&versions);
+        assert_eq!(ff.data_changed(&changed), Reaction::Reinit);
     }
 }
