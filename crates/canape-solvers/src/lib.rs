@@ -5,7 +5,8 @@
 /// go four values per instruction instead of two. The loops work value by value (reductions
 /// go through `canape_types::dot`), so both builds give the same bits. With a field name, that
 /// flag is set during `solve_again` (a solve with the last solve's system), and the type's
-/// `solve_again_many_by_factor` may answer `solve_again_many` at once.
+/// `solve_again_many_by_factor` may answer `solve_again_many` at once and its
+/// `compliance_by_factor` `compliance_again`.
 macro_rules! solve_with_avx2 {
     ($ty:ty $(, $again:ident)?) => {
         impl canape_core::component::LinearSolver for $ty {
@@ -57,6 +58,14 @@ macro_rules! solve_with_avx2 {
                     return stats;
                 }
                 canape_core::component::solve_again_by_columns(self, sys, b, x, m)
+            }
+            fn compliance_again(
+                &mut self,
+                b: &[f64],
+                m: usize,
+                w: &mut [f64],
+            ) -> Option<canape_core::component::SolveStats> {
+                self.compliance_by_factor(b, m, w)
             }
             )?
         }

@@ -445,6 +445,22 @@ impl PcgLinearSolver {
 }
 
 impl PcgLinearSolver {
+    /// `compliance_again` when `solve_again`'s answer is the direct preconditioner's factor of
+    /// the last system (see [`Self::solve_again_many_by_factor`]) and that factor has a
+    /// compliance of its own (a band Cholesky factor's forward substitutions).
+    fn compliance_by_factor(&mut self, b: &[f64], m: usize, w: &mut [f64]) -> Option<SolveStats> {
+        if self.rate != 1 || self.kind != Some(PreconditionerKind::Warp) {
+            return None;
+        }
+        let d = self.warp.as_mut().filter(|d| d.has_factor())?;
+        d.compliance_factored(b, m, w).then_some(SolveStats {
+            iterations: 1,
+            residual: 0.0,
+        })
+    }
+}
+
+impl PcgLinearSolver {
     /// The next solve rebuilds the preconditioner from the matrix of that step.
     fn restart_impl(&mut self) {
         self.counter = self.rate;
