@@ -18,7 +18,7 @@
 use super::{all_finite, count_of, product_within, MAX_ELEMENTS};
 use crate::base_data;
 use canape_core::component::Engine;
-use canape_core::data::{DataKind, DataTable, Value};
+use canape_core::data::{DataKind, DataTable, Flag, Int, Ints, Real, Reals, Value};
 use canape_core::impl_component;
 use canape_core::scene::InitContext;
 use canape_core::state::MAX_POINTS;
@@ -222,11 +222,36 @@ impl Cylinder {
     }
 }
 
+canape_core::data_schema! {
+    /// GenerateCylinder's own Data (after the base Data).
+    pub struct GenerateCylinderData {
+        output_tetrahedra_position: Reals => ("output_TetrahedraPosition", DataKind::Reals(3), "output array of 3d points of tetrahedra mesh") alias ["position", "output_position"],
+        output_triangles_position: Reals => ("output_TrianglesPosition", DataKind::Reals(3), "output array of 3d points of triangle mesh"),
+        tetrahedra: Ints => ("tetrahedra", DataKind::Ints(4), "output mesh tetrahedra"),
+        triangles: Ints => ("triangles", DataKind::Ints(3), "output triangular mesh"),
+        bezier_triangle_weights: Reals => ("BezierTriangleWeights", DataKind::Reals(0), "weights of rational Bezier triangles"),
+        is_bezier_triangle_rational: Ints => ("isBezierTriangleRational", DataKind::Ints(0), "booleans indicating if each Bezier triangle is rational or integral"),
+        bezier_triangle_degree: Int = ("BezierTriangleDegree", DataKind::Int, "0", "order of Bezier triangles"),
+        bezier_tetrahedron_weights: Reals => ("BezierTetrahedronWeights", DataKind::Reals(0), "weights of rational Bezier tetrahedra"),
+        is_bezier_tetrahedron_rational: Ints => ("isBezierTetrahedronRational", DataKind::Ints(0), "booleans indicating if each Bezier tetrahedron is rational or integral"),
+        bezier_tetrahedron_degree: Int = ("BezierTetrahedronDegree", DataKind::Int, "0", "order of Bezier tetrahedra"),
+        radius: Real = ("radius", DataKind::Real, "0.2", "input cylinder radius"),
+        height: Real = ("height", DataKind::Real, "1", "input cylinder height"),
+        origin: Reals = ("origin", DataKind::Vector(3), "0 0 0", "cylinder origin point"),
+        open_surface: Flag = ("openSurface", DataKind::Bool, "1", "if the cylinder is open at its 2 ends"),
+        res_circumferential: Int = ("resCircumferential", DataKind::Int, "6", "Resolution in the circumferential direction"),
+        res_radial: Int = ("resRadial", DataKind::Int, "3", "Resolution in the radial direction"),
+        res_height: Int = ("resHeight", DataKind::Int, "5", "Resolution in the height direction"),
+    }
+}
+
 /// GenerateCylinder: `output_TetrahedraPosition` (also `position`, `output_position`) and
 /// `tetrahedra`, `output_TrianglesPosition` and `triangles`.
 #[derive(Clone)]
 pub struct GenerateCylinder {
     data: DataTable,
+    /// Typed handles to the Data in `data`.
+    d: GenerateCylinderData,
 }
 
 impl Default for GenerateCylinder {
@@ -235,115 +260,26 @@ impl Default for GenerateCylinder {
     }
 }
 
-/// The outputs, cleared before each computation.
-const OUTPUTS: [&str; 8] = [
-    "output_TetrahedraPosition",
-    "output_TrianglesPosition",
-    "tetrahedra",
-    "triangles",
-    "BezierTriangleWeights",
-    "isBezierTriangleRational",
-    "BezierTetrahedronWeights",
-    "isBezierTetrahedronRational",
-];
-
 impl GenerateCylinder {
     pub fn new() -> Self {
-        let data = base_data(DataTable::new())
-            .output(
-                "output_TetrahedraPosition",
-                DataKind::Reals(3),
-                "output array of 3d points of tetrahedra mesh",
-            )
-            .alias(&["position", "output_position"])
-            .output(
-                "output_TrianglesPosition",
-                DataKind::Reals(3),
-                "output array of 3d points of triangle mesh",
-            )
-            .output("tetrahedra", DataKind::Ints(4), "output mesh tetrahedra")
-            .output("triangles", DataKind::Ints(3), "output triangular mesh")
-            .output(
-                "BezierTriangleWeights",
-                DataKind::Reals(0),
-                "weights of rational Bezier triangles",
-            )
-            .output(
-                "isBezierTriangleRational",
-                DataKind::Ints(0),
-                "booleans indicating if each Bezier triangle is rational or integral",
-            )
-            .with(
-                "BezierTriangleDegree",
-                DataKind::Int,
-                "0",
-                "order of Bezier triangles",
-            )
-            .output(
-                "BezierTetrahedronWeights",
-                DataKind::Reals(0),
-                "weights of rational Bezier tetrahedra",
-            )
-            .output(
-                "isBezierTetrahedronRational",
-                DataKind::Ints(0),
-                "booleans indicating if each Bezier tetrahedron is rational or integral",
-            )
-            .with(
-                "BezierTetrahedronDegree",
-                DataKind::Int,
-                "0",
-                "order of Bezier tetrahedra",
-            )
-            .with("radius", DataKind::Real, "0.2", "input cylinder radius")
-            .with("height", DataKind::Real, "1", "input cylinder height")
-            .with(
-                "origin",
-                DataKind::Vector(3),
-                "0 0 0",
-                "cylinder origin point",
-            )
-            .with(
-                "openSurface",
-                DataKind::Bool,
-                "1",
-                "if the cylinder is open at its 2 ends",
-            )
-            .with(
-                "resCircumferential",
-                DataKind::Int,
-                "6",
-                "Resolution in the circumferential direction",
-            )
-            .with(
-                "resRadial",
-                DataKind::Int,
-                "3",
-                "Resolution in the radial direction",
-            )
-            .with(
-                "resHeight",
-                DataKind::Int,
-                "5",
-                "Resolution in the height direction",
-            );
-        GenerateCylinder { data }
+        let (data, d) = GenerateCylinderData::declare(base_data(DataTable::new()));
+        GenerateCylinder { data, d }
     }
 
     /// The cylinder the Data describe, checked; None (reported) when nothing can be generated.
     fn cylinder(&self, ctx: &mut InitContext<'_>) -> Option<Cylinder> {
         let d = &self.data;
-        let (radius, height) = (d.real("radius"), d.real("height"));
-        let origin = d.reals("origin");
+        let (radius, height) = (d.get(self.d.radius), d.get(self.d.height));
+        let origin = d.get(self.d.origin);
         if !all_finite(&[radius, height]) || origin.len() != 3 || !all_finite(origin) {
             ctx.error(format!(
                 "radius ({radius}), height ({height}) and origin ({origin:?}) must be finite numbers: nothing is generated"
             ));
             return None;
         }
-        let circ = count_of(ctx, "resCircumferential", d.int("resCircumferential"))?;
-        let radial = count_of(ctx, "resRadial", d.int("resRadial"))?;
-        let layers = count_of(ctx, "resHeight", d.int("resHeight"))?;
+        let circ = count_of(ctx, "resCircumferential", d.get(self.d.res_circumferential))?;
+        let radial = count_of(ctx, "resRadial", d.get(self.d.res_radial))?;
+        let layers = count_of(ctx, "resHeight", d.get(self.d.res_height))?;
         if circ < 1 || radial < 1 || layers < 2 {
             ctx.error(format!(
                 "resCircumferential = {circ}, resRadial = {radial}, resHeight = {layers}: a cylinder needs at least 1 point per ring, 1 ring and 2 layers (SOFA divides by zero or overflows below that); nothing is generated"
@@ -391,13 +327,29 @@ impl GenerateCylinder {
     }
 
     fn init_impl(&mut self, ctx: &mut InitContext<'_>) {
-        for name in OUTPUTS {
-            let _ = self
-                .data
-                .set_value(name, self.data.field(name).expect("declared").kind.empty());
+        let d = self.d;
+        // the outputs, cleared before each computation
+        for r in [
+            d.output_tetrahedra_position,
+            d.output_triangles_position,
+            d.bezier_triangle_weights,
+            d.bezier_tetrahedron_weights,
+        ] {
+            let _ = self.data.put(r, Value::Reals(Vec::new()));
         }
-        for degree in ["BezierTriangleDegree", "BezierTetrahedronDegree"] {
-            let v = self.data.int(degree);
+        for i in [
+            d.tetrahedra,
+            d.triangles,
+            d.is_bezier_triangle_rational,
+            d.is_bezier_tetrahedron_rational,
+        ] {
+            let _ = self.data.put(i, Value::Ints(Vec::new()));
+        }
+        for (degree, h) in [
+            ("BezierTriangleDegree", d.bezier_triangle_degree),
+            ("BezierTetrahedronDegree", d.bezier_tetrahedron_degree),
+        ] {
+            let v = self.data.get(h);
             if v > 1 {
                 ctx.warn(format!(
                     "{degree} = {v}: Bezier control points are not generated (only the linear mesh is)"
@@ -407,26 +359,27 @@ impl GenerateCylinder {
         let Some(c) = self.cylinder(ctx) else {
             return;
         };
+        let _ = self.data.put(
+            self.d.output_tetrahedra_position,
+            Value::Reals(c.tetra_points()),
+        );
         let _ = self
             .data
-            .set_value("output_TetrahedraPosition", Value::Reals(c.tetra_points()));
-        let _ = self
-            .data
-            .set_value("tetrahedra", Value::Ints(c.tetrahedra()));
-        let open = self.data.bool("openSurface");
+            .put(self.d.tetrahedra, Value::Ints(c.tetrahedra()));
+        let open = self.data.get(self.d.open_surface);
         if !open && c.radial < 2 {
             ctx.error(
                 "openSurface = 0 needs resRadial ≥ 2 to close the ends (SOFA's loop over the inner rings overflows with 1): no surface is generated",
             );
             return;
         }
-        let _ = self.data.set_value(
-            "output_TrianglesPosition",
+        let _ = self.data.put(
+            self.d.output_triangles_position,
             Value::Reals(c.surface_points(open)),
         );
         let _ = self
             .data
-            .set_value("triangles", Value::Ints(c.surface_triangles(open)));
+            .put(self.d.triangles, Value::Ints(c.surface_triangles(open)));
     }
 }
 

@@ -10,7 +10,7 @@
 use super::{all_finite, product_within, MAX_ELEMENTS};
 use crate::base_data;
 use canape_core::component::Engine;
-use canape_core::data::{DataKind, DataTable, Value};
+use canape_core::data::{Data, DataKind, DataTable, Ints, Reals, Value};
 use canape_core::impl_component;
 use canape_core::scene::InitContext;
 use canape_core::state::MAX_POINTS;
@@ -113,11 +113,29 @@ impl Grid {
     }
 }
 
+canape_core::data_schema! {
+    /// GenerateGrid's own Data after `output_position` (declared apart: its width is the
+    /// template's).
+    pub struct GenerateGridData {
+        tetrahedra: Ints => ("tetrahedra", DataKind::Ints(4), "output mesh tetrahedra"),
+        quads: Ints => ("quads", DataKind::Ints(4), "output mesh quads"),
+        triangles: Ints => ("triangles", DataKind::Ints(3), "output mesh triangles"),
+        hexahedra: Ints => ("hexahedra", DataKind::Ints(8), "output mesh hexahedra"),
+        min: Reals = ("min", DataKind::Vector(3), "0 0 0", "the 3 coordinates of the minimum corner"),
+        max: Reals = ("max", DataKind::Vector(3), "0 0 0", "the 3 coordinates of the maximum corner"),
+        resolution: Ints = ("resolution", DataKind::Ints(0), "3 3 3", "the number of cubes in the x,y,z directions. If resolution in the z direction is  0 then a 2D grid is generated"),
+    }
+}
+
 /// GenerateGrid: `output_position` (also `position`), `hexahedra` and `tetrahedra`, or
 /// `quads` and `triangles`.
 #[derive(Clone)]
 pub struct GenerateGrid {
     data: DataTable,
+    /// Typed handle to `output_position` (its width is the template's).
+    position: Data<Reals>,
+    /// Typed handles to the other Data in `data`.
+    d: GenerateGridData,
     dim: usize,
 }
 
@@ -130,48 +148,31 @@ impl Default for GenerateGrid {
 impl GenerateGrid {
     /// The engine for points of `dim` numbers (3 for Vec3d, 2 for Vec2d).
     pub fn new(dim: usize) -> Self {
-        let data = base_data(DataTable::new())
-            .output(
-                "output_position",
-                DataKind::Reals(dim),
-                "output array of 3d points",
-            )
-            .alias(&["position"])
-            .output("tetrahedra", DataKind::Ints(4), "output mesh tetrahedra")
-            .output("quads", DataKind::Ints(4), "output mesh quads")
-            .output("triangles", DataKind::Ints(3), "output mesh triangles")
-            .output("hexahedra", DataKind::Ints(8), "output mesh hexahedra")
-            .with(
-                "min",
-                DataKind::Vector(3),
-                "0 0 0",
-                "the 3 coordinates of the minimum corner",
-            )
-            .with(
-                "max",
-                DataKind::Vector(3),
-                "0 0 0",
-                "the 3 coordinates of the maximum corner",
-            )
-            .with(
-                "resolution",
-                DataKind::Ints(0),
-                "3 3 3",
-                "the number of cubes in the x,y,z directions. If resolution in the z direction is  0 then a 2D grid is generated",
-            );
-        GenerateGrid { data, dim }
+        // the output's width follows the template, so it is declared apart from the schema
+        let (data, position) = base_data(DataTable::new()).declare_output::<Reals>(
+            "output_position",
+            DataKind::Reals(dim),
+            "output array of 3d points",
+        );
+        let (data, d) = GenerateGridData::declare(data.alias(&["position"]));
+        GenerateGrid {
+            data,
+            position,
+            d,
+            dim,
+        }
     }
 
     /// The grid the Data describe, checked; None (reported) when nothing can be generated.
     fn grid(&self, ctx: &mut InitContext<'_>) -> Option<Grid> {
-        let (min, max) = (self.data.reals("min"), self.data.reals("max"));
+        let (min, max) = (self.data.get(self.d.min), self.data.get(self.d.max));
         if min.len() != 3 || max.len() != 3 || !all_finite(min) || !all_finite(max) {
             ctx.error(format!(
                 "min ({min:?}) and max ({max:?}) must be 3 finite numbers each: nothing is generated"
             ));
             return None;
         }
-        let res = self.data.ints("resolution");
+        let res = self.data.get(self.d.resolution);
         let Ok(res) = <[u32; 3]>::try_from(res) else {
             ctx.error(format!(
                 "resolution has {} values, expected 3: nothing is generated",
@@ -219,26 +220,23 @@ impl GenerateGrid {
     }
 
     fn init_impl(&mut self, ctx: &mut InitContext<'_>) {
-        for name in ["tetrahedra", "quads", "triangles", "hexahedra"] {
-            let _ = self.data.set_value(name, Value::Ints(Vec::new()));
+        let d = self.d;
+        for h in [d.tetrahedra, d.quads, d.triangles, d.hexahedra] {
+            let _ = self.data.put(h, Value::Ints(Vec::new()));
         }
-        let _ = self
-            .data
-            .set_value("output_position", Value::Reals(Vec::new()));
+        let _ = self.data.put(self.position, Value::Reals(Vec::new()));
         let Some(g) = self.grid(ctx) else {
             return;
         };
-        let _ = self
-            .data
-            .set_value("output_position", Value::Reals(g.points()));
+        let _ = self.data.put(self.position, Value::Reals(g.points()));
         if g.cells[2] == 0 {
             let (q, t) = g.quads_and_triangles();
-            let _ = self.data.set_value("quads", Value::Ints(q));
-            let _ = self.data.set_value("triangles", Value::Ints(t));
+            let _ = self.data.put(self.d.quads, Value::Ints(q));
+            let _ = self.data.put(self.d.triangles, Value::Ints(t));
         } else {
             let (h, t) = g.hexahedra_and_tetrahedra();
-            let _ = self.data.set_value("hexahedra", Value::Ints(h));
-            let _ = self.data.set_value("tetrahedra", Value::Ints(t));
+            let _ = self.data.put(self.d.hexahedra, Value::Ints(h));
+            let _ = self.data.put(self.d.tetrahedra, Value::Ints(t));
         }
     }
 }

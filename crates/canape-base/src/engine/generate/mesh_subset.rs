@@ -9,19 +9,10 @@
 
 use crate::base_data;
 use canape_core::component::Engine;
-use canape_core::data::{DataKind, DataTable, Value};
+use canape_core::data::{Data, DataKind, DataTable, Ints, Reals, Value};
 use canape_core::impl_component;
 use canape_core::scene::InitContext;
 use std::collections::BTreeMap;
-
-/// The element lists: input Data, output Data, points per element.
-const ELEMENTS: [(&str, &str, usize); 5] = [
-    ("inputEdges", "edges", 2),
-    ("inputTriangles", "triangles", 3),
-    ("inputQuads", "quads", 4),
-    ("inputTetrahedra", "tetrahedra", 4),
-    ("inputHexahedra", "hexahedra", 8),
-];
 
 /// The elements (`k` points each) whose points all have a new index in `renumber`,
 /// renumbered, in input order.
@@ -37,10 +28,31 @@ pub fn extract(elements: &[u32], k: usize, renumber: &BTreeMap<u32, u32>) -> Vec
         .collect()
 }
 
+canape_core::data_schema! {
+    /// MeshSubsetEngine's own Data (after the base Data).
+    pub struct MeshSubsetEngineData {
+        input_position: Reals = ("inputPosition", DataKind::Reals(3), "", "input vertices"),
+        input_edges: Ints = ("inputEdges", DataKind::Ints(2), "", "input edges"),
+        input_triangles: Ints = ("inputTriangles", DataKind::Ints(3), "", "input triangles"),
+        input_quads: Ints = ("inputQuads", DataKind::Ints(4), "", "input quads"),
+        input_tetrahedra: Ints = ("inputTetrahedra", DataKind::Ints(4), "", "input tetrahedra"),
+        input_hexahedra: Ints = ("inputHexahedra", DataKind::Ints(8), "", "input hexahedra"),
+        indices: Ints = ("indices", DataKind::Ints(0), "", "Index lists of the selected vertices"),
+        position: Reals => ("position", DataKind::Reals(3), "Vertices of mesh subset"),
+        edges: Ints => ("edges", DataKind::Ints(2), "edges of mesh subset"),
+        triangles: Ints => ("triangles", DataKind::Ints(3), "Triangles of mesh subset"),
+        quads: Ints => ("quads", DataKind::Ints(4), "Quads of mesh subset"),
+        tetrahedra: Ints => ("tetrahedra", DataKind::Ints(4), "Tetrahedra of mesh subset"),
+        hexahedra: Ints => ("hexahedra", DataKind::Ints(8), "Hexahedra of mesh subset"),
+    }
+}
+
 /// MeshSubsetEngine: `position`, `edges`, `triangles`, `quads`, `tetrahedra`, `hexahedra`.
 #[derive(Clone)]
 pub struct MeshSubsetEngine {
     data: DataTable,
+    /// Typed handles to the Data in `data`.
+    d: MeshSubsetEngineData,
 }
 
 impl Default for MeshSubsetEngine {
@@ -51,35 +63,17 @@ impl Default for MeshSubsetEngine {
 
 impl MeshSubsetEngine {
     pub fn new() -> Self {
-        let data = base_data(DataTable::new())
-            .with("inputPosition", DataKind::Reals(3), "", "input vertices")
-            .with("inputEdges", DataKind::Ints(2), "", "input edges")
-            .with("inputTriangles", DataKind::Ints(3), "", "input triangles")
-            .with("inputQuads", DataKind::Ints(4), "", "input quads")
-            .with("inputTetrahedra", DataKind::Ints(4), "", "input tetrahedra")
-            .with("inputHexahedra", DataKind::Ints(8), "", "input hexahedra")
-            .with(
-                "indices",
-                DataKind::Ints(0),
-                "",
-                "Index lists of the selected vertices",
-            )
-            .output("position", DataKind::Reals(3), "Vertices of mesh subset")
-            .output("edges", DataKind::Ints(2), "edges of mesh subset")
-            .output("triangles", DataKind::Ints(3), "Triangles of mesh subset")
-            .output("quads", DataKind::Ints(4), "Quads of mesh subset")
-            .output("tetrahedra", DataKind::Ints(4), "Tetrahedra of mesh subset")
-            .output("hexahedra", DataKind::Ints(8), "Hexahedra of mesh subset");
-        MeshSubsetEngine { data }
+        let (data, d) = MeshSubsetEngineData::declare(base_data(DataTable::new()));
+        MeshSubsetEngine { data, d }
     }
 
     fn init_impl(&mut self, ctx: &mut InitContext<'_>) {
-        let x = self.data.reals("inputPosition");
+        let x = self.data.get(self.d.input_position);
         let n = x.len() / 3;
         let mut out = Vec::new();
         let mut renumber: BTreeMap<u32, u32> = BTreeMap::new();
         let mut bad: Vec<u32> = Vec::new();
-        for &i in self.data.ints("indices") {
+        for &i in self.data.get(self.d.indices) {
             let Some(p) = x.get(3 * i as usize..3 * i as usize + 3) else {
                 bad.push(i);
                 continue;
@@ -98,13 +92,21 @@ impl MeshSubsetEngine {
         if !out.iter().all(|v| v.is_finite()) {
             ctx.warn("the selected input positions hold non-finite numbers");
         }
-        let lists: Vec<(&str, Vec<u32>)> = ELEMENTS
-            .iter()
-            .map(|&(input, output, k)| (output, extract(self.data.ints(input), k, &renumber)))
-            .collect();
-        let _ = self.data.set_value("position", Value::Reals(out));
+        let d = self.d;
+        // the element lists: input Data, output Data, points per element
+        let lists: Vec<(Data<Ints>, Vec<u32>)> = [
+            (d.input_edges, d.edges, 2),
+            (d.input_triangles, d.triangles, 3),
+            (d.input_quads, d.quads, 4),
+            (d.input_tetrahedra, d.tetrahedra, 4),
+            (d.input_hexahedra, d.hexahedra, 8),
+        ]
+        .into_iter()
+        .map(|(input, output, k)| (output, extract(self.data.get(input), k, &renumber)))
+        .collect();
+        let _ = self.data.put(self.d.position, Value::Reals(out));
         for (output, v) in lists {
-            let _ = self.data.set_value(output, Value::Ints(v));
+            let _ = self.data.put(output, Value::Ints(v));
         }
     }
 }

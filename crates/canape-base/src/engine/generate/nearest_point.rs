@@ -27,7 +27,7 @@
 
 use crate::base_data;
 use canape_core::component::{Engine, Role};
-use canape_core::data::{DataKind, DataTable, Value};
+use canape_core::data::{Data, DataKind, DataTable, Flag, Ints, Real, Reals, Text, Value};
 use canape_core::impl_component;
 use canape_core::scene::{ComponentId, InitContext, Target};
 use canape_core::state::VecId;
@@ -102,10 +102,30 @@ pub fn nearest_pairs(
     out
 }
 
+canape_core::data_schema! {
+    /// NearestPointROI's own Data (after the base Data).
+    pub struct NearestPointRoiData {
+        object1: Text = ("object1", DataKind::Str, "", "First object associated to this component"),
+        object2: Text = ("object2", DataKind::Str, "", "Second object associated to this component"),
+        input_indices1: Ints = ("inputIndices1", DataKind::Ints(0), "", "Indices of the points to consider on the first model"),
+        input_indices2: Ints = ("inputIndices2", DataKind::Ints(0), "", "Indices of the points to consider on the second model"),
+        radius: Real = ("radius", DataKind::Real, "1", "Radius to search corresponding fixed point"),
+        use_rest_position: Flag = ("useRestPosition", DataKind::Bool, "1", "If true will use restPosition only at init"),
+        indices1: Ints => ("indices1", DataKind::Ints(0), "Indices from the first model associated to a dof from the second model"),
+        indices2: Ints => ("indices2", DataKind::Ints(0), "Indices from the second model associated to a dof from the first model"),
+        edges: Ints => ("edges", DataKind::Ints(2), "List of edge indices"),
+        index_pairs: Ints => ("indexPairs", DataKind::Ints(0), "list of couples (parent index + index in the parent)"),
+        distances: Reals => ("distances", DataKind::Reals(0), "List of distances between pairs of points"),
+        draw_pairs: Flag = ("drawPairs", DataKind::Bool, "0", "Option to draw the positions pairs computed"),
+    }
+}
+
 /// NearestPointROI: `indices1`, `indices2`, `edges`, `indexPairs`, `distances`.
 #[derive(Clone)]
 pub struct NearestPointRoi {
     data: DataTable,
+    /// Typed handles to the Data in `data`.
+    d: NearestPointRoiData,
     dof: DofType,
 }
 
@@ -115,83 +135,17 @@ impl Default for NearestPointRoi {
     }
 }
 
-/// The outputs, cleared before each computation.
-const OUTPUTS: [&str; 5] = ["indices1", "indices2", "edges", "indexPairs", "distances"];
-
 impl NearestPointRoi {
     /// The engine for states of type `dof`.
     pub fn new(dof: DofType) -> Self {
-        let data = base_data(DataTable::new())
-            .with(
-                "object1",
-                DataKind::Str,
-                "",
-                "First object associated to this component",
-            )
-            .with(
-                "object2",
-                DataKind::Str,
-                "",
-                "Second object associated to this component",
-            )
-            .with(
-                "inputIndices1",
-                DataKind::Ints(0),
-                "",
-                "Indices of the points to consider on the first model",
-            )
-            .with(
-                "inputIndices2",
-                DataKind::Ints(0),
-                "",
-                "Indices of the points to consider on the second model",
-            )
-            .with(
-                "radius",
-                DataKind::Real,
-                "1",
-                "Radius to search corresponding fixed point",
-            )
-            .with(
-                "useRestPosition",
-                DataKind::Bool,
-                "1",
-                "If true will use restPosition only at init",
-            )
-            .output(
-                "indices1",
-                DataKind::Ints(0),
-                "Indices from the first model associated to a dof from the second model",
-            )
-            .output(
-                "indices2",
-                DataKind::Ints(0),
-                "Indices from the second model associated to a dof from the first model",
-            )
-            .output("edges", DataKind::Ints(2), "List of edge indices")
-            .output(
-                "indexPairs",
-                DataKind::Ints(0),
-                "list of couples (parent index + index in the parent)",
-            )
-            .output(
-                "distances",
-                DataKind::Reals(0),
-                "List of distances between pairs of points",
-            )
-            .with(
-                "drawPairs",
-                DataKind::Bool,
-                "0",
-                "Option to draw the positions pairs computed",
-            );
-        NearestPointRoi { data, dof }
+        let (data, d) = NearestPointRoiData::declare(base_data(DataTable::new()));
+        NearestPointRoi { data, d, dof }
     }
 
     /// The state `object1` or `object2` names (the context state when empty), checked to have
     /// the template's type; None (reported) otherwise.
-    fn end(&self, ctx: &mut InitContext<'_>, name: &str) -> Option<ComponentId> {
-        let link = self.data.str(name).trim().to_string();
+    fn end(&self, ctx: &mut InitContext<'_>, name: &str, h: Data<Text>) -> Option<ComponentId> {
+        let link = self.data.get(h).trim().to_string();
         let scene = ctx.scene;
         let id = if link.is_empty() {
             let s = scene.context_state(ctx.node);
@@ -229,11 +183,17 @@ impl NearestPointRoi {
 
     /// The candidates of one state: the listed indices within its `n` points (those beyond
     /// are reported), or all of them when none is listed (written back into `input`).
-    fn candidates(&mut self, ctx: &mut InitContext<'_>, input: &str, n: usize) -> Vec<u32> {
-        let listed = self.data.ints(input).to_vec();
+    fn candidates(
+        &mut self,
+        ctx: &mut InitContext<'_>,
+        input: &str,
+        h: Data<Ints>,
+        n: usize,
+    ) -> Vec<u32> {
+        let listed = self.data.get(h).to_vec();
         if listed.is_empty() {
             let all: Vec<u32> = (0..n as u32).collect();
-            let _ = self.data.set_value(input, Value::Ints(all.clone()));
+            let _ = self.data.put(h, Value::Ints(all.clone()));
             return all;
         }
         let (ok, bad): (Vec<u32>, Vec<u32>) = listed.into_iter().partition(|&i| (i as usize) < n);
@@ -249,11 +209,13 @@ impl NearestPointRoi {
     }
 
     fn init_impl(&mut self, ctx: &mut InitContext<'_>) {
-        for name in OUTPUTS {
-            let empty = self.data.field(name).expect("declared").kind.empty();
-            let _ = self.data.set_value(name, empty);
+        let d = self.d;
+        // the outputs, cleared before each computation
+        for h in [d.indices1, d.indices2, d.edges, d.index_pairs] {
+            let _ = self.data.put(h, Value::Ints(Vec::new()));
         }
-        let radius = self.data.real("radius");
+        let _ = self.data.put(d.distances, Value::Reals(Vec::new()));
+        let radius = self.data.get(self.d.radius);
         if !radius.is_finite() {
             ctx.error(format!(
                 "radius = {radius} is not finite: nothing is paired"
@@ -268,11 +230,14 @@ impl NearestPointRoi {
         } else if radius == 0.0 {
             ctx.warn("radius = 0: no pair can be closer, nothing is paired");
         }
-        let (Some(s1), Some(s2)) = (self.end(ctx, "object1"), self.end(ctx, "object2")) else {
+        let (Some(s1), Some(s2)) = (
+            self.end(ctx, "object1", d.object1),
+            self.end(ctx, "object2", d.object2),
+        ) else {
             return;
         };
         let scene = ctx.scene;
-        let vid = if self.data.bool("useRestPosition") {
+        let vid = if self.data.get(self.d.use_rest_position) {
             VecId::REST_POSITION
         } else {
             VecId::POSITION
@@ -298,8 +263,8 @@ impl NearestPointRoi {
             return;
         }
         let w = self.dof.coord_size();
-        let c1 = self.candidates(ctx, "inputIndices1", x1.len() / w);
-        let c2 = self.candidates(ctx, "inputIndices2", x2.len() / w);
+        let c1 = self.candidates(ctx, "inputIndices1", d.input_indices1, x1.len() / w);
+        let c2 = self.candidates(ctx, "inputIndices2", d.input_indices2, x2.len() / w);
         let finite = |x: &[f64], c: &[u32]| {
             c.iter().all(|&i| {
                 x[i as usize * w..(i as usize + 1) * w]
@@ -318,25 +283,14 @@ impl NearestPointRoi {
                 2 * pairs.len()
             ));
         }
-        let set = |data: &mut DataTable, name: &str, v: Value| {
-            let _ = data.set_value(name, v);
-        };
-        let d = &mut self.data;
-        set(
-            d,
-            "indices1",
-            Value::Ints(pairs.iter().map(|p| p.0).collect()),
-        );
-        set(
-            d,
-            "indices2",
-            Value::Ints(pairs.iter().map(|p| p.1).collect()),
-        );
-        set(d, "edges", Value::Ints(edges));
+        let t = &mut self.data;
+        let _ = t.put(d.indices1, Value::Ints(pairs.iter().map(|p| p.0).collect()));
+        let _ = t.put(d.indices2, Value::Ints(pairs.iter().map(|p| p.1).collect()));
+        let _ = t.put(d.edges, Value::Ints(edges));
         let index_pairs = pairs.iter().flat_map(|p| [0, p.0, 1, p.1]).collect();
-        set(d, "indexPairs", Value::Ints(index_pairs));
+        let _ = t.put(d.index_pairs, Value::Ints(index_pairs));
         let distances = pairs.iter().map(|p| p.2.sqrt()).collect();
-        set(d, "distances", Value::Reals(distances));
+        let _ = t.put(d.distances, Value::Reals(distances));
     }
 }
 

@@ -11,7 +11,7 @@
 
 use crate::base_data;
 use canape_core::component::Engine;
-use canape_core::data::{DataKind, DataTable, Value};
+use canape_core::data::{DataKind, DataTable, Real, Reals, Value};
 use canape_core::impl_component;
 use canape_core::scene::InitContext;
 use std::f64::consts::FRAC_PI_2;
@@ -42,10 +42,21 @@ pub fn roll(p: [f64; 3], a: f64) -> [f64; 3] {
     [r * cos + n[0] * p[1], r * sin + n[1] * p[1], p[2]]
 }
 
+canape_core::data_schema! {
+    /// Spiral's own Data (after the base Data).
+    pub struct SpiralData {
+        rest_position: Reals = ("rest_position", DataKind::Reals(3), "", "Rest position coordinates of the degrees of freedom"),
+        position: Reals => ("position", DataKind::Reals(3), "Position coordinates of the degrees of freedom"),
+        curvature: Real = ("curvature", DataKind::Real, "0.2", "Spiral curvature factor"),
+    }
+}
+
 /// Spiral: `position` from `rest_position`.
 #[derive(Clone)]
 pub struct Spiral {
     data: DataTable,
+    /// Typed handles to the Data in `data`.
+    d: SpiralData,
 }
 
 impl Default for Spiral {
@@ -56,30 +67,13 @@ impl Default for Spiral {
 
 impl Spiral {
     pub fn new() -> Self {
-        let data = base_data(DataTable::new())
-            .with(
-                "rest_position",
-                DataKind::Reals(3),
-                "",
-                "Rest position coordinates of the degrees of freedom",
-            )
-            .output(
-                "position",
-                DataKind::Reals(3),
-                "Position coordinates of the degrees of freedom",
-            )
-            .with(
-                "curvature",
-                DataKind::Real,
-                "0.2",
-                "Spiral curvature factor",
-            );
-        Spiral { data }
+        let (data, d) = SpiralData::declare(base_data(DataTable::new()));
+        Spiral { data, d }
     }
 
     fn init_impl(&mut self, ctx: &mut InitContext<'_>) {
-        let _ = self.data.set_value("position", Value::Reals(Vec::new()));
-        let a = self.data.real("curvature");
+        let _ = self.data.put(self.d.position, Value::Reals(Vec::new()));
+        let a = self.data.get(self.d.curvature);
         if !a.is_finite() || a == 0.0 {
             ctx.error(format!(
                 "curvature = {a}: it must be a non-zero finite number (SOFA's Newton steps divide by it); no position is computed"
@@ -91,7 +85,7 @@ impl Spiral {
                 "curvature = {a} is negative: the spiral turns the other way round"
             ));
         }
-        let x0 = self.data.reals("rest_position");
+        let x0 = self.data.get(self.d.rest_position);
         if x0.is_empty() {
             ctx.warn("rest_position is empty: no position is computed");
         }
@@ -105,7 +99,7 @@ impl Spiral {
             .chunks_exact(3)
             .flat_map(|p| roll([p[0], p[1], p[2]], a))
             .collect();
-        let _ = self.data.set_value("position", Value::Reals(out));
+        let _ = self.data.put(self.d.position, Value::Reals(out));
     }
 }
 
