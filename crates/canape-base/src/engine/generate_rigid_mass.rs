@@ -7,7 +7,7 @@
 
 use crate::base_data;
 use canape_core::component::Engine;
-use canape_core::data::{DataKind, DataTable, Value};
+use canape_core::data::{DataKind, DataTable, Ints, Real, Reals, Text, Value};
 use canape_core::impl_component;
 use canape_core::scene::InitContext;
 use nalgebra::Vector3;
@@ -90,10 +90,29 @@ impl VolumeIntegrals {
     }
 }
 
+canape_core::data_schema! {
+    /// GenerateRigidMass's own Data (after the base Data).
+    pub struct GenerateRigidMassData {
+        density: Real = ("density", DataKind::Real, "1000", "input: Density of the object"),
+        position: Reals = ("position", DataKind::Reals(3), "", "input: positions of the vertices"),
+        triangles: Ints = ("triangles", DataKind::Ints(3), "", "input: triangles of the mesh"),
+        quads: Ints = ("quads", DataKind::Ints(4), "", "input: quads of the mesh"),
+        polygons: Text = ("polygons", DataKind::Str, "", "input: polygons of the mesh (not supported yet: triangles and quads only)"),
+        rigid_mass: Reals => ("rigidMass", DataKind::Reals(0), "output: rigid mass computed"),
+        mass: Real => ("mass", DataKind::Real, "output: mass of the mesh"),
+        volume: Real => ("volume", DataKind::Real, "output: volume of the mesh"),
+        inertia_matrix: Reals => ("inertiaMatrix", DataKind::Reals(9), "output: the inertia matrix of the mesh"),
+        mass_center: Reals => ("massCenter", DataKind::Vector(3), "output: the gravity center of the mesh"),
+        center_to_origin: Reals => ("centerToOrigin", DataKind::Vector(3), "output: vector going from the mass center to the space origin"),
+    }
+}
+
 /// GenerateRigidMass: the rigid mass of a closed surface mesh.
 #[derive(Clone)]
 pub struct GenerateRigidMass {
     data: DataTable,
+    /// Typed handles to the Data in `data`.
+    d: GenerateRigidMassData,
 }
 
 impl Default for GenerateRigidMass {
@@ -104,62 +123,15 @@ impl Default for GenerateRigidMass {
 
 impl GenerateRigidMass {
     pub fn new() -> Self {
-        let data = base_data(DataTable::new())
-            .with(
-                "density",
-                DataKind::Real,
-                "1000",
-                "input: Density of the object",
-            )
-            .with(
-                "position",
-                DataKind::Reals(3),
-                "",
-                "input: positions of the vertices",
-            )
-            .with(
-                "triangles",
-                DataKind::Ints(3),
-                "",
-                "input: triangles of the mesh",
-            )
-            .with("quads", DataKind::Ints(4), "", "input: quads of the mesh")
-            .with(
-                "polygons",
-                DataKind::Str,
-                "",
-                "input: polygons of the mesh (not supported yet: triangles and quads only)",
-            )
-            .output(
-                "rigidMass",
-                DataKind::Reals(0),
-                "output: rigid mass computed",
-            )
-            .output("mass", DataKind::Real, "output: mass of the mesh")
-            .output("volume", DataKind::Real, "output: volume of the mesh")
-            .output(
-                "inertiaMatrix",
-                DataKind::Reals(9),
-                "output: the inertia matrix of the mesh",
-            )
-            .output(
-                "massCenter",
-                DataKind::Vector(3),
-                "output: the gravity center of the mesh",
-            )
-            .output(
-                "centerToOrigin",
-                DataKind::Vector(3),
-                "output: vector going from the mass center to the space origin",
-            );
-        GenerateRigidMass { data }
+        let (data, d) = GenerateRigidMassData::declare(base_data(DataTable::new()));
+        GenerateRigidMass { data, d }
     }
 
     fn init_impl(&mut self, ctx: &mut InitContext<'_>) {
-        if !self.data.str("polygons").trim().is_empty() {
+        if !self.data.get(self.d.polygons).trim().is_empty() {
             ctx.warn("polygons are not supported yet and are ignored (triangles and quads are integrated)");
         }
-        let pos = self.data.reals("position");
+        let pos = self.data.get(self.d.position);
         let n = pos.len() / 3;
         let point = |i: u32| {
             let o = 3 * i as usize;
@@ -171,10 +143,10 @@ impl GenerateRigidMass {
             (Some(a), Some(b), Some(c)) => tris.push([a, b, c]),
             _ => bad += 1,
         };
-        for t in self.data.ints("triangles").chunks_exact(3) {
+        for t in self.data.get(self.d.triangles).chunks_exact(3) {
             push(t[0], t[1], t[2]);
         }
-        for q in self.data.ints("quads").chunks_exact(4) {
+        for q in self.data.get(self.d.quads).chunks_exact(4) {
             push(q[0], q[1], q[2]);
             push(q[0], q[2], q[3]);
         }
@@ -190,17 +162,17 @@ impl GenerateRigidMass {
         if p.volume < 0.0 {
             ctx.warn("the mesh's volume is negative (are its faces oriented inwards?)");
         }
-        let mass = p.volume * self.data.real("density");
+        let mass = p.volume * self.data.get(self.d.density);
         let mut rigid = vec![mass, p.volume];
         rigid.extend_from_slice(&p.inertia);
         let c = p.center;
-        let d = &mut self.data;
-        let _ = d.set_value("rigidMass", Value::Reals(rigid));
-        let _ = d.set_value("mass", Value::Real(mass));
-        let _ = d.set_value("volume", Value::Real(p.volume));
-        let _ = d.set_value("inertiaMatrix", Value::Reals(p.inertia.to_vec()));
-        let _ = d.set_value("massCenter", Value::Reals(vec![c.x, c.y, c.z]));
-        let _ = d.set_value("centerToOrigin", Value::Reals(vec![-c.x, -c.y, -c.z]));
+        let (t, d) = (&mut self.data, self.d);
+        let _ = t.put(d.rigid_mass, Value::Reals(rigid));
+        let _ = t.put(d.mass, Value::Real(mass));
+        let _ = t.put(d.volume, Value::Real(p.volume));
+        let _ = t.put(d.inertia_matrix, Value::Reals(p.inertia.to_vec()));
+        let _ = t.put(d.mass_center, Value::Reals(vec![c.x, c.y, c.z]));
+        let _ = t.put(d.center_to_origin, Value::Reals(vec![-c.x, -c.y, -c.z]));
     }
 }
 

@@ -5,14 +5,16 @@
 
 use crate::base_data;
 use canape_core::component::Engine;
-use canape_core::data::{DataKind, DataTable, Value};
+use canape_core::data::{Data, DataKind, DataTable, Int, Ints, Reals, Value};
 use canape_core::impl_component;
 use canape_core::scene::InitContext;
 
 /// The meshes declared (SOFA creates `nbMeshes` input sets; here they exist up to this many).
 pub const MAX_MESHES: usize = 4;
 
-/// The element lists: output name, points per element, and the input names per mesh.
+/// The element lists: output name, points per element, and the input names per mesh (the
+/// order of the handles in [`MergeMeshes::elements`] and of the outputs in
+/// [`MergeMeshesOutputs::elements`]).
 const ELEMENTS: [(&str, usize, [&str; MAX_MESHES]); 5] = [
     ("edges", 2, ["edges1", "edges2", "edges3", "edges4"]),
     (
@@ -39,6 +41,40 @@ const POSITIONS: [&str; MAX_MESHES] = ["position1", "position2", "position3", "p
 #[derive(Clone)]
 pub struct MergeMeshes {
     data: DataTable,
+    /// Typed handle to `nbMeshes`.
+    nb_meshes: Data<Int>,
+    /// Typed handles to the input positions, per mesh.
+    positions: [Data<Reals>; MAX_MESHES],
+    /// Typed handles to the input elements, per kind (as [`ELEMENTS`]) then per mesh.
+    elements: [[Data<Ints>; MAX_MESHES]; 5],
+    /// Typed handles to the outputs.
+    out: MergeMeshesOutputs,
+}
+
+canape_core::data_schema! {
+    /// MergeMeshes's outputs (after its inputs).
+    pub struct MergeMeshesOutputs {
+        npoints: Int => ("npoints", DataKind::Int, "Number Of out points"),
+        position: Reals => ("position", DataKind::Reals(3), "Output Vertices of the merged mesh"),
+        edges: Ints => ("edges", DataKind::Ints(2), "Output Edges of the merged mesh"),
+        triangles: Ints => ("triangles", DataKind::Ints(3), "Output Triangles of the merged mesh"),
+        quads: Ints => ("quads", DataKind::Ints(4), "Output Quads of the merged mesh"),
+        tetrahedra: Ints => ("tetrahedra", DataKind::Ints(4), "Output Tetrahedra of the merged mesh"),
+        hexahedra: Ints => ("hexahedra", DataKind::Ints(8), "Output Hexahedra of the merged mesh"),
+    }
+}
+
+impl MergeMeshesOutputs {
+    /// The element outputs, in the order of [`ELEMENTS`].
+    fn elements(&self) -> [Data<Ints>; 5] {
+        [
+            self.edges,
+            self.triangles,
+            self.quads,
+            self.tetrahedra,
+            self.hexahedra,
+        ]
+    }
 }
 
 impl Default for MergeMeshes {
@@ -49,65 +85,47 @@ impl Default for MergeMeshes {
 
 impl MergeMeshes {
     pub fn new() -> Self {
-        let mut data = base_data(DataTable::new()).with(
+        let (mut data, nb_meshes) = base_data(DataTable::new()).declare::<Int>(
             "nbMeshes",
             DataKind::Int,
             "2",
             "number of meshes to merge",
         );
+        // the inputs, mesh after mesh: its positions, then its elements of each kind
+        let mut positions = Vec::with_capacity(MAX_MESHES);
+        let mut elements: [Vec<Data<Ints>>; 5] = Default::default();
         for k in 0..MAX_MESHES {
-            data = data.with(
+            let (t, h) = data.declare::<Reals>(
                 POSITIONS[k],
                 DataKind::Reals(3),
                 "",
                 "input positions for mesh k",
             );
-            for (_, width, names) in ELEMENTS {
-                data = data.with(
+            data = t;
+            positions.push(h);
+            for (e, (_, width, names)) in ELEMENTS.into_iter().enumerate() {
+                let (t, h) = data.declare::<Ints>(
                     names[k],
                     DataKind::Ints(width),
                     "",
                     "input elements for mesh k",
                 );
+                data = t;
+                elements[e].push(h);
             }
         }
-        let data = data
-            .output("npoints", DataKind::Int, "Number Of out points")
-            .output(
-                "position",
-                DataKind::Reals(3),
-                "Output Vertices of the merged mesh",
-            )
-            .output(
-                "edges",
-                DataKind::Ints(2),
-                "Output Edges of the merged mesh",
-            )
-            .output(
-                "triangles",
-                DataKind::Ints(3),
-                "Output Triangles of the merged mesh",
-            )
-            .output(
-                "quads",
-                DataKind::Ints(4),
-                "Output Quads of the merged mesh",
-            )
-            .output(
-                "tetrahedra",
-                DataKind::Ints(4),
-                "Output Tetrahedra of the merged mesh",
-            )
-            .output(
-                "hexahedra",
-                DataKind::Ints(8),
-                "Output Hexahedra of the merged mesh",
-            );
-        MergeMeshes { data }
+        let (data, out) = MergeMeshesOutputs::declare(data);
+        MergeMeshes {
+            data,
+            nb_meshes,
+            positions: positions.try_into().expect("one per mesh"),
+            elements: elements.map(|e| e.try_into().expect("one per mesh")),
+            out,
+        }
     }
 
     fn init_impl(&mut self, ctx: &mut InitContext<'_>) {
-        let nb = self.data.int("nbMeshes");
+        let nb = self.data.get(self.nb_meshes);
         let n = match usize::try_from(nb) {
             Ok(n) if n <= MAX_MESHES => n,
             _ => {
@@ -121,36 +139,43 @@ impl MergeMeshes {
                 }
             }
         };
-        let ignored: Vec<&str> = (n..MAX_MESHES)
-            .flat_map(|k| std::iter::once(POSITIONS[k]).chain(ELEMENTS.iter().map(move |e| e.2[k])))
-            .filter(|name| self.data.is_set(name))
-            .collect();
+        let mut ignored: Vec<&str> = Vec::new();
+        for k in n..MAX_MESHES {
+            if self.data.was_set(self.positions[k]) {
+                ignored.push(POSITIONS[k]);
+            }
+            for (e, (_, _, names)) in ELEMENTS.iter().enumerate() {
+                if self.data.was_set(self.elements[e][k]) {
+                    ignored.push(names[k]);
+                }
+            }
+        }
         if !ignored.is_empty() {
             ctx.warn(format!(
                 "{} set beyond nbMeshes = {n}: not merged",
                 ignored.join(", ")
             ));
         }
-        let positions: Vec<f64> = POSITIONS[..n]
+        let positions: Vec<f64> = self.positions[..n]
             .iter()
-            .flat_map(|p| self.data.reals(p).iter().copied())
+            .flat_map(|&p| self.data.get(p).iter().copied())
             .collect();
         let mut outputs = Vec::new();
-        for (out, _, names) in ELEMENTS {
+        for (out, inputs) in self.out.elements().into_iter().zip(&self.elements) {
             let mut shift = 0u32;
             let mut merged = Vec::new();
             for k in 0..n {
-                merged.extend(self.data.ints(names[k]).iter().map(|&i| i + shift));
-                shift += (self.data.reals(POSITIONS[k]).len() / 3) as u32;
+                merged.extend(self.data.get(inputs[k]).iter().map(|&i| i + shift));
+                shift += (self.data.get(self.positions[k]).len() / 3) as u32;
             }
             outputs.push((out, merged));
         }
         let npoints = (positions.len() / 3) as i64;
-        let d = &mut self.data;
-        let _ = d.set_value("position", Value::Reals(positions));
-        let _ = d.set_value("npoints", Value::Int(npoints));
+        let (t, o) = (&mut self.data, self.out);
+        let _ = t.put(o.position, Value::Reals(positions));
+        let _ = t.put(o.npoints, Value::Int(npoints));
         for (out, merged) in outputs {
-            let _ = d.set_value(out, Value::Ints(merged));
+            let _ = t.put(out, Value::Ints(merged));
         }
     }
 }

@@ -4,7 +4,7 @@
 
 use crate::base_data;
 use canape_core::component::Engine;
-use canape_core::data::{DataKind, DataTable, Value};
+use canape_core::data::{Data, DataKind, DataTable, DataType, Int, Ints, Reals, Value};
 use canape_core::impl_component;
 use canape_core::scene::InitContext;
 
@@ -41,6 +41,32 @@ pub fn list_kind(template: &str) -> Option<DataKind> {
 #[derive(Clone)]
 pub struct MergeVectors {
     data: DataTable,
+    /// Typed handle to `nbInputs`.
+    nb_inputs: Data<Int>,
+    /// Typed handles to the inputs and the output, of the template's kind.
+    lists: Lists,
+}
+
+/// The inputs and the output of a MergeVectors, lists of reals or of indices.
+#[derive(Clone, Copy, Debug)]
+enum Lists {
+    Reals([Data<Reals>; MAX_INPUTS], Data<Reals>),
+    Ints([Data<Ints>; MAX_INPUTS], Data<Ints>),
+}
+
+/// Declare the inputs (`input1`…) and the output, lists of `kind` read as `T`.
+fn declare_lists<T: DataType>(
+    data: DataTable,
+    kind: DataKind,
+) -> (DataTable, [Data<T>; MAX_INPUTS], Data<T>) {
+    let mut data = data;
+    let inputs = std::array::from_fn(|k| {
+        let (t, h) = std::mem::take(&mut data).declare::<T>(INPUTS[k], kind, "", "Input vector");
+        data = t;
+        h
+    });
+    let (data, output) = data.declare_output::<T>("output", kind, "Output vector");
+    (data, inputs, output)
 }
 
 impl Default for MergeVectors {
@@ -52,21 +78,31 @@ impl Default for MergeVectors {
 impl MergeVectors {
     /// A merger of lists of `kind` (`DataKind::Reals(0)` or `DataKind::Ints(0)`).
     pub fn new(kind: DataKind) -> Self {
-        let mut data = base_data(DataTable::new()).with(
+        let (data, nb_inputs) = base_data(DataTable::new()).declare::<Int>(
             "nbInputs",
             DataKind::Int,
             "2",
             "Number of input vectors",
         );
-        for name in INPUTS {
-            data = data.with(name, kind, "", "Input vector");
+        let (data, lists) = match kind {
+            DataKind::Ints(_) => {
+                let (data, inputs, output) = declare_lists::<Ints>(data, kind);
+                (data, Lists::Ints(inputs, output))
+            }
+            _ => {
+                let (data, inputs, output) = declare_lists::<Reals>(data, kind);
+                (data, Lists::Reals(inputs, output))
+            }
+        };
+        MergeVectors {
+            data,
+            nb_inputs,
+            lists,
         }
-        let data = data.output("output", kind, "Output vector");
-        MergeVectors { data }
     }
 
     fn init_impl(&mut self, ctx: &mut InitContext<'_>) {
-        let nb = self.data.int("nbInputs");
+        let nb = self.data.get(self.nb_inputs);
         let n = match usize::try_from(nb) {
             Ok(n) if n <= MAX_INPUTS => n,
             _ => {
@@ -80,10 +116,12 @@ impl MergeVectors {
                 }
             }
         };
-        let ignored: Vec<&str> = INPUTS[n..]
-            .iter()
-            .copied()
-            .filter(|name| self.data.is_set(name))
+        let ignored: Vec<&str> = (n..MAX_INPUTS)
+            .filter(|&k| match self.lists {
+                Lists::Reals(inputs, _) => self.data.was_set(inputs[k]),
+                Lists::Ints(inputs, _) => self.data.was_set(inputs[k]),
+            })
+            .map(|k| INPUTS[k])
             .collect();
         if !ignored.is_empty() {
             ctx.warn(format!(
@@ -91,21 +129,22 @@ impl MergeVectors {
                 ignored.join(", ")
             ));
         }
-        let out = match self.data.field("output").map(|f| f.kind) {
-            Some(DataKind::Ints(_)) => Value::Ints(
-                INPUTS[..n]
+        match self.lists {
+            Lists::Ints(inputs, output) => {
+                let out = inputs[..n]
                     .iter()
-                    .flat_map(|name| self.data.ints(name).iter().copied())
-                    .collect(),
-            ),
-            _ => Value::Reals(
-                INPUTS[..n]
+                    .flat_map(|&h| self.data.get(h).iter().copied())
+                    .collect();
+                let _ = self.data.put(output, Value::Ints(out));
+            }
+            Lists::Reals(inputs, output) => {
+                let out = inputs[..n]
                     .iter()
-                    .flat_map(|name| self.data.reals(name).iter().copied())
-                    .collect(),
-            ),
-        };
-        let _ = self.data.set_value("output", out);
+                    .flat_map(|&h| self.data.get(h).iter().copied())
+                    .collect();
+                let _ = self.data.put(output, Value::Reals(out));
+            }
+        }
     }
 }
 

@@ -5,7 +5,7 @@
 
 use crate::base_data;
 use canape_core::component::Engine;
-use canape_core::data::{DataKind, DataTable, Value};
+use canape_core::data::{DataKind, DataTable, Ints, Value};
 use canape_core::impl_component;
 use canape_core::scene::InitContext;
 use std::collections::{BTreeMap, BTreeSet};
@@ -34,10 +34,22 @@ pub fn boundary_points(triangles: &[u32], quads: &[u32], roi: &[u32]) -> Vec<u32
     set.into_iter().collect()
 }
 
+canape_core::data_schema! {
+    /// MeshBoundaryROI's own Data (after the base Data).
+    pub struct MeshBoundaryRoiData {
+        triangles: Ints = ("triangles", DataKind::Ints(3), "", "input triangles"),
+        quads: Ints = ("quads", DataKind::Ints(4), "", "input quads"),
+        input_roi: Ints = ("inputROI", DataKind::Ints(0), "", "optional subset of the input mesh"),
+        indices: Ints => ("indices", DataKind::Ints(0), "Index lists of the closing vertices"),
+    }
+}
+
 /// MeshBoundaryROI: `indices` of the boundary points of `triangles` and `quads`.
 #[derive(Clone)]
 pub struct MeshBoundaryRoi {
     data: DataTable,
+    /// Typed handles to the Data in `data`.
+    d: MeshBoundaryRoiData,
 }
 
 impl Default for MeshBoundaryRoi {
@@ -48,30 +60,17 @@ impl Default for MeshBoundaryRoi {
 
 impl MeshBoundaryRoi {
     pub fn new() -> Self {
-        let data = base_data(DataTable::new())
-            .with("triangles", DataKind::Ints(3), "", "input triangles")
-            .with("quads", DataKind::Ints(4), "", "input quads")
-            .with(
-                "inputROI",
-                DataKind::Ints(0),
-                "",
-                "optional subset of the input mesh",
-            )
-            .output(
-                "indices",
-                DataKind::Ints(0),
-                "Index lists of the closing vertices",
-            );
-        MeshBoundaryRoi { data }
+        let (data, d) = MeshBoundaryRoiData::declare(base_data(DataTable::new()));
+        MeshBoundaryRoi { data, d }
     }
 
     fn init_impl(&mut self, _ctx: &mut InitContext<'_>) {
         let idx = boundary_points(
-            self.data.ints("triangles"),
-            self.data.ints("quads"),
-            self.data.ints("inputROI"),
+            self.data.get(self.d.triangles),
+            self.data.get(self.d.quads),
+            self.data.get(self.d.input_roi),
         );
-        let _ = self.data.set_value("indices", Value::Ints(idx));
+        let _ = self.data.put(self.d.indices, Value::Ints(idx));
     }
 }
 

@@ -31,7 +31,7 @@ use std::collections::BTreeMap;
 
 use crate::base_data;
 use canape_core::component::Engine;
-use canape_core::data::{DataKind, DataTable, Value};
+use canape_core::data::{DataKind, DataTable, Flag, Ints, Real, Reals, Value};
 use canape_core::impl_component;
 use canape_core::scene::InitContext;
 
@@ -282,12 +282,32 @@ pub fn stuff(
     })
 }
 
+canape_core::data_schema! {
+    /// MeshTetraStuffing's own Data (after the base Data).
+    pub struct MeshTetraStuffingData {
+        vbbox: Reals = ("vbbox", DataKind::Vector(6), "0 0 0 0 0 0", "BBox to restrict the volume to"),
+        size: Real = ("size", DataKind::Real, "-8", "Size of the generate tetrahedra. If negative, number of grid cells in the largest bbox dimension"),
+        input_points: Reals = ("inputPoints", DataKind::Reals(3), "", "Input surface mesh points"),
+        input_triangles: Ints = ("inputTriangles", DataKind::Ints(3), "", "Input surface mesh triangles"),
+        input_quads: Ints = ("inputQuads", DataKind::Ints(4), "", "Input surface mesh quads"),
+        output_points: Reals => ("outputPoints", DataKind::Reals(3), "Output volume mesh points"),
+        output_tetrahedra: Ints => ("outputTetrahedra", DataKind::Ints(4), "Output volume mesh tetrahedra") alias ["outputTetras"],
+        alpha_long: Real = ("alphaLong", DataKind::Real, "0.24999", "Minimum alpha values on long edges when snapping points"),
+        alpha_short: Real = ("alphaShort", DataKind::Real, "0.42978", "Minimum alpha values on short edges when snapping points"),
+        snap_points: Flag = ("snapPoints", DataKind::Bool, "0", "Snap points to the surface if intersections on edges are closed to given alpha values"),
+        split_tetrahedra: Flag = ("splitTetrahedra", DataKind::Bool, "0", "Split tetrahedra crossing the surface") alias ["splitTetras"],
+        draw: Flag = ("draw", DataKind::Bool, "0", "Activate rendering of internal datasets"),
+    }
+}
+
 /// SOFA's MeshTetraStuffing: computes its outputs once, at init (SOFA registers no outputs, so
 /// the engine is never updated afterwards), and writes the box it used back to `vbbox`. `draw`
 /// (SOFA's debug drawing of rays, hits and snapped points) is accepted and not drawn.
 #[derive(Clone)]
 pub struct MeshTetraStuffing {
     data: DataTable,
+    /// Typed handles to the Data in `data`.
+    d: MeshTetraStuffingData,
 }
 
 impl Default for MeshTetraStuffing {
@@ -298,85 +318,13 @@ impl Default for MeshTetraStuffing {
 
 impl MeshTetraStuffing {
     pub fn new() -> Self {
-        let data = base_data(DataTable::new())
-            .with(
-                "vbbox",
-                DataKind::Vector(6),
-                "0 0 0 0 0 0",
-                "BBox to restrict the volume to",
-            )
-            .with(
-                "size",
-                DataKind::Real,
-                "-8",
-                "Size of the generate tetrahedra. If negative, number of grid cells in the largest bbox dimension",
-            )
-            .with(
-                "inputPoints",
-                DataKind::Reals(3),
-                "",
-                "Input surface mesh points",
-            )
-            .with(
-                "inputTriangles",
-                DataKind::Ints(3),
-                "",
-                "Input surface mesh triangles",
-            )
-            .with(
-                "inputQuads",
-                DataKind::Ints(4),
-                "",
-                "Input surface mesh quads",
-            )
-            .output(
-                "outputPoints",
-                DataKind::Reals(3),
-                "Output volume mesh points",
-            )
-            .output(
-                "outputTetrahedra",
-                DataKind::Ints(4),
-                "Output volume mesh tetrahedra",
-            )
-            .alias(&["outputTetras"])
-            .with(
-                "alphaLong",
-                DataKind::Real,
-                "0.24999",
-                "Minimum alpha values on long edges when snapping points",
-            )
-            .with(
-                "alphaShort",
-                DataKind::Real,
-                "0.42978",
-                "Minimum alpha values on short edges when snapping points",
-            )
-            .with(
-                "snapPoints",
-                DataKind::Bool,
-                "0",
-                "Snap points to the surface if intersections on edges are closed to given alpha values",
-            )
-            .with(
-                "splitTetrahedra",
-                DataKind::Bool,
-                "0",
-                "Split tetrahedra crossing the surface",
-            )
-            .alias(&["splitTetras"])
-            .with(
-                "draw",
-                DataKind::Bool,
-                "0",
-                "Activate rendering of internal datasets",
-            );
-        MeshTetraStuffing { data }
+        let (data, d) = MeshTetraStuffingData::declare(base_data(DataTable::new()));
+        MeshTetraStuffing { data, d }
     }
 
     fn params(&self) -> StuffingParams {
         let d = &self.data;
-        let b = d.reals("vbbox");
+        let b = d.get(self.d.vbbox);
         let vbbox = if b.len() == 6 {
             [[b[0], b[1], b[2]], [b[3], b[4], b[5]]]
         } else {
@@ -384,28 +332,28 @@ impl MeshTetraStuffing {
         };
         StuffingParams {
             vbbox,
-            size: d.real("size"),
-            alpha_long: d.real("alphaLong"),
-            alpha_short: d.real("alphaShort"),
-            snap_points: d.bool("snapPoints"),
-            split_tetrahedra: d.bool("splitTetrahedra"),
+            size: d.get(self.d.size),
+            alpha_long: d.get(self.d.alpha_long),
+            alpha_short: d.get(self.d.alpha_short),
+            snap_points: d.get(self.d.snap_points),
+            split_tetrahedra: d.get(self.d.split_tetrahedra),
         }
     }
 
     fn init_impl(&mut self, ctx: &mut InitContext<'_>) {
         let d = &self.data;
         let points: Vec<P3> = d
-            .reals("inputPoints")
+            .get(self.d.input_points)
             .chunks_exact(3)
             .map(|c| [c[0], c[1], c[2]])
             .collect();
         let triangles: Vec<[u32; 3]> = d
-            .ints("inputTriangles")
+            .get(self.d.input_triangles)
             .chunks_exact(3)
             .map(|c| [c[0], c[1], c[2]])
             .collect();
         let quads: Vec<[u32; 4]> = d
-            .ints("inputQuads")
+            .get(self.d.input_quads)
             .chunks_exact(4)
             .map(|c| [c[0], c[1], c[2], c[3]])
             .collect();
@@ -425,11 +373,11 @@ impl MeshTetraStuffing {
         let bbox: Vec<f64> = result.bbox.iter().flatten().copied().collect();
         let points: Vec<f64> = result.points.iter().flatten().copied().collect();
         let tetrahedra: Vec<u32> = result.tetrahedra.iter().flatten().copied().collect();
-        let _ = self.data.set_value("vbbox", Value::Reals(bbox));
-        let _ = self.data.set_value("outputPoints", Value::Reals(points));
+        let _ = self.data.put(self.d.vbbox, Value::Reals(bbox));
+        let _ = self.data.put(self.d.output_points, Value::Reals(points));
         let _ = self
             .data
-            .set_value("outputTetrahedra", Value::Ints(tetrahedra));
+            .put(self.d.output_tetrahedra, Value::Ints(tetrahedra));
     }
 }
 
