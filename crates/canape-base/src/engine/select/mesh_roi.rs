@@ -18,83 +18,217 @@ pub use surface::{bounding_box, open_edges, RoiSurface};
 use super::{all_finite, cpos, local_mesh, local_rest_positions, state_rest_positions};
 use crate::base_data;
 use canape_core::component::Engine;
-use canape_core::data::{DataKind, DataTable, Value};
+use canape_core::data::{Data, DataKind, DataTable, Flag, Int, Ints, Real, Reals, Value};
 use canape_core::impl_component;
 use canape_core::mesh::Mesh;
 use canape_core::scene::InitContext;
 use canape_types::Vec3;
 
+canape_core::data_schema! {
+    /// MeshROI's element inputs and switches, and the indices of what is inside (after `position`).
+    pub struct MeshRoiSelection {
+        edges: Ints = ("edges", DataKind::Ints(2), "", "Edge Topology"),
+        triangles: Ints = ("triangles", DataKind::Ints(3), "", "Triangle Topology"),
+        quad: Ints = ("quad", DataKind::Ints(4), "", "Quad Topology"),
+        tetrahedra: Ints = ("tetrahedra", DataKind::Ints(4), "", "Tetrahedron Topology"),
+        hexahedra: Ints = ("hexahedra", DataKind::Ints(8), "", "Hexahedron Topology"),
+        compute_edges: Flag = ("computeEdges", DataKind::Bool, "1", "If true, will compute edge list and index list inside the ROI. (default = true)"),
+        compute_triangles: Flag = ("computeTriangles", DataKind::Bool, "1", "If true, will compute triangle list and index list inside the ROI. (default = true)"),
+        compute_quad: Flag = ("computeQuad", DataKind::Bool, "1", "If true, will compute quad list and index list inside the ROI. (default = true)"),
+        compute_tetrahedra: Flag = ("computeTetrahedra", DataKind::Bool, "1", "If true, will compute tetrahedra list and index list inside the ROI. (default = true)"),
+        compute_hexahedra: Flag = ("computeHexahedra", DataKind::Bool, "1", "If true, will compute hexahedra list and index list inside the ROI. (default = true)"),
+        strict: Flag = ("strict", DataKind::Bool, "0", "If true, an element is inside the box if all of its nodes are inside. If False, only the center point of the element is checked. (MeshROI's default: false)"),
+        indices: Ints => ("indices", DataKind::Ints(0), "Indices of the points contained in the ROI"),
+        edge_indices: Ints => ("edgeIndices", DataKind::Ints(0), "Indices of the edges contained in the ROI"),
+        triangle_indices: Ints => ("triangleIndices", DataKind::Ints(0), "Indices of the triangles contained in the ROI"),
+        quad_indices: Ints => ("quadIndices", DataKind::Ints(0), "Indices of the quad contained in the ROI"),
+        tetrahedron_indices: Ints => ("tetrahedronIndices", DataKind::Ints(0), "Indices of the tetrahedra contained in the ROI"),
+        hexahedron_indices: Ints => ("hexahedronIndices", DataKind::Ints(0), "Indices of the hexahedra contained in the ROI"),
+    }
+}
+
+canape_core::data_schema! {
+    /// MeshROI's elements inside (after `pointsInROI`).
+    pub struct MeshRoiInside {
+        edges_in_roi: Ints => ("edgesInROI", DataKind::Ints(2), "Edges contained in the ROI"),
+        triangles_in_roi: Ints => ("trianglesInROI", DataKind::Ints(3), "Triangles contained in the ROI"),
+        quad_in_roi: Ints => ("quadInROI", DataKind::Ints(4), "Quad contained in the ROI"),
+        tetrahedra_in_roi: Ints => ("tetrahedraInROI", DataKind::Ints(4), "Tetrahedra contained in the ROI"),
+        hexahedra_in_roi: Ints => ("hexahedraInROI", DataKind::Ints(8), "Hexahedra contained in the ROI"),
+        nb_indices: Int => ("nbIndices", DataKind::Int, "Number of selected indices"),
+    }
+}
+
+canape_core::data_schema! {
+    /// MeshROI's elements and indices outside, its drawing options and `doUpdate` (after `pointsOutROI`).
+    pub struct MeshRoiOutside {
+        edges_out_roi: Ints => ("edgesOutROI", DataKind::Ints(2), "Edges not contained in the ROI"),
+        triangles_out_roi: Ints => ("trianglesOutROI", DataKind::Ints(3), "Triangles not contained in the ROI"),
+        tetrahedra_out_roi: Ints => ("tetrahedraOutROI", DataKind::Ints(4), "Tetrahedra not contained in the ROI"),
+        indices_out: Ints => ("indicesOut", DataKind::Ints(0), "Indices of the points not contained in the ROI"),
+        edge_out_indices: Ints => ("edgeOutIndices", DataKind::Ints(0), "Indices of the edges not contained in the ROI"),
+        triangle_out_indices: Ints => ("triangleOutIndices", DataKind::Ints(0), "Indices of the triangles not contained in the ROI"),
+        tetrahedron_out_indices: Ints => ("tetrahedronOutIndices", DataKind::Ints(0), "Indices of the tetrahedra not contained in the ROI"),
+        draw_roi: Flag = ("drawROI", DataKind::Bool, "0", "Draw the ROI (default = false)"),
+        draw_points: Flag = ("drawPoints", DataKind::Bool, "0", "Draw Points. (default = false)"),
+        draw_edges: Flag = ("drawEdges", DataKind::Bool, "0", "Draw Edges. (default = false)"),
+        draw_triangles: Flag = ("drawTriangles", DataKind::Bool, "0", "Draw Triangles. (default = false)"),
+        draw_quads: Flag = ("drawQuads", DataKind::Bool, "0", "Draw Quads. (default = false)"),
+        draw_tetrahedra: Flag = ("drawTetrahedra", DataKind::Bool, "0", "Draw Tetrahedra. (default = false)"),
+        draw_hexahedra: Flag = ("drawHexahedra", DataKind::Bool, "0", "Draw Tetrahedra. (default = false)"),
+        draw_size: Real = ("drawSize", DataKind::Real, "1", "rendering size for ROI and topological elements"),
+        do_update: Flag = ("doUpdate", DataKind::Bool, "1", "If true, updates the selection at the beginning of simulation steps. (default = true)"),
+    }
+}
+
+canape_core::data_schema! {
+    /// MeshROI's ROI mesh and bounding box (after `ROIposition`).
+    pub struct MeshRoiSurface {
+        roi_edges: Ints = ("ROIedges", DataKind::Ints(2), "", "ROI Edge Topology"),
+        roi_triangles: Ints = ("ROItriangles", DataKind::Ints(3), "", "ROI Triangle Topology"),
+        compute_mesh_roi: Flag = ("computeMeshROI", DataKind::Bool, "1", "Compute with the mesh (not only bounding box)"),
+        box_: Reals = ("box", DataKind::Vector(6), "0 0 0 0 0 0", "Bounding box defined by xmin,ymin,zmin, xmax,ymax,zmax"),
+        draw_out: Flag = ("drawOut", DataKind::Bool, "0", "Draw the data not contained in the ROI"),
+        draw_box: Flag = ("drawBox", DataKind::Bool, "0", "Draw the Bounding box around the mesh used for the ROI"),
+    }
+}
+
+/// MeshROI's Data: the four lists of coordinates (their width is the template's, so they are
+/// declared apart) and the schemas between them, in the table's order.
+#[derive(Clone, Copy, Debug)]
+pub struct MeshRoiData {
+    pub position: Data<Reals>,
+    pub sel: MeshRoiSelection,
+    pub points_in_roi: Data<Reals>,
+    pub inside: MeshRoiInside,
+    pub points_out_roi: Data<Reals>,
+    pub outside: MeshRoiOutside,
+    pub roi_position: Data<Reals>,
+    pub roi: MeshRoiSurface,
+}
+
+impl MeshRoiData {
+    /// Add MeshROI's Data for coordinates of `w` scalars to `table`.
+    fn declare(table: DataTable, w: usize) -> (DataTable, Self) {
+        let (t, position) = table.declare::<Reals>(
+            "position",
+            DataKind::Reals(w),
+            "",
+            "Rest position coordinates of the degrees of freedom. If empty the positions from a MechanicalObject then a MeshLoader are searched in the current context. If none are found the parent's context is searched for MechanicalObject.",
+        );
+        let (t, sel) = MeshRoiSelection::declare(t);
+        let (t, points_in_roi) = t.declare_output::<Reals>(
+            "pointsInROI",
+            DataKind::Reals(w),
+            "Points contained in the ROI",
+        );
+        let (t, inside) = MeshRoiInside::declare(t);
+        let (t, points_out_roi) = t.declare_output::<Reals>(
+            "pointsOutROI",
+            DataKind::Reals(w),
+            "Points not contained in the ROI",
+        );
+        let (t, outside) = MeshRoiOutside::declare(t);
+        let (t, roi_position) = t.declare::<Reals>(
+            "ROIposition",
+            DataKind::Reals(w),
+            "",
+            "ROI position coordinates of the degrees of freedom",
+        );
+        let (t, roi) = MeshRoiSurface::declare(t);
+        (
+            t,
+            MeshRoiData {
+                position,
+                sel,
+                points_in_roi,
+                inside,
+                points_out_roi,
+                outside,
+                roi_position,
+                roi,
+            },
+        )
+    }
+
+    /// The kinds of element MeshROI sorts, in order.
+    fn kinds(&self) -> [ElementKind; 5] {
+        let (s, i, o) = (&self.sel, &self.inside, &self.outside);
+        [
+            ElementKind {
+                input: s.edges,
+                compute: s.compute_edges,
+                size: 2,
+                indices: s.edge_indices,
+                in_roi: i.edges_in_roi,
+                out_indices: Some(o.edge_out_indices),
+                out_roi: Some(o.edges_out_roi),
+                from_mesh: |m| canape_core::mesh::flatten(&m.edges),
+            },
+            ElementKind {
+                input: s.triangles,
+                compute: s.compute_triangles,
+                size: 3,
+                indices: s.triangle_indices,
+                in_roi: i.triangles_in_roi,
+                out_indices: Some(o.triangle_out_indices),
+                out_roi: Some(o.triangles_out_roi),
+                from_mesh: |m| canape_core::mesh::flatten(&m.triangles),
+            },
+            ElementKind {
+                input: s.quad,
+                compute: s.compute_quad,
+                size: 4,
+                indices: s.quad_indices,
+                in_roi: i.quad_in_roi,
+                out_indices: None,
+                out_roi: None,
+                from_mesh: |m| canape_core::mesh::flatten(&m.quads),
+            },
+            ElementKind {
+                input: s.tetrahedra,
+                compute: s.compute_tetrahedra,
+                size: 4,
+                indices: s.tetrahedron_indices,
+                in_roi: i.tetrahedra_in_roi,
+                out_indices: Some(o.tetrahedron_out_indices),
+                out_roi: Some(o.tetrahedra_out_roi),
+                from_mesh: |m| canape_core::mesh::flatten(&m.tetrahedra),
+            },
+            ElementKind {
+                input: s.hexahedra,
+                compute: s.compute_hexahedra,
+                size: 8,
+                indices: s.hexahedron_indices,
+                in_roi: i.hexahedra_in_roi,
+                out_indices: None,
+                out_roi: None,
+                from_mesh: |m| canape_core::mesh::flatten(&m.hexahedra),
+            },
+        ]
+    }
+}
+
 /// One kind of element MeshROI sorts: its input Data, the flag that enables it, its size and
 /// its outputs (SOFA names no "out" lists for quads and hexahedra).
 struct ElementKind {
-    input: &'static str,
-    compute: &'static str,
+    input: Data<Ints>,
+    compute: Data<Flag>,
     size: usize,
-    indices: &'static str,
-    in_roi: &'static str,
-    out_indices: Option<&'static str>,
-    out_roi: Option<&'static str>,
+    indices: Data<Ints>,
+    in_roi: Data<Ints>,
+    out_indices: Option<Data<Ints>>,
+    out_roi: Option<Data<Ints>>,
     from_mesh: fn(&Mesh) -> Vec<u32>,
 }
-
-const KINDS: [ElementKind; 5] = [
-    ElementKind {
-        input: "edges",
-        compute: "computeEdges",
-        size: 2,
-        indices: "edgeIndices",
-        in_roi: "edgesInROI",
-        out_indices: Some("edgeOutIndices"),
-        out_roi: Some("edgesOutROI"),
-        from_mesh: |m| canape_core::mesh::flatten(&m.edges),
-    },
-    ElementKind {
-        input: "triangles",
-        compute: "computeTriangles",
-        size: 3,
-        indices: "triangleIndices",
-        in_roi: "trianglesInROI",
-        out_indices: Some("triangleOutIndices"),
-        out_roi: Some("trianglesOutROI"),
-        from_mesh: |m| canape_core::mesh::flatten(&m.triangles),
-    },
-    ElementKind {
-        input: "quad",
-        compute: "computeQuad",
-        size: 4,
-        indices: "quadIndices",
-        in_roi: "quadInROI",
-        out_indices: None,
-        out_roi: None,
-        from_mesh: |m| canape_core::mesh::flatten(&m.quads),
-    },
-    ElementKind {
-        input: "tetrahedra",
-        compute: "computeTetrahedra",
-        size: 4,
-        indices: "tetrahedronIndices",
-        in_roi: "tetrahedraInROI",
-        out_indices: Some("tetrahedronOutIndices"),
-        out_roi: Some("tetrahedraOutROI"),
-        from_mesh: |m| canape_core::mesh::flatten(&m.tetrahedra),
-    },
-    ElementKind {
-        input: "hexahedra",
-        compute: "computeHexahedra",
-        size: 8,
-        indices: "hexahedronIndices",
-        in_roi: "hexahedraInROI",
-        out_indices: None,
-        out_roi: None,
-        from_mesh: |m| canape_core::mesh::flatten(&m.hexahedra),
-    },
-];
 
 /// MeshROI: outputs `indices`, `pointsInROI`, `indicesOut`, `pointsOutROI`, `nbIndices`, the
 /// elements inside and outside, and `box`, the ROI mesh's bounding box.
 #[derive(Clone)]
 pub struct MeshRoi {
     data: DataTable,
+    /// Typed handles to the Data in `data`.
+    d: MeshRoiData,
     /// Scalars per coordinate: 3 (Vec3d) or 7 (Rigid3d).
     width: usize,
     /// Whether the selection was made once: afterwards `doUpdate` off keeps it.
@@ -110,240 +244,10 @@ impl Default for MeshRoi {
 impl MeshRoi {
     /// A MeshROI over coordinates of `width` scalars (3 for Vec3d, 7 for Rigid3d).
     pub fn new(width: usize) -> Self {
-        let w = width;
-        let data = base_data(DataTable::new())
-            .with(
-                "position",
-                DataKind::Reals(w),
-                "",
-                "Rest position coordinates of the degrees of freedom. If empty the positions from a MechanicalObject then a MeshLoader are searched in the current context. If none are found the parent's context is searched for MechanicalObject.",
-            )
-            .with("edges", DataKind::Ints(2), "", "Edge Topology")
-            .with("triangles", DataKind::Ints(3), "", "Triangle Topology")
-            .with("quad", DataKind::Ints(4), "", "Quad Topology")
-            .with("tetrahedra", DataKind::Ints(4), "", "Tetrahedron Topology")
-            .with("hexahedra", DataKind::Ints(8), "", "Hexahedron Topology")
-            .with(
-                "computeEdges",
-                DataKind::Bool,
-                "1",
-                "If true, will compute edge list and index list inside the ROI. (default = true)",
-            )
-            .with(
-                "computeTriangles",
-                DataKind::Bool,
-                "1",
-                "If true, will compute triangle list and index list inside the ROI. (default = true)",
-            )
-            .with(
-                "computeQuad",
-                DataKind::Bool,
-                "1",
-                "If true, will compute quad list and index list inside the ROI. (default = true)",
-            )
-            .with(
-                "computeTetrahedra",
-                DataKind::Bool,
-                "1",
-                "If true, will compute tetrahedra list and index list inside the ROI. (default = true)",
-            )
-            .with(
-                "computeHexahedra",
-                DataKind::Bool,
-                "1",
-                "If true, will compute hexahedra list and index list inside the ROI. (default = true)",
-            )
-            .with(
-                "strict",
-                DataKind::Bool,
-                "0",
-                "If true, an element is inside the box if all of its nodes are inside. If False, only the center point of the element is checked. (MeshROI's default: false)",
-            )
-            .output(
-                "indices",
-                DataKind::Ints(0),
-                "Indices of the points contained in the ROI",
-            )
-            .output(
-                "edgeIndices",
-                DataKind::Ints(0),
-                "Indices of the edges contained in the ROI",
-            )
-            .output(
-                "triangleIndices",
-                DataKind::Ints(0),
-                "Indices of the triangles contained in the ROI",
-            )
-            .output(
-                "quadIndices",
-                DataKind::Ints(0),
-                "Indices of the quad contained in the ROI",
-            )
-            .output(
-                "tetrahedronIndices",
-                DataKind::Ints(0),
-                "Indices of the tetrahedra contained in the ROI",
-            )
-            .output(
-                "hexahedronIndices",
-                DataKind::Ints(0),
-                "Indices of the hexahedra contained in the ROI",
-            )
-            .output(
-                "pointsInROI",
-                DataKind::Reals(w),
-                "Points contained in the ROI",
-            )
-            .output(
-                "edgesInROI",
-                DataKind::Ints(2),
-                "Edges contained in the ROI",
-            )
-            .output(
-                "trianglesInROI",
-                DataKind::Ints(3),
-                "Triangles contained in the ROI",
-            )
-            .output("quadInROI", DataKind::Ints(4), "Quad contained in the ROI")
-            .output(
-                "tetrahedraInROI",
-                DataKind::Ints(4),
-                "Tetrahedra contained in the ROI",
-            )
-            .output(
-                "hexahedraInROI",
-                DataKind::Ints(8),
-                "Hexahedra contained in the ROI",
-            )
-            .output("nbIndices", DataKind::Int, "Number of selected indices")
-            .output(
-                "pointsOutROI",
-                DataKind::Reals(w),
-                "Points not contained in the ROI",
-            )
-            .output(
-                "edgesOutROI",
-                DataKind::Ints(2),
-                "Edges not contained in the ROI",
-            )
-            .output(
-                "trianglesOutROI",
-                DataKind::Ints(3),
-                "Triangles not contained in the ROI",
-            )
-            .output(
-                "tetrahedraOutROI",
-                DataKind::Ints(4),
-                "Tetrahedra not contained in the ROI",
-            )
-            .output(
-                "indicesOut",
-                DataKind::Ints(0),
-                "Indices of the points not contained in the ROI",
-            )
-            .output(
-                "edgeOutIndices",
-                DataKind::Ints(0),
-                "Indices of the edges not contained in the ROI",
-            )
-            .output(
-                "triangleOutIndices",
-                DataKind::Ints(0),
-                "Indices of the triangles not contained in the ROI",
-            )
-            .output(
-                "tetrahedronOutIndices",
-                DataKind::Ints(0),
-                "Indices of the tetrahedra not contained in the ROI",
-            )
-            .with(
-                "drawROI",
-                DataKind::Bool,
-                "0",
-                "Draw the ROI (default = false)",
-            )
-            .with(
-                "drawPoints",
-                DataKind::Bool,
-                "0",
-                "Draw Points. (default = false)",
-            )
-            .with(
-                "drawEdges",
-                DataKind::Bool,
-                "0",
-                "Draw Edges. (default = false)",
-            )
-            .with(
-                "drawTriangles",
-                DataKind::Bool,
-                "0",
-                "Draw Triangles. (default = false)",
-            )
-            .with(
-                "drawQuads",
-                DataKind::Bool,
-                "0",
-                "Draw Quads. (default = false)",
-            )
-            .with(
-                "drawTetrahedra",
-                DataKind::Bool,
-                "0",
-                "Draw Tetrahedra. (default = false)",
-            )
-            .with(
-                "drawHexahedra",
-                DataKind::Bool,
-                "0",
-                "Draw Tetrahedra. (default = false)",
-            )
-            .with(
-                "drawSize",
-                DataKind::Real,
-                "1",
-                "rendering size for ROI and topological elements",
-            )
-            .with(
-                "doUpdate",
-                DataKind::Bool,
-                "1",
-                "If true, updates the selection at the beginning of simulation steps. (default = true)",
-            )
-            .with(
-                "ROIposition",
-                DataKind::Reals(w),
-                "",
-                "ROI position coordinates of the degrees of freedom",
-            )
-            .with("ROIedges", DataKind::Ints(2), "", "ROI Edge Topology")
-            .with("ROItriangles", DataKind::Ints(3), "", "ROI Triangle Topology")
-            .with(
-                "computeMeshROI",
-                DataKind::Bool,
-                "1",
-                "Compute with the mesh (not only bounding box)",
-            )
-            .with(
-                "box",
-                DataKind::Vector(6),
-                "0 0 0 0 0 0",
-                "Bounding box defined by xmin,ymin,zmin, xmax,ymax,zmax",
-            )
-            .with(
-                "drawOut",
-                DataKind::Bool,
-                "0",
-                "Draw the data not contained in the ROI",
-            )
-            .with(
-                "drawBox",
-                DataKind::Bool,
-                "0",
-                "Draw the Bounding box around the mesh used for the ROI",
-            );
+        let (data, d) = MeshRoiData::declare(base_data(DataTable::new()), width);
         MeshRoi {
             data,
+            d,
             width,
             computed: false,
         }
@@ -353,8 +257,8 @@ impl MeshRoi {
     /// else its loader's positions, else the rest positions of a state further up (SOFA's
     /// order). None (reported) without any.
     fn points(&self, ctx: &mut InitContext<'_>) -> Option<Vec<f64>> {
-        if self.data.is_set("position") {
-            return Some(self.data.reals("position").to_vec());
+        if self.data.was_set(self.d.position) {
+            return Some(self.data.get(self.d.position).to_vec());
         }
         match local_rest_positions(ctx, self.width) {
             Ok(Some(p)) => return Some(p),
@@ -383,8 +287,8 @@ impl MeshRoi {
     /// The ROI mesh's points: `ROIposition`, else the node's own state rest positions or loader
     /// positions (with SOFA's warning).
     fn roi_points(&self, ctx: &mut InitContext<'_>) -> Vec<f64> {
-        if self.data.is_set("ROIposition") {
-            return self.data.reals("ROIposition").to_vec();
+        if self.data.was_set(self.d.roi_position) {
+            return self.data.get(self.d.roi_position).to_vec();
         }
         ctx.warn(
             "Data 'ROIposition' is not set: the rest positions of this node's MechanicalObject (or its mesh loader's positions) are used",
@@ -401,10 +305,10 @@ impl MeshRoi {
     /// Element list `input` (flat): the Data when set, else (when `compute` is on) the list of
     /// the node's own topology.
     fn elements(&self, mesh: Option<&Mesh>, kind: &ElementKind) -> Vec<u32> {
-        if self.data.is_set(kind.input) {
-            return self.data.ints(kind.input).to_vec();
+        if self.data.was_set(kind.input) {
+            return self.data.get(kind.input).to_vec();
         }
-        if !self.data.bool(kind.compute) {
+        if !self.data.get(kind.compute) {
             return Vec::new();
         }
         mesh.map(kind.from_mesh).unwrap_or_default()
@@ -412,26 +316,26 @@ impl MeshRoi {
 
     /// Clear every output (an invalid or empty input selects nothing).
     fn clear_outputs(&mut self) {
-        let names = ["indices", "indicesOut", "pointsInROI", "pointsOutROI"];
-        for n in names {
-            let v = self.data.field(n).map(|f| f.kind.empty());
-            if let Some(v) = v {
-                let _ = self.data.set_value(n, v);
+        let d = self.d;
+        for h in [d.sel.indices, d.outside.indices_out] {
+            let _ = self.data.put(h, Value::Ints(Vec::new()));
+        }
+        for h in [d.points_in_roi, d.points_out_roi] {
+            let _ = self.data.put(h, Value::Reals(Vec::new()));
+        }
+        for k in &d.kinds() {
+            let _ = self.data.put(k.indices, Value::Ints(Vec::new()));
+            let _ = self.data.put(k.in_roi, Value::Ints(Vec::new()));
+            for h in [k.out_indices, k.out_roi].into_iter().flatten() {
+                let _ = self.data.put(h, Value::Ints(Vec::new()));
             }
         }
-        for k in &KINDS {
-            let _ = self.data.set_value(k.indices, Value::Ints(Vec::new()));
-            let _ = self.data.set_value(k.in_roi, Value::Ints(Vec::new()));
-            for n in [k.out_indices, k.out_roi].into_iter().flatten() {
-                let _ = self.data.set_value(n, Value::Ints(Vec::new()));
-            }
-        }
-        let _ = self.data.set_value("nbIndices", Value::Int(0));
+        let _ = self.data.put(d.inside.nb_indices, Value::Int(0));
     }
 
     fn init_impl(&mut self, ctx: &mut InitContext<'_>) {
         // SOFA selects once at init whatever `doUpdate` says, and later only with it on
-        if self.computed && !self.data.bool("doUpdate") {
+        if self.computed && !self.data.get(self.d.outside.do_update) {
             return;
         }
         self.computed = true;
@@ -451,27 +355,27 @@ impl MeshRoi {
         let (min, max) = match bounding_box(&roi_pts) {
             Some(b) => b,
             None => {
-                let b = self.data.reals("box");
+                let b = self.data.get(self.d.roi.box_);
                 let b: [f64; 6] = std::array::from_fn(|k| b.get(k).copied().unwrap_or(0.0));
                 (Vec3::new(b[0], b[1], b[2]), Vec3::new(b[3], b[4], b[5]))
             }
         };
         let (min, max) = (min.inf(&max), max.sup(&min));
-        let _ = self.data.set_value(
-            "box",
+        let _ = self.data.put(
+            self.d.roi.box_,
             Value::Reals(vec![min.x, min.y, min.z, max.x, max.y, max.z]),
         );
         // the ROI triangles: given, else the node's own topology's (ROIedges are only drawn)
         let mesh = local_mesh(ctx);
-        let roi_tris_flat: Vec<u32> = if self.data.is_set("ROItriangles") {
-            self.data.ints("ROItriangles").to_vec()
-        } else if self.data.bool("computeTriangles") {
+        let roi_tris_flat: Vec<u32> = if self.data.was_set(self.d.roi.roi_triangles) {
+            self.data.get(self.d.roi.roi_triangles).to_vec()
+        } else if self.data.get(self.d.sel.compute_triangles) {
             mesh.map(|m| canape_core::mesh::flatten(&m.triangles))
                 .unwrap_or_default()
         } else {
             Vec::new()
         };
-        let mesh_roi = self.data.bool("computeMeshROI");
+        let mesh_roi = self.data.get(self.d.roi.compute_mesh_roi);
         let mut roi_tris: Vec<[u32; 3]> = Vec::new();
         let mut bad = 0usize;
         for t in roi_tris_flat.chunks_exact(3) {
@@ -529,16 +433,17 @@ impl MeshRoi {
             }
         }
         let nb = idx.len() as i64;
-        let _ = self.data.set_value("indices", Value::Ints(idx));
-        let _ = self.data.set_value("indicesOut", Value::Ints(out));
-        let _ = self.data.set_value("pointsInROI", Value::Reals(pin));
-        let _ = self.data.set_value("pointsOutROI", Value::Reals(pout));
-        let _ = self.data.set_value("nbIndices", Value::Int(nb));
+        let d = self.d;
+        let _ = self.data.put(d.sel.indices, Value::Ints(idx));
+        let _ = self.data.put(d.outside.indices_out, Value::Ints(out));
+        let _ = self.data.put(d.points_in_roi, Value::Reals(pin));
+        let _ = self.data.put(d.points_out_roi, Value::Reals(pout));
+        let _ = self.data.put(d.inside.nb_indices, Value::Int(nb));
 
         // the elements
-        let strict = self.data.bool("strict");
-        for kind in &KINDS {
-            if !self.data.bool(kind.compute) {
+        let strict = self.data.get(d.sel.strict);
+        for kind in &d.kinds() {
+            if !self.data.get(kind.compute) {
                 continue;
             }
             let elems = self.elements(mesh, kind);
@@ -568,16 +473,16 @@ impl MeshRoi {
             if bad > 0 {
                 ctx.error(format!(
                     "{bad} element(s) of '{}' use a point index beyond the {n} points: they are neither inside nor outside",
-                    kind.input
+                    self.data.fields()[kind.input.index()].name
                 ));
             }
-            let _ = self.data.set_value(kind.indices, Value::Ints(ids));
-            let _ = self.data.set_value(kind.in_roi, Value::Ints(ins));
-            if let Some(name) = kind.out_indices {
-                let _ = self.data.set_value(name, Value::Ints(out_ids));
+            let _ = self.data.put(kind.indices, Value::Ints(ids));
+            let _ = self.data.put(kind.in_roi, Value::Ints(ins));
+            if let Some(h) = kind.out_indices {
+                let _ = self.data.put(h, Value::Ints(out_ids));
             }
-            if let Some(name) = kind.out_roi {
-                let _ = self.data.set_value(name, Value::Ints(outs));
+            if let Some(h) = kind.out_roi {
+                let _ = self.data.put(h, Value::Ints(outs));
             }
         }
     }

@@ -10,7 +10,7 @@
 use crate::base_data;
 use crate::mass::linked_or_context_topology;
 use canape_core::component::Engine;
-use canape_core::data::{DataKind, DataTable, Value};
+use canape_core::data::{DataKind, DataTable, Flag, Int, Ints, Reals, Text, Value};
 use canape_core::impl_component;
 use canape_core::mesh::Mesh;
 use canape_core::scene::InitContext;
@@ -115,10 +115,25 @@ pub fn smooth(
     cur
 }
 
+canape_core::data_schema! {
+    /// SmoothMeshEngine's own Data (after the base Data).
+    pub struct SmoothMeshEngineData {
+        input_position: Reals = ("input_position", DataKind::Reals(3), "", "Input position"),
+        input_indices: Ints = ("input_indices", DataKind::Ints(0), "", "Position indices that need to be smoothed, leave empty for all positions"),
+        output_position: Reals => ("output_position", DataKind::Reals(3), "Output position"),
+        nb_iterations: Int = ("nb_iterations", DataKind::Int, "1", "Number of iterations of laplacian smoothing"),
+        show_input: Flag = ("showInput", DataKind::Bool, "0", "showInput"),
+        show_output: Flag = ("showOutput", DataKind::Bool, "0", "showOutput"),
+        topology: Text = ("topology", DataKind::Str, "", "link to the topology container"),
+    }
+}
+
 /// SmoothMeshEngine: `output_position`, the smoothed `input_position`.
 #[derive(Clone)]
 pub struct SmoothMeshEngine {
     data: DataTable,
+    /// Typed handles to the Data in `data`.
+    d: SmoothMeshEngineData,
 }
 
 impl Default for SmoothMeshEngine {
@@ -129,49 +144,27 @@ impl Default for SmoothMeshEngine {
 
 impl SmoothMeshEngine {
     pub fn new() -> Self {
-        let data = base_data(DataTable::new())
-            .with("input_position", DataKind::Reals(3), "", "Input position")
-            .with(
-                "input_indices",
-                DataKind::Ints(0),
-                "",
-                "Position indices that need to be smoothed, leave empty for all positions",
-            )
-            .output("output_position", DataKind::Reals(3), "Output position")
-            .with(
-                "nb_iterations",
-                DataKind::Int,
-                "1",
-                "Number of iterations of laplacian smoothing",
-            )
-            .with("showInput", DataKind::Bool, "0", "showInput")
-            .with("showOutput", DataKind::Bool, "0", "showOutput")
-            .with(
-                "topology",
-                DataKind::Str,
-                "",
-                "link to the topology container",
-            );
-        SmoothMeshEngine { data }
+        let (data, d) = SmoothMeshEngineData::declare(base_data(DataTable::new()));
+        SmoothMeshEngine { data, d }
     }
 
     fn init_impl(&mut self, ctx: &mut InitContext<'_>) {
         let _ = self
             .data
-            .set_value("output_position", Value::Reals(Vec::new()));
-        let link = self.data.str("topology").to_string();
+            .put(self.d.output_position, Value::Reals(Vec::new()));
+        let link = self.data.get(self.d.topology).to_string();
         let Some(mesh) = linked_or_context_topology(ctx, &link) else {
             if link.trim().is_empty() {
                 ctx.error("no topology in the context: nothing is smoothed");
             }
             return;
         };
-        let x = self.data.reals("input_position").to_vec();
+        let x = self.data.get(self.d.input_position).to_vec();
         if !x.iter().all(|v| v.is_finite()) {
             ctx.warn("input_position holds non-finite numbers: they spread to their neighbours");
         }
         let n = x.len() / 3;
-        let it = self.data.int("nb_iterations");
+        let it = self.data.get(self.d.nb_iterations);
         let iterations = if it < 0 {
             ctx.warn(format!("nb_iterations {it} is negative: 1 is used"));
             1
@@ -184,10 +177,10 @@ impl SmoothMeshEngine {
                 "{beyond} edge(s) of the topology reach beyond the {n} input positions: they are ignored"
             ));
         }
-        let subset: Option<Vec<u32>> = if self.data.ints("input_indices").is_empty() {
+        let subset: Option<Vec<u32>> = if self.data.get(self.d.input_indices).is_empty() {
             None
         } else {
-            let ids = self.data.ints("input_indices");
+            let ids = self.data.get(self.d.input_indices);
             let bad = ids.iter().filter(|&&i| i as usize >= n).count();
             if bad > 0 {
                 ctx.error(format!(
@@ -197,7 +190,7 @@ impl SmoothMeshEngine {
             Some(ids.iter().copied().filter(|&i| (i as usize) < n).collect())
         };
         let out = smooth(&x[..3 * n], &nb, subset.as_deref(), iterations);
-        let _ = self.data.set_value("output_position", Value::Reals(out));
+        let _ = self.data.put(self.d.output_position, Value::Reals(out));
     }
 }
 

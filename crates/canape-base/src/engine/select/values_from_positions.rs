@@ -13,7 +13,7 @@
 use super::{all_finite, cpos};
 use crate::base_data;
 use canape_core::component::{Component, Engine, Role};
-use canape_core::data::{DataKind, DataTable, Value};
+use canape_core::data::{Data, DataKind, DataTable, Flag, Ints, Real, Reals, Text, Value};
 use canape_core::impl_component;
 use canape_core::scene::{InitContext, Scene};
 use canape_core::state::VecId;
@@ -74,12 +74,51 @@ pub fn scene_x_range(scene: &Scene) -> (f64, f64) {
     (lo, hi)
 }
 
+canape_core::data_schema! {
+    /// ValuesFromPositions' ramp: the values and the direction along which they are spread
+    /// (after the base Data, before `position`).
+    pub struct ValuesRamp {
+        input_values: Reals = ("inputValues", DataKind::Reals(0), "", "Input values"),
+        direction: Reals = ("direction", DataKind::Vector(3), "0 1 0", "Direction along which the values are interpolated"),
+    }
+}
+
+/// One element list of ValuesFromPositions: its input Data (name and handle), its size, its
+/// scalar and vector outputs.
+type ElementList = (&'static str, Data<Ints>, usize, Data<Reals>, Data<Reals>);
+
+canape_core::data_schema! {
+    /// ValuesFromPositions' other Data (after `position`).
+    pub struct ValuesFromPositionsData {
+        edges: Ints = ("edges", DataKind::Ints(2), "", "Edge Topology"),
+        triangles: Ints = ("triangles", DataKind::Ints(3), "", "Triangle Topology"),
+        tetrahedra: Ints = ("tetrahedra", DataKind::Ints(4), "", "Tetrahedron Topology"),
+        values: Reals => ("values", DataKind::Reals(0), "Values of the points contained in the ROI"),
+        edge_values: Reals => ("edgeValues", DataKind::Reals(0), "Values of the edges contained in the ROI"),
+        triangle_values: Reals => ("triangleValues", DataKind::Reals(0), "Values of the triangles contained in the ROI"),
+        tetrahedron_values: Reals => ("tetrahedronValues", DataKind::Reals(0), "Values of the tetrahedra contained in the ROI"),
+        point_vectors: Reals => ("pointVectors", DataKind::Reals(3), "Vectors of the points contained in the ROI"),
+        edge_vectors: Reals => ("edgeVectors", DataKind::Reals(3), "Vectors of the edges contained in the ROI"),
+        triangle_vectors: Reals => ("triangleVectors", DataKind::Reals(3), "Vectors of the triangles contained in the ROI"),
+        tetrahedron_vectors: Reals => ("tetrahedronVectors", DataKind::Reals(3), "Vectors of the tetrahedra contained in the ROI"),
+        field_type: Text = ("fieldType", DataKind::Str, "Scalar", "field type of output elements (Scalar or Vector)"),
+        draw_vectors: Flag = ("drawVectors", DataKind::Bool, "0", "draw vectors line"),
+        draw_vector_length: Real = ("drawVectorLength", DataKind::Real, "10", "vector length visualisation. "),
+    }
+}
+
 /// ValuesFromPositions: `values`, `edgeValues`, `triangleValues`, `tetrahedronValues` (scalar
 /// field) or `pointVectors`, `edgeVectors`, `triangleVectors`, `tetrahedronVectors` (vector
 /// field).
 #[derive(Clone)]
 pub struct ValuesFromPositions {
     data: DataTable,
+    /// Typed handles to `inputValues` and `direction`.
+    ramp: ValuesRamp,
+    /// Typed handle to `position` (its width is the template's).
+    position: Data<Reals>,
+    /// Typed handles to the other Data in `data`.
+    d: ValuesFromPositionsData,
     /// Scalars per coordinate: 3 (Vec3d) or 7 (Rigid3d).
     width: usize,
 }
@@ -90,94 +129,52 @@ impl Default for ValuesFromPositions {
     }
 }
 
-/// The element lists: input Data, size, scalar output, vector output.
-const LISTS: [(&str, usize, &str, &str); 3] = [
-    ("edges", 2, "edgeValues", "edgeVectors"),
-    ("triangles", 3, "triangleValues", "triangleVectors"),
-    ("tetrahedra", 4, "tetrahedronValues", "tetrahedronVectors"),
-];
-
 impl ValuesFromPositions {
     /// The engine over coordinates of `width` scalars (3 for Vec3d, 7 for Rigid3d).
     pub fn new(width: usize) -> Self {
-        let data = base_data(DataTable::new())
-            .with("inputValues", DataKind::Reals(0), "", "Input values")
-            .with(
-                "direction",
-                DataKind::Vector(3),
-                "0 1 0",
-                "Direction along which the values are interpolated",
-            )
-            .with(
-                "position",
-                DataKind::Reals(width),
-                "",
-                "Rest position coordinates of the degrees of freedom",
-            )
-            .alias(&["rest_position"])
-            .with("edges", DataKind::Ints(2), "", "Edge Topology")
-            .with("triangles", DataKind::Ints(3), "", "Triangle Topology")
-            .with("tetrahedra", DataKind::Ints(4), "", "Tetrahedron Topology")
-            .output(
-                "values",
-                DataKind::Reals(0),
-                "Values of the points contained in the ROI",
-            )
-            .output(
-                "edgeValues",
-                DataKind::Reals(0),
-                "Values of the edges contained in the ROI",
-            )
-            .output(
-                "triangleValues",
-                DataKind::Reals(0),
-                "Values of the triangles contained in the ROI",
-            )
-            .output(
-                "tetrahedronValues",
-                DataKind::Reals(0),
-                "Values of the tetrahedra contained in the ROI",
-            )
-            .output(
-                "pointVectors",
-                DataKind::Reals(3),
-                "Vectors of the points contained in the ROI",
-            )
-            .output(
-                "edgeVectors",
-                DataKind::Reals(3),
-                "Vectors of the edges contained in the ROI",
-            )
-            .output(
-                "triangleVectors",
-                DataKind::Reals(3),
-                "Vectors of the triangles contained in the ROI",
-            )
-            .output(
-                "tetrahedronVectors",
-                DataKind::Reals(3),
-                "Vectors of the tetrahedra contained in the ROI",
-            )
-            .with(
-                "fieldType",
-                DataKind::Str,
-                "Scalar",
-                "field type of output elements (Scalar or Vector)",
-            )
-            .with("drawVectors", DataKind::Bool, "0", "draw vectors line")
-            .with(
-                "drawVectorLength",
-                DataKind::Real,
-                "10",
-                "vector length visualisation. ",
-            );
-        ValuesFromPositions { data, width }
+        let (data, ramp) = ValuesRamp::declare(base_data(DataTable::new()));
+        let (data, position) = data.declare::<Reals>(
+            "position",
+            DataKind::Reals(width),
+            "",
+            "Rest position coordinates of the degrees of freedom",
+        );
+        let (data, d) = ValuesFromPositionsData::declare(data.alias(&["rest_position"]));
+        ValuesFromPositions {
+            data,
+            ramp,
+            position,
+            d,
+            width,
+        }
+    }
+
+    /// The element lists: input Data (name and handle), size, scalar output, vector output.
+    fn lists(&self) -> [ElementList; 3] {
+        let d = &self.d;
+        [
+            ("edges", d.edges, 2, d.edge_values, d.edge_vectors),
+            (
+                "triangles",
+                d.triangles,
+                3,
+                d.triangle_values,
+                d.triangle_vectors,
+            ),
+            (
+                "tetrahedra",
+                d.tetrahedra,
+                4,
+                d.tetrahedron_values,
+                d.tetrahedron_vectors,
+            ),
+        ]
     }
 
     /// Whether the field is a vector field (`fieldType` "Vector" or 1); an unknown option is
     /// reported and taken as "Scalar".
     fn vector_field(&self, ctx: &mut InitContext<'_>) -> bool {
-        let t = self.data.str("fieldType").trim();
+        let t = self.data.get(self.d.field_type).trim();
         match FIELD_TYPES
             .iter()
             .position(|o| *o == t)
@@ -196,8 +193,8 @@ impl ValuesFromPositions {
     /// `position`, else the rest positions of the context's state, else the positions of a mesh
     /// loader of the context (Vec3 only). None (reported) without any.
     fn points(&self, ctx: &mut InitContext<'_>) -> Option<Vec<f64>> {
-        if self.data.is_set("position") {
-            return Some(self.data.reals("position").to_vec());
+        if self.data.was_set(self.position) {
+            return Some(self.data.get(self.position).to_vec());
         }
         let scene = ctx.scene;
         if let Some(s) = scene.context_state(ctx.node) {
@@ -234,23 +231,23 @@ impl ValuesFromPositions {
 
     /// Clear the outputs.
     fn clear_outputs(&mut self) {
-        for n in ["values", "pointVectors"]
+        for h in [self.d.values, self.d.point_vectors]
             .into_iter()
-            .chain(LISTS.iter().flat_map(|l| [l.2, l.3]))
+            .chain(self.lists().into_iter().flat_map(|l| [l.3, l.4]))
         {
-            let _ = self.data.set_value(n, Value::Reals(Vec::new()));
+            let _ = self.data.put(h, Value::Reals(Vec::new()));
         }
     }
 
     fn init_impl(&mut self, ctx: &mut InitContext<'_>) {
         self.clear_outputs();
         let vector = self.vector_field(ctx);
-        let dir = self.data.reals("direction").to_vec();
+        let dir = self.data.get(self.ramp.direction).to_vec();
         if dir.len() != 3 || !all_finite(&dir) {
             ctx.error("direction needs 3 finite numbers: nothing is computed");
             return;
         }
-        let values = self.data.reals("inputValues").to_vec();
+        let values = self.data.get(self.ramp.input_values).to_vec();
         if !all_finite(&values) {
             ctx.error("inputValues holds non-finite numbers: nothing is computed");
             return;
@@ -284,17 +281,17 @@ impl ValuesFromPositions {
         // points
         if vector {
             let v: Vec<f64> = (0..n).flat_map(|_| d).collect();
-            let _ = self.data.set_value("pointVectors", Value::Reals(v));
+            let _ = self.data.put(self.d.point_vectors, Value::Reals(v));
         } else {
             let v: Vec<f64> = (0..n as u32)
                 .map(|i| value(pos(i).expect("in range")))
                 .collect();
-            let _ = self.data.set_value("values", Value::Reals(v));
+            let _ = self.data.put(self.d.values, Value::Reals(v));
         }
         // elements, at their centroids
-        for (input, k, scalar_out, vector_out) in LISTS {
-            let elems: Vec<u32> = if self.data.is_set(input) {
-                self.data.ints(input).to_vec()
+        for (input, list, k, scalar_out, vector_out) in self.lists() {
+            let elems: Vec<u32> = if self.data.was_set(list) {
+                self.data.get(list).to_vec()
             } else {
                 topo.map(|m| match input {
                     "edges" => canape_core::mesh::flatten(&m.edges),
@@ -324,10 +321,10 @@ impl ValuesFromPositions {
             };
             if vector {
                 let v: Vec<f64> = centroids.iter().flat_map(|_| d).collect();
-                let _ = self.data.set_value(vector_out, Value::Reals(v));
+                let _ = self.data.put(vector_out, Value::Reals(v));
             } else {
                 let v: Vec<f64> = centroids.into_iter().map(value).collect();
-                let _ = self.data.set_value(scalar_out, Value::Reals(v));
+                let _ = self.data.put(scalar_out, Value::Reals(v));
             }
         }
     }
