@@ -5,16 +5,64 @@
 //! both sides, tested against the first region) first and in both parts.
 
 use crate::base_data;
-use canape_core::data::{DataKind, DataTable, Value};
+use canape_core::data::{Data, DataKind, DataTable, Flag, Int, Ints, Real, Reals, Value};
 use canape_core::impl_component;
 use canape_core::mesh::Mesh;
 use canape_core::scene::InitContext;
 use canape_core::state::VecId;
 
+canape_core::data_schema! {
+    /// SubsetTopology's own Data (after the base Data): the regions, the mesh to split, the
+    /// options SOFA's GUI shows (kept so that scenes load, unused) and the outputs.
+    pub struct SubsetTopologyData {
+        box_: Reals = ("box", DataKind::Reals(6), "0 0 0 1 1 1", "Box defined by xmin,ymin,zmin, xmax,ymax,zmax") alias ["boxes"],
+        centers: Reals = ("centers", DataKind::Reals(3), "", "Center(s) of the sphere(s)"),
+        radii: Reals = ("radii", DataKind::Reals(1), "", "Radius(i) of the sphere(s)"),
+        position: Reals = ("position", DataKind::Reals(3), "", "Rest position coordinates of the degrees of freedom") alias ["rest_position"],
+        edges: Ints = ("edges", DataKind::Ints(2), "", "Edge Topology"),
+        triangles: Ints = ("triangles", DataKind::Ints(3), "", "Triangle Topology"),
+        quads: Ints = ("quads", DataKind::Ints(4), "", "Quad Topology"),
+        tetrahedra: Ints = ("tetrahedra", DataKind::Ints(4), "", "Tetrahedron Topology"),
+        hexahedra: Ints = ("hexahedra", DataKind::Ints(8), "", "Hexahedron Topology"),
+        local_indices: Flag = ("localIndices", DataKind::Bool, "0", "If true, will compute local dof indices in topological data"),
+        direction: Reals = ("direction", DataKind::Reals(3), "", "display option or unused filter (as in SOFA's GUI)"),
+        normal: Reals = ("normal", DataKind::Reals(3), "", "display option or unused filter (as in SOFA's GUI)"),
+        edge_angle: Real = ("edgeAngle", DataKind::Real, "0", "display option or unused filter (as in SOFA's GUI)"),
+        tri_angle: Real = ("triAngle", DataKind::Real, "0", "display option or unused filter (as in SOFA's GUI)"),
+        draw_roi: Flag = ("drawROI", DataKind::Bool, "0", "display option or unused filter (as in SOFA's GUI)"),
+        draw_points: Flag = ("drawPoints", DataKind::Bool, "0", "display option or unused filter (as in SOFA's GUI)"),
+        draw_edges: Flag = ("drawEdges", DataKind::Bool, "0", "display option or unused filter (as in SOFA's GUI)"),
+        draw_triangle: Flag = ("drawTriangle", DataKind::Bool, "0", "display option or unused filter (as in SOFA's GUI)"),
+        draw_tetrahedra: Flag = ("drawTetrahedra", DataKind::Bool, "0", "display option or unused filter (as in SOFA's GUI)"),
+        draw_size: Real = ("drawSize", DataKind::Real, "0", "display option or unused filter (as in SOFA's GUI)"),
+        indices: Ints => ("indices", DataKind::Ints(0), "Indices of the points contained in the ROI"),
+        edge_indices: Ints => ("edgeIndices", DataKind::Ints(0), "Indices of the edges contained in the ROI"),
+        triangle_indices: Ints => ("triangleIndices", DataKind::Ints(0), "Indices of the triangles contained in the ROI"),
+        quad_indices: Ints => ("quadIndices", DataKind::Ints(0), "Indices of the quads contained in the ROI"),
+        tetrahedron_indices: Ints => ("tetrahedronIndices", DataKind::Ints(0), "Indices of the tetrahedra contained in the ROI"),
+        hexahedron_indices: Ints => ("hexahedronIndices", DataKind::Ints(0), "Indices of the hexahedra contained in the ROI"),
+        points_in_roi: Reals => ("pointsInROI", DataKind::Reals(3), "Points contained in the ROI"),
+        points_out_roi: Reals => ("pointsOutROI", DataKind::Reals(3), "Points out of the ROI"),
+        edges_in_roi: Ints => ("edgesInROI", DataKind::Ints(2), "Edges contained in the ROI"),
+        edges_out_roi: Ints => ("edgesOutROI", DataKind::Ints(2), "Edges out of the ROI"),
+        triangles_in_roi: Ints => ("trianglesInROI", DataKind::Ints(3), "Triangles contained in the ROI"),
+        triangles_out_roi: Ints => ("trianglesOutROI", DataKind::Ints(3), "Triangles out of the ROI"),
+        quads_in_roi: Ints => ("quadsInROI", DataKind::Ints(4), "Quads contained in the ROI"),
+        quads_out_roi: Ints => ("quadsOutROI", DataKind::Ints(4), "Quads out of the ROI"),
+        tetrahedra_in_roi: Ints => ("tetrahedraInROI", DataKind::Ints(4), "Tetrahedra contained in the ROI"),
+        tetrahedra_out_roi: Ints => ("tetrahedraOutROI", DataKind::Ints(4), "Tetrahedra out of the ROI"),
+        hexahedra_in_roi: Ints => ("hexahedraInROI", DataKind::Ints(8), "Hexahedra contained in the ROI"),
+        hexahedra_out_roi: Ints => ("hexahedraOutROI", DataKind::Ints(8), "Hexahedra out of the ROI"),
+        nbrborder: Int => ("nbrborder", DataKind::Int, "If localIndices option is activated, will give the number of vertices on the border of the ROI (being the n first points of each output Topology)"),
+    }
+}
+
 /// SOFA's SubsetTopology.
 #[derive(Clone)]
 pub struct SubsetTopology {
     data: DataTable,
+    /// Typed handles to the Data in `data`.
+    d: SubsetTopologyData,
 }
 
 impl Default for SubsetTopology {
@@ -53,124 +101,40 @@ impl Regions {
 
 impl SubsetTopology {
     pub fn new() -> Self {
-        let mut d = base_data(DataTable::new())
-            .with(
-                "box",
-                DataKind::Reals(6),
-                "0 0 0 1 1 1",
-                "Box defined by xmin,ymin,zmin, xmax,ymax,zmax",
-            )
-            .alias(&["boxes"])
-            .with(
-                "centers",
-                DataKind::Reals(3),
-                "",
-                "Center(s) of the sphere(s)",
-            )
-            .with(
-                "radii",
-                DataKind::Reals(1),
-                "",
-                "Radius(i) of the sphere(s)",
-            )
-            .with(
-                "position",
-                DataKind::Reals(3),
-                "",
-                "Rest position coordinates of the degrees of freedom",
-            )
-            .alias(&["rest_position"])
-            .with("edges", DataKind::Ints(2), "", "Edge Topology")
-            .with("triangles", DataKind::Ints(3), "", "Triangle Topology")
-            .with("quads", DataKind::Ints(4), "", "Quad Topology")
-            .with("tetrahedra", DataKind::Ints(4), "", "Tetrahedron Topology")
-            .with("hexahedra", DataKind::Ints(8), "", "Hexahedron Topology")
-            .with(
-                "localIndices",
-                DataKind::Bool,
-                "0",
-                "If true, will compute local dof indices in topological data",
-            );
-        for (n, k) in [
-            ("direction", DataKind::Reals(3)),
-            ("normal", DataKind::Reals(3)),
-            ("edgeAngle", DataKind::Real),
-            ("triAngle", DataKind::Real),
-            ("drawROI", DataKind::Bool),
-            ("drawPoints", DataKind::Bool),
-            ("drawEdges", DataKind::Bool),
-            ("drawTriangle", DataKind::Bool),
-            ("drawTetrahedra", DataKind::Bool),
-            ("drawSize", DataKind::Real),
-        ] {
-            let default = match k {
-                DataKind::Bool | DataKind::Real => "0",
-                _ => "",
-            };
-            d = d.with(
-                n,
-                k,
-                default,
-                "display option or unused filter (as in SOFA's GUI)",
-            );
-        }
-        let outputs: [(&str, DataKind, &str); 19] = [
-            ("indices", DataKind::Ints(0), "Indices of the points contained in the ROI"),
-            ("edgeIndices", DataKind::Ints(0), "Indices of the edges contained in the ROI"),
-            ("triangleIndices", DataKind::Ints(0), "Indices of the triangles contained in the ROI"),
-            ("quadIndices", DataKind::Ints(0), "Indices of the quads contained in the ROI"),
-            ("tetrahedronIndices", DataKind::Ints(0), "Indices of the tetrahedra contained in the ROI"),
-            ("hexahedronIndices", DataKind::Ints(0), "Indices of the hexahedra contained in the ROI"),
-            ("pointsInROI", DataKind::Reals(3), "Points contained in the ROI"),
-            ("pointsOutROI", DataKind::Reals(3), "Points out of the ROI"),
-            ("edgesInROI", DataKind::Ints(2), "Edges contained in the ROI"),
-            ("edgesOutROI", DataKind::Ints(2), "Edges out of the ROI"),
-            ("trianglesInROI", DataKind::Ints(3), "Triangles contained in the ROI"),
-            ("trianglesOutROI", DataKind::Ints(3), "Triangles out of the ROI"),
-            ("quadsInROI", DataKind::Ints(4), "Quads contained in the ROI"),
-            ("quadsOutROI", DataKind::Ints(4), "Quads out of the ROI"),
-            ("tetrahedraInROI", DataKind::Ints(4), "Tetrahedra contained in the ROI"),
-            ("tetrahedraOutROI", DataKind::Ints(4), "Tetrahedra out of the ROI"),
-            ("hexahedraInROI", DataKind::Ints(8), "Hexahedra contained in the ROI"),
-            ("hexahedraOutROI", DataKind::Ints(8), "Hexahedra out of the ROI"),
-            ("nbrborder", DataKind::Int, "If localIndices option is activated, will give the number of vertices on the border of the ROI (being the n first points of each output Topology)"),
-        ];
-        for (n, k, help) in outputs {
-            d = d.output(n, k, help);
-        }
-        SubsetTopology { data: d }
+        let (data, d) = SubsetTopologyData::declare(base_data(DataTable::new()));
+        SubsetTopology { data, d }
     }
 
     /// The mesh to split: the given elements, else the context topology's.
     fn input_mesh(&self, ctx: &InitContext<'_>) -> Mesh {
         use canape_core::mesh::group;
-        let d = &self.data;
+        let (t, d) = (&self.data, &self.d);
         let topo = ctx.topology().map(|t| t.mesh().clone()).unwrap_or_default();
-        let pick = |name: &str, from_topo: bool| d.is_set(name) || !from_topo;
+        let pick = |h: Data<Ints>, from_topo: bool| t.was_set(h) || !from_topo;
         Mesh {
             points: Vec::new(),
-            edges: if pick("edges", !topo.edges.is_empty()) {
-                group(d.ints("edges"))
+            edges: if pick(d.edges, !topo.edges.is_empty()) {
+                group(t.get(d.edges))
             } else {
                 topo.edges.clone()
             },
-            triangles: if pick("triangles", !topo.triangles.is_empty()) {
-                group(d.ints("triangles"))
+            triangles: if pick(d.triangles, !topo.triangles.is_empty()) {
+                group(t.get(d.triangles))
             } else {
                 topo.triangles.clone()
             },
-            quads: if pick("quads", !topo.quads.is_empty()) {
-                group(d.ints("quads"))
+            quads: if pick(d.quads, !topo.quads.is_empty()) {
+                group(t.get(d.quads))
             } else {
                 topo.quads.clone()
             },
-            tetrahedra: if pick("tetrahedra", !topo.tetrahedra.is_empty()) {
-                group(d.ints("tetrahedra"))
+            tetrahedra: if pick(d.tetrahedra, !topo.tetrahedra.is_empty()) {
+                group(t.get(d.tetrahedra))
             } else {
                 topo.tetrahedra.clone()
             },
-            hexahedra: if pick("hexahedra", !topo.hexahedra.is_empty()) {
-                group(d.ints("hexahedra"))
+            hexahedra: if pick(d.hexahedra, !topo.hexahedra.is_empty()) {
+                group(t.get(d.hexahedra))
             } else {
                 topo.hexahedra.clone()
             },
@@ -180,13 +144,20 @@ impl SubsetTopology {
     }
 
     fn init_impl(&mut self, ctx: &mut InitContext<'_>) {
-        for n in ["direction", "normal", "edgeAngle", "triAngle"] {
-            if self.data.is_set(n) {
+        let d = self.d;
+        let filters = [
+            ("direction", self.data.was_set(d.direction)),
+            ("normal", self.data.was_set(d.normal)),
+            ("edgeAngle", self.data.was_set(d.edge_angle)),
+            ("triAngle", self.data.was_set(d.tri_angle)),
+        ];
+        for (n, set) in filters {
+            if set {
                 ctx.warn(format!("'{n}' (an orientation filter of SOFA's ROI engines) is not used: the regions alone select"));
             }
         }
-        let x: Vec<f64> = if self.data.is_set("position") {
-            self.data.reals("position").to_vec()
+        let x: Vec<f64> = if self.data.was_set(d.position) {
+            self.data.get(d.position).to_vec()
         } else {
             match ctx.state() {
                 Some(s) if s.dof == canape_types::DofType::Vec3 => s.vec(VecId::POSITION).to_vec(),
@@ -206,9 +177,9 @@ impl SubsetTopology {
                 return;
             }
         }
-        let regions = if self.data.is_set("centers") {
-            let c = self.data.reals("centers");
-            let r = self.data.reals("radii");
+        let regions = if self.data.was_set(d.centers) {
+            let c = self.data.get(d.centers);
+            let r = self.data.get(d.radii);
             if c.len() / 3 != r.len() {
                 ctx.warn(
                     "the numbers of sphere centers and radii differ: nothing is selected (as SOFA)",
@@ -224,7 +195,7 @@ impl SubsetTopology {
         } else {
             Regions::Boxes(
                 self.data
-                    .reals("box")
+                    .get(d.box_)
                     .chunks_exact(6)
                     .map(|b| {
                         let mut b: [f64; 6] = std::array::from_fn(|k| b[k]);
@@ -242,7 +213,7 @@ impl SubsetTopology {
         let point_in = |i: u32| (0..regions.len()).any(|k| regions.contains(k, p(i)));
         let elem_in =
             |e: &[u32]| (0..regions.len()).any(|k| e.iter().all(|&i| regions.contains(k, p(i))));
-        let local = self.data.bool("localIndices");
+        let local = self.data.get(d.local_indices);
 
         // points (and, with localIndices, each point's index in its part)
         let mut indices: Vec<u32> = Vec::new();
@@ -317,7 +288,7 @@ impl SubsetTopology {
                 e.to_vec()
             }
         };
-        let mut split = |elems: Vec<&[u32]>, idx: &str, ins: &str, outs: &str| {
+        let mut split = |elems: Vec<&[u32]>, idx: Data<Ints>, ins: Data<Ints>, outs: Data<Ints>| {
             let (mut ix, mut a, mut b) = (Vec::new(), Vec::new(), Vec::new());
             for (k, e) in elems.into_iter().enumerate() {
                 if elem_in(e) {
@@ -327,46 +298,44 @@ impl SubsetTopology {
                     b.extend(map(e));
                 }
             }
-            let _ = self.data.set_value(idx, Value::Ints(ix));
-            let _ = self.data.set_value(ins, Value::Ints(a));
-            let _ = self.data.set_value(outs, Value::Ints(b));
+            let _ = self.data.put(idx, Value::Ints(ix));
+            let _ = self.data.put(ins, Value::Ints(a));
+            let _ = self.data.put(outs, Value::Ints(b));
         };
         split(
             mesh.edges.iter().map(|e| &e[..]).collect(),
-            "edgeIndices",
-            "edgesInROI",
-            "edgesOutROI",
+            d.edge_indices,
+            d.edges_in_roi,
+            d.edges_out_roi,
         );
         split(
             mesh.triangles.iter().map(|e| &e[..]).collect(),
-            "triangleIndices",
-            "trianglesInROI",
-            "trianglesOutROI",
+            d.triangle_indices,
+            d.triangles_in_roi,
+            d.triangles_out_roi,
         );
         split(
             mesh.quads.iter().map(|e| &e[..]).collect(),
-            "quadIndices",
-            "quadsInROI",
-            "quadsOutROI",
+            d.quad_indices,
+            d.quads_in_roi,
+            d.quads_out_roi,
         );
         split(
             mesh.tetrahedra.iter().map(|e| &e[..]).collect(),
-            "tetrahedronIndices",
-            "tetrahedraInROI",
-            "tetrahedraOutROI",
+            d.tetrahedron_indices,
+            d.tetrahedra_in_roi,
+            d.tetrahedra_out_roi,
         );
         split(
             mesh.hexahedra.iter().map(|e| &e[..]).collect(),
-            "hexahedronIndices",
-            "hexahedraInROI",
-            "hexahedraOutROI",
+            d.hexahedron_indices,
+            d.hexahedra_in_roi,
+            d.hexahedra_out_roi,
         );
-        let _ = self.data.set_value("indices", Value::Ints(indices));
-        let _ = self.data.set_value("pointsInROI", Value::Reals(pin));
-        let _ = self.data.set_value("pointsOutROI", Value::Reals(pout));
-        let _ = self
-            .data
-            .set_value("nbrborder", Value::Int(border_count as i64));
+        let _ = self.data.put(d.indices, Value::Ints(indices));
+        let _ = self.data.put(d.points_in_roi, Value::Reals(pin));
+        let _ = self.data.put(d.points_out_roi, Value::Reals(pout));
+        let _ = self.data.put(d.nbrborder, Value::Int(border_count as i64));
     }
 }
 
