@@ -5,7 +5,7 @@
 
 use crate::base_data;
 use canape_core::component::Engine;
-use canape_core::data::{DataKind, DataTable, Value};
+use canape_core::data::{Data, DataKind, DataTable, Flag, Int, Ints, Real, Reals, Text, Value};
 use canape_core::impl_component;
 use canape_core::scene::InitContext;
 use nalgebra::{Matrix4, UnitQuaternion, Vector3, Vector4};
@@ -199,10 +199,34 @@ pub fn parse_xfm(text: &str) -> (Matrix4<f64>, Vec<String>) {
     (mat, errors)
 }
 
+canape_core::data_schema! {
+    /// TransformPosition's own Data (after the base Data).
+    pub struct TransformPositionData {
+        origin: Reals = ("origin", DataKind::Vector(3), "0 0 0", "A 3d point on the plane/Center of the scale"),
+        input_position: Reals = ("input_position", DataKind::Reals(3), "", "input array of 3d points") alias ["inputPosition"],
+        normal: Reals = ("normal", DataKind::Vector(3), "0 0 0", "plane normal"),
+        translation: Reals = ("translation", DataKind::Vector(3), "0 0 0", "translation vector "),
+        rotation: Reals = ("rotation", DataKind::Vector(3), "0 0 0", "rotation vector "),
+        scale: Reals = ("scale", DataKind::Vector(3), "1 1 1", "scale factor"),
+        matrix: Reals = ("matrix", DataKind::Vector(16), "1 0 0 0 0 1 0 0 0 0 1 0 0 0 0 1", "4x4 affine matrix"),
+        method: Text = ("method", DataKind::Str, "projectOnPlane", "transformation method either translation or scale or rotation or random or projectOnPlane"),
+        seed_value: Int = ("seedValue", DataKind::Int, "0", "the seed value for the random generator"),
+        max_random_displacement: Real = ("maxRandomDisplacement", DataKind::Real, "1", "the maximum displacement around initial position for the random transformation"),
+        fixed_indices: Ints = ("fixedIndices", DataKind::Ints(0), "", "Indices of the entries that are not transformed"),
+        filename: Text = ("filename", DataKind::File, "", "filename of an affine matrix. Supported extensions are: .trm, .tfm, .xfm and .txt(read as .xfm)"),
+        draw_input: Flag = ("drawInput", DataKind::Bool, "0", "Draw input points"),
+        draw_output: Flag = ("drawOutput", DataKind::Bool, "0", "Draw output points"),
+        point_size: Real = ("pointSize", DataKind::Real, "1", "Point size"),
+        output_position: Reals => ("output_position", DataKind::Reals(3), "output array of 3d points projected on a plane") alias ["outputPosition"],
+    }
+}
+
 /// TransformPosition: `output_position` = `input_position` transformed by `method`.
 #[derive(Clone)]
 pub struct TransformPosition {
     data: DataTable,
+    /// Typed handles to the Data in `data`.
+    d: TransformPositionData,
 }
 
 impl Default for TransformPosition {
@@ -213,79 +237,12 @@ impl Default for TransformPosition {
 
 impl TransformPosition {
     pub fn new() -> Self {
-        let data = base_data(DataTable::new())
-            .with(
-                "origin",
-                DataKind::Vector(3),
-                "0 0 0",
-                "A 3d point on the plane/Center of the scale",
-            )
-            .with(
-                "input_position",
-                DataKind::Reals(3),
-                "",
-                "input array of 3d points",
-            )
-            .alias(&["inputPosition"])
-            .with("normal", DataKind::Vector(3), "0 0 0", "plane normal")
-            .with(
-                "translation",
-                DataKind::Vector(3),
-                "0 0 0",
-                "translation vector ",
-            )
-            .with("rotation", DataKind::Vector(3), "0 0 0", "rotation vector ")
-            .with("scale", DataKind::Vector(3), "1 1 1", "scale factor")
-            .with(
-                "matrix",
-                DataKind::Vector(16),
-                "1 0 0 0 0 1 0 0 0 0 1 0 0 0 0 1",
-                "4x4 affine matrix",
-            )
-            .with(
-                "method",
-                DataKind::Str,
-                "projectOnPlane",
-                "transformation method either translation or scale or rotation or random or projectOnPlane",
-            )
-            .with(
-                "seedValue",
-                DataKind::Int,
-                "0",
-                "the seed value for the random generator",
-            )
-            .with(
-                "maxRandomDisplacement",
-                DataKind::Real,
-                "1",
-                "the maximum displacement around initial position for the random transformation",
-            )
-            .with(
-                "fixedIndices",
-                DataKind::Ints(0),
-                "",
-                "Indices of the entries that are not transformed",
-            )
-            .with(
-                "filename",
-                DataKind::File,
-                "",
-                "filename of an affine matrix. Supported extensions are: .trm, .tfm, .xfm and .txt(read as .xfm)",
-            )
-            .with("drawInput", DataKind::Bool, "0", "Draw input points")
-            .with("drawOutput", DataKind::Bool, "0", "Draw output points")
-            .with("pointSize", DataKind::Real, "1", "Point size")
-            .output(
-                "output_position",
-                DataKind::Reals(3),
-                "output array of 3d points projected on a plane",
-            )
-            .alias(&["outputPosition"]);
-        TransformPosition { data }
+        let (data, d) = TransformPositionData::declare(base_data(DataTable::new()));
+        TransformPosition { data, d }
     }
 
-    fn vec3(&self, name: &str) -> Vector3<f64> {
-        match self.data.reals(name) {
+    fn vec3(&self, h: Data<Reals>) -> Vector3<f64> {
+        match self.data.get(h) {
             [x, y, z] => Vector3::new(*x, *y, *z),
             _ => Vector3::zeros(),
         }
@@ -293,7 +250,7 @@ impl TransformPosition {
 
     /// The `matrix` Data, row-major.
     fn matrix(&self) -> Matrix4<f64> {
-        let m = self.data.reals("matrix");
+        let m = self.data.get(self.d.matrix);
         if m.len() == 16 {
             Matrix4::from_row_slice(m)
         } else {
@@ -304,10 +261,10 @@ impl TransformPosition {
     /// Read `filename` into the `matrix` Data (and `translation` for a .trm file), as SOFA's
     /// `fromFile` method does; problems are reported and leave the matrix as it is.
     fn read_matrix_file(&mut self, ctx: &mut InitContext<'_>) {
-        let fname = self.data.str("filename").to_string();
+        let fname = self.data.get(self.d.filename).to_string();
         if fname.is_empty() {
             // a file that was not found has already been reported by the scene builder
-            if !self.data.is_set("filename") {
+            if !self.data.was_set(self.d.filename) {
                 ctx.error("method 'fromFile' without a filename: the 'matrix' Data is used");
             }
             return;
@@ -339,7 +296,7 @@ impl TransformPosition {
                 if let Some(t) = t {
                     let _ = self
                         .data
-                        .set_value("translation", Value::Reals(vec![t.x, t.y, t.z]));
+                        .put(self.d.translation, Value::Reals(vec![t.x, t.y, t.z]));
                 }
                 (m, errors)
             }
@@ -352,12 +309,12 @@ impl TransformPosition {
             .flat_map(|i| (0..4).map(move |j| (i, j)))
             .map(|(i, j)| mat[(i, j)])
             .collect();
-        let _ = self.data.set_value("matrix", Value::Reals(rows));
+        let _ = self.data.put(self.d.matrix, Value::Reals(rows));
     }
 
     /// The method named by the `method` Data (reading the file of `fromFile`).
     fn method(&mut self, ctx: &mut InitContext<'_>) -> Method {
-        let name = self.data.str("method").trim().to_string();
+        let name = self.data.get(self.d.method).trim().to_string();
         let index = METHODS
             .iter()
             .position(|m| *m == name)
@@ -389,21 +346,21 @@ impl TransformPosition {
         let method = self.method(ctx);
         let input: Vec<Vector3<f64>> = self
             .data
-            .reals("input_position")
+            .get(self.d.input_position)
             .chunks_exact(3)
             .map(|p| Vector3::new(p[0], p[1], p[2]))
             .collect();
         let (origin, translation, scale) = (
-            self.vec3("origin"),
-            self.vec3("translation"),
-            self.vec3("scale"),
+            self.vec3(self.d.origin),
+            self.vec3(self.d.translation),
+            self.vec3(self.d.scale),
         );
         // SOFA's Euler angles in degrees, R = Rz Ry Rx
-        let r = self.vec3("rotation") * (std::f64::consts::PI / 180.0);
+        let r = self.vec3(self.d.rotation) * (std::f64::consts::PI / 180.0);
         let q = UnitQuaternion::from_euler_angles(r.x, r.y, r.z);
         let mut out: Vec<Vector3<f64>> = match method {
             Method::ProjectOnPlane => {
-                let n = self.vec3("normal");
+                let n = self.vec3(self.d.normal);
                 if n.norm() == 0.0 {
                     ctx.error("method 'projectOnPlane' needs a non-zero 'normal': the positions are left unchanged");
                     input.clone()
@@ -415,8 +372,8 @@ impl TransformPosition {
             Method::Translation => input.iter().map(|p| p + translation).collect(),
             Method::Rotation => input.iter().map(|p| q * p).collect(),
             Method::Random => {
-                let dis = self.data.real("maxRandomDisplacement");
-                let seed = self.data.int("seedValue");
+                let dis = self.data.get(self.d.max_random_displacement);
+                let seed = self.data.get(self.d.seed_value);
                 let mut rg = if seed != 0 {
                     Rand48::with_seed(seed)
                 } else {
@@ -463,7 +420,7 @@ impl TransformPosition {
             }
         };
         let mut bad = Vec::new();
-        for &i in self.data.ints("fixedIndices") {
+        for &i in self.data.get(self.d.fixed_indices) {
             match input.get(i as usize) {
                 Some(p) => out[i as usize] = *p,
                 None => bad.push(i),
@@ -476,7 +433,7 @@ impl TransformPosition {
             ));
         }
         let flat: Vec<f64> = out.iter().flat_map(|p| [p.x, p.y, p.z]).collect();
-        let _ = self.data.set_value("output_position", Value::Reals(flat));
+        let _ = self.data.put(self.d.output_position, Value::Reals(flat));
     }
 }
 

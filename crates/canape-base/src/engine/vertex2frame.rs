@@ -5,7 +5,7 @@
 
 use crate::base_data;
 use canape_core::component::Engine;
-use canape_core::data::{DataKind, DataTable, Value};
+use canape_core::data::{DataKind, DataTable, Flag, Int, Real, Reals, Value};
 use canape_core::impl_component;
 use canape_core::scene::InitContext;
 use nalgebra::{Matrix3, Quaternion, UnitQuaternion, Vector3};
@@ -58,10 +58,26 @@ pub fn quat_from_matrix(m: &Matrix3<f64>) -> [f64; 4] {
     q
 }
 
+canape_core::data_schema! {
+    /// Vertex2Frame's own Data (after the base Data).
+    pub struct Vertex2FrameData {
+        position: Reals = ("position", DataKind::Reals(3), "", "Vertices of the mesh loaded"),
+        tex_coords: Reals = ("texCoords", DataKind::Reals(2), "", "TexCoords of the mesh loaded"),
+        normals: Reals = ("normals", DataKind::Reals(3), "", "Normals of the mesh loaded"),
+        use_normals: Flag = ("useNormals", DataKind::Bool, "1", "Use normals to compute the orientations; if disabled the direction of the x axisof a vertice is the one from this vertice to the next one"),
+        invert_normals: Flag = ("invertNormals", DataKind::Bool, "0", "Swap normals"),
+        rotation: Int = ("rotation", DataKind::Int, "0", "Apply a local rotation on the frames. If 0 a x-axis rotation is applied. If 1 a y-axis rotation is applied, If 2 a z-axis rotation is applied."),
+        rotation_angle: Real = ("rotationAngle", DataKind::Real, "0", "Angle rotation"),
+        frames: Reals => ("frames", DataKind::Reals(7), "Frames at output"),
+    }
+}
+
 /// Vertex2Frame: the `frames` (x y z qx qy qz qw each) of the vertices in `position`.
 #[derive(Clone)]
 pub struct Vertex2Frame {
     data: DataTable,
+    /// Typed handles to the Data in `data`.
+    d: Vertex2FrameData,
 }
 
 impl Default for Vertex2Frame {
@@ -72,54 +88,21 @@ impl Default for Vertex2Frame {
 
 impl Vertex2Frame {
     pub fn new() -> Self {
-        let data = base_data(DataTable::new())
-            .with(
-                "position",
-                DataKind::Reals(3),
-                "",
-                "Vertices of the mesh loaded",
-            )
-            .with(
-                "texCoords",
-                DataKind::Reals(2),
-                "",
-                "TexCoords of the mesh loaded",
-            )
-            .with(
-                "normals",
-                DataKind::Reals(3),
-                "",
-                "Normals of the mesh loaded",
-            )
-            .with(
-                "useNormals",
-                DataKind::Bool,
-                "1",
-                "Use normals to compute the orientations; if disabled the direction of the x axisof a vertice is the one from this vertice to the next one",
-            )
-            .with("invertNormals", DataKind::Bool, "0", "Swap normals")
-            .with(
-                "rotation",
-                DataKind::Int,
-                "0",
-                "Apply a local rotation on the frames. If 0 a x-axis rotation is applied. If 1 a y-axis rotation is applied, If 2 a z-axis rotation is applied.",
-            )
-            .with("rotationAngle", DataKind::Real, "0", "Angle rotation")
-            .output("frames", DataKind::Reals(7), "Frames at output");
-        Vertex2Frame { data }
+        let (data, d) = Vertex2FrameData::declare(base_data(DataTable::new()));
+        Vertex2Frame { data, d }
     }
 
     /// The orientation of the frame of axes (x, y, z), turned by `rotationAngle` degrees about
     /// the axis chosen by `rotation` (no turn for another value, as SOFA's zero axis gives).
     fn orientation(&self, x: Vector3<f64>, y: Vector3<f64>, z: Vector3<f64>) -> [f64; 4] {
         let frame = quat_from_matrix(&Matrix3::from_columns(&[x, y, z]));
-        let axis = match self.data.int("rotation") {
+        let axis = match self.data.get(self.d.rotation) {
             0 => x,
             1 => y,
             2 => z,
             _ => Vector3::zeros(),
         };
-        let angle = self.data.real("rotationAngle") * std::f64::consts::PI / 180.0;
+        let angle = self.data.get(self.d.rotation_angle) * std::f64::consts::PI / 180.0;
         let turn = if axis.norm() < f64::EPSILON {
             Quaternion::identity()
         } else {
@@ -133,7 +116,7 @@ impl Vertex2Frame {
     fn init_impl(&mut self, ctx: &mut InitContext<'_>) {
         let pts: Vec<Vector3<f64>> = self
             .data
-            .reals("position")
+            .get(self.d.position)
             .chunks_exact(3)
             .map(|p| Vector3::new(p[0], p[1], p[2]))
             .collect();
@@ -151,10 +134,10 @@ impl Vertex2Frame {
             }
         };
         let mut frames: Vec<[f64; 7]> = Vec::with_capacity(n);
-        if self.data.bool("useNormals") {
+        if self.data.get(self.d.use_normals) {
             let normals: Vec<Vector3<f64>> = self
                 .data
-                .reals("normals")
+                .get(self.d.normals)
                 .chunks_exact(3)
                 .map(|p| Vector3::new(p[0], p[1], p[2]))
                 .collect();
@@ -169,7 +152,7 @@ impl Vertex2Frame {
                 ));
                 return;
             }
-            let invert = self.data.bool("invertNormals");
+            let invert = self.data.get(self.d.invert_normals);
             for (p, nrm) in pts.iter().zip(&normals) {
                 let z = normalize(if invert { -nrm } else { *nrm });
                 let mut y = Vector3::y();
@@ -203,8 +186,8 @@ impl Vertex2Frame {
             f[..3].copy_from_slice(&[last.x, last.y, last.z]);
             frames.push(f);
         }
-        let _ = self.data.set_value(
-            "frames",
+        let _ = self.data.put(
+            self.d.frames,
             Value::Reals(frames.into_iter().flatten().collect()),
         );
     }

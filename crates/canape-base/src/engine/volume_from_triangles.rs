@@ -10,7 +10,7 @@
 
 use crate::base_data;
 use canape_core::component::Engine;
-use canape_core::data::{DataKind, DataTable, Value};
+use canape_core::data::{Data, DataKind, DataTable, Flag, Ints, Real, Reals, Text, Value};
 use canape_core::impl_component;
 use canape_core::scene::InitContext;
 use canape_core::state::VecId;
@@ -18,6 +18,8 @@ use canape_core::state::VecId;
 #[derive(Clone)]
 pub struct VolumeFromTriangles {
     data: DataTable,
+    /// Typed handles to the Data in `data`.
+    d: VolumeData,
     /// VolumeFromVolumetricElements: tetrahedra and hexahedra instead of triangles and quads.
     volumetric: bool,
 }
@@ -91,63 +93,90 @@ pub fn enclosed_volume(x: &[f64], triangles: &[u32], quads: &[u32]) -> Option<f6
     Some(v.abs())
 }
 
-/// The Data of both classes: positions, the two element lists (`names`, with their widths),
-/// `update`, and the `volume` output.
-fn volume_data(names: [(&'static str, usize); 2], volume_help: &'static str) -> DataTable {
-    let mut data = base_data(DataTable::new())
-        .with("topology", DataKind::Str, "", "link to the topology")
-        .with("mechanical", DataKind::Str, "", "link to the mechanical")
-        .with(
-            "position",
-            DataKind::Reals(3),
-            "",
-            "If not set by user, find the context mechanical.",
-        )
-        .alias(&["positions"]);
-    for (name, width) in names {
-        data = data.with(
-            name,
-            DataKind::Ints(width),
-            "",
-            "If not set by user, find the context topology.",
-        );
+canape_core::data_schema! {
+    /// The links and positions both classes start with (after the base Data).
+    pub struct VolumeInputs {
+        topology: Text = ("topology", DataKind::Str, "", "link to the topology"),
+        mechanical: Text = ("mechanical", DataKind::Str, "", "link to the mechanical"),
+        position: Reals = ("position", DataKind::Reals(3), "", "If not set by user, find the context mechanical.") alias ["positions"],
     }
-    data.with(
-        "update",
-        DataKind::Bool,
-        "0",
-        "If true, will update the volume at each time step of the simulation.",
-    )
-    .output("volume", DataKind::Real, volume_help)
+}
+
+/// The Data of both classes: positions, the two element lists (named per class), `update`,
+/// and the `volume` output (its help per class).
+#[derive(Clone, Copy, Debug)]
+struct VolumeData {
+    inputs: VolumeInputs,
+    /// The two element lists: triangles and quads, or tetrahedra and hexahedra.
+    elements: [Data<Ints>; 2],
+    update: Data<Flag>,
+    volume: Data<Real>,
+}
+
+impl VolumeData {
+    /// The Data of a class whose element lists are `names` (with their widths).
+    fn declare(names: [(&'static str, usize); 2], volume_help: &'static str) -> (DataTable, Self) {
+        let (mut data, inputs) = VolumeInputs::declare(base_data(DataTable::new()));
+        let elements = names.map(|(name, width)| {
+            let (t, h) = std::mem::take(&mut data).declare::<Ints>(
+                name,
+                DataKind::Ints(width),
+                "",
+                "If not set by user, find the context topology.",
+            );
+            data = t;
+            h
+        });
+        let (data, update) = data.declare::<Flag>(
+            "update",
+            DataKind::Bool,
+            "0",
+            "If true, will update the volume at each time step of the simulation.",
+        );
+        let (data, volume) = data.declare_output::<Real>("volume", DataKind::Real, volume_help);
+        (
+            data,
+            VolumeData {
+                inputs,
+                elements,
+                update,
+                volume,
+            },
+        )
+    }
 }
 
 impl VolumeFromTriangles {
     /// VolumeFromVolumetricElements.
     pub fn volumetric() -> Self {
+        let (data, d) = VolumeData::declare([("tetras", 4), ("hexas", 8)], "The computed volume.");
         VolumeFromTriangles {
-            data: volume_data([("tetras", 4), ("hexas", 8)], "The computed volume."),
+            data,
+            d,
             volumetric: true,
         }
     }
 
     pub fn new() -> Self {
+        let (data, d) = VolumeData::declare(
+            [("triangles", 3), ("quads", 4)],
+            "The volume is only relevant if the surface is closed.",
+        );
         VolumeFromTriangles {
-            data: volume_data(
-                [("triangles", 3), ("quads", 4)],
-                "The volume is only relevant if the surface is closed.",
-            ),
+            data,
+            d,
             volumetric: false,
         }
     }
 
     fn init_impl(&mut self, ctx: &mut InitContext<'_>) {
-        if self.data.bool("update") {
+        if self.data.get(self.d.update) {
             ctx.warn(
                 "update (a new volume every step) is not supported: the volume is the one at init",
             );
         }
-        let x = if self.data.is_set("position") {
-            self.data.reals("position").to_vec()
+        let x = if self.data.was_set(self.d.inputs.position) {
+            self.data.get(self.d.inputs.position).to_vec()
         } else {
             match ctx.state() {
                 Some(s) if s.dof == canape_types::DofType::Vec3 => s.vec(VecId::POSITION).to_vec(),
@@ -162,8 +191,9 @@ impl VolumeFromTriangles {
         } else {
             ("triangles", "quads")
         };
-        let (mut ea, mut eb) = (self.data.ints(ka).to_vec(), self.data.ints(kb).to_vec());
-        let (set_a, set_b) = (self.data.is_set(ka), self.data.is_set(kb));
+        let [a, b] = self.d.elements;
+        let (mut ea, mut eb) = (self.data.get(a).to_vec(), self.data.get(b).to_vec());
+        let (set_a, set_b) = (self.data.was_set(a), self.data.was_set(b));
         if !set_a || !set_b {
             match ctx.topology() {
                 Some(t) => {
@@ -206,7 +236,7 @@ impl VolumeFromTriangles {
         };
         match volume {
             Some(v) => {
-                let _ = self.data.set_value("volume", Value::Real(v));
+                let _ = self.data.put(self.d.volume, Value::Real(v));
             }
             None => ctx.error(format!(
                 "an element uses a point beyond the {} positions",
