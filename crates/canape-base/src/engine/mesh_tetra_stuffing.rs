@@ -323,8 +323,8 @@ impl MeshTetraStuffing {
     }
 
     fn params(&self) -> StuffingParams {
-        let d = &self.data;
-        let b = d.get(self.d.vbbox);
+        let (t, d) = (&self.data, &self.d);
+        let b = t.get(d.vbbox);
         let vbbox = if b.len() == 6 {
             [[b[0], b[1], b[2]], [b[3], b[4], b[5]]]
         } else {
@@ -332,28 +332,28 @@ impl MeshTetraStuffing {
         };
         StuffingParams {
             vbbox,
-            size: d.get(self.d.size),
-            alpha_long: d.get(self.d.alpha_long),
-            alpha_short: d.get(self.d.alpha_short),
-            snap_points: d.get(self.d.snap_points),
-            split_tetrahedra: d.get(self.d.split_tetrahedra),
+            size: t.get(d.size),
+            alpha_long: t.get(d.alpha_long),
+            alpha_short: t.get(d.alpha_short),
+            snap_points: t.get(d.snap_points),
+            split_tetrahedra: t.get(d.split_tetrahedra),
         }
     }
 
     fn init_impl(&mut self, ctx: &mut InitContext<'_>) {
-        let d = &self.data;
-        let points: Vec<P3> = d
-            .get(self.d.input_points)
+        let (t, d) = (&self.data, &self.d);
+        let points: Vec<P3> = t
+            .get(d.input_points)
             .chunks_exact(3)
             .map(|c| [c[0], c[1], c[2]])
             .collect();
-        let triangles: Vec<[u32; 3]> = d
-            .get(self.d.input_triangles)
+        let triangles: Vec<[u32; 3]> = t
+            .get(d.input_triangles)
             .chunks_exact(3)
             .map(|c| [c[0], c[1], c[2]])
             .collect();
-        let quads: Vec<[u32; 4]> = d
-            .get(self.d.input_quads)
+        let quads: Vec<[u32; 4]> = t
+            .get(d.input_quads)
             .chunks_exact(4)
             .map(|c| [c[0], c[1], c[2], c[3]])
             .collect();

@@ -268,18 +268,18 @@ impl GenerateCylinder {
 
     /// The cylinder the Data describe, checked; None (reported) when nothing can be generated.
     fn cylinder(&self, ctx: &mut InitContext<'_>) -> Option<Cylinder> {
-        let d = &self.data;
-        let (radius, height) = (d.get(self.d.radius), d.get(self.d.height));
-        let origin = d.get(self.d.origin);
+        let (t, d) = (&self.data, &self.d);
+        let (radius, height) = (t.get(d.radius), t.get(d.height));
+        let origin = t.get(d.origin);
         if !all_finite(&[radius, height]) || origin.len() != 3 || !all_finite(origin) {
             ctx.error(format!(
                 "radius ({radius}), height ({height}) and origin ({origin:?}) must be finite numbers: nothing is generated"
             ));
             return None;
         }
-        let circ = count_of(ctx, "resCircumferential", d.get(self.d.res_circumferential))?;
-        let radial = count_of(ctx, "resRadial", d.get(self.d.res_radial))?;
-        let layers = count_of(ctx, "resHeight", d.get(self.d.res_height))?;
+        let circ = count_of(ctx, "resCircumferential", t.get(d.res_circumferential))?;
+        let radial = count_of(ctx, "resRadial", t.get(d.res_radial))?;
+        let layers = count_of(ctx, "resHeight", t.get(d.res_height))?;
         if circ < 1 || radial < 1 || layers < 2 {
             ctx.error(format!(
                 "resCircumferential = {circ}, resRadial = {radial}, resHeight = {layers}: a cylinder needs at least 1 point per ring, 1 ring and 2 layers (SOFA divides by zero or overflows below that); nothing is generated"
