@@ -15,16 +15,46 @@
 use super::projections::{valid_indices, zero_blocks};
 use crate::base_data;
 use canape_core::component::ProjectiveConstraint;
-use canape_core::data::{DataKind, DataTable};
+use canape_core::data::{DataKind, DataTable, Flag, Ints, Real, Reals, Text};
 use canape_core::impl_component;
 use canape_core::scene::InitContext;
 use canape_types::{DataTypes, DofType, Vec3, Vec3Types};
 
-/// How the final positions are made from the initial ones.
-#[derive(Clone, Copy, PartialEq, Eq)]
-enum Rule {
-    Affine,
-    PatchTest,
+canape_core::data_schema! {
+    /// The Data both movements start with (after the base Data).
+    pub struct MovementData {
+        indices: Ints = ("indices", DataKind::Ints(0), "", "Indices of the constrained points"),
+        mesh_indices: Ints = ("meshIndices", DataKind::Ints(0), "", "Indices of the mesh"),
+        begin_constraint_time: Real = ("beginConstraintTime", DataKind::Real, "0", "Begin time of the bilinear constraint"),
+        end_constraint_time: Real = ("endConstraintTime", DataKind::Real, "20", "End time of the bilinear constraint"),
+        draw_constrained_points: Flag = ("drawConstrainedPoints", DataKind::Bool, "0", "draw constrained points"),
+        topology: Text = ("topology", DataKind::Str, "", "link to the topology container"),
+    }
+}
+
+canape_core::data_schema! {
+    /// AffineMovementProjectiveConstraint's own Data (after [`MovementData`]).
+    pub struct AffineMovementData {
+        rotation: Text = ("rotation", DataKind::Str, "", "rotation applied to border points"),
+        quaternion: Reals = ("quaternion", DataKind::Reals(0), "0 0 0 1", "quaternion applied to border points"),
+        translation: Reals = ("translation", DataKind::Reals(0), "0 0 0", "translation applied to border points"),
+    }
+}
+
+canape_core::data_schema! {
+    /// PatchTestMovementProjectiveConstraint's own Data (after [`MovementData`]).
+    pub struct PatchTestMovementData {
+        constrained_points: Reals = ("constrainedPoints", DataKind::Reals(3), "", "Coordinates of the constrained points"),
+        corner_movements: Reals = ("cornerMovements", DataKind::Reals(3), "", "movements of the corners of the grid"),
+        corner_points: Reals => ("cornerPoints", DataKind::Reals(3), "corner points for computing constraint"),
+    }
+}
+
+/// How the final positions are made from the initial ones, with that rule's Data.
+#[derive(Clone, Copy, Debug)]
+enum RuleData {
+    Affine(AffineMovementData),
+    PatchTest(PatchTestMovementData),
 }
 
 /// AffineMovementProjectiveConstraint and PatchTestMovementProjectiveConstraint on Vec3 states
@@ -32,7 +62,9 @@ enum Rule {
 #[derive(Clone)]
 pub struct MovementProjectiveConstraint {
     data: DataTable,
-    rule: Rule,
+    /// Typed handles to the Data in `data`.
+    d: MovementData,
+    rule: RuleData,
     indices: Vec<u32>,
     /// Initial and final positions of the chosen points.
     x0: Vec<[f64; 3]>,
@@ -42,92 +74,25 @@ pub struct MovementProjectiveConstraint {
     time: f64,
 }
 
-fn common_data() -> DataTable {
-    base_data(DataTable::new())
-        .with(
-            "indices",
-            DataKind::Ints(0),
-            "",
-            "Indices of the constrained points",
-        )
-        .with("meshIndices", DataKind::Ints(0), "", "Indices of the mesh")
-        .with(
-            "beginConstraintTime",
-            DataKind::Real,
-            "0",
-            "Begin time of the bilinear constraint",
-        )
-        .with(
-            "endConstraintTime",
-            DataKind::Real,
-            "20",
-            "End time of the bilinear constraint",
-        )
-        .with(
-            "drawConstrainedPoints",
-            DataKind::Bool,
-            "0",
-            "draw constrained points",
-        )
-        .with(
-            "topology",
-            DataKind::Str,
-            "",
-            "link to the topology container",
-        )
-}
-
 impl MovementProjectiveConstraint {
     /// AffineMovementProjectiveConstraint.
     pub fn affine() -> Self {
-        let data = common_data()
-            .with(
-                "rotation",
-                DataKind::Str,
-                "",
-                "rotation applied to border points",
-            )
-            .with(
-                "quaternion",
-                DataKind::Reals(0),
-                "0 0 0 1",
-                "quaternion applied to border points",
-            )
-            .with(
-                "translation",
-                DataKind::Reals(0),
-                "0 0 0",
-                "translation applied to border points",
-            );
-        Self::with(data, Rule::Affine)
+        let (data, d) = MovementData::declare(base_data(DataTable::new()));
+        let (data, da) = AffineMovementData::declare(data);
+        Self::with(data, d, RuleData::Affine(da))
     }
 
     /// PatchTestMovementProjectiveConstraint.
     pub fn patch_test() -> Self {
-        let data = common_data()
-            .with(
-                "constrainedPoints",
-                DataKind::Reals(3),
-                "",
-                "Coordinates of the constrained points",
-            )
-            .with(
-                "cornerMovements",
-                DataKind::Reals(3),
-                "",
-                "movements of the corners of the grid",
-            )
-            .output(
-                "cornerPoints",
-                DataKind::Reals(3),
-                "corner points for computing constraint",
-            );
-        Self::with(data, Rule::PatchTest)
+        let (data, d) = MovementData::declare(base_data(DataTable::new()));
+        let (data, dp) = PatchTestMovementData::declare(data);
+        Self::with(data, d, RuleData::PatchTest(dp))
     }
 
-    fn with(data: DataTable, rule: Rule) -> Self {
+    fn with(data: DataTable, d: MovementData, rule: RuleData) -> Self {
         MovementProjectiveConstraint {
             data,
+            d,
             rule,
             indices: Vec::new(),
             x0: Vec::new(),
@@ -140,16 +105,20 @@ impl MovementProjectiveConstraint {
 
     fn class(&self) -> &'static str {
         match self.rule {
-            Rule::Affine => "AffineMovementProjectiveConstraint",
-            Rule::PatchTest => "PatchTestMovementProjectiveConstraint",
+            RuleData::Affine(_) => "AffineMovementProjectiveConstraint",
+            RuleData::PatchTest(_) => "PatchTestMovementProjectiveConstraint",
         }
     }
 
     /// R·x + t from `rotation` (a 3×3 matrix) and `translation`; None after reporting.
-    fn affine_map(&self, ctx: &mut InitContext<'_>) -> Option<(canape_types::Mat3, Vec3)> {
+    fn affine_map(
+        &self,
+        ctx: &mut InitContext<'_>,
+        da: AffineMovementData,
+    ) -> Option<(canape_types::Mat3, Vec3)> {
         // SOFA's rotation is a 3×3 matrix written with brackets and commas; unset, it is the
         // zero matrix (every point goes to `translation`), which is SOFA's default too
-        let text = self.data.str("rotation").replace(['[', ']', ','], " ");
+        let text = self.data.get(da.rotation).replace(['[', ']', ','], " ");
         let r: Vec<f64> = text
             .split_whitespace()
             .filter_map(canape_core::data::parse_real)
@@ -165,7 +134,7 @@ impl MovementProjectiveConstraint {
                 return None;
             }
         };
-        let t = self.data.reals("translation");
+        let t = self.data.get(da.translation);
         if t.len() != 3 {
             ctx.error(format!("translation has {} numbers; 3 are needed", t.len()));
             return None;
@@ -191,12 +160,12 @@ impl MovementProjectiveConstraint {
         }
         let n = st.size();
         let x = Vec3Types::coords(st.vec(canape_core::state::VecId::POSITION)).to_vec();
-        self.begin = self.data.real("beginConstraintTime");
-        self.end = self.data.real("endConstraintTime");
-        let indices = valid_indices(ctx, &self.data, n);
+        self.begin = self.data.get(self.d.begin_constraint_time);
+        self.end = self.data.get(self.d.end_constraint_time);
+        let indices = valid_indices(ctx, self.data.get(self.d.indices), n);
         let finals: Vec<[f64; 3]> = match self.rule {
-            Rule::Affine => {
-                let Some((r, t)) = self.affine_map(ctx) else {
+            RuleData::Affine(da) => {
+                let Some((r, t)) = self.affine_map(ctx, da) else {
                     return;
                 };
                 indices
@@ -204,11 +173,11 @@ impl MovementProjectiveConstraint {
                     .map(|&i| (r * Vec3::from(x[i as usize]) + t).into())
                     .collect()
             }
-            Rule::PatchTest => {
+            RuleData::PatchTest(dp) => {
                 let constrained =
-                    canape_core::mesh::group_points(self.data.reals("constrainedPoints"));
+                    canape_core::mesh::group_points(self.data.get(dp.constrained_points));
                 let corners = corner_points(&constrained);
-                let moves = canape_core::mesh::group_points(self.data.reals("cornerMovements"));
+                let moves = canape_core::mesh::group_points(self.data.get(dp.corner_movements));
                 if corners.is_empty() {
                     ctx.error("no constrainedPoints: the corners of the patch cannot be found, the points stay put");
                     return;
@@ -221,8 +190,8 @@ impl MovementProjectiveConstraint {
                     ));
                     return;
                 }
-                let _ = self.data.set_value(
-                    "cornerPoints",
+                let _ = self.data.put(
+                    dp.corner_points,
                     canape_core::data::Value::Reals(corners.iter().flatten().copied().collect()),
                 );
                 indices

@@ -21,17 +21,14 @@
 
 use crate::base_data;
 use canape_core::component::ProjectiveConstraint;
-use canape_core::data::{DataKind, DataTable};
+use canape_core::data::{Data, DataKind, DataTable, Flag, Ints, Real, Reals, Text};
 use canape_core::impl_component;
 use canape_core::scene::InitContext;
 use canape_types::DofType;
 
 /// The `indices` below the state's size (the others reported and dropped).
-pub(super) fn valid_indices(ctx: &mut InitContext<'_>, data: &DataTable, n: usize) -> Vec<u32> {
-    let (kept, dropped): (Vec<u32>, Vec<u32>) = data
-        .ints("indices")
-        .iter()
-        .partition(|&&i| (i as usize) < n);
+pub(super) fn valid_indices(ctx: &mut InitContext<'_>, indices: &[u32], n: usize) -> Vec<u32> {
+    let (kept, dropped): (Vec<u32>, Vec<u32>) = indices.iter().partition(|&&i| (i as usize) < n);
     if !dropped.is_empty() {
         ctx.error(format!(
             "indices {dropped:?} are out of range (the state has {n} points) and are ignored"
@@ -40,21 +37,22 @@ pub(super) fn valid_indices(ctx: &mut InitContext<'_>, data: &DataTable, n: usiz
     kept
 }
 
-/// `keyTimes` (chronological) and Data `name` split into one derivative-sized value per key
-/// time (LinearMovement's movements, LinearVelocity's velocities); `None` after reporting.
+/// `keyTimes` (chronological) and the values `v` of Data `name` split into one
+/// derivative-sized value per key time (LinearMovement's movements, LinearVelocity's
+/// velocities); `None` after reporting.
 fn keyed_values(
     ctx: &mut InitContext<'_>,
-    data: &DataTable,
+    key_times: &[f64],
+    v: &[f64],
     name: &str,
     dof: DofType,
 ) -> Option<(Vec<f64>, Vec<Vec<f64>>)> {
     let ds = dof.deriv_size();
-    let key_times = data.reals("keyTimes").to_vec();
+    let key_times = key_times.to_vec();
     if key_times.windows(2).any(|w| w[1] < w[0]) {
         ctx.error("keyTimes must be in chronological order");
         return None;
     }
-    let v = data.reals(name);
     if v.len() != ds * key_times.len() {
         ctx.error(format!(
             "{name} has {} numbers: {} key times of {} numbers each are needed for a {} state",
@@ -83,6 +81,47 @@ fn unit(v: &[f64]) -> Option<Vec<f64>> {
     (n > 0.0 && n.is_finite()).then(|| v.iter().map(|x| x / n).collect())
 }
 
+canape_core::data_schema! {
+    /// The Data the point, line and plane projections start with (after the base Data).
+    pub struct GeometricData {
+        indices: Ints = ("indices", DataKind::Ints(0), "0", "Indices of the constrained points"),
+        draw_size: Real = ("drawSize", DataKind::Real, "0", "Size of the rendered particles (0 -> point based rendering, >0 -> radius of spheres)"),
+        topology: Text = ("topology", DataKind::Str, "", "link to the topology container"),
+    }
+}
+
+canape_core::data_schema! {
+    /// PointProjectiveConstraint's own Data (after [`GeometricData`]).
+    pub struct PointData {
+        point: Reals = ("point", DataKind::Reals(0), "0 0 0", "Target of the projection"),
+        fix_all: Flag = ("fixAll", DataKind::Bool, "0", "filter all the DOF to implement a fixed object"),
+    }
+}
+
+canape_core::data_schema! {
+    /// LineProjectiveConstraint's own Data (after [`GeometricData`]).
+    pub struct LineData {
+        origin: Reals = ("origin", DataKind::Reals(0), "0 0 0", "A point in the line"),
+        direction: Reals = ("direction", DataKind::Reals(0), "0 0 0", "Direction of the line"),
+    }
+}
+
+canape_core::data_schema! {
+    /// PlaneProjectiveConstraint's own Data (after [`GeometricData`]).
+    pub struct PlaneData {
+        origin: Reals = ("origin", DataKind::Reals(0), "0 0 0", "A point in the plane"),
+        normal: Reals = ("normal", DataKind::Reals(0), "0 0 0", "Normal vector to the plane"),
+    }
+}
+
+/// The Data of one geometric projection.
+#[derive(Clone, Copy, Debug)]
+enum ShapeData {
+    Point(PointData),
+    Line(LineData),
+    Plane(PlaneData),
+}
+
 /// Which shape a geometric projection has.
 #[derive(Clone, Copy, Debug, PartialEq)]
 enum Shape {
@@ -95,6 +134,10 @@ enum Shape {
 #[derive(Clone)]
 pub struct GeometricProjectiveConstraint {
     data: DataTable,
+    /// Typed handles to the Data in `data`.
+    dg: GeometricData,
+    /// The shape's own Data.
+    shape_data: ShapeData,
     shape: Shape,
     indices: Vec<u32>,
     fix_all: bool,
@@ -108,48 +151,25 @@ pub struct GeometricProjectiveConstraint {
 
 impl GeometricProjectiveConstraint {
     fn with_shape(shape: Shape) -> Self {
-        let mut data = base_data(DataTable::new())
-            .with("indices", DataKind::Ints(0), "0", "Indices of the constrained points")
-            .with("drawSize", DataKind::Real, "0", "Size of the rendered particles (0 -> point based rendering, >0 -> radius of spheres)")
-            .with("topology", DataKind::Str, "", "link to the topology container");
-        data = match shape {
-            Shape::Point => data
-                .with(
-                    "point",
-                    DataKind::Reals(0),
-                    "0 0 0",
-                    "Target of the projection",
-                )
-                .with(
-                    "fixAll",
-                    DataKind::Bool,
-                    "0",
-                    "filter all the DOF to implement a fixed object",
-                ),
-            Shape::Line => data
-                .with("origin", DataKind::Reals(0), "0 0 0", "A point in the line")
-                .with(
-                    "direction",
-                    DataKind::Reals(0),
-                    "0 0 0",
-                    "Direction of the line",
-                ),
-            Shape::Plane => data
-                .with(
-                    "origin",
-                    DataKind::Reals(0),
-                    "0 0 0",
-                    "A point in the plane",
-                )
-                .with(
-                    "normal",
-                    DataKind::Reals(0),
-                    "0 0 0",
-                    "Normal vector to the plane",
-                ),
+        let (data, dg) = GeometricData::declare(base_data(DataTable::new()));
+        let (data, shape_data) = match shape {
+            Shape::Point => {
+                let (data, dp) = PointData::declare(data);
+                (data, ShapeData::Point(dp))
+            }
+            Shape::Line => {
+                let (data, dl) = LineData::declare(data);
+                (data, ShapeData::Line(dl))
+            }
+            Shape::Plane => {
+                let (data, dp) = PlaneData::declare(data);
+                (data, ShapeData::Plane(dp))
+            }
         };
         GeometricProjectiveConstraint {
             data,
+            dg,
+            shape_data,
             shape,
             indices: Vec::new(),
             fix_all: false,
@@ -189,8 +209,9 @@ impl GeometricProjectiveConstraint {
         }
         let d = dof.deriv_size();
         self.d = d;
-        let vector = |name: &str, ctx: &mut InitContext<'_>| -> Vec<f64> {
-            let v = self.data.reals(name);
+        let vector = |h: Data<Reals>, ctx: &mut InitContext<'_>| -> Vec<f64> {
+            let v = self.data.get(h);
+            let name = self.data.fields()[h.index()].name;
             let mut out = vec![0.0; d];
             for (o, x) in out.iter_mut().zip(v) {
                 *o = *x;
@@ -203,14 +224,14 @@ impl GeometricProjectiveConstraint {
             }
             out
         };
-        match self.shape {
-            Shape::Point => {
-                self.origin = vector("point", ctx);
-                self.fix_all = self.data.bool("fixAll");
+        match self.shape_data {
+            ShapeData::Point(dp) => {
+                self.origin = vector(dp.point, ctx);
+                self.fix_all = self.data.get(dp.fix_all);
             }
-            Shape::Line => {
-                self.origin = vector("origin", ctx);
-                let dir = vector("direction", ctx);
+            ShapeData::Line(dl) => {
+                self.origin = vector(dl.origin, ctx);
+                let dir = vector(dl.direction, ctx);
                 // SOFA: a zero direction becomes the first axis
                 self.n = unit(&dir).unwrap_or_else(|| {
                     let mut e = vec![0.0; d];
@@ -218,13 +239,13 @@ impl GeometricProjectiveConstraint {
                     e
                 });
             }
-            Shape::Plane => {
-                self.origin = vector("origin", ctx);
+            ShapeData::Plane(dp) => {
+                self.origin = vector(dp.origin, ctx);
                 // SOFA: a zero normal leaves the points free
-                self.n = unit(&vector("normal", ctx)).unwrap_or_else(|| vec![0.0; d]);
+                self.n = unit(&vector(dp.normal, ctx)).unwrap_or_else(|| vec![0.0; d]);
             }
         }
-        self.indices = valid_indices(ctx, &self.data, n);
+        self.indices = valid_indices(ctx, self.data.get(self.dg.indices), n);
     }
 
     fn class_name(&self) -> &'static str {
@@ -319,10 +340,24 @@ impl ProjectiveConstraint for GeometricProjectiveConstraint {
     }
 }
 
+canape_core::data_schema! {
+    /// LinearMovementProjectiveConstraint's own Data (after the base Data).
+    pub struct LinearMovementData {
+        indices: Ints = ("indices", DataKind::Ints(0), "0", "Indices of the constrained points"),
+        key_times: Reals = ("keyTimes", DataKind::Reals(0), "0", "key times for the movements"),
+        movements: Reals = ("movements", DataKind::Reals(0), "0", "movements corresponding to the key times"),
+        relative_movements: Flag = ("relativeMovements", DataKind::Bool, "1", "If true, movements are relative to first position, absolute otherwise"),
+        show_movement: Flag = ("showMovement", DataKind::Bool, "0", "Visualization of the movement to be applied to constrained dofs."),
+        topology: Text = ("topology", DataKind::Str, "", "link to the topology container"),
+    }
+}
+
 /// LinearMovementProjectiveConstraint.
 #[derive(Clone)]
 pub struct LinearMovementProjectiveConstraint {
     data: DataTable,
+    /// Typed handles to the Data in `data`.
+    d: LinearMovementData,
     indices: Vec<u32>,
     key_times: Vec<f64>,
     /// One derivative-sized movement per key time.
@@ -352,45 +387,10 @@ fn key_interval(keys: &[f64], t: f64) -> Option<(usize, usize)> {
 
 impl LinearMovementProjectiveConstraint {
     pub fn new() -> Self {
-        let data = base_data(DataTable::new())
-            .with(
-                "indices",
-                DataKind::Ints(0),
-                "0",
-                "Indices of the constrained points",
-            )
-            .with(
-                "keyTimes",
-                DataKind::Reals(0),
-                "0",
-                "key times for the movements",
-            )
-            .with(
-                "movements",
-                DataKind::Reals(0),
-                "0",
-                "movements corresponding to the key times",
-            )
-            .with(
-                "relativeMovements",
-                DataKind::Bool,
-                "1",
-                "If true, movements are relative to first position, absolute otherwise",
-            )
-            .with(
-                "showMovement",
-                DataKind::Bool,
-                "0",
-                "Visualization of the movement to be applied to constrained dofs.",
-            )
-            .with(
-                "topology",
-                DataKind::Str,
-                "",
-                "link to the topology container",
-            );
+        let (data, d) = LinearMovementData::declare(base_data(DataTable::new()));
         LinearMovementProjectiveConstraint {
             data,
+            d,
             indices: Vec::new(),
             key_times: Vec::new(),
             movements: Vec::new(),
@@ -417,13 +417,21 @@ impl LinearMovementProjectiveConstraint {
             return;
         }
         self.dof = dof;
-        let Some((key_times, movements)) = keyed_values(ctx, &self.data, "movements", dof) else {
+        let (t, d) = (&self.data, &self.d);
+        let Some((key_times, movements)) = keyed_values(
+            ctx,
+            t.get(d.key_times),
+            t.get(d.movements),
+            "movements",
+            dof,
+        ) else {
             return;
         };
+        let relative = t.get(d.relative_movements);
+        let indices = valid_indices(ctx, t.get(d.indices), n);
         self.movements = movements;
         self.key_times = key_times;
-        self.relative = self.data.bool("relativeMovements");
-        let indices = valid_indices(ctx, &self.data, n);
+        self.relative = relative;
         let cs = dof.coord_size();
         let x = st.vec(canape_core::state::VecId::POSITION);
         self.x0 = indices
@@ -517,11 +525,20 @@ impl ProjectiveConstraint for LinearMovementProjectiveConstraint {
 /// One oscillating point: (index, mean, amplitude, pulsation, phase).
 type Oscillator = (usize, [f64; 3], [f64; 3], f64, f64);
 
+canape_core::data_schema! {
+    /// OscillatorProjectiveConstraint's own Data (after the base Data).
+    pub struct OscillatorData {
+        oscillators: Reals = ("oscillators", DataKind::Reals(0), "", "Stiffness, index, Mean(x,y,z), Amplitude(x,y,z), pulsation and phase"),
+    }
+}
+
 /// OscillatorProjectiveConstraint (Vec3): `oscillators` records "index mean(3) amplitude(3)
 /// pulsation phase".
 #[derive(Clone)]
 pub struct OscillatorProjectiveConstraint {
     data: DataTable,
+    /// Typed handles to the Data in `data`.
+    d: OscillatorData,
     osc: Vec<Oscillator>,
     time: f64,
 }
@@ -534,14 +551,10 @@ impl Default for OscillatorProjectiveConstraint {
 
 impl OscillatorProjectiveConstraint {
     pub fn new() -> Self {
-        let data = base_data(DataTable::new()).with(
-            "oscillators",
-            DataKind::Reals(0),
-            "",
-            "Stiffness, index, Mean(x,y,z), Amplitude(x,y,z), pulsation and phase",
-        );
+        let (data, d) = OscillatorData::declare(base_data(DataTable::new()));
         OscillatorProjectiveConstraint {
             data,
+            d,
             osc: Vec::new(),
             time: 0.0,
         }
@@ -561,7 +574,7 @@ impl OscillatorProjectiveConstraint {
             return;
         }
         let n = st.size();
-        let v = self.data.reals("oscillators");
+        let v = self.data.get(self.d.oscillators);
         if !v.len().is_multiple_of(9) {
             ctx.error(format!(
                 "oscillators has {} numbers: records of 9 (index, mean, amplitude, pulsation, phase) are needed",
@@ -664,6 +677,18 @@ impl Clone for Keys {
     }
 }
 
+canape_core::data_schema! {
+    /// LinearVelocityProjectiveConstraint's own Data (after the base Data).
+    pub struct LinearVelocityData {
+        indices: Ints = ("indices", DataKind::Ints(0), "0", "Indices of the constrained points"),
+        key_times: Reals = ("keyTimes", DataKind::Reals(0), "0", "key times for the movements"),
+        velocities: Reals = ("velocities", DataKind::Reals(0), "0", "velocities corresponding to the key times"),
+        coordinates: Ints = ("coordinates", DataKind::Ints(0), "", "coordinates on which to apply velocities"),
+        continue_after_end: Flag = ("continueAfterEnd", DataKind::Bool, "0", "If set to true then the last velocity will still be applied after all the key events"),
+        topology: Text = ("topology", DataKind::Str, "", "link to the topology container"),
+    }
+}
+
 /// LinearVelocityProjectiveConstraint (LinearVelocityProjectiveConstraint.inl): the chosen
 /// points get the velocity interpolated between the key velocities around the current time
 /// (only the listed `coordinates`, when given), and their positions integrate that velocity
@@ -673,6 +698,8 @@ impl Clone for Keys {
 #[derive(Clone)]
 pub struct LinearVelocityProjectiveConstraint {
     data: DataTable,
+    /// Typed handles to the Data in `data`.
+    d: LinearVelocityData,
     indices: Vec<u32>,
     key_times: Vec<f64>,
     velocities: Vec<Vec<f64>>,
@@ -692,15 +719,10 @@ impl Default for LinearVelocityProjectiveConstraint {
 
 impl LinearVelocityProjectiveConstraint {
     pub fn new() -> Self {
-        let data = base_data(DataTable::new())
-            .with("indices", DataKind::Ints(0), "0", "Indices of the constrained points")
-            .with("keyTimes", DataKind::Reals(0), "0", "key times for the movements")
-            .with("velocities", DataKind::Reals(0), "0", "velocities corresponding to the key times")
-            .with("coordinates", DataKind::Ints(0), "", "coordinates on which to apply velocities")
-            .with("continueAfterEnd", DataKind::Bool, "0", "If set to true then the last velocity will still be applied after all the key events")
-            .with("topology", DataKind::Str, "", "link to the topology container");
+        let (data, d) = LinearVelocityData::declare(base_data(DataTable::new()));
         LinearVelocityProjectiveConstraint {
             data,
+            d,
             indices: Vec::new(),
             key_times: Vec::new(),
             velocities: Vec::new(),
@@ -725,10 +747,17 @@ impl LinearVelocityProjectiveConstraint {
         let (dof, n) = (st.dof, st.size());
         self.dof = dof;
         let ds = dof.deriv_size();
-        let Some((key_times, velocities)) = keyed_values(ctx, &self.data, "velocities", dof) else {
+        let (t, d) = (&self.data, &self.d);
+        let Some((key_times, velocities)) = keyed_values(
+            ctx,
+            t.get(d.key_times),
+            t.get(d.velocities),
+            "velocities",
+            dof,
+        ) else {
             return;
         };
-        self.coordinates = self.data.ints("coordinates").to_vec();
+        self.coordinates = self.data.get(self.d.coordinates).to_vec();
         if let Some(c) = self.coordinates.iter().find(|&&c| c as usize >= ds) {
             ctx.error(format!(
                 "coordinate {c} is out of range (a {} derivative has {ds})",
@@ -738,8 +767,8 @@ impl LinearVelocityProjectiveConstraint {
         }
         self.velocities = velocities;
         self.key_times = key_times;
-        self.continue_after_end = self.data.bool("continueAfterEnd");
-        self.indices = valid_indices(ctx, &self.data, n);
+        self.continue_after_end = self.data.get(self.d.continue_after_end);
+        self.indices = valid_indices(ctx, self.data.get(self.d.indices), n);
         self.dt = ctx.scene.node(ctx.node).dt;
         let mut k = self.keys.0.lock().unwrap_or_else(|e| e.into_inner());
         k.prev_v = vec![0.0; ds];

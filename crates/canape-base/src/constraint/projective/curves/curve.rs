@@ -5,10 +5,55 @@ use super::{context_state, finite_vector, set_translation, vec3};
 use crate::base_data;
 use crate::constraint::projective::projections::{valid_indices, zero_blocks};
 use canape_core::component::ProjectiveConstraint;
-use canape_core::data::{DataKind, DataTable};
+use canape_core::data::{Data, DataKind, DataTable, Ints, Real, Reals, Text};
 use canape_core::impl_component;
 use canape_core::scene::InitContext;
 use canape_types::{DofType, Vec3};
+
+canape_core::data_schema! {
+    /// The Data both curves start with (after the base Data).
+    pub struct CurveData {
+        indices: Ints = ("indices", DataKind::Ints(0), "", "Indices of the constrained points"),
+        begin_time: Real = ("BeginTime", DataKind::Real, "0", "Begin Time of the motion"),
+        end_time: Real = ("EndTime", DataKind::Real, "0", "End Time of the motion"),
+    }
+}
+
+canape_core::data_schema! {
+    /// ParabolicProjectiveConstraint's three points (after [`CurveData`]).
+    pub struct ParabolicData {
+        p1: Reals = ("P1", DataKind::Vector(3), "0 0 0", "first point of the parabol"),
+        p2: Reals = ("P2", DataKind::Vector(3), "0 0 0", "second point of the parabol"),
+        p3: Reals = ("P3", DataKind::Vector(3), "0 0 0", "third point of the parabol"),
+    }
+}
+
+canape_core::data_schema! {
+    /// HermiteSplineProjectiveConstraint's control points, tangents and pace (after
+    /// [`CurveData`]).
+    pub struct HermiteSplineData {
+        x0: Reals = ("X0", DataKind::Vector(3), "0 0 0", "first control point"),
+        dx0: Reals = ("dX0", DataKind::Vector(3), "0 0 0", "first control tangente"),
+        x1: Reals = ("X1", DataKind::Vector(3), "0 0 0", "second control point"),
+        dx1: Reals = ("dX1", DataKind::Vector(3), "0 0 0", "sceond control tangente"),
+        sx0: Reals = ("SX0", DataKind::Vector(2), "0 0", "first interpolation vector"),
+        sx1: Reals = ("SX1", DataKind::Vector(2), "0 0", "second interpolation vector"),
+    }
+}
+
+canape_core::data_schema! {
+    /// The Data both curves end with.
+    pub struct CurveTopologyData {
+        topology: Text = ("topology", DataKind::Str, "", "link to the topology container"),
+    }
+}
+
+/// The Data of one curve class.
+#[derive(Clone, Copy, Debug)]
+enum CurveShapeData {
+    Parabolic(ParabolicData),
+    HermiteSpline(HermiteSplineData),
+}
 
 /// The time interval over which a curve is followed.
 #[derive(Clone, Copy, Debug, PartialEq)]
@@ -19,8 +64,8 @@ struct Window {
 
 impl Window {
     /// `BeginTime` and `EndTime`, finite with end > begin (reported otherwise).
-    fn from_data(ctx: &mut InitContext<'_>, data: &DataTable) -> Option<Window> {
-        let (begin, end) = (data.real("BeginTime"), data.real("EndTime"));
+    fn from_data(ctx: &mut InitContext<'_>, data: &DataTable, d: &CurveData) -> Option<Window> {
+        let (begin, end) = (data.get(d.begin_time), data.get(d.end_time));
         if !(begin.is_finite() && end.is_finite()) {
             ctx.error(format!(
                 "BeginTime ({begin}) and EndTime ({end}) must be finite: the constraint does nothing"
@@ -197,7 +242,10 @@ enum CurveKind {
 #[derive(Clone)]
 pub struct CurveProjectiveConstraint {
     data: DataTable,
-    kind: CurveKind,
+    /// Typed handles to the Data in `data`.
+    d: CurveData,
+    /// The curve's own Data.
+    shape: CurveShapeData,
     indices: Vec<u32>,
     /// The window and the curve; `None` when init refused the Data (then nothing is projected).
     path: Option<(Window, Path)>,
@@ -209,72 +257,22 @@ pub struct CurveProjectiveConstraint {
 
 impl CurveProjectiveConstraint {
     fn with_kind(kind: CurveKind) -> Self {
-        let mut data = base_data(DataTable::new())
-            .with(
-                "indices",
-                DataKind::Ints(0),
-                "",
-                "Indices of the constrained points",
-            )
-            .with("BeginTime", DataKind::Real, "0", "Begin Time of the motion")
-            .with("EndTime", DataKind::Real, "0", "End Time of the motion");
-        data = match kind {
-            CurveKind::Parabolic => data
-                .with(
-                    "P1",
-                    DataKind::Vector(3),
-                    "0 0 0",
-                    "first point of the parabol",
-                )
-                .with(
-                    "P2",
-                    DataKind::Vector(3),
-                    "0 0 0",
-                    "second point of the parabol",
-                )
-                .with(
-                    "P3",
-                    DataKind::Vector(3),
-                    "0 0 0",
-                    "third point of the parabol",
-                ),
-            CurveKind::HermiteSpline => data
-                .with("X0", DataKind::Vector(3), "0 0 0", "first control point")
-                .with(
-                    "dX0",
-                    DataKind::Vector(3),
-                    "0 0 0",
-                    "first control tangente",
-                )
-                .with("X1", DataKind::Vector(3), "0 0 0", "second control point")
-                .with(
-                    "dX1",
-                    DataKind::Vector(3),
-                    "0 0 0",
-                    "sceond control tangente",
-                )
-                .with(
-                    "SX0",
-                    DataKind::Vector(2),
-                    "0 0",
-                    "first interpolation vector",
-                )
-                .with(
-                    "SX1",
-                    DataKind::Vector(2),
-                    "0 0",
-                    "second interpolation vector",
-                ),
+        let (data, d) = CurveData::declare(base_data(DataTable::new()));
+        let (data, shape) = match kind {
+            CurveKind::Parabolic => {
+                let (data, dp) = ParabolicData::declare(data);
+                (data, CurveShapeData::Parabolic(dp))
+            }
+            CurveKind::HermiteSpline => {
+                let (data, dh) = HermiteSplineData::declare(data);
+                (data, CurveShapeData::HermiteSpline(dh))
+            }
         };
-        data = data.with(
-            "topology",
-            DataKind::Str,
-            "",
-            "link to the topology container",
-        );
+        let (data, _) = CurveTopologyData::declare(data);
         CurveProjectiveConstraint {
             data,
-            kind,
+            d,
+            shape,
             indices: Vec::new(),
             path: None,
             dof: DofType::Vec3,
@@ -292,9 +290,9 @@ impl CurveProjectiveConstraint {
     }
 
     fn class_name(&self) -> &'static str {
-        match self.kind {
-            CurveKind::Parabolic => "ParabolicProjectiveConstraint",
-            CurveKind::HermiteSpline => "HermiteSplineProjectiveConstraint",
+        match self.shape {
+            CurveShapeData::Parabolic(_) => "ParabolicProjectiveConstraint",
+            CurveShapeData::HermiteSpline(_) => "HermiteSplineProjectiveConstraint",
         }
     }
 
@@ -308,8 +306,8 @@ impl CurveProjectiveConstraint {
         };
         self.dof = dof;
         self.dt = ctx.scene.node(ctx.node).dt;
-        let indices = valid_indices(ctx, &self.data, n);
-        let Some(window) = Window::from_data(ctx, &self.data) else {
+        let indices = valid_indices(ctx, self.data.get(self.d.indices), n);
+        let Some(window) = Window::from_data(ctx, &self.data, &self.d) else {
             return;
         };
         let Some(path) = self.curve(ctx) else {
@@ -328,11 +326,15 @@ impl CurveProjectiveConstraint {
 
     /// The curve from the Data (reported when they do not define one).
     fn curve(&self, ctx: &mut InitContext<'_>) -> Option<Path> {
-        match self.kind {
-            CurveKind::Parabolic => {
+        // the parent module's `finite_vector` takes the Data's name, for its message
+        let mut finite = |h: Data<Reals>, n: usize| {
+            finite_vector(ctx, &self.data, self.data.fields()[h.index()].name, n)
+        };
+        match self.shape {
+            CurveShapeData::Parabolic(dp) => {
                 let mut p = [Vec3::zeros(); 3];
-                for (c, name) in p.iter_mut().zip(["P1", "P2", "P3"]) {
-                    *c = vec3(&finite_vector(ctx, &self.data, name, 3)?);
+                for (c, h) in p.iter_mut().zip([dp.p1, dp.p2, dp.p3]) {
+                    *c = vec3(&finite(h, 3)?);
                 }
                 match Parabola::through(p[0], p[1], p[2]) {
                     Ok(parabola) => Some(Path::Parabola(parabola)),
@@ -342,13 +344,13 @@ impl CurveProjectiveConstraint {
                     }
                 }
             }
-            CurveKind::HermiteSpline => {
+            CurveShapeData::HermiteSpline(dh) => {
                 let mut control = [Vec3::zeros(); 4];
-                for (c, name) in control.iter_mut().zip(["X0", "dX0", "X1", "dX1"]) {
-                    *c = vec3(&finite_vector(ctx, &self.data, name, 3)?);
+                for (c, h) in control.iter_mut().zip([dh.x0, dh.dx0, dh.x1, dh.dx1]) {
+                    *c = vec3(&finite(h, 3)?);
                 }
-                let sx0 = finite_vector(ctx, &self.data, "SX0", 2)?;
-                let sx1 = finite_vector(ctx, &self.data, "SX1", 2)?;
+                let sx0 = finite(dh.sx0, 2)?;
+                let sx1 = finite(dh.sx1, 2)?;
                 Some(Path::Hermite(HermiteSpline {
                     control,
                     pace: [sx0[1], sx1[1]],

@@ -5,11 +5,21 @@ use super::context_state;
 use crate::base_data;
 use crate::constraint::projective::projections::valid_indices;
 use canape_core::component::ProjectiveConstraint;
-use canape_core::data::{DataKind, DataTable};
+use canape_core::data::{DataKind, DataTable, Ints, Real, Reals, Text};
 use canape_core::impl_component;
 use canape_core::scene::InitContext;
 use canape_core::state::VecId;
 use canape_types::DofType;
+
+canape_core::data_schema! {
+    /// DirectionProjectiveConstraint's own Data (after the base Data).
+    pub struct DirectionData {
+        indices: Ints = ("indices", DataKind::Ints(0), "0", "Indices of the fixed points"),
+        draw_size: Real = ("drawSize", DataKind::Real, "0", "0 -> point based rendering, >0 -> radius of spheres"),
+        direction: Reals = ("direction", DataKind::Reals(0), "0 0 0", "Direction of the line"),
+        topology: Text = ("topology", DataKind::Str, "", "link to the topology container"),
+    }
+}
 
 /// DirectionProjectiveConstraint (…/DirectionProjectiveConstraint.inl; Vec3 and Vec2): each
 /// chosen point moves only along `direction` (normalised at init), on the line through its
@@ -20,6 +30,8 @@ use canape_types::DofType;
 #[derive(Clone)]
 pub struct DirectionProjectiveConstraint {
     data: DataTable,
+    /// Typed handles to the Data in `data`.
+    dd: DirectionData,
     indices: Vec<u32>,
     /// Unit direction (or zero), one number per coordinate.
     n: Vec<f64>,
@@ -37,33 +49,10 @@ impl Default for DirectionProjectiveConstraint {
 
 impl DirectionProjectiveConstraint {
     pub fn new() -> Self {
-        let data = base_data(DataTable::new())
-            .with(
-                "indices",
-                DataKind::Ints(0),
-                "0",
-                "Indices of the fixed points",
-            )
-            .with(
-                "drawSize",
-                DataKind::Real,
-                "0",
-                "0 -> point based rendering, >0 -> radius of spheres",
-            )
-            .with(
-                "direction",
-                DataKind::Reals(0),
-                "0 0 0",
-                "Direction of the line",
-            )
-            .with(
-                "topology",
-                DataKind::Str,
-                "",
-                "link to the topology container",
-            );
+        let (data, dd) = DirectionData::declare(base_data(DataTable::new()));
         DirectionProjectiveConstraint {
             data,
+            dd,
             indices: Vec::new(),
             n: Vec::new(),
             origins: Vec::new(),
@@ -81,7 +70,7 @@ impl DirectionProjectiveConstraint {
         };
         let d = dof.coord_size();
         self.d = d;
-        let given = self.data.reals("direction");
+        let given = self.data.get(self.dd.direction);
         if given.len() < d || given.iter().any(|x| !x.is_finite()) {
             ctx.error(format!(
                 "direction needs {d} finite numbers for a {} state ({} given: {given:?}): the constraint does nothing",
@@ -105,7 +94,7 @@ impl DirectionProjectiveConstraint {
             ctx.warn("direction is zero: the points are held at their initial positions");
             vec![0.0; d]
         };
-        self.indices = valid_indices(ctx, &self.data, n);
+        self.indices = valid_indices(ctx, self.data.get(self.dd.indices), n);
         let Some(st) = ctx.state() else {
             return;
         };

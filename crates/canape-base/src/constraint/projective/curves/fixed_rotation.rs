@@ -4,7 +4,7 @@
 use super::context_state;
 use crate::base_data;
 use canape_core::component::ProjectiveConstraint;
-use canape_core::data::{DataKind, DataTable};
+use canape_core::data::{DataKind, DataTable, Flag};
 use canape_core::impl_component;
 use canape_core::scene::InitContext;
 use canape_core::state::VecId;
@@ -66,6 +66,15 @@ fn keep_twists(q: Quaternion<f64>, initial: Quaternion<f64>, fixed: [bool; 3]) -
     current * kept
 }
 
+canape_core::data_schema! {
+    /// FixedRotationProjectiveConstraint's own Data (after the base Data).
+    pub struct FixedRotationData {
+        fixed_x: Flag = ("FixedXRotation", DataKind::Bool, "0", "Prevent Rotation around X axis"),
+        fixed_y: Flag = ("FixedYRotation", DataKind::Bool, "0", "Prevent Rotation around Y axis"),
+        fixed_z: Flag = ("FixedZRotation", DataKind::Bool, "0", "Prevent Rotation around Z axis"),
+    }
+}
+
 /// FixedRotationProjectiveConstraint (Sofa/Component/Constraint/Projective/.../
 /// FixedRotationProjectiveConstraint.inl; Rigid3 only): every frame of the state keeps, about
 /// each world axis whose flag is set, the twist its orientation had at init; the rest of its
@@ -75,6 +84,8 @@ fn keep_twists(q: Quaternion<f64>, initial: Quaternion<f64>, fixed: [bool; 3]) -
 #[derive(Clone)]
 pub struct FixedRotationProjectiveConstraint {
     data: DataTable,
+    /// Typed handles to the Data in `data`.
+    d: FixedRotationData,
     fixed: [bool; 3],
     /// Orientation of each frame at init.
     initial: Vec<Quaternion<f64>>,
@@ -88,27 +99,10 @@ impl Default for FixedRotationProjectiveConstraint {
 
 impl FixedRotationProjectiveConstraint {
     pub fn new() -> Self {
-        let data = base_data(DataTable::new())
-            .with(
-                "FixedXRotation",
-                DataKind::Bool,
-                "0",
-                "Prevent Rotation around X axis",
-            )
-            .with(
-                "FixedYRotation",
-                DataKind::Bool,
-                "0",
-                "Prevent Rotation around Y axis",
-            )
-            .with(
-                "FixedZRotation",
-                DataKind::Bool,
-                "0",
-                "Prevent Rotation around Z axis",
-            );
+        let (data, d) = FixedRotationData::declare(base_data(DataTable::new()));
         FixedRotationProjectiveConstraint {
             data,
+            d,
             fixed: [false; 3],
             initial: Vec::new(),
         }
@@ -124,9 +118,9 @@ impl FixedRotationProjectiveConstraint {
             return;
         };
         self.fixed = [
-            self.data.bool("FixedXRotation"),
-            self.data.bool("FixedYRotation"),
-            self.data.bool("FixedZRotation"),
+            self.data.get(self.d.fixed_x),
+            self.data.get(self.d.fixed_y),
+            self.data.get(self.d.fixed_z),
         ];
         self.initial = Rigid3Types::coords(st.vec(VecId::POSITION))
             .iter()
