@@ -6,7 +6,9 @@
 //! force and torque, on a Rigid3 state).
 
 use canape_core::component::{ForceField, Reaction};
-use canape_core::data::{ChangedData, DataKind, DataTable, Ints, Real, Reals};
+use canape_core::data::{
+    base_fields, ChangedData, Data, DataKind, DataTable, Flag, ForceFieldData, Ints, Real, Reals,
+};
 use canape_core::impl_component;
 use canape_core::matrix::MatrixSink;
 use canape_core::scene::InitContext;
@@ -18,6 +20,60 @@ mod tests;
 
 pub use constant::ConstantForceField;
 
+canape_core::data_schema! {
+    /// PlaneForceField's own Data (after the force-field Data).
+    pub struct PlaneForceFieldData {
+        normal: Reals = ("normal", DataKind::Reals(0), "0 1 0", "plane normal. (default=[0,1,0])"),
+        d: Real = ("d", DataKind::Real, "0", "plane d coef. (default=0)"),
+        stiffness: Real = ("stiffness", DataKind::Real, "500", "force stiffness. (default=500)"),
+        damping: Real = ("damping", DataKind::Real, "5", "force damping. (default=5)"),
+        max_force: Real = ("maxForce", DataKind::Real, "0", "if non-null , the max force that can be applied to the object. (default=0)"),
+        bilateral: Flag = ("bilateral", DataKind::Bool, "0", "if true the plane force field is applied on both sides. (default=false)"),
+        local_range: Reals = ("localRange", DataKind::Reals(0), "-1 -1", "optional range of local DOF indices. Any computation involving indices outside of this range are discarded"),
+        show_plane: Flag = ("showPlane", DataKind::Bool, "0", "enable/disable drawing of plane. (default=false)"),
+        plane_color: Reals = ("planeColor", DataKind::Reals(4), "0 0.5 0.2 1", "plane color. (default=[0.0,0.5,0.2,1.0])"),
+        show_plane_size: Real = ("showPlaneSize", DataKind::Real, "10", "plane display size if draw is enabled. (default=10)"),
+    }
+}
+
+canape_core::data_schema! {
+    /// TrianglePressureForceField's own Data (after the force-field Data).
+    pub struct TrianglePressureForceFieldData {
+        pressure: Reals = ("pressure", DataKind::Reals(0), "0 0 0", "Pressure force per unit area"),
+        cauchy_stress: Reals = ("cauchyStress", DataKind::Reals(0), "0 0 0 0 0 0", "Cauchy Stress applied on the normal of each triangle"),
+        triangle_list: Ints = ("triangleList", DataKind::Ints(0), "", "Indices of triangles separated with commas where a pressure is applied"),
+        show_forces: Flag = ("showForces", DataKind::Bool, "0", "draw triangles which have a given pressure"),
+        use_constant_force: Flag = ("useConstantForce", DataKind::Bool, "1", "applied force is computed as the pressure vector times the area at rest"),
+    }
+}
+
+canape_core::data_schema! {
+    /// LinearForceField's own Data (after the force-field Data).
+    pub struct LinearForceFieldData {
+        points: Ints = ("points", DataKind::Ints(0), "", "points where the force is applied"),
+        force: Real = ("force", DataKind::Real, "1", "applied force to all points"),
+        times: Reals = ("times", DataKind::Reals(0), "", "key times for the interpolation"),
+        forces: Reals = ("forces", DataKind::Reals(0), "", "forces corresponding to the key times"),
+        arrow_size_coef: Real = ("arrowSizeCoef", DataKind::Real, "0", "Size of the drawn arrows (0->no arrows, sign->direction of drawing"),
+    }
+}
+
+canape_core::data_schema! {
+    /// EdgePressureForceField's own Data (after the force-field Data).
+    pub struct EdgePressureForceFieldData {
+        pressure: Reals = ("pressure", DataKind::Reals(0), "0 0 0", "Pressure force per unit area"),
+        edge_indices: Ints = ("edgeIndices", DataKind::Ints(0), "", "Indices of edges separated with commas where a pressure is applied"),
+        edges: Ints = ("edges", DataKind::Ints(2), "", "List of edges where a pressure is applied"),
+        normal: Reals = ("normal", DataKind::Reals(0), "0 0 0", "Normal direction for the plane selection of edges"),
+        dmin: Real = ("dmin", DataKind::Real, "0", "Minimum distance from the origin along the normal direction"),
+        dmax: Real = ("dmax", DataKind::Real, "0", "Maximum distance from the origin along the normal direction"),
+        arrow_size_coef: Real = ("arrowSizeCoef", DataKind::Real, "0", "Size of the drawn arrows (0->no arrows, sign->direction of drawing"),
+        p_intensity: Reals = ("p_intensity", DataKind::Reals(0), "", "pressure intensity on edge normal"),
+        binormal: Reals = ("binormal", DataKind::Reals(0), "0 0 0", "Binormal of the 2D plane"),
+        show_forces: Flag = ("showForces", DataKind::Bool, "0", "draw arrows of edge pressures"),
+    }
+}
+
 /// PlaneForceField (Sofa/Component/MechanicalLoad/.../PlaneForceField.inl): points below the
 /// plane x·n = d (or on both sides with `bilateral`) are pushed back with
 /// f = −k·δ·n + damping·δ·v (δ = x·n − d < 0: the damping grows with the penetration), capped at
@@ -26,6 +82,11 @@ pub use constant::ConstantForceField;
 #[derive(Clone)]
 pub struct PlaneForceField {
     data: DataTable,
+    /// Typed handles to the Data in `data`.
+    ff: ForceFieldData,
+    dp: PlaneForceFieldData,
+    /// Whether the last init accepted the state and the normal (edits then act in place).
+    ready: bool,
     /// Spatial dimension (the normal's size) and the state's coordinate/derivative sizes.
     dims: usize,
     cs: usize,
@@ -50,19 +111,13 @@ impl Default for PlaneForceField {
 
 impl PlaneForceField {
     pub fn new() -> Self {
-        let data = canape_core::data::force_field_fields(DataTable::new())
-            .with("normal", DataKind::Reals(0), "0 1 0", "plane normal. (default=[0,1,0])")
-            .with("d", DataKind::Real, "0", "plane d coef. (default=0)")
-            .with("stiffness", DataKind::Real, "500", "force stiffness. (default=500)")
-            .with("damping", DataKind::Real, "5", "force damping. (default=5)")
-            .with("maxForce", DataKind::Real, "0", "if non-null , the max force that can be applied to the object. (default=0)")
-            .with("bilateral", DataKind::Bool, "0", "if true the plane force field is applied on both sides. (default=false)")
-            .with("localRange", DataKind::Reals(0), "-1 -1", "optional range of local DOF indices. Any computation involving indices outside of this range are discarded")
-            .with("showPlane", DataKind::Bool, "0", "enable/disable drawing of plane. (default=false)")
-            .with("planeColor", DataKind::Reals(4), "0 0.5 0.2 1", "plane color. (default=[0.0,0.5,0.2,1.0])")
-            .with("showPlaneSize", DataKind::Real, "10", "plane display size if draw is enabled. (default=10)");
+        let (data, ff) = ForceFieldData::declare(base_fields(DataTable::new()));
+        let (data, dp) = PlaneForceFieldData::declare(data);
         PlaneForceField {
             data,
+            ff,
+            dp,
+            ready: false,
             dims: 3,
             cs: 3,
             ds: 3,
@@ -79,6 +134,7 @@ impl PlaneForceField {
     }
 
     fn init_impl(&mut self, ctx: &mut InitContext<'_>) {
+        self.ready = false;
         let Some(st) = ctx.state() else {
             ctx.error("no MechanicalObject in the context");
             return;
@@ -91,11 +147,13 @@ impl PlaneForceField {
         };
         self.cs = st.dof.coord_size();
         self.ds = st.dof.deriv_size();
-        let n = self.data.reals("normal");
+        let dp = self.dp;
+        let n = self.data.get(dp.normal);
         if n.len() < self.dims || n.iter().any(|v| !v.is_finite()) {
+            // the message quotes `normal` as text, which a list of reals never is: '' (as
+            // before typed Data)
             ctx.error(format!(
-                "normal '{}' needs {} finite numbers for this {} state",
-                self.data.str("normal"),
+                "normal '' needs {} finite numbers for this {} state",
                 self.dims,
                 st.dof.name()
             ));
@@ -106,25 +164,18 @@ impl PlaneForceField {
         }
         self.normal = [0.0; 3];
         self.normal[..self.dims].copy_from_slice(&n[..self.dims]);
-        self.d = self.data.real("d");
         // SOFA's checks: negative values fall back to the defaults
-        let mut read = |name: &str, default: f64| {
-            let v = self.data.real(name);
-            if v >= 0.0 && v.is_finite() {
-                v
-            } else {
+        for (h, default) in Self::checked(dp) {
+            if let Err(v) = self.checked_value(h) {
+                let name = self.data.fields()[h.index()].name;
                 ctx.warn(format!(
                     "{name} {v} is outside [0, +∞[: {default} is used, as in SOFA"
                 ));
-                default
             }
-        };
-        self.stiffness = read("stiffness", 500.0);
-        self.damping = read("damping", 5.0);
-        self.max_force = read("maxForce", 0.0);
-        self.bilateral = self.data.bool("bilateral");
-        self.rayleigh = self.data.real("rayleighStiffness");
-        let r = self.data.reals("localRange").to_vec();
+        }
+        self.read_parameters();
+        self.rayleigh = self.data.get(self.ff.rayleigh_stiffness);
+        let r = self.data.get(dp.local_range).to_vec();
         self.range = (0, usize::MAX);
         if r.len() == 2 {
             if r[0] >= 0.0 {
@@ -134,6 +185,63 @@ impl PlaneForceField {
                 self.range.1 = r[1] as usize + 1;
             }
         }
+        self.ready = true;
+    }
+
+    /// The Data SOFA checks to be in [0, +∞[, with the default used otherwise.
+    fn checked(dp: PlaneForceFieldData) -> [(Data<Real>, f64); 3] {
+        [
+            (dp.stiffness, 500.0),
+            (dp.damping, 5.0),
+            (dp.max_force, 0.0),
+        ]
+    }
+
+    /// The value of a checked Data, or `Err` with it when outside [0, +∞[.
+    fn checked_value(&self, h: Data<Real>) -> Result<f64, f64> {
+        let v = self.data.get(h);
+        if v >= 0.0 && v.is_finite() {
+            Ok(v)
+        } else {
+            Err(v)
+        }
+    }
+
+    /// Copy the plain parameters (d, stiffness, damping, maxForce, bilateral) from the Data,
+    /// the checked ones falling back to their defaults.
+    fn read_parameters(&mut self) {
+        let dp = self.dp;
+        let [k, c, m] =
+            Self::checked(dp).map(|(h, default)| self.checked_value(h).unwrap_or(default));
+        self.d = self.data.get(dp.d);
+        self.stiffness = k;
+        self.damping = c;
+        self.max_force = m;
+        self.bilateral = self.data.get(dp.bilateral);
+    }
+
+    /// Edits of d, stiffness, damping, maxForce and bilateral act in place (a value init would
+    /// warn about goes through init, which reports it); the rest re-initialises.
+    fn data_changed_impl(&mut self, changed: &ChangedData) -> Reaction {
+        let dp = self.dp;
+        let in_place = [
+            dp.d.index(),
+            dp.stiffness.index(),
+            dp.damping.index(),
+            dp.max_force.index(),
+            dp.bilateral.index(),
+        ];
+        if !self.ready || !changed.only(&in_place) {
+            return Reaction::Reinit;
+        }
+        if Self::checked(dp)
+            .iter()
+            .any(|&(h, _)| self.checked_value(h).is_err())
+        {
+            return Reaction::Reinit;
+        }
+        self.read_parameters();
+        Reaction::Updated
     }
 
     fn depth(&self, x: &[f64], i: usize) -> f64 {
@@ -144,7 +252,7 @@ impl PlaneForceField {
     }
 }
 
-impl_component!(PlaneForceField, "PlaneForceField", init);
+impl_component!(PlaneForceField, "PlaneForceField", init, data_changed);
 
 impl ForceField for PlaneForceField {
     fn add_force(&mut self, x: &[f64], v: &[f64], f: &mut [f64]) {
@@ -207,6 +315,8 @@ impl ForceField for PlaneForceField {
 #[derive(Clone)]
 pub struct TrianglePressureForceField {
     data: DataTable,
+    /// Typed handles to the Data in `data`.
+    d: TrianglePressureForceFieldData,
     /// (vertices, force per vertex)
     loads: Vec<([usize; 3], [f64; 3])>,
 }
@@ -219,52 +329,24 @@ impl Default for TrianglePressureForceField {
 
 impl TrianglePressureForceField {
     pub fn new() -> Self {
-        let data = canape_core::data::force_field_fields(DataTable::new())
-            .with(
-                "pressure",
-                DataKind::Reals(0),
-                "0 0 0",
-                "Pressure force per unit area",
-            )
-            .with(
-                "cauchyStress",
-                DataKind::Reals(0),
-                "0 0 0 0 0 0",
-                "Cauchy Stress applied on the normal of each triangle",
-            )
-            .with(
-                "triangleList",
-                DataKind::Ints(0),
-                "",
-                "Indices of triangles separated with commas where a pressure is applied",
-            )
-            .with(
-                "showForces",
-                DataKind::Bool,
-                "0",
-                "draw triangles which have a given pressure",
-            )
-            .with(
-                "useConstantForce",
-                DataKind::Bool,
-                "1",
-                "applied force is computed as the pressure vector times the area at rest",
-            );
+        let data = canape_core::data::force_field_fields(DataTable::new());
+        let (data, d) = TrianglePressureForceFieldData::declare(data);
         TrianglePressureForceField {
             data,
+            d,
             loads: Vec::new(),
         }
     }
 
     fn init_impl(&mut self, ctx: &mut InitContext<'_>) {
         self.loads.clear();
-        if !self.data.bool("useConstantForce") {
+        if !self.data.get(self.d.use_constant_force) {
             ctx.error(
                 "useConstantForce=\"false\" (a Cauchy stress on the current normals) is not supported yet",
             );
             return;
         }
-        let p = self.data.reals("pressure").to_vec();
+        let p = self.data.get(self.d.pressure).to_vec();
         if p.len() != 3 || p.iter().any(|v| !v.is_finite()) {
             ctx.error("pressure needs 3 finite numbers (a force per unit area)");
             return;
@@ -287,7 +369,7 @@ impl TrianglePressureForceField {
             return;
         };
         let tris = topo.mesh().triangles.clone();
-        for &t in self.data.ints("triangleList") {
+        for &t in self.data.get(self.d.triangle_list) {
             let Some(tri) = tris.get(t as usize) else {
                 ctx.error(format!(
                     "triangle {t} is not in the topology ({} triangles)",
@@ -335,6 +417,8 @@ impl ForceField for TrianglePressureForceField {
 #[derive(Clone)]
 pub struct LinearForceField {
     data: DataTable,
+    /// Typed handles to the Data in `data`.
+    d: LinearForceFieldData,
     points: Vec<usize>,
     times: Vec<f64>,
     forces: Vec<Vec<f64>>,
@@ -351,34 +435,11 @@ impl Default for LinearForceField {
 
 impl LinearForceField {
     pub fn new() -> Self {
-        let data = canape_core::data::force_field_fields(DataTable::new())
-            .with(
-                "points",
-                DataKind::Ints(0),
-                "",
-                "points where the force is applied",
-            )
-            .with("force", DataKind::Real, "1", "applied force to all points")
-            .with(
-                "times",
-                DataKind::Reals(0),
-                "",
-                "key times for the interpolation",
-            )
-            .with(
-                "forces",
-                DataKind::Reals(0),
-                "",
-                "forces corresponding to the key times",
-            )
-            .with(
-                "arrowSizeCoef",
-                DataKind::Real,
-                "0",
-                "Size of the drawn arrows (0->no arrows, sign->direction of drawing",
-            );
+        let data = canape_core::data::force_field_fields(DataTable::new());
+        let (data, d) = LinearForceFieldData::declare(data);
         LinearForceField {
             data,
+            d,
             points: Vec::new(),
             times: Vec::new(),
             forces: Vec::new(),
@@ -399,12 +460,12 @@ impl LinearForceField {
         };
         self.ds = st.dof.deriv_size();
         let n = st.size();
-        let times = self.data.reals("times").to_vec();
+        let times = self.data.get(self.d.times).to_vec();
         if times.windows(2).any(|w| w[1] < w[0]) {
             ctx.error("times must be in chronological order");
             return;
         }
-        let f = self.data.reals("forces");
+        let f = self.data.get(self.d.forces);
         if f.len() != self.ds * times.len() {
             ctx.error(format!(
                 "forces has {} numbers: {} key times of {} numbers each are needed",
@@ -416,10 +477,10 @@ impl LinearForceField {
         }
         self.times = times;
         self.forces = f.chunks(self.ds).map(|c| c.to_vec()).collect();
-        self.scale = self.data.real("force");
+        self.scale = self.data.get(self.d.force);
         let (kept, dropped): (Vec<u32>, Vec<u32>) = self
             .data
-            .ints("points")
+            .get(self.d.points)
             .iter()
             .partition(|&&i| (i as usize) < n);
         if !dropped.is_empty() {
@@ -482,6 +543,8 @@ impl ForceField for LinearForceField {
 #[derive(Clone)]
 pub struct EdgePressureForceField {
     data: DataTable,
+    /// Typed handles to the Data in `data`.
+    d: EdgePressureForceFieldData,
     /// (vertices, rest length, intensity, force per edge)
     edges: Vec<([usize; 2], f64, f64, [f64; 3])>,
     pressure: [f64; 3],
@@ -505,69 +568,11 @@ fn unit3(v: [f64; 3]) -> [f64; 3] {
 
 impl EdgePressureForceField {
     pub fn new() -> Self {
-        let data = canape_core::data::force_field_fields(DataTable::new())
-            .with(
-                "pressure",
-                DataKind::Reals(0),
-                "0 0 0",
-                "Pressure force per unit area",
-            )
-            .with(
-                "edgeIndices",
-                DataKind::Ints(0),
-                "",
-                "Indices of edges separated with commas where a pressure is applied",
-            )
-            .with(
-                "edges",
-                DataKind::Ints(2),
-                "",
-                "List of edges where a pressure is applied",
-            )
-            .with(
-                "normal",
-                DataKind::Reals(0),
-                "0 0 0",
-                "Normal direction for the plane selection of edges",
-            )
-            .with(
-                "dmin",
-                DataKind::Real,
-                "0",
-                "Minimum distance from the origin along the normal direction",
-            )
-            .with(
-                "dmax",
-                DataKind::Real,
-                "0",
-                "Maximum distance from the origin along the normal direction",
-            )
-            .with(
-                "arrowSizeCoef",
-                DataKind::Real,
-                "0",
-                "Size of the drawn arrows (0->no arrows, sign->direction of drawing",
-            )
-            .with(
-                "p_intensity",
-                DataKind::Reals(0),
-                "",
-                "pressure intensity on edge normal",
-            )
-            .with(
-                "binormal",
-                DataKind::Reals(0),
-                "0 0 0",
-                "Binormal of the 2D plane",
-            )
-            .with(
-                "showForces",
-                DataKind::Bool,
-                "0",
-                "draw arrows of edge pressures",
-            );
+        let data = canape_core::data::force_field_fields(DataTable::new());
+        let (data, d) = EdgePressureForceFieldData::declare(data);
         EdgePressureForceField {
             data,
+            d,
             edges: Vec::new(),
             pressure: [0.0; 3],
             binormal: None,
@@ -599,14 +604,17 @@ impl EdgePressureForceField {
 
     fn init_impl(&mut self, ctx: &mut InitContext<'_>) {
         self.edges.clear();
-        let v3 = |d: &DataTable, n: &str| -> [f64; 3] {
-            let r = d.reals(n);
+        let (t, d) = (&self.data, self.d);
+        let v3 = |h: Data<Reals>| -> [f64; 3] {
+            let r = t.get(h);
             [0, 1, 2].map(|k| r.get(k).copied().unwrap_or(0.0))
         };
-        self.pressure = v3(&self.data, "pressure");
-        let b = v3(&self.data, "binormal");
+        let pressure = v3(d.pressure);
+        let b = v3(d.binormal);
+        let normal = v3(d.normal);
+        self.pressure = pressure;
         self.binormal = (b != [0.0; 3]).then_some(b);
-        let intensity = self.data.reals("p_intensity").to_vec();
+        let intensity = self.data.get(d.p_intensity).to_vec();
         if self.pressure == [0.0; 3] && !intensity.is_empty() && self.binormal.is_none() {
             ctx.error("p_intensity without a binormal (the normals of a triangle surface) is not supported yet; give a binormal or a pressure");
             return;
@@ -628,9 +636,9 @@ impl EdgePressureForceField {
         };
         let topo_edges = topo.mesh().edges.clone();
         let mut chosen: Vec<usize> = Vec::new();
-        let (dmin, dmax) = (self.data.real("dmin"), self.data.real("dmax"));
+        let (dmin, dmax) = (self.data.get(d.dmin), self.data.get(d.dmax));
         if dmin != dmax {
-            let nrm = v3(&self.data, "normal");
+            let nrm = normal;
             let inside = |i: u32| {
                 let p = canape_types::get3(&rest, i as usize);
                 let d = p.x * nrm[0] + p.y * nrm[1] + p.z * nrm[2];
@@ -640,18 +648,18 @@ impl EdgePressureForceField {
                 .filter(|&k| inside(topo_edges[k][0]) && inside(topo_edges[k][1]))
                 .collect();
         }
-        if self.data.is_set("edgeIndices") {
+        if self.data.was_set(d.edge_indices) {
             chosen = self
                 .data
-                .ints("edgeIndices")
+                .get(d.edge_indices)
                 .iter()
                 .map(|&i| i as usize)
                 .collect();
         }
-        if self.data.is_set("edges") {
+        if self.data.was_set(d.edges) {
             chosen = self
                 .data
-                .ints("edges")
+                .get(d.edges)
                 .chunks_exact(2)
                 .map(|p| {
                     topo_edges

@@ -96,3 +96,73 @@ fn constant_force_edits_update_in_place() {
     let arrows = [("showArrowSize", "2")];
     assert_eq!(edit_constant(v3, &one, &arrows), Reaction::Reinit);
 }
+
+/// What a force field gives at `x` with velocities `v`, as bits: the forces, then the
+/// tangent applied to a vector and the assembled matrix (on the contacts of that `add_force`).
+fn response_bits<F: ForceField>(ff: &mut F, x: &[f64], v: &[f64]) -> Vec<u64> {
+    let n = x.len();
+    let mut out = vec![0.0; n];
+    ff.add_force(x, v, &mut out);
+    let dx: Vec<f64> = (0..n).map(|i| (i % 3) as f64 * 0.2 - 0.1).collect();
+    let mut df = vec![0.0; n];
+    ff.add_dforce(&dx, &mut df, 1.5);
+    out.extend(df);
+    let mut tr = canape_core::matrix::Triplets::new(n);
+    ff.add_k_to_matrix(&mut tr, 0.5, 0);
+    out.extend(tr.entries.iter().map(|e| e.2));
+    out.iter().map(|x| x.to_bits()).collect()
+}
+
+/// A PlaneForceField on a Vec3 state at `x`, initialised with `before`, then given `after`
+/// while it runs: the reaction. When it is [`Reaction::Updated`] its forces and tangent must
+/// equal bit for bit those of one initialised from scratch with `before` then `after`.
+fn edit_plane(x: &[f64], before: &[(&str, &str)], after: &[(&str, &str)]) -> Reaction {
+    let v: Vec<f64> = (0..x.len()).map(|i| 0.05 * i as f64 - 0.2).collect();
+    let (mut scene, root) = scene_with_state(DofType::Vec3, x);
+    let mut init = |attrs: &[(&str, &str)]| {
+        let mut c = PlaneForceField::new();
+        let diags = init_in(
+            &mut scene,
+            root,
+            &mut c,
+            |c| AnyComponent::ForceField(Box::new(c)),
+            attrs,
+        );
+        assert!(diags.is_empty(), "{attrs:?}: {diags:?}");
+        c
+    };
+    let mut c = init(before);
+    let old = response_bits(&mut c, x, &v);
+    let versions = c.data().versions();
+    for (k, val) in after {
+        c.data_mut().set_str(k, val).unwrap();
+    }
+    let changed = c.data().changed_since(&versions);
+    let reaction = c.data_changed(&changed);
+    if reaction == Reaction::Updated {
+        let got = response_bits(&mut c, x, &v);
+        let mut want = init(&[before, after].concat());
+        assert_eq!(got, response_bits(&mut want, x, &v), "{after:?}");
+        assert_ne!(got, old, "{after:?} changed nothing");
+    }
+    reaction
+}
+
+/// Editing d, stiffness, damping, maxForce or bilateral of a running PlaneForceField gives
+/// the forces and tangent of one initialised with the new values; values init warns about
+/// and other Data re-initialise it.
+#[test]
+fn edits_update_in_place_plane_force_field() {
+    let up = Reaction::Updated;
+    let x = [0.0, -0.5, 0.0, 1.0, 0.3, 0.0, 0.2, -0.1, 0.4];
+    let plane = [("normal", "0 1 0"), ("d", "0"), ("stiffness", "100")];
+    assert_eq!(edit_plane(&x, &plane, &[("stiffness", "250")]), up);
+    assert_eq!(edit_plane(&x, &plane, &[("damping", "0.5")]), up);
+    assert_eq!(edit_plane(&x, &plane, &[("d", "0.2")]), up);
+    assert_eq!(edit_plane(&x, &plane, &[("maxForce", "10")]), up);
+    assert_eq!(edit_plane(&x, &plane, &[("bilateral", "1")]), up);
+    let bad = [("stiffness", "-3")];
+    assert_eq!(edit_plane(&x, &plane, &bad), Reaction::Reinit);
+    let turned = [("normal", "1 0 0")];
+    assert_eq!(edit_plane(&x, &plane, &turned), Reaction::Reinit);
+}
