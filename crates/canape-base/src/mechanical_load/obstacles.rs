@@ -23,7 +23,7 @@ pub use conical::ConicalForceField;
 pub use ellipsoid::EllipsoidForceField;
 pub use sphere::SphereForceField;
 
-use canape_core::data::DataTable;
+use canape_core::data::{Data, DataTable, Real, Reals};
 use canape_core::scene::InitContext;
 use canape_types::DofType;
 // what the tests reach through `use super::*`
@@ -75,18 +75,24 @@ fn vec_state(ctx: &mut InitContext<'_>, class: &str, vec3: bool) -> Option<usize
     Some(dims)
 }
 
-/// Data `name` as a point of `dims` finite numbers; None (reported) otherwise.
+/// The name of the Data of `h`, for messages.
+fn name_of<T>(data: &DataTable, h: Data<T>) -> &'static str {
+    data.fields()[h.index()].name
+}
+
+/// The Data of `h` as a point of `dims` finite numbers; None (reported) otherwise.
 fn read_point(
     data: &DataTable,
-    name: &str,
+    h: Data<Reals>,
     dims: usize,
     ctx: &mut InitContext<'_>,
 ) -> Option<[f64; 3]> {
-    let v = data.reals(name);
+    let v = data.get(h);
     if v.len() != dims || v.iter().any(|c| !c.is_finite()) {
         ctx.error(format!(
-            "{name} '{}' needs {dims} finite number{} for this state ({} given)",
-            data.value(name).map(|v| v.to_string()).unwrap_or_default(),
+            "{} '{}' needs {dims} finite number{} for this state ({} given)",
+            name_of(data, h),
+            data.fields()[h.index()].value,
             if dims > 1 { "s" } else { "" },
             v.len()
         ));
@@ -97,22 +103,26 @@ fn read_point(
     Some(p)
 }
 
+/// The Data of `h` when it is a finite non-negative coefficient.
+fn checked_non_negative(data: &DataTable, h: Data<Real>) -> Option<f64> {
+    let v = data.get(h);
+    (v >= 0.0 && v.is_finite()).then_some(v)
+}
+
 /// A finite non-negative coefficient, or `default` with a warning.
-fn non_negative(data: &DataTable, name: &str, default: f64, ctx: &mut InitContext<'_>) -> f64 {
-    let v = data.real(name);
-    if v >= 0.0 && v.is_finite() {
-        v
-    } else {
+fn non_negative(data: &DataTable, h: Data<Real>, default: f64, ctx: &mut InitContext<'_>) -> f64 {
+    checked_non_negative(data, h).unwrap_or_else(|| {
         ctx.warn(format!(
-            "{name} {v} is outside [0, +∞[: the default {default} is used"
+            "{} {} is outside [0, +∞[: the default {default} is used",
+            name_of(data, h),
+            data.get(h)
         ));
         default
-    }
+    })
 }
 
 /// SOFA's `localRange` (first and last index, −1 for no bound) as a half-open index range.
-fn local_range(data: &DataTable) -> (usize, usize) {
-    let r = data.reals("localRange");
+fn local_range(r: &[f64]) -> (usize, usize) {
     let mut range = (0, usize::MAX);
     if r.len() == 2 {
         if r[0] >= 0.0 {

@@ -1,12 +1,26 @@
 //! ConicalForceField: a cone closed by a spherical cap keeps the points inside it, with
 //! SOFA's normal-only tangent (Vec3 only).
 
-use super::{cross, dot, non_negative, point, read_point, scale, vec_state};
-use canape_core::component::ForceField;
-use canape_core::data::{DataKind, DataTable};
+use super::{checked_non_negative, cross, dot, non_negative, point, read_point, scale, vec_state};
+use canape_core::component::{ForceField, Reaction};
+use canape_core::data::{
+    base_fields, ChangedData, DataKind, DataTable, ForceFieldData, Real, Reals, Words,
+};
 use canape_core::impl_component;
 use canape_core::matrix::MatrixSink;
 use canape_core::scene::InitContext;
+
+canape_core::data_schema! {
+    /// ConicalForceField's own Data (after the force-field Data).
+    pub struct ConicalForceFieldData {
+        cone_center: Reals = ("coneCenter", DataKind::Reals(0), "0 0 0", "cone center"),
+        cone_height: Reals = ("coneHeight", DataKind::Reals(0), "0 0 0", "cone height"),
+        cone_angle: Real = ("coneAngle", DataKind::Real, "10", "cone angle"),
+        stiffness: Real = ("stiffness", DataKind::Real, "500", "force stiffness"),
+        damping: Real = ("damping", DataKind::Real, "5", "force damping"),
+        color: Words = ("color", DataKind::Words, "0 0 1 1", "cone color. (default=0.0,0.0,0.0,1.0,1.0)"),
+    }
+}
 
 #[derive(Clone, Copy, Debug)]
 pub(super) struct ConeContact {
@@ -35,6 +49,9 @@ pub(super) struct ConeContact {
 #[derive(Clone)]
 pub struct ConicalForceField {
     data: DataTable,
+    /// Typed handles to the Data in `data`.
+    ff: ForceFieldData,
+    d: ConicalForceFieldData,
     center: [f64; 3],
     /// The axis, normalised, and the length h.
     axis: [f64; 3],
@@ -57,20 +74,12 @@ impl Default for ConicalForceField {
 
 impl ConicalForceField {
     pub fn new() -> Self {
-        let data = canape_core::data::force_field_fields(DataTable::new())
-            .with("coneCenter", DataKind::Reals(0), "0 0 0", "cone center")
-            .with("coneHeight", DataKind::Reals(0), "0 0 0", "cone height")
-            .with("coneAngle", DataKind::Real, "10", "cone angle")
-            .with("stiffness", DataKind::Real, "500", "force stiffness")
-            .with("damping", DataKind::Real, "5", "force damping")
-            .with(
-                "color",
-                DataKind::Words,
-                "0 0 1 1",
-                "cone color. (default=0.0,0.0,0.0,1.0,1.0)",
-            );
+        let (data, ff) = ForceFieldData::declare(base_fields(DataTable::new()));
+        let (data, d) = ConicalForceFieldData::declare(data);
         ConicalForceField {
             data,
+            ff,
+            d,
             center: [0.0; 3],
             axis: [0.0, 1.0, 0.0],
             height: 0.0,
@@ -90,22 +99,25 @@ impl ConicalForceField {
         if vec_state(ctx, "ConicalForceField", true).is_none() {
             return;
         }
-        let center = if self.data.is_set("coneCenter") {
-            read_point(&self.data, "coneCenter", 3, ctx)
+        let (t, d) = (&self.data, self.d);
+        let center = if t.was_set(d.cone_center) {
+            read_point(t, d.cone_center, 3, ctx)
         } else {
             Some([0.0; 3])
         };
-        let height = read_point(&self.data, "coneHeight", 3, ctx);
-        let angle = self.data.real("coneAngle");
+        let height = read_point(t, d.cone_height, 3, ctx);
+        let angle = t.get(d.cone_angle);
         let angle_ok = angle > 0.0 && angle < 180.0;
         if !angle_ok {
             ctx.error(format!(
                 "coneAngle {angle} must be in ]0, 180[ degrees: the cone holds nothing"
             ));
         }
-        self.stiffness = non_negative(&self.data, "stiffness", 500.0, ctx);
-        self.damping = non_negative(&self.data, "damping", 5.0, ctx);
-        self.rayleigh = self.data.real("rayleighStiffness");
+        let stiffness = non_negative(t, d.stiffness, 500.0, ctx);
+        let damping = non_negative(t, d.damping, 5.0, ctx);
+        self.rayleigh = t.get(self.ff.rayleigh_stiffness);
+        self.stiffness = stiffness;
+        self.damping = damping;
         let (Some(center), Some(height)) = (center, height) else {
             return;
         };
@@ -138,7 +150,29 @@ impl ConicalForceField {
     }
 }
 
-impl_component!(ConicalForceField, "ConicalForceField", init);
+impl ConicalForceField {
+    /// Edits of stiffness and damping act in place on an active cone (as init would take
+    /// them: the contacts are forgotten); a value init would warn about and other Data go
+    /// through init.
+    fn data_changed_impl(&mut self, changed: &ChangedData) -> Reaction {
+        let d = self.d;
+        if !self.active || !changed.only(&[d.stiffness.index(), d.damping.index()]) {
+            return Reaction::Reinit;
+        }
+        let (Some(stiffness), Some(damping)) = (
+            checked_non_negative(&self.data, d.stiffness),
+            checked_non_negative(&self.data, d.damping),
+        ) else {
+            return Reaction::Reinit;
+        };
+        self.stiffness = stiffness;
+        self.damping = damping;
+        self.contacts.clear();
+        Reaction::Updated
+    }
+}
+
+impl_component!(ConicalForceField, "ConicalForceField", init, data_changed);
 
 impl ForceField for ConicalForceField {
     fn add_force(&mut self, x: &[f64], v: &[f64], f: &mut [f64]) {

@@ -1,12 +1,25 @@
 //! EllipsoidForceField: an axis-aligned ellipsoid pushes the points inside it out (or pulls
 //! those outside in), with SOFA's approximate tangent.
 
-use super::{dot, non_negative, point, read_point, vec_state};
-use canape_core::component::ForceField;
-use canape_core::data::{DataKind, DataTable};
+use super::{checked_non_negative, dot, non_negative, point, read_point, vec_state};
+use canape_core::component::{ForceField, Reaction};
+use canape_core::data::{
+    base_fields, ChangedData, DataKind, DataTable, ForceFieldData, Real, Reals, Words,
+};
 use canape_core::impl_component;
 use canape_core::matrix::MatrixSink;
 use canape_core::scene::InitContext;
+
+canape_core::data_schema! {
+    /// EllipsoidForceField's own Data (after the force-field Data).
+    pub struct EllipsoidForceFieldData {
+        center: Reals = ("center", DataKind::Reals(0), "0 0 0", "ellipsoid center"),
+        vradius: Reals = ("vradius", DataKind::Reals(0), "0 0 0", "ellipsoid radius"),
+        stiffness: Real = ("stiffness", DataKind::Real, "500", "force stiffness (positive to repulse outward, negative inward)"),
+        damping: Real = ("damping", DataKind::Real, "5", "force damping"),
+        color: Words = ("color", DataKind::Words, "0 0.5 1 1", "ellipsoid color. (default=0,0.5,1.0,1.0)"),
+    }
+}
 
 #[derive(Clone, Copy, Debug)]
 struct EllipsoidContact {
@@ -35,6 +48,9 @@ struct EllipsoidContact {
 #[derive(Clone)]
 pub struct EllipsoidForceField {
     data: DataTable,
+    /// Typed handles to the Data in `data`.
+    ff: ForceFieldData,
+    d: EllipsoidForceFieldData,
     dims: usize,
     center: [f64; 3],
     inv_r2: [f64; 3],
@@ -53,24 +69,12 @@ impl Default for EllipsoidForceField {
 
 impl EllipsoidForceField {
     pub fn new() -> Self {
-        let data = canape_core::data::force_field_fields(DataTable::new())
-            .with("center", DataKind::Reals(0), "0 0 0", "ellipsoid center")
-            .with("vradius", DataKind::Reals(0), "0 0 0", "ellipsoid radius")
-            .with(
-                "stiffness",
-                DataKind::Real,
-                "500",
-                "force stiffness (positive to repulse outward, negative inward)",
-            )
-            .with("damping", DataKind::Real, "5", "force damping")
-            .with(
-                "color",
-                DataKind::Words,
-                "0 0.5 1 1",
-                "ellipsoid color. (default=0,0.5,1.0,1.0)",
-            );
+        let (data, ff) = ForceFieldData::declare(base_fields(DataTable::new()));
+        let (data, d) = EllipsoidForceFieldData::declare(data);
         EllipsoidForceField {
             data,
+            ff,
+            d,
             dims: 3,
             center: [0.0; 3],
             inv_r2: [1.0; 3],
@@ -89,21 +93,22 @@ impl EllipsoidForceField {
             return;
         };
         self.dims = dims;
-        let center = if self.data.is_set("center") {
-            read_point(&self.data, "center", dims, ctx)
+        let (t, d) = (&self.data, self.d);
+        let center = if t.was_set(d.center) {
+            read_point(t, d.center, dims, ctx)
         } else {
             Some([0.0; 3])
         };
-        let radii = if self.data.is_set("vradius") {
-            read_point(&self.data, "vradius", dims, ctx)
+        let radii = if t.was_set(d.vradius) {
+            read_point(t, d.vradius, dims, ctx)
         } else {
             ctx.error(format!(
                 "vradius is not given: the ellipsoid needs {dims} radii (SOFA's default is 0, no ellipsoid)"
             ));
             None
         };
-        let stiffness = self.data.real("stiffness");
-        self.stiffness = if stiffness.is_finite() {
+        let stiffness = t.get(d.stiffness);
+        let stiffness = if stiffness.is_finite() {
             stiffness
         } else {
             ctx.warn(format!(
@@ -111,21 +116,20 @@ impl EllipsoidForceField {
             ));
             500.0
         };
-        if self.stiffness == 0.0 {
+        if stiffness == 0.0 {
             ctx.warn("stiffness 0: no point is ever in contact");
         }
-        self.damping = non_negative(&self.data, "damping", 5.0, ctx);
-        self.rayleigh = self.data.real("rayleighStiffness");
+        let damping = non_negative(t, d.damping, 5.0, ctx);
+        self.rayleigh = t.get(self.ff.rayleigh_stiffness);
+        self.stiffness = stiffness;
+        self.damping = damping;
         let (Some(center), Some(radii)) = (center, radii) else {
             return;
         };
         if radii[..dims].contains(&0.0) {
             ctx.error(format!(
                 "vradius '{}' has a zero radius: the ellipsoid pushes nothing",
-                self.data
-                    .value("vradius")
-                    .map(|v| v.to_string())
-                    .unwrap_or_default()
+                self.data.fields()[self.d.vradius.index()].value
             ));
             return;
         }
@@ -145,7 +149,35 @@ impl EllipsoidForceField {
     }
 }
 
-impl_component!(EllipsoidForceField, "EllipsoidForceField", init);
+impl EllipsoidForceField {
+    /// Edits of stiffness and damping act in place on an active ellipsoid (as init would take
+    /// them: the contacts are forgotten); a value init would warn about (a stiffness not
+    /// finite or zero, a damping outside [0, +∞[) and other Data go through init.
+    fn data_changed_impl(&mut self, changed: &ChangedData) -> Reaction {
+        let d = self.d;
+        if !self.active || !changed.only(&[d.stiffness.index(), d.damping.index()]) {
+            return Reaction::Reinit;
+        }
+        let stiffness = self.data.get(d.stiffness);
+        let Some(damping) = checked_non_negative(&self.data, d.damping) else {
+            return Reaction::Reinit;
+        };
+        if !stiffness.is_finite() || stiffness == 0.0 {
+            return Reaction::Reinit;
+        }
+        self.stiffness = stiffness;
+        self.damping = damping;
+        self.contacts.clear();
+        Reaction::Updated
+    }
+}
+
+impl_component!(
+    EllipsoidForceField,
+    "EllipsoidForceField",
+    init,
+    data_changed
+);
 
 impl ForceField for EllipsoidForceField {
     fn add_force(&mut self, x: &[f64], v: &[f64], f: &mut [f64]) {

@@ -1,12 +1,29 @@
 //! SphereForceField: the points inside a sphere (all of them with `bilateral`) are pushed to
 //! its surface; the tangent is the exact derivative of the elastic force.
 
-use super::{dot, local_range, non_negative, point, read_point, scale, vec_state};
-use canape_core::component::ForceField;
-use canape_core::data::{DataKind, DataTable};
+use super::{
+    checked_non_negative, dot, local_range, non_negative, point, read_point, scale, vec_state,
+};
+use canape_core::component::{ForceField, Reaction};
+use canape_core::data::{
+    base_fields, ChangedData, DataKind, DataTable, Flag, ForceFieldData, Real, Reals, Words,
+};
 use canape_core::impl_component;
 use canape_core::matrix::MatrixSink;
 use canape_core::scene::InitContext;
+
+canape_core::data_schema! {
+    /// SphereForceField's own Data (after the force-field Data).
+    pub struct SphereForceFieldData {
+        center: Reals = ("center", DataKind::Reals(0), "0 0 0", "sphere center"),
+        radius: Real = ("radius", DataKind::Real, "1", "sphere radius"),
+        stiffness: Real = ("stiffness", DataKind::Real, "500", "force stiffness"),
+        damping: Real = ("damping", DataKind::Real, "5", "force damping"),
+        color: Words = ("color", DataKind::Words, "0 0 1 1", "sphere color. (default=[0,0,1,1])"),
+        local_range: Reals = ("localRange", DataKind::Reals(0), "-1 -1", "optional range of local DOF indices. Any computation involving only indices outside of this range are discarded (useful for parallelization using mesh partitionning)"),
+        bilateral: Flag = ("bilateral", DataKind::Bool, "0", "if true the sphere force field is applied on both sides"),
+    }
+}
 
 #[derive(Clone, Copy, Debug)]
 pub(super) struct SphereContact {
@@ -33,6 +50,9 @@ pub(super) struct SphereContact {
 #[derive(Clone)]
 pub struct SphereForceField {
     data: DataTable,
+    /// Typed handles to the Data in `data`.
+    ff: ForceFieldData,
+    d: SphereForceFieldData,
     dims: usize,
     center: [f64; 3],
     radius: f64,
@@ -54,16 +74,12 @@ impl Default for SphereForceField {
 
 impl SphereForceField {
     pub fn new() -> Self {
-        let data = canape_core::data::force_field_fields(DataTable::new())
-            .with("center", DataKind::Reals(0), "0 0 0", "sphere center")
-            .with("radius", DataKind::Real, "1", "sphere radius")
-            .with("stiffness", DataKind::Real, "500", "force stiffness")
-            .with("damping", DataKind::Real, "5", "force damping")
-            .with("color", DataKind::Words, "0 0 1 1", "sphere color. (default=[0,0,1,1])")
-            .with("localRange", DataKind::Reals(0), "-1 -1", "optional range of local DOF indices. Any computation involving only indices outside of this range are discarded (useful for parallelization using mesh partitionning)")
-            .with("bilateral", DataKind::Bool, "0", "if true the sphere force field is applied on both sides");
+        let (data, ff) = ForceFieldData::declare(base_fields(DataTable::new()));
+        let (data, d) = SphereForceFieldData::declare(data);
         SphereForceField {
             data,
+            ff,
+            d,
             dims: 3,
             center: [0.0; 3],
             radius: 1.0,
@@ -85,23 +101,26 @@ impl SphereForceField {
         };
         self.dims = dims;
         // the center's default is the origin in any dimension
-        let center = if self.data.is_set("center") {
-            read_point(&self.data, "center", dims, ctx)
+        let (t, d) = (&self.data, self.d);
+        let center = if t.was_set(d.center) {
+            read_point(t, d.center, dims, ctx)
         } else {
             Some([0.0; 3])
         };
-        let radius = self.data.real("radius");
+        let radius = t.get(d.radius);
         let radius_ok = radius > 0.0 && radius.is_finite();
         if !radius_ok {
             ctx.error(format!(
                 "radius {radius} must be a positive number: the sphere pushes nothing"
             ));
         }
-        self.stiffness = non_negative(&self.data, "stiffness", 500.0, ctx);
-        self.damping = non_negative(&self.data, "damping", 5.0, ctx);
-        self.bilateral = self.data.bool("bilateral");
-        self.range = local_range(&self.data);
-        self.rayleigh = self.data.real("rayleighStiffness");
+        let stiffness = non_negative(t, d.stiffness, 500.0, ctx);
+        let damping = non_negative(t, d.damping, 5.0, ctx);
+        self.bilateral = t.get(d.bilateral);
+        self.range = local_range(t.get(d.local_range));
+        self.rayleigh = t.get(self.ff.rayleigh_stiffness);
+        self.stiffness = stiffness;
+        self.damping = damping;
         let Some(center) = center else {
             return;
         };
@@ -111,7 +130,29 @@ impl SphereForceField {
     }
 }
 
-impl_component!(SphereForceField, "SphereForceField", init);
+impl SphereForceField {
+    /// Edits of stiffness and damping act in place on an active sphere (as init would take
+    /// them: the contacts are forgotten); a value init would warn about and other Data go
+    /// through init.
+    fn data_changed_impl(&mut self, changed: &ChangedData) -> Reaction {
+        let d = self.d;
+        if !self.active || !changed.only(&[d.stiffness.index(), d.damping.index()]) {
+            return Reaction::Reinit;
+        }
+        let (Some(stiffness), Some(damping)) = (
+            checked_non_negative(&self.data, d.stiffness),
+            checked_non_negative(&self.data, d.damping),
+        ) else {
+            return Reaction::Reinit;
+        };
+        self.stiffness = stiffness;
+        self.damping = damping;
+        self.contacts.clear();
+        Reaction::Updated
+    }
+}
+
+impl_component!(SphereForceField, "SphereForceField", init, data_changed);
 
 impl ForceField for SphereForceField {
     fn add_force(&mut self, x: &[f64], v: &[f64], f: &mut [f64]) {

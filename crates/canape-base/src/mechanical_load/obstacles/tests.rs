@@ -476,3 +476,94 @@ fn templates_are_sofas() {
     assert!(vec_template("Vec3d", "ConicalForceField", true).is_ok());
     assert!(vec_template("Vec2d", "ConicalForceField", true).is_err());
 }
+
+/// What a force field gives at `x` with velocities `v`, as bits: the forces, then the
+/// tangent applied to a vector and the assembled matrix (both on the contacts of that
+/// `add_force`).
+fn response_bits<F: ForceField>(ff: &mut F, x: &[f64], v: &[f64]) -> Vec<u64> {
+    let n = x.len();
+    let mut out = force(ff, x, v);
+    let dx: Vec<f64> = (0..n).map(|i| (i % 3) as f64 * 0.2 - 0.1).collect();
+    let mut df = vec![0.0; n];
+    ff.add_dforce(&dx, &mut df, 1.5);
+    out.extend(df);
+    out.extend(assembled(ff, n, 0.5).into_iter().flatten());
+    out.iter().map(|x| x.to_bits()).collect()
+}
+
+/// A force field made by `make` on a Vec3 state at `x`, initialised with `before`, then given
+/// `after` while it runs: the reaction. When it is [`Reaction::Updated`] its forces and
+/// tangent must equal bit for bit those of one initialised from scratch with `before` then
+/// `after`.
+fn edit_obstacle<F: ForceField + Clone + 'static>(
+    make: fn() -> F,
+    x: &[f64],
+    before: &[(&str, &str)],
+    after: &[(&str, &str)],
+) -> canape_core::component::Reaction {
+    use canape_core::component::Reaction;
+    let v: Vec<f64> = (0..x.len()).map(|i| 0.05 * i as f64 - 0.2).collect();
+    let init = |attrs: &[(&str, &str)]| {
+        let mut ff = make();
+        let d = init_on(&mut ff, DofType::Vec3, x, attrs);
+        assert_eq!(count(&d, Severity::Error), 0, "{attrs:?}: {d:?}");
+        ff
+    };
+    let mut ff = init(before);
+    let old = response_bits(&mut ff, x, &v);
+    let versions = ff.data().versions();
+    for (k, val) in after {
+        ff.data_mut().set_str(k, val).unwrap();
+    }
+    let changed = ff.data().changed_since(&versions);
+    let reaction = ff.data_changed(&changed);
+    if reaction == Reaction::Updated {
+        let got = response_bits(&mut ff, x, &v);
+        let mut want = init(&[before, after].concat());
+        assert_eq!(got, response_bits(&mut want, x, &v), "{after:?}");
+        assert_ne!(got, old, "{after:?} changed nothing");
+    }
+    reaction
+}
+
+/// Editing the stiffness or the damping of a running sphere, ellipsoid or cone gives the
+/// forces and tangent of one initialised with the new values; values init warns about and
+/// other Data re-initialise it.
+#[test]
+fn edits_update_in_place_obstacle_stiffness_and_damping() {
+    use canape_core::component::Reaction;
+    let up = Reaction::Updated;
+    let x = [0.3, 0.2, -0.1, 2.0, 0.0, 0.0, -0.4, 0.5, 0.1];
+    let sph = [("center", "0 0 0"), ("radius", "1"), ("stiffness", "80")];
+    let s = SphereForceField::new;
+    assert_eq!(edit_obstacle(s, &x, &sph, &[("stiffness", "120")]), up);
+    assert_eq!(edit_obstacle(s, &x, &sph, &[("damping", "0.5")]), up);
+    let both = [("stiffness", "30"), ("damping", "0")];
+    assert_eq!(edit_obstacle(s, &x, &sph, &both), up);
+    let bad = [("stiffness", "-1")];
+    assert_eq!(edit_obstacle(s, &x, &sph, &bad), Reaction::Reinit);
+    let moved = [("radius", "2")];
+    assert_eq!(edit_obstacle(s, &x, &sph, &moved), Reaction::Reinit);
+
+    let ell = [
+        ("center", "0 0 0"),
+        ("vradius", "1 2 1"),
+        ("stiffness", "50"),
+    ];
+    let e = EllipsoidForceField::new;
+    assert_eq!(edit_obstacle(e, &x, &ell, &[("stiffness", "70")]), up);
+    // a negative stiffness pulls the points outside in
+    assert_eq!(edit_obstacle(e, &x, &ell, &[("stiffness", "-70")]), up);
+    assert_eq!(edit_obstacle(e, &x, &ell, &[("damping", "2")]), up);
+    let zero = [("stiffness", "0")];
+    assert_eq!(edit_obstacle(e, &x, &ell, &zero), Reaction::Reinit);
+
+    let x = [0.0, 11.0, 0.0, 3.0, 1.0, 0.0, 0.0, -0.5, 0.2];
+    let c = ConicalForceField::new;
+    assert_eq!(edit_obstacle(c, &x, &CONE, &[("stiffness", "250")]), up);
+    assert_eq!(edit_obstacle(c, &x, &CONE, &[("damping", "0.25")]), up);
+    let bad = [("damping", "-2")];
+    assert_eq!(edit_obstacle(c, &x, &CONE, &bad), Reaction::Reinit);
+    let angle = [("coneAngle", "30")];
+    assert_eq!(edit_obstacle(c, &x, &CONE, &angle), Reaction::Reinit);
+}
