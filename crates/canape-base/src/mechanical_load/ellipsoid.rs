@@ -12,12 +12,32 @@
 
 use crate::base_data;
 use canape_core::component::{ForceField, Interaction};
-use canape_core::data::{DataKind, DataTable};
+use canape_core::data::{Data, DataKind, DataTable, Flag, Int, Real, Reals, Text};
 use canape_core::impl_component;
 use canape_core::matrix::MatrixSink;
 use canape_core::scene::{ComponentId, InitContext, Target};
 use canape_types::{DofType, Mat3, Vec3};
 use nalgebra::{Quaternion, UnitQuaternion};
+
+canape_core::data_schema! {
+    /// InteractionEllipsoidForceField's own Data (after the base Data; it ends with the
+    /// force-field Data SOFA's interaction force fields have).
+    pub struct InteractionEllipsoidData {
+        center: Reals = ("center", DataKind::Reals(3), "", "ellipsoid centers"),
+        vradius: Reals = ("vradius", DataKind::Reals(3), "", "ellipsoid radius"),
+        stiffness: Real = ("stiffness", DataKind::Real, "500", "force stiffness (positive to repulse outward, negative inward)"),
+        damping: Real = ("damping", DataKind::Real, "5", "force damping"),
+        color: Reals = ("color", DataKind::Reals(0), "0 0.5 1 1", "ellipsoid color. (default=[0.0,0.5,1.0,1.0])"),
+        draw: Flag = ("draw", DataKind::Bool, "1", "enable/disable drawing of the ellipsoid"),
+        object2_dof_index: Int = ("object2_dof_index", DataKind::Int, "0", "Dof index of object 2 where the forcefield is attached"),
+        object2_forces: Flag = ("object2_forces", DataKind::Bool, "1", "enable/disable propagation of forces to object 2"),
+        object2_invert: Flag = ("object2_invert", DataKind::Bool, "0", "inverse transform from object 2 (use when object 1 is in local coordinates within a frame defined by object 2)"),
+        object1: Text = ("object1", DataKind::Str, "@./", "First object associated to this component"),
+        object2: Text = ("object2", DataKind::Str, "@./", "Second object associated to this component"),
+        rayleigh_stiffness: Real = ("rayleighStiffness", DataKind::Real, "0", "Rayleigh damping - stiffness matrix coefficient"),
+        is_compliance: Flag = ("isCompliance", DataKind::Bool, "0", "Consider the component as a compliance, else as a stiffness"),
+    }
+}
 
 #[derive(Clone, Copy, Debug)]
 struct Contact {
@@ -29,6 +49,8 @@ struct Contact {
 #[derive(Clone)]
 pub struct InteractionEllipsoidForceField {
     data: DataTable,
+    /// Typed handles to the Data in `data`.
+    d: InteractionEllipsoidData,
     /// (object1, object2, object1's point count, object2's point count)
     ends: Option<(ComponentId, ComponentId, usize, usize)>,
     centers: Vec<Vec3>,
@@ -52,22 +74,10 @@ impl Default for InteractionEllipsoidForceField {
 
 impl InteractionEllipsoidForceField {
     pub fn new() -> Self {
-        let data = base_data(DataTable::new())
-            .with("center", DataKind::Reals(3), "", "ellipsoid centers")
-            .with("vradius", DataKind::Reals(3), "", "ellipsoid radius")
-            .with("stiffness", DataKind::Real, "500", "force stiffness (positive to repulse outward, negative inward)")
-            .with("damping", DataKind::Real, "5", "force damping")
-            .with("color", DataKind::Reals(0), "0 0.5 1 1", "ellipsoid color. (default=[0.0,0.5,1.0,1.0])")
-            .with("draw", DataKind::Bool, "1", "enable/disable drawing of the ellipsoid")
-            .with("object2_dof_index", DataKind::Int, "0", "Dof index of object 2 where the forcefield is attached")
-            .with("object2_forces", DataKind::Bool, "1", "enable/disable propagation of forces to object 2")
-            .with("object2_invert", DataKind::Bool, "0", "inverse transform from object 2 (use when object 1 is in local coordinates within a frame defined by object 2)")
-            .with("object1", DataKind::Str, "@./", "First object associated to this component")
-            .with("object2", DataKind::Str, "@./", "Second object associated to this component")
-            .with("rayleighStiffness", DataKind::Real, "0", "Rayleigh damping - stiffness matrix coefficient")
-            .with("isCompliance", DataKind::Bool, "0", "Consider the component as a compliance, else as a stiffness");
+        let (data, d) = InteractionEllipsoidData::declare(base_data(DataTable::new()));
         InteractionEllipsoidForceField {
             data,
+            d,
             ends: None,
             centers: Vec::new(),
             inv_r2: Vec::new(),
@@ -82,8 +92,8 @@ impl InteractionEllipsoidForceField {
         }
     }
 
-    fn resolve(&self, ctx: &mut InitContext<'_>, which: &str) -> Option<ComponentId> {
-        let l = self.data.str(which).trim().to_string();
+    fn resolve(&self, ctx: &mut InitContext<'_>, which: Data<Text>) -> Option<ComponentId> {
+        let l = self.data.get(which).trim().to_string();
         let context = ctx.scene.context_state(ctx.node);
         if l.is_empty() || l == "@./" || l == "@." {
             return context;
@@ -101,8 +111,9 @@ impl InteractionEllipsoidForceField {
     fn init_impl(&mut self, ctx: &mut InitContext<'_>) {
         self.ends = None;
         self.contacts.clear();
-        self.rayleigh = self.data.real("rayleighStiffness");
-        let (Some(a), Some(b)) = (self.resolve(ctx, "object1"), self.resolve(ctx, "object2"))
+        let d = self.d;
+        self.rayleigh = self.data.get(d.rayleigh_stiffness);
+        let (Some(a), Some(b)) = (self.resolve(ctx, d.object1), self.resolve(ctx, d.object2))
         else {
             ctx.error(
                 "object1 and object2 must name MechanicalObjects (Vec3 points, a Rigid3 frame)",
@@ -122,7 +133,7 @@ impl InteractionEllipsoidForceField {
             return;
         }
         let (n1, n2) = (sa.size(), sb.size());
-        let index = self.data.int("object2_dof_index");
+        let index = self.data.get(d.object2_dof_index);
         if index < 0 || index as usize >= n2 {
             ctx.error(format!(
                 "object2_dof_index {index} is not a point of object2 ({n2} points)"
@@ -130,21 +141,21 @@ impl InteractionEllipsoidForceField {
             return;
         }
         self.index = index as usize;
-        self.reaction = self.data.bool("object2_forces");
-        self.invert = self.data.bool("object2_invert");
-        self.k = self.data.real("stiffness");
-        self.damping = self.data.real("damping");
+        self.reaction = self.data.get(d.object2_forces);
+        self.invert = self.data.get(d.object2_invert);
+        self.k = self.data.get(d.stiffness);
+        self.damping = self.data.get(d.damping);
         // as many ellipsoids as the longer list; the last entry (or a unit sphere at the
         // origin) pads the shorter one
         let c: Vec<Vec3> = self
             .data
-            .reals("center")
+            .get(d.center)
             .chunks_exact(3)
             .map(|p| Vec3::new(p[0], p[1], p[2]))
             .collect();
         let r: Vec<Vec3> = self
             .data
-            .reals("vradius")
+            .get(d.vradius)
             .chunks_exact(3)
             .map(|p| Vec3::new(p[0], p[1], p[2]))
             .collect();

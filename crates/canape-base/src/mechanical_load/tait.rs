@@ -45,7 +45,9 @@ pub use law::{
 
 use crate::mass::linked_or_context_topology;
 use canape_core::component::ForceField;
-use canape_core::data::{DataKind, DataTable, Value};
+use canape_core::data::{
+    base_fields, Data, DataKind, DataTable, ForceFieldData, Ints, Real, Reals, Value,
+};
 use canape_core::impl_component;
 use canape_core::matrix::MatrixSink;
 use canape_core::registry::{vec3_only, Registry};
@@ -74,33 +76,38 @@ pub(crate) fn register(r: &mut Registry) {
     );
 }
 
-/// See the module documentation.
-/// The outputs a step writes, by their index in [`TaitSurfacePressureForceField::outputs`].
-#[derive(Clone, Copy)]
-enum Output {
-    Volume,
-    SurfaceArea,
-    Pressure,
-    Stiffness,
-    InjectedVolume,
-    V0,
+canape_core::data_schema! {
+    /// TaitSurfacePressureForceField's own Data (after the force-field Data). SOFA's OUT Data
+    /// are ordinary Data here too (not engine outputs): the component writes them.
+    pub struct TaitData {
+        p0: Real = ("p0", DataKind::Real, "0", "IN: Rest pressure when V = V0"),
+        b: Real = ("B", DataKind::Real, "0", "IN: Bulk modulus (resistance to uniform compression)"),
+        gamma: Real = ("gamma", DataKind::Real, "0", "IN: Bulk modulus (resistance to uniform compression)"),
+        injected_volume: Real = ("injectedVolume", DataKind::Real, "0", "IN: Injected (or extracted) volume since the start of the simulation"),
+        max_injection_rate: Real = ("maxInjectionRate", DataKind::Real, "1000", "IN: Maximum injection rate (volume per second)"),
+        initial_volume: Real = ("initialVolume", DataKind::Real, "0", "OUT: Initial volume, as computed from the surface rest position"),
+        current_injected_volume: Real = ("currentInjectedVolume", DataKind::Real, "0", "OUT: Current injected (or extracted) volume (taking into account maxInjectionRate)"),
+        v0: Real = ("v0", DataKind::Real, "0", "OUT: Rest volume (as computed from initialVolume + injectedVolume)"),
+        current_volume: Real = ("currentVolume", DataKind::Real, "0", "OUT: Current volume, as computed from the last surface position"),
+        current_pressure: Real = ("currentPressure", DataKind::Real, "0", "OUT: Current pressure, as computed from the last surface position"),
+        current_stiffness: Real = ("currentStiffness", DataKind::Real, "0", "OUT: dP/dV at current volume and pressure"),
+        pressure_triangles: Ints = ("pressureTriangles", DataKind::Ints(3), "", "OUT: list of triangles where a pressure is applied (mesh triangles + tessellated quads)"),
+        initial_surface_area: Real = ("initialSurfaceArea", DataKind::Real, "0", "OUT: Initial surface area, as computed from the surface rest position"),
+        current_surface_area: Real = ("currentSurfaceArea", DataKind::Real, "0", "OUT: Current surface area, as computed from the last surface position"),
+        draw_force_scale: Real = ("drawForceScale", DataKind::Real, "0.001", "DEBUG: scale used to render force vectors"),
+        draw_force_color: Reals = ("drawForceColor", DataKind::Reals(4), "0 1 1 1", "DEBUG: color used to render force vectors"),
+        volume_after_tc: Real = ("volumeAfterTC", DataKind::Real, "0", "OUT: Volume after a topology change"),
+        surface_area_after_tc: Real = ("surfaceAreaAfterTC", DataKind::Real, "0", "OUT: Surface area after a topology change"),
+    }
 }
 
-/// The Data names of [`Output`], in its order.
-const OUTPUT_NAMES: [&str; 6] = [
-    "currentVolume",
-    "currentSurfaceArea",
-    "currentPressure",
-    "currentStiffness",
-    "currentInjectedVolume",
-    "v0",
-];
-
+/// See the module documentation.
 #[derive(Clone)]
 pub struct TaitSurfacePressureForceField {
     data: DataTable,
-    /// The Data-table index of each [`Output`] (resolved once).
-    outputs: [Option<usize>; 6],
+    /// Typed handles to the Data in `data`.
+    ff: ForceFieldData,
+    d: TaitData,
     /// Whether init found a usable surface; otherwise the component adds nothing.
     active: bool,
     p0: f64,
@@ -139,28 +146,12 @@ impl Default for TaitSurfacePressureForceField {
 
 impl TaitSurfacePressureForceField {
     pub fn new() -> Self {
-        let data = canape_core::data::force_field_fields(DataTable::new())
-            .with("p0", DataKind::Real, "0", "IN: Rest pressure when V = V0")
-            .with("B", DataKind::Real, "0", "IN: Bulk modulus (resistance to uniform compression)")
-            .with("gamma", DataKind::Real, "0", "IN: Bulk modulus (resistance to uniform compression)")
-            .with("injectedVolume", DataKind::Real, "0", "IN: Injected (or extracted) volume since the start of the simulation")
-            .with("maxInjectionRate", DataKind::Real, "1000", "IN: Maximum injection rate (volume per second)")
-            .with("initialVolume", DataKind::Real, "0", "OUT: Initial volume, as computed from the surface rest position")
-            .with("currentInjectedVolume", DataKind::Real, "0", "OUT: Current injected (or extracted) volume (taking into account maxInjectionRate)")
-            .with("v0", DataKind::Real, "0", "OUT: Rest volume (as computed from initialVolume + injectedVolume)")
-            .with("currentVolume", DataKind::Real, "0", "OUT: Current volume, as computed from the last surface position")
-            .with("currentPressure", DataKind::Real, "0", "OUT: Current pressure, as computed from the last surface position")
-            .with("currentStiffness", DataKind::Real, "0", "OUT: dP/dV at current volume and pressure")
-            .with("pressureTriangles", DataKind::Ints(3), "", "OUT: list of triangles where a pressure is applied (mesh triangles + tessellated quads)")
-            .with("initialSurfaceArea", DataKind::Real, "0", "OUT: Initial surface area, as computed from the surface rest position")
-            .with("currentSurfaceArea", DataKind::Real, "0", "OUT: Current surface area, as computed from the last surface position")
-            .with("drawForceScale", DataKind::Real, "0.001", "DEBUG: scale used to render force vectors")
-            .with("drawForceColor", DataKind::Reals(4), "0 1 1 1", "DEBUG: color used to render force vectors")
-            .with("volumeAfterTC", DataKind::Real, "0", "OUT: Volume after a topology change")
-            .with("surfaceAreaAfterTC", DataKind::Real, "0", "OUT: Surface area after a topology change");
+        let (data, ff) = ForceFieldData::declare(base_fields(DataTable::new()));
+        let (data, d) = TaitData::declare(data);
         TaitSurfacePressureForceField {
-            outputs: OUTPUT_NAMES.map(|n| data.index_of(n)),
             data,
+            ff,
+            d,
             active: false,
             p0: 0.0,
             b: 0.0,
@@ -200,18 +191,9 @@ impl TaitSurfacePressureForceField {
         self.v0
     }
 
-    /// Write a scalar output into the Data table (no allocation; the step's outputs by the
-    /// indices resolved at construction, [`Output`]).
-    fn publish(&mut self, name: &str, v: f64) {
-        if let Some(f) = self.data.field_mut(name) {
-            f.assign(Value::Real(v));
-        }
-    }
-
-    fn publish_output(&mut self, out: Output, v: f64) {
-        if let Some(f) = self.outputs[out as usize].and_then(|i| self.data.field_at_mut(i)) {
-            f.assign(Value::Real(v));
-        }
+    /// Write a scalar OUT Data into the table (through its handle: no allocation).
+    fn publish(&mut self, h: Data<Real>, v: f64) {
+        let _ = self.data.put(h, Value::Real(v));
     }
 
     /// Tait's law at volume `v` with this component's parameters; 0 where it is not a number.
@@ -229,12 +211,13 @@ impl TaitSurfacePressureForceField {
     fn parameter(
         &self,
         ctx: &mut InitContext<'_>,
-        name: &str,
+        h: Data<Real>,
         default: f64,
         non_negative: bool,
         why: &str,
     ) -> f64 {
-        let v = self.data.real(name);
+        let v = self.data.get(h);
+        let name = self.data.fields()[h.index()].name;
         if !v.is_finite() {
             ctx.warn(format!(
                 "{name} {v} is not a finite number: {default} is used"
@@ -255,17 +238,18 @@ impl TaitSurfacePressureForceField {
         self.grad.clear();
         self.x.clear();
         self.time_seen = None;
-        self.p0 = self.parameter(ctx, "p0", 0.0, false, "");
+        let d = self.d;
+        self.p0 = self.parameter(ctx, d.p0, 0.0, false, "");
         self.b = self.parameter(
             ctx,
-            "B",
+            d.b,
             0.0,
             true,
             "the pressure would grow with the volume, an unstable law",
         );
         self.gamma = self.parameter(
             ctx,
-            "gamma",
+            d.gamma,
             0.0,
             true,
             "Tait's exponent is positive; a negative one makes the pressure grow with the volume",
@@ -276,16 +260,16 @@ impl TaitSurfacePressureForceField {
                  gamma = 1 gives an ideal gas, 7 water",
             );
         }
-        self.injected_target = self.parameter(ctx, "injectedVolume", 0.0, false, "");
+        self.injected_target = self.parameter(ctx, d.injected_volume, 0.0, false, "");
         self.max_rate = self.parameter(
             ctx,
-            "maxInjectionRate",
+            d.max_injection_rate,
             1000.0,
             true,
             "a rate is a magnitude",
         );
-        self.current_injected = self.parameter(ctx, "currentInjectedVolume", 0.0, false, "");
-        self.rayleigh = self.data.real("rayleighStiffness");
+        self.current_injected = self.parameter(ctx, d.current_injected_volume, 0.0, false, "");
+        self.rayleigh = self.data.get(self.ff.rayleigh_stiffness);
         self.dt = ctx.scene.node(ctx.scene.root()).dt;
 
         let Some(st) = ctx.state() else {
@@ -300,7 +284,7 @@ impl TaitSurfacePressureForceField {
             return;
         }
         let n = st.size();
-        let link = self.data.str("topology").to_string();
+        let link = self.data.get(self.ff.topology).to_string();
         let Some(mesh) = linked_or_context_topology(ctx, &link) else {
             if link.trim().is_empty() {
                 ctx.error("no topology in the context: no surface to apply a pressure on");
@@ -335,7 +319,7 @@ impl TaitSurfacePressureForceField {
             ));
         }
         let flat: Vec<u32> = tris.iter().flatten().copied().collect();
-        let _ = self.data.set_value("pressureTriangles", Value::Ints(flat));
+        let _ = self.data.put(d.pressure_triangles, Value::Ints(flat));
 
         let rest = st.vec(VecId::REST_POSITION);
         let (v_rest, a_rest) = volume_and_area(&self.triangles, rest);
@@ -363,15 +347,15 @@ impl TaitSurfacePressureForceField {
                 self.injected_target
             ));
         }
-        for (name, v) in [
-            ("initialVolume", v_rest),
-            ("initialSurfaceArea", a_rest),
-            ("volumeAfterTC", v_rest),
-            ("surfaceAreaAfterTC", a_rest),
-            ("v0", self.v0),
-            ("currentInjectedVolume", self.current_injected),
+        for (h, v) in [
+            (d.initial_volume, v_rest),
+            (d.initial_surface_area, a_rest),
+            (d.volume_after_tc, v_rest),
+            (d.surface_area_after_tc, a_rest),
+            (d.v0, self.v0),
+            (d.current_injected_volume, self.current_injected),
         ] {
-            self.publish(name, v);
+            self.publish(h, v);
         }
 
         let x = st.vec(VecId::POSITION);
@@ -388,10 +372,10 @@ impl TaitSurfacePressureForceField {
         let (p, k) = self.law(v);
         self.pressure = p;
         self.stiffness = k;
-        self.publish_output(Output::Volume, v);
-        self.publish_output(Output::SurfaceArea, a);
-        self.publish_output(Output::Pressure, p);
-        self.publish_output(Output::Stiffness, k);
+        self.publish(self.d.current_volume, v);
+        self.publish(self.d.current_surface_area, a);
+        self.publish(self.d.current_pressure, p);
+        self.publish(self.d.current_stiffness, k);
         self.active = true;
     }
 
@@ -406,8 +390,8 @@ impl TaitSurfacePressureForceField {
         if next != self.current_injected {
             self.current_injected = next;
             self.v0 = self.initial_volume + next;
-            self.publish_output(Output::InjectedVolume, next);
-            self.publish_output(Output::V0, self.v0);
+            self.publish(self.d.current_injected_volume, next);
+            self.publish(self.d.v0, self.v0);
         }
     }
 }
@@ -456,10 +440,10 @@ impl ForceField for TaitSurfacePressureForceField {
         self.area = a;
         self.pressure = p;
         self.stiffness = k;
-        self.publish_output(Output::Volume, v);
-        self.publish_output(Output::SurfaceArea, a);
-        self.publish_output(Output::Pressure, p);
-        self.publish_output(Output::Stiffness, k);
+        self.publish(self.d.current_volume, v);
+        self.publish(self.d.current_surface_area, a);
+        self.publish(self.d.current_pressure, p);
+        self.publish(self.d.current_stiffness, k);
 
         self.grad.clear();
         self.grad.resize(3 * n, 0.0);
