@@ -6,8 +6,10 @@
 //!   f = −c v, with its damping matrix in implicit solves when `implicit` is set.
 
 use crate::mapping::barycentric::resolve_end;
-use canape_core::component::{ForceField, Interaction};
-use canape_core::data::{DataKind, DataTable};
+use canape_core::component::{ForceField, Interaction, Reaction};
+use canape_core::data::{
+    base_fields, ChangedData, DataKind, DataTable, Flag, ForceFieldData, Ints, Real, Reals, Text,
+};
 use canape_core::impl_component;
 use canape_core::matrix::MatrixSink;
 use canape_core::scene::InitContext;
@@ -15,10 +17,39 @@ use canape_core::state::VecId;
 use canape_types::dof::quat_of;
 use canape_types::{DataTypes, DofType, Rigid3Types};
 
+canape_core::data_schema! {
+    /// RestShapeSpringsForceField's own Data (after the force-field Data).
+    pub struct RestShapeSpringsData {
+        points: Ints = ("points", DataKind::Ints(1), "", "points controlled by the rest shape springs") alias ["indices"],
+        stiffness: Reals = ("stiffness", DataKind::Reals(1), "", "stiffness values between the actual position and the rest shape position"),
+        angular_stiffness: Reals = ("angularStiffness", DataKind::Reals(1), "", "angularStiffness assigned when controlling the rotation of the points"),
+        pivot_points: Reals = ("pivot_points", DataKind::Reals(3), "", "global pivot points used when translations instead of the rigid mass centers"),
+        external_points: Ints = ("external_points", DataKind::Ints(1), "", "points from the external Mechancial State that define the rest shape springs"),
+        recompute_indices: Flag = ("recompute_indices", DataKind::Bool, "1", "Recompute indices (should be false for BBOX)"),
+        draw_spring: Flag = ("drawSpring", DataKind::Bool, "0", "draw Spring"),
+        spring_color: Reals = ("springColor", DataKind::Reals(4), "0 1 0 1", "spring color. (default=[0.0,1.0,0.0,1.0])"),
+        active_directions: Ints = ("activeDirections", DataKind::Ints(1), "", "Directions in which the spring is active (default=[all true])"),
+        external_rest_shape: Text = ("external_rest_shape", DataKind::Str, "", "rest_shape can be defined by the position of an external Mechanical State"),
+    }
+}
+
+canape_core::data_schema! {
+    /// UniformVelocityDampingForceField's own Data (after the force-field Data).
+    pub struct UniformVelocityDampingData {
+        damping_coefficient: Real = ("dampingCoefficient", DataKind::Real, "0.1", "velocity damping coefficient") alias ["damping"],
+        implicit: Flag = ("implicit", DataKind::Bool, "0", "should it generate damping matrix df/dv? (explicit otherwise, i.e. only generating a force)"),
+    }
+}
+
 /// RestShapeSpringsForceField.
 #[derive(Clone)]
 pub struct RestShapeSpringsForceField {
     data: DataTable,
+    /// Typed handles to the Data in `data`.
+    ff: ForceFieldData,
+    d: RestShapeSpringsData,
+    /// Whether the last init set up the springs (stiffness edits then act in place).
+    ready: bool,
     dof: DofType,
     /// Spring indices (all points when `points` is empty).
     idx: Vec<u32>,
@@ -49,65 +80,13 @@ impl RestShapeSpringsForceField {
         if dof == DofType::Rigid2 {
             return Err("template 'Rigid2d' is not supported by RestShapeSpringsForceField".into());
         }
-        let data = canape_core::data::force_field_fields(DataTable::new())
-            .with(
-                "points",
-                DataKind::Ints(1),
-                "",
-                "points controlled by the rest shape springs",
-            )
-            .alias(&["indices"])
-            .with(
-                "stiffness",
-                DataKind::Reals(1),
-                "",
-                "stiffness values between the actual position and the rest shape position",
-            )
-            .with(
-                "angularStiffness",
-                DataKind::Reals(1),
-                "",
-                "angularStiffness assigned when controlling the rotation of the points",
-            )
-            .with(
-                "pivot_points",
-                DataKind::Reals(3),
-                "",
-                "global pivot points used when translations instead of the rigid mass centers",
-            )
-            .with(
-                "external_points",
-                DataKind::Ints(1),
-                "",
-                "points from the external Mechancial State that define the rest shape springs",
-            )
-            .with(
-                "recompute_indices",
-                DataKind::Bool,
-                "1",
-                "Recompute indices (should be false for BBOX)",
-            )
-            .with("drawSpring", DataKind::Bool, "0", "draw Spring")
-            .with(
-                "springColor",
-                DataKind::Reals(4),
-                "0 1 0 1",
-                "spring color. (default=[0.0,1.0,0.0,1.0])",
-            )
-            .with(
-                "activeDirections",
-                DataKind::Ints(1),
-                "",
-                "Directions in which the spring is active (default=[all true])",
-            )
-            .with(
-                "external_rest_shape",
-                DataKind::Str,
-                "",
-                "rest_shape can be defined by the position of an external Mechanical State",
-            );
+        let (data, ff) = ForceFieldData::declare(base_fields(DataTable::new()));
+        let (data, d) = RestShapeSpringsData::declare(data);
         Ok(RestShapeSpringsForceField {
             data,
+            ff,
+            d,
+            ready: false,
             dof,
             idx: Vec::new(),
             rest: Vec::new(),
@@ -122,7 +101,9 @@ impl RestShapeSpringsForceField {
     }
 
     fn init_impl(&mut self, ctx: &mut InitContext<'_>) {
-        self.rayleigh = self.data.real("rayleighStiffness");
+        self.ready = false;
+        let d = self.d;
+        self.rayleigh = self.data.get(self.ff.rayleigh_stiffness);
         let Some(st) = ctx.state() else {
             ctx.error("no MechanicalObject in the context");
             return;
@@ -136,7 +117,7 @@ impl RestShapeSpringsForceField {
             return;
         }
         let n = st.size() as u32;
-        let pts = self.data.ints("points");
+        let pts = self.data.get(d.points);
         self.idx = if pts.is_empty() {
             (0..n).collect()
         } else {
@@ -147,19 +128,14 @@ impl RestShapeSpringsForceField {
             self.idx.clear();
             return;
         }
-        self.k = self.data.reals("stiffness").to_vec();
-        if self.k.is_empty() {
-            self.k = vec![100.0];
-        }
-        self.ka = self.data.reals("angularStiffness").to_vec();
-        self.ka.resize(self.k.len(), 100.0);
+        self.read_stiffness();
         let cs = self.dof.coord_size();
-        let act = self.data.ints("activeDirections");
+        let act = self.data.get(d.active_directions);
         self.active = (0..cs)
             .map(|d| act.get(d).is_none_or(|v| *v != 0))
             .collect();
         // the rest shape: this state's rest positions, or an external state's positions
-        let ext = self.data.str("external_rest_shape").trim().to_string();
+        let ext = self.data.get(d.external_rest_shape).trim().to_string();
         self.external = None;
         self.own = None;
         self.ext_idx.clear();
@@ -194,7 +170,7 @@ impl RestShapeSpringsForceField {
                 .context_state(ctx.node)
                 .map(|o| (o, st.size() * cs));
             rest_src = es.vec(VecId::POSITION).to_vec();
-            let ep = self.data.ints("external_points");
+            let ep = self.data.get(d.external_points);
             ext_idx = if ep.is_empty() {
                 (0..es.size() as u32).collect()
             } else {
@@ -225,6 +201,29 @@ impl RestShapeSpringsForceField {
                 }
             }
         }
+        self.ready = true;
+    }
+
+    /// The linear and angular stiffnesses from the Data: 100 when none is given, the angular
+    /// ones padded with 100 to as many as the linear ones.
+    fn read_stiffness(&mut self) {
+        self.k = self.data.get(self.d.stiffness).to_vec();
+        if self.k.is_empty() {
+            self.k = vec![100.0];
+        }
+        self.ka = self.data.get(self.d.angular_stiffness).to_vec();
+        self.ka.resize(self.k.len(), 100.0);
+    }
+
+    /// Edits of stiffness and angularStiffness act in place once the springs are set up; the
+    /// other Data re-initialise them.
+    fn data_changed_impl(&mut self, changed: &ChangedData) -> Reaction {
+        let d = self.d;
+        if !self.ready || !changed.only(&[d.stiffness.index(), d.angular_stiffness.index()]) {
+            return Reaction::Reinit;
+        }
+        self.read_stiffness();
+        Reaction::Updated
     }
 
     fn stiffness(&self, s: usize) -> (f64, f64) {
@@ -268,7 +267,8 @@ fn rotation_vector(q: &[f64; 7], q0: &[f64; 7]) -> [f64; 3] {
 impl_component!(
     RestShapeSpringsForceField,
     "RestShapeSpringsForceField",
-    init
+    init,
+    data_changed
 );
 
 impl ForceField for RestShapeSpringsForceField {
@@ -378,6 +378,8 @@ impl ForceField for RestShapeSpringsForceField {
 #[derive(Clone)]
 pub struct UniformVelocityDampingForceField {
     data: DataTable,
+    /// Typed handles to the Data in `data`.
+    d: UniformVelocityDampingData,
     c: f64,
     implicit: bool,
 }
@@ -390,26 +392,38 @@ impl Default for UniformVelocityDampingForceField {
 
 impl UniformVelocityDampingForceField {
     pub fn new() -> Self {
-        let data = canape_core::data::force_field_fields(DataTable::new())
-            .with("dampingCoefficient", DataKind::Real, "0.1", "velocity damping coefficient")
-            .alias(&["damping"])
-            .with("implicit", DataKind::Bool, "0", "should it generate damping matrix df/dv? (explicit otherwise, i.e. only generating a force)");
+        let data = canape_core::data::force_field_fields(DataTable::new());
+        let (data, d) = UniformVelocityDampingData::declare(data);
         UniformVelocityDampingForceField {
             data,
+            d,
             c: 0.1,
             implicit: false,
         }
     }
     fn init_impl(&mut self, _ctx: &mut InitContext<'_>) {
-        self.c = self.data.real("dampingCoefficient");
-        self.implicit = self.data.bool("implicit");
+        self.read();
+    }
+    fn read(&mut self) {
+        self.c = self.data.get(self.d.damping_coefficient);
+        self.implicit = self.data.get(self.d.implicit);
+    }
+    /// Edits of dampingCoefficient and implicit act in place (init only copies them).
+    fn data_changed_impl(&mut self, changed: &ChangedData) -> Reaction {
+        let d = self.d;
+        if !changed.only(&[d.damping_coefficient.index(), d.implicit.index()]) {
+            return Reaction::Reinit;
+        }
+        self.read();
+        Reaction::Updated
     }
 }
 
 impl_component!(
     UniformVelocityDampingForceField,
     "UniformVelocityDampingForceField",
-    init
+    init,
+    data_changed
 );
 
 impl ForceField for UniformVelocityDampingForceField {
@@ -433,5 +447,123 @@ impl ForceField for UniformVelocityDampingForceField {
                 m.add(r, r, -self.c * b_factor);
             }
         }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::test_support::{init_in, scene_with_state};
+    use canape_core::scene::AnyComponent;
+
+    /// What a force field gives at `x` with velocities `v`, as bits: the forces, the tangent
+    /// and the damping applied to a vector, and the assembled stiffness and damping.
+    fn response_bits<F: ForceField>(ff: &mut F, x: &[f64], v: &[f64]) -> Vec<u64> {
+        let n = v.len();
+        let mut out = vec![0.0; n];
+        ff.add_force(x, v, &mut out);
+        let dx: Vec<f64> = (0..n).map(|i| (i % 3) as f64 * 0.2 - 0.1).collect();
+        let mut df = vec![0.0; n];
+        ff.add_dforce(&dx, &mut df, 1.5);
+        ff.add_bdx(&dx, &mut df, 0.25);
+        out.extend(df);
+        let mut tr = canape_core::matrix::Triplets::new(n);
+        ff.add_k_to_matrix(&mut tr, 0.5, 0);
+        ff.add_b_to_matrix(&mut tr, 0.75, 0, n);
+        out.extend(tr.entries.iter().map(|e| e.2));
+        out.iter().map(|x| x.to_bits()).collect()
+    }
+
+    /// A force field made by `make` on a state of `dof` (rest positions `x0`), initialised
+    /// with `before`, then given `after` while it runs: the reaction. When it is
+    /// [`Reaction::Updated`] its forces and tangents at moved positions must equal bit for bit
+    /// those of one initialised from scratch with `before` then `after`.
+    fn edit<F: ForceField + Clone + 'static>(
+        make: impl Fn() -> F,
+        dof: DofType,
+        x0: &[f64],
+        before: &[(&str, &str)],
+        after: &[(&str, &str)],
+    ) -> Reaction {
+        let (mut scene, root) = scene_with_state(dof, x0);
+        let mut init = |attrs: &[(&str, &str)]| {
+            let mut c = make();
+            let diags = init_in(
+                &mut scene,
+                root,
+                &mut c,
+                |c| AnyComponent::ForceField(Box::new(c)),
+                attrs,
+            );
+            assert!(diags.is_empty(), "{attrs:?}: {diags:?}");
+            c
+        };
+        let x: Vec<f64> = x0
+            .iter()
+            .enumerate()
+            .map(|(i, p)| p + 0.01 * i as f64)
+            .collect();
+        let n = x0.len() / dof.coord_size() * dof.deriv_size();
+        let v: Vec<f64> = (0..n).map(|i| 0.05 * i as f64 - 0.2).collect();
+        let mut c = init(before);
+        let old = response_bits(&mut c, &x, &v);
+        let versions = c.data().versions();
+        for (k, val) in after {
+            c.data_mut().set_str(k, val).unwrap();
+        }
+        let changed = c.data().changed_since(&versions);
+        let reaction = c.data_changed(&changed);
+        if reaction == Reaction::Updated {
+            let got = response_bits(&mut c, &x, &v);
+            let mut want = init(&[before, after].concat());
+            assert_eq!(got, response_bits(&mut want, &x, &v), "{after:?}");
+            assert_ne!(got, old, "{after:?} changed nothing");
+        }
+        reaction
+    }
+
+    /// Editing the stiffnesses of running rest-shape springs gives the forces and tangent of
+    /// springs initialised with them; other Data re-initialise them.
+    #[test]
+    fn edits_update_in_place_rest_shape_springs_stiffness() {
+        let up = Reaction::Updated;
+        let springs = || RestShapeSpringsForceField::new("Vec3d").unwrap();
+        let x0: Vec<f64> = (0..9).map(|i| i as f64 * 0.3).collect();
+        let v3 = DofType::Vec3;
+        let one = [("stiffness", "50")];
+        assert_eq!(edit(springs, v3, &x0, &one, &[("stiffness", "80")]), up);
+        assert_eq!(
+            edit(springs, v3, &x0, &[], &[("stiffness", "10 20 30")]),
+            up
+        );
+        let per = [("points", "0 2"), ("stiffness", "5 7")];
+        assert_eq!(edit(springs, v3, &x0, &per, &[("stiffness", "9")]), up);
+        let moved = [("points", "1")];
+        assert_eq!(edit(springs, v3, &x0, &one, &moved), Reaction::Reinit);
+        // Rigid3: the angular stiffness too
+        let rigid = || RestShapeSpringsForceField::new("Rigid3d").unwrap();
+        let r0 = [
+            0.0, 0.0, 0.0, 0.0, 0.0, 0.0, 1.0, 1.0, 0.0, 0.0, 0.0, 0.6, 0.0, 0.8,
+        ];
+        let r3 = DofType::Rigid3;
+        let ang = [("angularStiffness", "4")];
+        assert_eq!(edit(rigid, r3, &r0, &one, &ang), up);
+        assert_eq!(edit(rigid, r3, &r0, &ang, &[("stiffness", "3 6")]), up);
+    }
+
+    /// Editing the coefficient (or `implicit`) of a running UniformVelocityDampingForceField
+    /// gives the forces and damping of one initialised with it.
+    #[test]
+    fn edits_update_in_place_uniform_velocity_damping() {
+        let up = Reaction::Updated;
+        let make = UniformVelocityDampingForceField::new;
+        let x0: Vec<f64> = (0..6).map(|i| i as f64 * 0.3).collect();
+        let v3 = DofType::Vec3;
+        let c = [("dampingCoefficient", "0.5"), ("implicit", "1")];
+        assert_eq!(edit(make, v3, &x0, &c, &[("dampingCoefficient", "2")]), up);
+        assert_eq!(edit(make, v3, &x0, &c, &[("damping", "0.125")]), up);
+        assert_eq!(edit(make, v3, &x0, &c, &[("implicit", "0")]), up);
+        let mass = [("rayleighStiffness", "0.1")];
+        assert_eq!(edit(make, v3, &x0, &c, &mass), Reaction::Reinit);
     }
 }
