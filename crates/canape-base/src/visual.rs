@@ -6,13 +6,37 @@
 
 use crate::base_data;
 use canape_core::component::{Passive, Role};
-use canape_core::data::{DataKind, DataTable};
+use canape_core::data::{Data, DataKind, DataTable, Ints, Real, Reals};
 use canape_core::scene::InitContext;
+
+canape_core::data_schema! {
+    /// OglModel's own Data (after the base Data), with the legacy transform attributes.
+    pub struct OglModelData {
+        position: Reals = ("position", DataKind::Reals(3), "", "Vertices coordinates") alias ["vertices"],
+        triangles: Ints = ("triangles", DataKind::Ints(3), "", "Triangles of the mesh"),
+        quads: Ints = ("quads", DataKind::Ints(4), "", "Quads of the mesh"),
+        translation: Reals = ("translation", DataKind::Vector(3), "0 0 0", "Initial Translation of the object"),
+        rotation: Reals = ("rotation", DataKind::Vector(3), "0 0 0", "Initial Rotation of the object"),
+        scale3d: Reals = ("scale3d", DataKind::Vector(3), "1 1 1", "Initial Scale of the object"),
+        dx: Real = ("dx", DataKind::Real, "0", "legacy: translation along x"),
+        dy: Real = ("dy", DataKind::Real, "0", "legacy: translation along y"),
+        dz: Real = ("dz", DataKind::Real, "0", "legacy: translation along z"),
+        rx: Real = ("rx", DataKind::Real, "0", "legacy: rotation about x (degrees)"),
+        ry: Real = ("ry", DataKind::Real, "0", "legacy: rotation about y (degrees)"),
+        rz: Real = ("rz", DataKind::Real, "0", "legacy: rotation about z (degrees)"),
+        scale: Real = ("scale", DataKind::Real, "1", "legacy: uniform scale"),
+        sx: Real = ("sx", DataKind::Real, "1", "legacy: scale along x"),
+        sy: Real = ("sy", DataKind::Real, "1", "legacy: scale along y"),
+        sz: Real = ("sz", DataKind::Real, "1", "legacy: scale along z"),
+    }
+}
 
 /// OglModel: a visual mesh (points and faces), kept for the viewer and driven by its mapping.
 #[derive(Clone)]
 pub struct OglModel {
     data: DataTable,
+    /// Typed handles to the Data in `data`.
+    d: OglModelData,
     mesh: canape_core::mesh::Mesh,
 }
 
@@ -24,93 +48,52 @@ impl Default for OglModel {
 
 impl OglModel {
     pub fn new() -> Self {
-        let data = base_data(DataTable::new())
-            .with("position", DataKind::Reals(3), "", "Vertices coordinates")
-            .alias(&["vertices"])
-            .with("triangles", DataKind::Ints(3), "", "Triangles of the mesh")
-            .with("quads", DataKind::Ints(4), "", "Quads of the mesh")
-            .with(
-                "translation",
-                DataKind::Vector(3),
-                "0 0 0",
-                "Initial Translation of the object",
-            )
-            .with(
-                "rotation",
-                DataKind::Vector(3),
-                "0 0 0",
-                "Initial Rotation of the object",
-            )
-            .with(
-                "scale3d",
-                DataKind::Vector(3),
-                "1 1 1",
-                "Initial Scale of the object",
-            );
-        let mut data = data;
-        for (n, d, help) in [
-            ("dx", "0", "legacy: translation along x"),
-            ("dy", "0", "legacy: translation along y"),
-            ("dz", "0", "legacy: translation along z"),
-            ("rx", "0", "legacy: rotation about x (degrees)"),
-            ("ry", "0", "legacy: rotation about y (degrees)"),
-            ("rz", "0", "legacy: rotation about z (degrees)"),
-            ("scale", "1", "legacy: uniform scale"),
-            ("sx", "1", "legacy: scale along x"),
-            ("sy", "1", "legacy: scale along y"),
-            ("sz", "1", "legacy: scale along z"),
-        ] {
-            data = data.with(n, DataKind::Real, d, help);
-        }
+        let (data, d) = OglModelData::declare(base_data(DataTable::new()));
+        // OglModel's other SOFA Data (material, texture…) are not declared: an open table keeps
+        // them as text
         let data = data.open();
         OglModel {
             data,
+            d,
             mesh: Default::default(),
         }
     }
 }
 
-impl canape_core::component::Component for OglModel {
-    fn class_name(&self) -> &'static str {
-        "OglModel"
-    }
-    fn data(&self) -> &DataTable {
-        &self.data
-    }
-    fn data_mut(&mut self) -> &mut DataTable {
-        &mut self.data
-    }
-    fn init(&mut self, _ctx: &mut InitContext<'_>) {
-        let mut pos = self.data.reals("position").to_vec();
-        let d = &self.data;
-        let three = |a: &str, b: &str, c: &str| [d.real(a), d.real(b), d.real(c)];
-        let any = |names: [&str; 3]| names.iter().any(|n| d.is_set(n));
-        let translation = if any(["dx", "dy", "dz"]) {
-            three("dx", "dy", "dz").to_vec()
+impl OglModel {
+    fn init_impl(&mut self, _ctx: &mut InitContext<'_>) {
+        let (t, d) = (&self.data, self.d);
+        let mut pos = t.get(d.position).to_vec();
+        let three = |h: [Data<Real>; 3]| h.map(|h| t.get(h));
+        let any = |h: [Data<Real>; 3]| h.iter().any(|&h| t.was_set(h));
+        let translation = if any([d.dx, d.dy, d.dz]) {
+            three([d.dx, d.dy, d.dz]).to_vec()
         } else {
-            d.reals("translation").to_vec()
+            t.get(d.translation).to_vec()
         };
-        let rotation = if any(["rx", "ry", "rz"]) {
-            three("rx", "ry", "rz").to_vec()
+        let rotation = if any([d.rx, d.ry, d.rz]) {
+            three([d.rx, d.ry, d.rz]).to_vec()
         } else {
-            d.reals("rotation").to_vec()
+            t.get(d.rotation).to_vec()
         };
-        let scale = if d.is_set("scale") {
-            vec![d.real("scale"); 3]
-        } else if any(["sx", "sy", "sz"]) {
-            three("sx", "sy", "sz").to_vec()
+        let scale = if t.was_set(d.scale) {
+            vec![t.get(d.scale); 3]
+        } else if any([d.sx, d.sy, d.sz]) {
+            three([d.sx, d.sy, d.sz]).to_vec()
         } else {
-            d.reals("scale3d").to_vec()
+            t.get(d.scale3d).to_vec()
         };
         canape_core::state::apply_transform(&mut pos, &scale, &rotation, &translation);
         self.mesh = canape_core::mesh::Mesh {
             points: canape_core::mesh::group_points(&pos),
-            triangles: canape_core::mesh::group(self.data.ints("triangles")),
-            quads: canape_core::mesh::group(self.data.ints("quads")),
+            triangles: canape_core::mesh::group(t.get(d.triangles)),
+            quads: canape_core::mesh::group(t.get(d.quads)),
             ..Default::default()
         };
     }
 }
+
+canape_core::impl_component!(OglModel, "OglModel", init);
 
 impl Passive for OglModel {
     fn role(&self) -> Role {
