@@ -317,8 +317,11 @@ pub struct TrianglePressureForceField {
     data: DataTable,
     /// Typed handles to the Data in `data`.
     d: TrianglePressureForceFieldData,
-    /// (vertices, force per vertex)
-    loads: Vec<([usize; 3], [f64; 3])>,
+    /// (vertices, rest area, force per vertex)
+    loads: Vec<([usize; 3], f64, [f64; 3])>,
+    /// Whether the last init found the state and the triangles (pressure edits then act in
+    /// place).
+    ready: bool,
 }
 
 impl Default for TrianglePressureForceField {
@@ -335,22 +338,23 @@ impl TrianglePressureForceField {
             data,
             d,
             loads: Vec::new(),
+            ready: false,
         }
     }
 
     fn init_impl(&mut self, ctx: &mut InitContext<'_>) {
         self.loads.clear();
+        self.ready = false;
         if !self.data.get(self.d.use_constant_force) {
             ctx.error(
                 "useConstantForce=\"false\" (a Cauchy stress on the current normals) is not supported yet",
             );
             return;
         }
-        let p = self.data.get(self.d.pressure).to_vec();
-        if p.len() != 3 || p.iter().any(|v| !v.is_finite()) {
-            ctx.error("pressure needs 3 finite numbers (a force per unit area)");
+        let Ok(p) = self.pressure() else {
+            ctx.error(PRESSURE_NEEDS);
             return;
-        }
+        };
         let Some(st) = ctx.state() else {
             ctx.error("no MechanicalObject in the context");
             return;
@@ -384,21 +388,53 @@ impl TrianglePressureForceField {
             }
             let q = |i: usize| canape_types::get3(&rest, i);
             let area = (q(v[1]) - q(v[0])).cross(&(q(v[2]) - q(v[0]))).norm() / 2.0;
-            let f = [p[0] * area / 3.0, p[1] * area / 3.0, p[2] * area / 3.0];
-            self.loads.push((v, f));
+            self.loads.push((v, area, per_vertex(p, area)));
+        }
+        self.ready = true;
+    }
+
+    /// `pressure` when it is 3 finite numbers.
+    fn pressure(&self) -> Result<[f64; 3], ()> {
+        match self.data.get(self.d.pressure) {
+            &[a, b, c] if [a, b, c].iter().all(|v| v.is_finite()) => Ok([a, b, c]),
+            _ => Err(()),
         }
     }
+
+    /// Pressure edits act in place once the triangles are known (a pressure init would reject
+    /// is refused); other Data re-initialise.
+    fn data_changed_impl(&mut self, changed: &ChangedData) -> Reaction {
+        if !self.ready || !changed.only(&[self.d.pressure.index()]) {
+            return Reaction::Reinit;
+        }
+        let Ok(p) = self.pressure() else {
+            return Reaction::Refused(vec![PRESSURE_NEEDS.to_string()]);
+        };
+        for (_, area, f) in &mut self.loads {
+            *f = per_vertex(p, *area);
+        }
+        Reaction::Updated
+    }
+}
+
+/// What init reports for a `pressure` that is not 3 finite numbers.
+const PRESSURE_NEEDS: &str = "pressure needs 3 finite numbers (a force per unit area)";
+
+/// The force on each vertex of a triangle of rest area `area` under pressure `p`.
+fn per_vertex(p: [f64; 3], area: f64) -> [f64; 3] {
+    [p[0] * area / 3.0, p[1] * area / 3.0, p[2] * area / 3.0]
 }
 
 impl_component!(
     TrianglePressureForceField,
     "TrianglePressureForceField",
-    init
+    init,
+    data_changed
 );
 
 impl ForceField for TrianglePressureForceField {
     fn add_force(&mut self, _x: &[f64], _v: &[f64], f: &mut [f64]) {
-        for (v, fv) in &self.loads {
+        for (v, _, fv) in &self.loads {
             for &i in v {
                 for c in 0..3 {
                     f[3 * i + c] += fv[c];
@@ -425,6 +461,9 @@ pub struct LinearForceField {
     scale: f64,
     ds: usize,
     time: f64,
+    /// Whether the last init accepted the key times and forces (`force` edits then act in
+    /// place).
+    ready: bool,
 }
 
 impl Default for LinearForceField {
@@ -446,6 +485,7 @@ impl LinearForceField {
             scale: 1.0,
             ds: 3,
             time: 0.0,
+            ready: false,
         }
     }
 
@@ -454,6 +494,7 @@ impl LinearForceField {
         // an invalid component keeps no key times: current() then applies nothing
         self.times.clear();
         self.forces.clear();
+        self.ready = false;
         let Some(st) = ctx.state() else {
             ctx.error("no MechanicalObject in the context");
             return;
@@ -489,6 +530,17 @@ impl LinearForceField {
             ));
         }
         self.points = kept.into_iter().map(|i| i as usize).collect();
+        self.ready = true;
+    }
+
+    /// Edits of `force` (the scale of the interpolated forces) act in place once init has run
+    /// on a state; other Data re-initialise.
+    fn data_changed_impl(&mut self, changed: &ChangedData) -> Reaction {
+        if !self.ready || !changed.only(&[self.d.force.index()]) {
+            return Reaction::Reinit;
+        }
+        self.scale = self.data.get(self.d.force);
+        Reaction::Updated
     }
 
     /// The force at the current time, if any.
@@ -513,7 +565,7 @@ impl LinearForceField {
     }
 }
 
-impl_component!(LinearForceField, "LinearForceField", init);
+impl_component!(LinearForceField, "LinearForceField", init, data_changed);
 
 impl ForceField for LinearForceField {
     fn set_time(&mut self, t: f64) {

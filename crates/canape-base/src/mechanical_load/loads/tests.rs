@@ -166,3 +166,125 @@ fn edits_update_in_place_plane_force_field() {
     let turned = [("normal", "1 0 0")];
     assert_eq!(edit_plane(&x, &plane, &turned), Reaction::Reinit);
 }
+
+/// A TrianglePressureForceField on two triangles of a Vec3 state, initialised with `before`,
+/// then given `after` while it runs: the reaction. When it is [`Reaction::Updated`] its forces
+/// must equal bit for bit those of one initialised from scratch with `before` then `after`;
+/// otherwise they must be those of before the edit.
+fn edit_triangle_pressure(before: &[(&str, &str)], after: &[(&str, &str)]) -> Reaction {
+    use canape_core::state::VecId;
+    let rest = [0.0, 0.0, 0.0, 1.0, 0.0, 0.0, 0.0, 1.5, 0.0, 1.0, 1.0, 0.2];
+    let (mut scene, root) = scene_with_state(DofType::Vec3, &rest);
+    let mo = scene.context_state(root).unwrap();
+    if let Some(st) = scene.state_mut(mo) {
+        st.vec_mut(VecId::REST_POSITION).copy_from_slice(&rest);
+    }
+    let mut topo = crate::topology::MeshContainer::new("TriangleSetTopologyContainer");
+    canape_core::component::Topology::mesh_mut(&mut topo).triangles = vec![[0, 1, 2], [1, 3, 2]];
+    scene.add_component(root, "topo", AnyComponent::Topology(Box::new(topo)), None);
+    let mut init = |attrs: &[(&str, &str)]| {
+        let mut c = TrianglePressureForceField::new();
+        let diags = init_in(
+            &mut scene,
+            root,
+            &mut c,
+            |c| AnyComponent::ForceField(Box::new(c)),
+            attrs,
+        );
+        assert!(diags.is_empty(), "{attrs:?}: {diags:?}");
+        c
+    };
+    let bits = |c: &mut TrianglePressureForceField| {
+        let mut f = vec![0.0; rest.len()];
+        c.add_force(&rest, &[], &mut f);
+        f.iter().map(|v| v.to_bits()).collect::<Vec<_>>()
+    };
+    let mut c = init(before);
+    let old = bits(&mut c);
+    let versions = c.data().versions();
+    for (k, v) in after {
+        c.data_mut().set_str(k, v).unwrap();
+    }
+    let changed = c.data().changed_since(&versions);
+    let reaction = c.data_changed(&changed);
+    let got = bits(&mut c);
+    if reaction == Reaction::Updated {
+        let mut want = init(&[before, after].concat());
+        assert_eq!(got, bits(&mut want), "{after:?}");
+        assert_ne!(got, old, "{after:?} changed nothing");
+    } else {
+        assert_eq!(got, old, "{after:?} ({reaction:?}) changed the forces");
+    }
+    reaction
+}
+
+/// Editing the pressure of a running TrianglePressureForceField gives the forces of one
+/// initialised with it; a pressure init rejects is refused; other Data re-initialise.
+#[test]
+fn edits_update_in_place_triangle_pressure() {
+    let p = [("pressure", "0 0 2"), ("triangleList", "0 1")];
+    let up = Reaction::Updated;
+    assert_eq!(edit_triangle_pressure(&p, &[("pressure", "1 -0.5 3")]), up);
+    let bad = edit_triangle_pressure(&p, &[("pressure", "1 2")]);
+    assert!(matches!(bad, Reaction::Refused(_)), "{bad:?}");
+    let fewer = [("triangleList", "1")];
+    assert_eq!(edit_triangle_pressure(&p, &fewer), Reaction::Reinit);
+}
+
+/// LinearForceField's forces at a few times, as bits.
+fn linear_forces(c: &mut LinearForceField) -> Vec<u64> {
+    let mut out = Vec::new();
+    for t in [0.25, 1.5, 3.0] {
+        c.set_time(t);
+        let mut f = vec![0.0; 9];
+        c.add_force(&[], &[], &mut f);
+        out.extend(f.iter().map(|v| v.to_bits()));
+    }
+    out
+}
+
+/// Editing the scale `force` of a running LinearForceField gives the forces of one
+/// initialised with it; other Data re-initialise.
+#[test]
+fn edits_update_in_place_linear_force_scale() {
+    let x: Vec<f64> = (0..9).map(|i| i as f64).collect();
+    let (mut scene, root) = scene_with_state(DofType::Vec3, &x);
+    let mut init = |attrs: &[(&str, &str)]| {
+        let mut c = LinearForceField::new();
+        let diags = init_in(
+            &mut scene,
+            root,
+            &mut c,
+            |c| AnyComponent::ForceField(Box::new(c)),
+            attrs,
+        );
+        assert!(diags.is_empty(), "{attrs:?}: {diags:?}");
+        c
+    };
+    let before = [
+        ("points", "0 2"),
+        ("times", "0 1 2"),
+        ("forces", "0 0 0 1 2 3 -1 0 4"),
+        ("force", "2"),
+    ];
+    let mut edit = |after: &[(&str, &str)]| {
+        let mut c = init(&before);
+        let old = linear_forces(&mut c);
+        let versions = c.data().versions();
+        for (k, v) in after {
+            c.data_mut().set_str(k, v).unwrap();
+        }
+        let reaction = c.data_changed(&c.data().changed_since(&versions));
+        if reaction == Reaction::Updated {
+            let got = linear_forces(&mut c);
+            assert_eq!(
+                got,
+                linear_forces(&mut init(&[&before[..], after].concat()))
+            );
+            assert_ne!(got, old);
+        }
+        reaction
+    };
+    assert_eq!(edit(&[("force", "0.75")]), Reaction::Updated);
+    assert_eq!(edit(&[("points", "1")]), Reaction::Reinit);
+}
