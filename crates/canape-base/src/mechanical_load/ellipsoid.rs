@@ -11,8 +11,8 @@
 //! false, in which case the rigid is only read; no torque, as in SOFA.
 
 use crate::base_data;
-use canape_core::component::{ForceField, Interaction};
-use canape_core::data::{Data, DataKind, DataTable, Flag, Int, Real, Reals, Text};
+use canape_core::component::{ForceField, Interaction, Reaction};
+use canape_core::data::{ChangedData, Data, DataKind, DataTable, Flag, Int, Real, Reals, Text};
 use canape_core::impl_component;
 use canape_core::matrix::MatrixSink;
 use canape_core::scene::{ComponentId, InitContext, Target};
@@ -233,10 +233,26 @@ impl InteractionEllipsoidForceField {
     }
 }
 
+impl InteractionEllipsoidForceField {
+    /// Edits of stiffness and damping act in place once init has found both objects (as init
+    /// takes them: the contacts are forgotten); other Data re-initialise.
+    fn data_changed_impl(&mut self, changed: &ChangedData) -> Reaction {
+        let d = self.d;
+        if self.ends.is_none() || !changed.only(&[d.stiffness.index(), d.damping.index()]) {
+            return Reaction::Reinit;
+        }
+        self.k = self.data.get(d.stiffness);
+        self.damping = self.data.get(d.damping);
+        self.contacts.clear();
+        Reaction::Updated
+    }
+}
+
 impl_component!(
     InteractionEllipsoidForceField,
     "InteractionEllipsoidForceField",
-    init
+    init,
+    data_changed
 );
 
 impl ForceField for InteractionEllipsoidForceField {
@@ -411,5 +427,79 @@ mod tests {
             let kd: f64 = (0..9).map(|j| k[i][j] * dx[j]).sum();
             assert!((kd - df[i]).abs() < 1e-9, "{i}: {kd} vs {}", df[i]);
         }
+    }
+
+    /// What the force field gives at `x` with velocities `v`, as bits: the forces, then the
+    /// tangent applied to a vector and the assembled matrix.
+    fn response_bits(f: &mut InteractionEllipsoidForceField, x: &[f64], v: &[f64]) -> Vec<u64> {
+        let mut out = vec![0.0; v.len()];
+        f.add_force(x, v, &mut out);
+        let dx: Vec<f64> = (0..v.len()).map(|i| (i % 4) as f64 * 0.2 - 0.3).collect();
+        let mut df = vec![0.0; v.len()];
+        f.add_dforce(&dx, &mut df, 1.5);
+        out.extend(df);
+        let mut tr = canape_core::matrix::Triplets::new(v.len());
+        f.add_k_to_matrix(&mut tr, 0.5, 0);
+        out.extend(tr.entries.iter().map(|e| e.2));
+        out.iter().map(|x| x.to_bits()).collect()
+    }
+
+    /// Editing the stiffness or damping of a running InteractionEllipsoidForceField gives the
+    /// forces and tangent of one initialised with them; other Data re-initialise it.
+    #[test]
+    fn edits_update_in_place_interaction_ellipsoid() {
+        use canape_core::component::Component;
+        use canape_core::scene::AnyComponent;
+        use canape_core::state::{MechanicalObject, VecId};
+        let points = [0.5, 0.2, 0.1, 2.5, 0.0, 0.0, -0.3, 0.4, 0.2];
+        let (mut scene, root) = crate::test_support::scene_with_state(DofType::Vec3, &points);
+        let frame = scene.add_node("frame", Some(root));
+        let mut rigid = MechanicalObject::new(DofType::Rigid3);
+        rigid.resize(1);
+        let c = state([0.0; 3], [0.1, 0.0, 0.0], 0.4);
+        rigid.vec_mut(VecId::POSITION).copy_from_slice(&c[3..]);
+        scene.add_component(frame, "rigid", AnyComponent::State(rigid), None);
+        let mut init = |attrs: &[(&str, &str)]| {
+            let mut f = InteractionEllipsoidForceField::new();
+            let diags = crate::test_support::init_in(
+                &mut scene,
+                root,
+                &mut f,
+                |f| AnyComponent::ForceField(Box::new(f)),
+                attrs,
+            );
+            assert!(diags.is_empty(), "{attrs:?}: {diags:?}");
+            f
+        };
+        let before = [
+            ("object2", "@frame"),
+            ("center", "0 0 0"),
+            ("vradius", "1 2 1.5"),
+            ("stiffness", "80"),
+            ("damping", "0.5"),
+        ];
+        let x: Vec<f64> = points.iter().chain(&c[3..]).copied().collect();
+        let v: Vec<f64> = (0..15).map(|i| 0.05 * i as f64 - 0.3).collect();
+        let mut edit = |after: &[(&str, &str)]| {
+            let mut f = init(&before);
+            assert!(f.ends.is_some());
+            let old = response_bits(&mut f, &x, &v);
+            let versions = f.data().versions();
+            for (k, val) in after {
+                f.data_mut().set_str(k, val).unwrap();
+            }
+            let reaction = f.data_changed(&f.data().changed_since(&versions));
+            if reaction == Reaction::Updated {
+                let got = response_bits(&mut f, &x, &v);
+                let mut want = init(&[&before[..], after].concat());
+                assert_eq!(got, response_bits(&mut want, &x, &v), "{after:?}");
+                assert_ne!(got, old, "{after:?} changed nothing");
+            }
+            reaction
+        };
+        assert_eq!(edit(&[("stiffness", "120")]), Reaction::Updated);
+        assert_eq!(edit(&[("stiffness", "-40")]), Reaction::Updated);
+        assert_eq!(edit(&[("damping", "2")]), Reaction::Updated);
+        assert_eq!(edit(&[("vradius", "1 1 1")]), Reaction::Reinit);
     }
 }
