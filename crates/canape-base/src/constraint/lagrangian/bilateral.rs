@@ -11,7 +11,7 @@
 
 use crate::base_data;
 use canape_core::component::{Passive, Role};
-use canape_core::data::{DataKind, DataTable};
+use canape_core::data::{DataKind, DataTable, Flag, Ints, Real, Reals, Text};
 use canape_core::impl_component;
 use canape_core::lagrangian::{
     ConstraintBuild, ConstraintInputs, ConstraintOrder, LagrangianConstraint, Resolution,
@@ -20,9 +20,29 @@ use canape_core::scene::{ComponentId, InitContext, Target};
 use canape_types::dof::{quat_of, rigid3_rotate};
 use canape_types::DofType;
 
+canape_core::data_schema! {
+    /// BilateralLagrangianConstraint's own Data (after the base Data).
+    pub struct BilateralData {
+        object1: Text = ("object1", DataKind::Str, "", "First object in interaction"),
+        object2: Text = ("object2", DataKind::Str, "", "Second object in interaction"),
+        first_point: Ints = ("first_point", DataKind::Ints(0), "", "index of the constraint on the first model (object1)"),
+        second_point: Ints = ("second_point", DataKind::Ints(0), "", "index of the constraint on the second model (object2)"),
+        rest_vector: Reals = ("rest_vector", DataKind::Reals(0), "", "Relative position to maintain between attached points (optional)"),
+        activate: Flag = ("activate", DataKind::Bool, "1", "control constraint activation (true by default)"),
+        keep_orientation_difference: Flag = ("keepOrientationDifference", DataKind::Bool, "0", "keep the initial difference in orientation (only for rigids)"),
+        numerical_tolerance: Real = ("numericalTolerance", DataKind::Real, "0.0001", "a real value specifying the tolerance during the constraint solving."),
+        end_time: Real = ("endTime", DataKind::Real, "-1", "The constraint stops acting after the given value. Use a negative value for infinite constraints"),
+        topology1: Text = ("topology1", DataKind::Str, "", "link to the first topology container"),
+        topology2: Text = ("topology2", DataKind::Str, "", "link to the second topology container"),
+        group: Ints = ("group", DataKind::Ints(0), "", "group of the constraint"),
+    }
+}
+
 #[derive(Clone)]
 pub struct BilateralLagrangianConstraint {
     data: DataTable,
+    /// Typed handles to the Data in `data`.
+    d: BilateralData,
     sides: [Option<ComponentId>; 2],
     dof: DofType,
     pairs: Vec<(u32, u32)>,
@@ -41,21 +61,10 @@ impl Default for BilateralLagrangianConstraint {
 
 impl BilateralLagrangianConstraint {
     pub fn new() -> Self {
-        let data = base_data(DataTable::new())
-            .with("object1", DataKind::Str, "", "First object in interaction")
-            .with("object2", DataKind::Str, "", "Second object in interaction")
-            .with("first_point", DataKind::Ints(0), "", "index of the constraint on the first model (object1)")
-            .with("second_point", DataKind::Ints(0), "", "index of the constraint on the second model (object2)")
-            .with("rest_vector", DataKind::Reals(0), "", "Relative position to maintain between attached points (optional)")
-            .with("activate", DataKind::Bool, "1", "control constraint activation (true by default)")
-            .with("keepOrientationDifference", DataKind::Bool, "0", "keep the initial difference in orientation (only for rigids)")
-            .with("numericalTolerance", DataKind::Real, "0.0001", "a real value specifying the tolerance during the constraint solving.")
-            .with("endTime", DataKind::Real, "-1", "The constraint stops acting after the given value. Use a negative value for infinite constraints")
-            .with("topology1", DataKind::Str, "", "link to the first topology container")
-            .with("topology2", DataKind::Str, "", "link to the second topology container")
-            .with("group", DataKind::Ints(0), "", "group of the constraint");
+        let (data, d) = BilateralData::declare(base_data(DataTable::new()));
         BilateralLagrangianConstraint {
             data,
+            d,
             sides: [None, None],
             dof: DofType::Vec3,
             pairs: Vec::new(),
@@ -71,8 +80,9 @@ impl BilateralLagrangianConstraint {
         self.pairs.clear();
         let context = ctx.scene.context_state(ctx.node);
         let mut sides = [context, context];
-        for (k, name) in ["object1", "object2"].into_iter().enumerate() {
-            let l = self.data.str(name).trim().to_string();
+        let links = [("object1", self.d.object1), ("object2", self.d.object2)];
+        for (k, (name, handle)) in links.into_iter().enumerate() {
+            let l = self.data.get(handle).trim().to_string();
             if l.is_empty() {
                 continue;
             }
@@ -105,8 +115,8 @@ impl BilateralLagrangianConstraint {
         }
         self.dof = sa.dof;
         let (p1, p2) = (
-            self.data.ints("first_point"),
-            self.data.ints("second_point"),
+            self.data.get(self.d.first_point),
+            self.data.get(self.d.second_point),
         );
         if p1.len() != p2.len() {
             ctx.warn(format!(
@@ -127,13 +137,13 @@ impl BilateralLagrangianConstraint {
             }
             self.pairs.push((i, j));
         }
-        self.rest = self.data.reals("rest_vector").to_vec();
-        self.active = self.data.bool("activate");
-        self.tolerance = self.data.real("numericalTolerance");
-        if self.data.real("endTime") >= 0.0 {
+        self.rest = self.data.get(self.d.rest_vector).to_vec();
+        self.active = self.data.get(self.d.activate);
+        self.tolerance = self.data.get(self.d.numerical_tolerance);
+        if self.data.get(self.d.end_time) >= 0.0 {
             ctx.warn("endTime is not supported yet: the constraint acts for the whole run");
         }
-        if self.data.bool("keepOrientationDifference") {
+        if self.data.get(self.d.keep_orientation_difference) {
             ctx.warn(
                 "keepOrientationDifference is not supported yet: the orientations are held equal",
             );

@@ -19,7 +19,7 @@
 
 use crate::base_data;
 use canape_core::component::{Passive, Role};
-use canape_core::data::{DataKind, DataTable};
+use canape_core::data::{DataKind, DataTable, Flag, Real, Reals, Text, Words};
 use canape_core::impl_component;
 use canape_core::lagrangian::{
     ConstraintCorrection, CorrectionKind, IntegrationFactors, StateRows,
@@ -40,9 +40,49 @@ impl MatrixSink for FirstBlock {
     }
 }
 
+canape_core::data_schema! {
+    /// UncoupledConstraintCorrection's own Data (after the base Data).
+    pub struct UncoupledData {
+        compliance: Reals = ("compliance", DataKind::Reals(0), "", "Rigid compliance value: 1st value for translations, 6 others for upper-triangular part of symmetric 3x3 rotation compliance matrix"),
+        default_compliance: Real = ("defaultCompliance", DataKind::Real, "1e-05", "Default compliance value for new dof or if all should have the same (in which case compliance vector should be empty)"),
+        verbose: Flag = ("verbose", DataKind::Bool, "0", "Dump the constraint matrix at each iteration"),
+        correction_velocity_factor: Real = ("correctionVelocityFactor", DataKind::Real, "1", "Factor applied to the constraint forces when correcting the velocities"),
+        correction_position_factor: Real = ("correctionPositionFactor", DataKind::Real, "1", "Factor applied to the constraint forces when correcting the positions"),
+        use_ode_solver_integration_factors: Flag = ("useOdeSolverIntegrationFactors", DataKind::Bool, "1", "Use odeSolver integration factors instead of correctionVelocityFactor and correctionPositionFactor") alias ["useIntegrationSchemeIntegrationFactors"],
+        topology: Text = ("topology", DataKind::Str, "", "link to the topology container"),
+    }
+}
+
+canape_core::data_schema! {
+    /// The Data LinearSolverConstraintCorrection and GenericConstraintCorrection share (after
+    /// the base Data).
+    pub struct SolverCorrectionData {
+        linear_solver: Text = ("linearSolver", DataKind::Str, "", "Link towards the linear solver used to compute the compliance matrix, requiring the LHS as input"),
+        ode_solver: Text = ("ODESolver", DataKind::Str, "", "Link towards the ODE solver used to recover the integration factors"),
+        regularization_term: Real = ("regularizationTerm", DataKind::Real, "0", "Add regularization factor times the identity matrix to the compliance W when solving constraints"),
+    }
+}
+
+canape_core::data_schema! {
+    /// What GenericConstraintCorrection adds to [`SolverCorrectionData`].
+    pub struct GenericCorrectionData {
+        compliance_factor: Real = ("complianceFactor", DataKind::Real, "1", "Factor applied to the position factor and velocity factor used to calculate compliance matrix"),
+        linear_solvers_name: Words = ("linearSolversName", DataKind::Words, "", "name of the constraint solver"),
+    }
+}
+
+canape_core::data_schema! {
+    /// What LinearSolverConstraintCorrection adds to [`SolverCorrectionData`].
+    pub struct LinearSolverCorrectionData {
+        wire_optimization: Flag = ("wire_optimization", DataKind::Bool, "0", "constraints are reordered along a wire-like topology (from tip to base)"),
+    }
+}
+
 #[derive(Clone)]
 pub struct UncoupledConstraintCorrection {
     data: DataTable,
+    /// Typed handles to the Data in `data`.
+    d: UncoupledData,
     state: Option<ComponentId>,
     dof: DofType,
     /// Vec types: one compliance per point; Rigid3: the 7 values.
@@ -61,17 +101,10 @@ impl Default for UncoupledConstraintCorrection {
 
 impl UncoupledConstraintCorrection {
     pub fn new() -> Self {
-        let data = base_data(DataTable::new())
-            .with("compliance", DataKind::Reals(0), "", "Rigid compliance value: 1st value for translations, 6 others for upper-triangular part of symmetric 3x3 rotation compliance matrix")
-            .with("defaultCompliance", DataKind::Real, "1e-05", "Default compliance value for new dof or if all should have the same (in which case compliance vector should be empty)")
-            .with("verbose", DataKind::Bool, "0", "Dump the constraint matrix at each iteration")
-            .with("correctionVelocityFactor", DataKind::Real, "1", "Factor applied to the constraint forces when correcting the velocities")
-            .with("correctionPositionFactor", DataKind::Real, "1", "Factor applied to the constraint forces when correcting the positions")
-            .with("useOdeSolverIntegrationFactors", DataKind::Bool, "1", "Use odeSolver integration factors instead of correctionVelocityFactor and correctionPositionFactor")
-            .alias(&["useIntegrationSchemeIntegrationFactors"])
-            .with("topology", DataKind::Str, "", "link to the topology container");
+        let (data, d) = UncoupledData::declare(base_data(DataTable::new()));
         UncoupledConstraintCorrection {
             data,
+            d,
             state: None,
             dof: DofType::Vec3,
             compliance: Vec::new(),
@@ -94,10 +127,10 @@ impl UncoupledConstraintCorrection {
         };
         self.dof = st.dof;
         let n = st.size();
-        self.default = self.data.real("defaultCompliance");
-        self.use_ode = self.data.bool("useOdeSolverIntegrationFactors");
-        self.position_factor = self.data.real("correctionPositionFactor");
-        self.velocity_factor = self.data.real("correctionVelocityFactor");
+        self.default = self.data.get(self.d.default_compliance);
+        self.use_ode = self.data.get(self.d.use_ode_solver_integration_factors);
+        self.position_factor = self.data.get(self.d.correction_position_factor);
+        self.velocity_factor = self.data.get(self.d.correction_velocity_factor);
         let has_ode = ctx.scene.lineage(ctx.node).iter().any(|nd| {
             ctx.scene
                 .node_components(*nd, Role::OdeSolver)
@@ -108,7 +141,7 @@ impl UncoupledConstraintCorrection {
             ctx.error("no ODE solver above this correction: its integration factors cannot be used (the correction factors are)");
             self.use_ode = false;
         }
-        let given = self.data.reals("compliance").to_vec();
+        let given = self.data.get(self.d.compliance).to_vec();
         if given
             .iter()
             .chain([&self.default])
@@ -119,7 +152,7 @@ impl UncoupledConstraintCorrection {
             );
             return;
         }
-        let default_set = self.data.is_set("defaultCompliance");
+        let default_set = self.data.was_set(self.d.default_compliance);
         match st.dof {
             DofType::Rigid3 => {
                 if given.len() == 7 {
@@ -318,6 +351,10 @@ impl ConstraintCorrection for UncoupledConstraintCorrection {
 #[derive(Clone)]
 pub struct LinearSolverConstraintCorrection {
     data: DataTable,
+    /// Typed handles to the Data in `data`.
+    d: SolverCorrectionData,
+    /// GenericConstraintCorrection's Data.
+    generic: Option<GenericCorrectionData>,
     class: &'static str,
     state: Option<ComponentId>,
     compliance_factor: f64,
@@ -325,24 +362,18 @@ pub struct LinearSolverConstraintCorrection {
 
 impl LinearSolverConstraintCorrection {
     pub fn new(class: &'static str) -> Self {
-        let mut data = base_data(DataTable::new())
-            .with("linearSolver", DataKind::Str, "", "Link towards the linear solver used to compute the compliance matrix, requiring the LHS as input")
-            .with("ODESolver", DataKind::Str, "", "Link towards the ODE solver used to recover the integration factors")
-            .with("regularizationTerm", DataKind::Real, "0", "Add regularization factor times the identity matrix to the compliance W when solving constraints");
-        if class == "GenericConstraintCorrection" {
-            data = data
-                .with("complianceFactor", DataKind::Real, "1", "Factor applied to the position factor and velocity factor used to calculate compliance matrix")
-                .with("linearSolversName", DataKind::Words, "", "name of the constraint solver");
+        let (data, d) = SolverCorrectionData::declare(base_data(DataTable::new()));
+        // LinearSolverConstraintCorrection's `wire_optimization` is declared, never read
+        let (data, generic) = if class == "GenericConstraintCorrection" {
+            let (data, g) = GenericCorrectionData::declare(data);
+            (data, Some(g))
         } else {
-            data = data.with(
-                "wire_optimization",
-                DataKind::Bool,
-                "0",
-                "constraints are reordered along a wire-like topology (from tip to base)",
-            );
-        }
+            (LinearSolverCorrectionData::declare(data).0, None)
+        };
         LinearSolverConstraintCorrection {
             data,
+            d,
+            generic,
             class,
             state: None,
             compliance_factor: 1.0,
@@ -366,10 +397,10 @@ impl LinearSolverConstraintCorrection {
                 self.class
             ));
         }
-        if self.class == "GenericConstraintCorrection" {
-            self.compliance_factor = self.data.real("complianceFactor");
+        if let Some(g) = self.generic {
+            self.compliance_factor = self.data.get(g.compliance_factor);
         }
-        if self.data.real("regularizationTerm") != 0.0 {
+        if self.data.get(self.d.regularization_term) != 0.0 {
             ctx.warn("regularizationTerm is not applied by this correction yet (set it on the constraint solver)");
         }
     }

@@ -10,7 +10,7 @@
 use super::bilateral::rotation_vector;
 use crate::base_data;
 use canape_core::component::{Passive, Role};
-use canape_core::data::{DataKind, DataTable};
+use canape_core::data::{DataKind, DataTable, Flag, Ints, Text};
 use canape_core::impl_component;
 use canape_core::lagrangian::{
     ConstraintBuild, ConstraintInputs, LagrangianConstraint, Resolution,
@@ -20,9 +20,20 @@ use canape_core::state::VecId;
 use canape_types::dof::quat_of;
 use canape_types::DofType;
 
+canape_core::data_schema! {
+    /// FixedLagrangianConstraint's own Data (after the base Data).
+    pub struct FixedLagrangianData {
+        indices: Ints = ("indices", DataKind::Ints(0), "", "Indices of points to fix"),
+        fix_all: Flag = ("fixAll", DataKind::Bool, "0", "If true, fix all points"),
+        mstate: Text = ("mstate", DataKind::Str, "", "MechanicalState used by this component"),
+    }
+}
+
 #[derive(Clone)]
 pub struct FixedLagrangianConstraint {
     data: DataTable,
+    /// Typed handles to the Data in `data`.
+    d: FixedLagrangianData,
     state: Option<ComponentId>,
     dof: DofType,
     /// The fixed points and their rest coordinates (3 or 7 numbers each).
@@ -39,17 +50,10 @@ impl Default for FixedLagrangianConstraint {
 
 impl FixedLagrangianConstraint {
     pub fn new() -> Self {
-        let data = base_data(DataTable::new())
-            .with("indices", DataKind::Ints(0), "", "Indices of points to fix")
-            .with("fixAll", DataKind::Bool, "0", "If true, fix all points")
-            .with(
-                "mstate",
-                DataKind::Str,
-                "",
-                "MechanicalState used by this component",
-            );
+        let (data, d) = FixedLagrangianData::declare(base_data(DataTable::new()));
         FixedLagrangianConstraint {
             data,
+            d,
             state: None,
             dof: DofType::Vec3,
             points: Vec::new(),
@@ -74,12 +78,12 @@ impl FixedLagrangianConstraint {
         }
         let (n, cs) = (st.size(), st.dof.coord_size());
         let rest = st.vec(VecId::REST_POSITION);
-        let indices: Vec<usize> = if self.data.bool("fixAll") {
+        let indices: Vec<usize> = if self.data.get(self.d.fix_all) {
             (0..n).collect()
         } else {
             let (kept, dropped): (Vec<usize>, Vec<usize>) = self
                 .data
-                .ints("indices")
+                .get(self.d.indices)
                 .iter()
                 .map(|&i| i as usize)
                 .partition(|&i| i < n);

@@ -12,7 +12,7 @@
 
 use crate::base_data;
 use canape_core::component::{Passive, Role};
-use canape_core::data::{DataKind, DataTable};
+use canape_core::data::{DataKind, DataTable, Flag, Int, Real, Text};
 use canape_core::impl_component;
 use canape_core::lagrangian::{
     ConstraintBuild, ConstraintInputs, ConstraintOrder, LagrangianConstraint, Resolution,
@@ -21,9 +21,22 @@ use canape_core::scene::{ComponentId, InitContext};
 use canape_core::state::VecId;
 use canape_types::DofType;
 
+canape_core::data_schema! {
+    /// UniformLagrangianConstraint's own Data (after the base Data).
+    pub struct UniformLagrangianData {
+        iterative: Flag = ("iterative", DataKind::Bool, "1", "Iterate over the bilateral constraints, otherwise a block factorisation is computed."),
+        constrain_to_rest_pos: Flag = ("constrainToRestPos", DataKind::Bool, "0", "if false, constrains the pos to be zero / if true constraint the current position to stay at rest position"),
+        constraint_index: Int = ("constraintIndex", DataKind::Int, "0", "Constraint index (first index in the right hand term resolution vector)"),
+        end_time: Real = ("endTime", DataKind::Real, "-1", "The constraint stops acting after the given value. Use a negative value for infinite constraints"),
+        mstate: Text = ("mstate", DataKind::Str, "", "MechanicalState used by this component"),
+    }
+}
+
 #[derive(Clone)]
 pub struct UniformLagrangianConstraint {
     data: DataTable,
+    /// Typed handles to the Data in `data`.
+    d: UniformLagrangianData,
     state: Option<ComponentId>,
     /// Scalars per point (coordinate = derivative size for the Vec types).
     width: usize,
@@ -42,14 +55,10 @@ impl Default for UniformLagrangianConstraint {
 
 impl UniformLagrangianConstraint {
     pub fn new() -> Self {
-        let data = base_data(DataTable::new())
-            .with("iterative", DataKind::Bool, "1", "Iterate over the bilateral constraints, otherwise a block factorisation is computed.")
-            .with("constrainToRestPos", DataKind::Bool, "0", "if false, constrains the pos to be zero / if true constraint the current position to stay at rest position")
-            .with("constraintIndex", DataKind::Int, "0", "Constraint index (first index in the right hand term resolution vector)")
-            .with("endTime", DataKind::Real, "-1", "The constraint stops acting after the given value. Use a negative value for infinite constraints")
-            .with("mstate", DataKind::Str, "", "MechanicalState used by this component");
+        let (data, d) = UniformLagrangianData::declare(base_data(DataTable::new()));
         UniformLagrangianConstraint {
             data,
+            d,
             state: None,
             width: 1,
             iterative: true,
@@ -77,11 +86,11 @@ impl UniformLagrangianConstraint {
                 return;
             }
         };
-        if self.data.real("endTime") >= 0.0 {
+        if self.data.get(self.d.end_time) >= 0.0 {
             ctx.warn("endTime is not supported: the constraint acts for the whole simulation");
         }
-        self.iterative = self.data.bool("iterative");
-        self.rest = if self.data.bool("constrainToRestPos") {
+        self.iterative = self.data.get(self.d.iterative);
+        self.rest = if self.data.get(self.d.constrain_to_rest_pos) {
             st.vec(VecId::REST_POSITION).to_vec()
         } else {
             Vec::new()
