@@ -23,10 +23,30 @@ use crate::bvh::Bvh;
 use crate::intersect::{Output, Params};
 use crate::settings::Method;
 use canape_core::collision::{CollisionModel, CollisionPipeline, Contact};
-use canape_core::component::{Component, Passive, Role};
-use canape_core::data::{base_fields, DataKind, DataTable};
+use canape_core::component::{Passive, Role};
+use canape_core::data::{base_fields, DataKind, DataTable, Flag, Int, Text};
 use canape_core::scene::{ComponentId, InitContext, NodeId, Scene, Slot, Target};
 use canape_types::Vec3;
+
+canape_core::data_schema! {
+    /// CollisionPipeline's Data (after the base Data).
+    pub struct PipelineData {
+        verbose: Flag = ("verbose", DataKind::Bool, "0", "Display extra informations at each computation step. (default=false)"),
+        draw: Flag = ("draw", DataKind::Bool, "0", "Draw detected collisions. (default=false)"),
+        depth: Int = ("depth", DataKind::Int, "6", "Max depth of bounding trees"),
+        broad_phase_detection: Text = ("broadPhaseDetection", DataKind::Str, "", "link to the broad phase"),
+        narrow_phase_detection: Text = ("narrowPhaseDetection", DataKind::Str, "", "link to the narrow phase"),
+        intersection_method: Text = ("intersectionMethod", DataKind::Str, "", "link to the intersection method"),
+        contact_manager: Text = ("contactManager", DataKind::Str, "", "link to the contact manager"),
+    }
+}
+
+canape_core::data_schema! {
+    /// What SubCollisionPipeline adds to [`PipelineData`].
+    pub struct SubPipelineData {
+        collision_models: Text = ("collisionModels", DataKind::Str, "", "list of collision models to consider in this pipeline"),
+    }
+}
 
 /// A model taking part in one detection.
 #[derive(Clone, Debug)]
@@ -61,6 +81,10 @@ struct Response {
 #[derive(Clone)]
 pub struct Pipeline {
     data: DataTable,
+    /// Typed handles to the Data in `data`.
+    d: PipelineData,
+    /// SubCollisionPipeline's Data.
+    ds: Option<SubPipelineData>,
     /// A SubCollisionPipeline: its models and configuration come from its links, and the
     /// CompositeCollisionPipeline naming it runs it.
     sub: bool,
@@ -123,54 +147,17 @@ impl Pipeline {
     }
 
     fn with_kind(sub: bool) -> Self {
-        let mut data = base_fields(DataTable::new())
-            .with(
-                "verbose",
-                DataKind::Bool,
-                "0",
-                "Display extra informations at each computation step. (default=false)",
-            )
-            .with(
-                "draw",
-                DataKind::Bool,
-                "0",
-                "Draw detected collisions. (default=false)",
-            )
-            .with("depth", DataKind::Int, "6", "Max depth of bounding trees")
-            .with(
-                "broadPhaseDetection",
-                DataKind::Str,
-                "",
-                "link to the broad phase",
-            )
-            .with(
-                "narrowPhaseDetection",
-                DataKind::Str,
-                "",
-                "link to the narrow phase",
-            )
-            .with(
-                "intersectionMethod",
-                DataKind::Str,
-                "",
-                "link to the intersection method",
-            )
-            .with(
-                "contactManager",
-                DataKind::Str,
-                "",
-                "link to the contact manager",
-            );
-        if sub {
-            data = data.with(
-                "collisionModels",
-                DataKind::Str,
-                "",
-                "list of collision models to consider in this pipeline",
-            );
-        }
+        let (data, d) = PipelineData::declare(base_fields(DataTable::new()));
+        let (data, ds) = if sub {
+            let (data, ds) = SubPipelineData::declare(data);
+            (data, Some(ds))
+        } else {
+            (data, None)
+        };
         Pipeline {
             data,
+            d,
+            ds,
             sub,
             listed: None,
             node: None,
@@ -225,28 +212,15 @@ fn find_setting(
     None
 }
 
-impl Component for Pipeline {
-    fn class_name(&self) -> &'static str {
-        if self.sub {
-            "SubCollisionPipeline"
-        } else {
-            "CollisionPipeline"
-        }
-    }
-    fn data(&self) -> &DataTable {
-        &self.data
-    }
-    fn data_mut(&mut self) -> &mut DataTable {
-        &mut self.data
-    }
-    fn init(&mut self, ctx: &mut InitContext<'_>) {
+impl Pipeline {
+    fn init_impl(&mut self, ctx: &mut InitContext<'_>) {
         self.node = Some(ctx.node);
         let scene = ctx.scene;
-        let method_link = self.data.str("intersectionMethod").to_string();
-        let manager_link = self.data.str("contactManager").to_string();
-        if self.sub {
+        let method_link = self.data.get(self.d.intersection_method).to_string();
+        let manager_link = self.data.get(self.d.contact_manager).to_string();
+        if let Some(ds) = self.ds {
             let mut listed = Vec::new();
-            for l in self.data.str("collisionModels").split_whitespace() {
+            for l in self.data.get(ds.collision_models).split_whitespace() {
                 match ctx.linked(l) {
                     Some(Target::Component(c)) if matches!(scene.info(c).slot, Slot::Passive(i) if model_of(scene, i).is_some()) => {
                         listed.push(c)
@@ -372,6 +346,16 @@ impl Component for Pipeline {
         }
     }
 }
+
+canape_core::impl_component!(
+    Pipeline,
+    |s| if s.sub {
+        "SubCollisionPipeline"
+    } else {
+        "CollisionPipeline"
+    },
+    init
+);
 
 impl Passive for Pipeline {
     fn role(&self) -> Role {

@@ -5,7 +5,7 @@
 //! manager (CollisionResponse). They hold Data; the pipeline reads them at init.
 
 use canape_core::component::{Component, Passive, Role};
-use canape_core::data::{base_fields, DataKind, DataTable};
+use canape_core::data::{base_fields, DataKind, DataTable, Flag, Real, Reals, Text, Words};
 
 /// Which intersection method the pipeline uses.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -18,7 +18,70 @@ pub enum Method {
     LocalMin,
 }
 
-/// A configuration component of the pipeline, identified by its class.
+canape_core::data_schema! {
+    /// The proximity methods' distances (MinProximityIntersection, NewProximityIntersection,
+    /// LocalMinDistance), after the base Data.
+    pub struct ProximityData {
+        alarm_distance: Real = ("alarmDistance", DataKind::Real, "1", "Proximity detection distance"),
+        contact_distance: Real = ("contactDistance", DataKind::Real, "0.5", "Distance below which a contact is created"),
+    }
+}
+
+canape_core::data_schema! {
+    /// What MinProximityIntersection adds to [`ProximityData`].
+    pub struct MinProximityData {
+        use_line_line: Flag = ("useLineLine", DataKind::Bool, "1", "Line-line collision detection enabled"),
+        use_sphere_triangle: Flag = ("useSphereTriangle", DataKind::Bool, "1", "activate Sphere-Triangle intersection tests"),
+        use_point_point: Flag = ("usePointPoint", DataKind::Bool, "1", "activate Point-Point intersection tests"),
+        use_surface_normals: Flag = ("useSurfaceNormals", DataKind::Bool, "0", "Compute the norms of the Detection Outputs by considering the normals of the surfaces involved."),
+        use_line_point: Flag = ("useLinePoint", DataKind::Bool, "1", "activate Line-Point intersection tests"),
+    }
+}
+
+canape_core::data_schema! {
+    /// What NewProximityIntersection adds to [`ProximityData`].
+    pub struct NewProximityData {
+        use_line_line: Flag = ("useLineLine", DataKind::Bool, "0", "Line-line collision detection enabled"),
+    }
+}
+
+canape_core::data_schema! {
+    /// What LocalMinDistance adds to [`ProximityData`].
+    pub struct LocalMinData {
+        filter_intersection: Flag = ("filterIntersection", DataKind::Bool, "1", "Activate LMD filter"),
+        angle_cone: Real = ("angleCone", DataKind::Real, "0", "Filtering cone extension angle"),
+        cone_factor: Real = ("coneFactor", DataKind::Real, "0.5", "Factor for filtering cone angle computation"),
+        use_lmd_filters: Flag = ("useLMDFilters", DataKind::Bool, "0", "Use external cone computation"),
+    }
+}
+
+canape_core::data_schema! {
+    /// What RuleBasedContactManager adds before [`ResponseData`].
+    pub struct RulesData {
+        rules: Text = ("rules", DataKind::Str, "", "Ordered list of rules, each with a triplet of strings. The first two define either the name of the collision model or its group number. * are wildcards. The last string define the response algorithm to use for this pair of models"),
+        variables: Words = ("variables", DataKind::Words, "", "Define a list of variables to be used inside the rules"),
+    }
+}
+
+canape_core::data_schema! {
+    /// The contact managers' Data (CollisionResponse, RuleBasedContactManager).
+    pub struct ResponseData {
+        response: Text = ("response", DataKind::Str, "PenalityContactForceField", "contact response class"),
+        response_params: Text = ("responseParams", DataKind::Str, "", "contact response parameters (syntax: name1=value1&name2=value2&...)"),
+        mu: Real = ("mu", DataKind::Real, "0", "friction coefficient (Lagrangian responses)"),
+        epsilon: Real = ("epsilon", DataKind::Real, "0", "restitution (Lagrangian responses)"),
+    }
+}
+
+canape_core::data_schema! {
+    /// The broad phases' Data (BruteForceBroadPhase, ParallelBruteForceBroadPhase).
+    pub struct BroadPhaseData {
+        bounding_box: Reals = ("box", DataKind::Reals(0), "", "if not empty, objects that do not intersect this bounding-box will be ignored"),
+    }
+}
+
+/// A configuration component of the pipeline, identified by its class. It has no code of its
+/// own reading its Data: the pipeline reads them at its init.
 #[derive(Clone)]
 pub struct Setting {
     class: &'static str,
@@ -27,121 +90,22 @@ pub struct Setting {
 
 impl Setting {
     pub fn new(class: &'static str) -> Self {
-        let mut data = base_fields(DataTable::new());
-        match class {
-            "MinProximityIntersection" | "NewProximityIntersection" => {
-                data = data
-                    .with(
-                        "alarmDistance",
-                        DataKind::Real,
-                        "1",
-                        "Proximity detection distance",
-                    )
-                    .with(
-                        "contactDistance",
-                        DataKind::Real,
-                        "0.5",
-                        "Distance below which a contact is created",
-                    )
-                    .with(
-                        "useLineLine",
-                        DataKind::Bool,
-                        if class == "MinProximityIntersection" {
-                            "1"
-                        } else {
-                            "0"
-                        },
-                        "Line-line collision detection enabled",
-                    );
-                if class == "MinProximityIntersection" {
-                    data = data
-                        .with("useSphereTriangle", DataKind::Bool, "1", "activate Sphere-Triangle intersection tests")
-                        .with("usePointPoint", DataKind::Bool, "1", "activate Point-Point intersection tests")
-                        .with("useSurfaceNormals", DataKind::Bool, "0", "Compute the norms of the Detection Outputs by considering the normals of the surfaces involved.")
-                        .with("useLinePoint", DataKind::Bool, "1", "activate Line-Point intersection tests");
-                }
+        let data = base_fields(DataTable::new());
+        let data = match class {
+            "MinProximityIntersection" => {
+                MinProximityData::declare(ProximityData::declare(data).0).0
             }
-            "LocalMinDistance" => {
-                data = data
-                    .with(
-                        "alarmDistance",
-                        DataKind::Real,
-                        "1",
-                        "Proximity detection distance",
-                    )
-                    .with(
-                        "contactDistance",
-                        DataKind::Real,
-                        "0.5",
-                        "Distance below which a contact is created",
-                    )
-                    .with(
-                        "filterIntersection",
-                        DataKind::Bool,
-                        "1",
-                        "Activate LMD filter",
-                    )
-                    .with(
-                        "angleCone",
-                        DataKind::Real,
-                        "0",
-                        "Filtering cone extension angle",
-                    )
-                    .with(
-                        "coneFactor",
-                        DataKind::Real,
-                        "0.5",
-                        "Factor for filtering cone angle computation",
-                    )
-                    .with(
-                        "useLMDFilters",
-                        DataKind::Bool,
-                        "0",
-                        "Use external cone computation",
-                    );
+            "NewProximityIntersection" => {
+                NewProximityData::declare(ProximityData::declare(data).0).0
             }
-            "CollisionResponse" | "RuleBasedContactManager" => {
-                if class == "RuleBasedContactManager" {
-                    data = data
-                        .with("rules", DataKind::Str, "", "Ordered list of rules, each with a triplet of strings. The first two define either the name of the collision model or its group number. * are wildcards. The last string define the response algorithm to use for this pair of models")
-                        .with("variables", DataKind::Words, "", "Define a list of variables to be used inside the rules");
-                }
-                data = data
-                    .with(
-                        "response",
-                        DataKind::Str,
-                        "PenalityContactForceField",
-                        "contact response class",
-                    )
-                    .with(
-                        "responseParams",
-                        DataKind::Str,
-                        "",
-                        "contact response parameters (syntax: name1=value1&name2=value2&...)",
-                    )
-                    .with(
-                        "mu",
-                        DataKind::Real,
-                        "0",
-                        "friction coefficient (Lagrangian responses)",
-                    )
-                    .with(
-                        "epsilon",
-                        DataKind::Real,
-                        "0",
-                        "restitution (Lagrangian responses)",
-                    );
-            }
+            "LocalMinDistance" => LocalMinData::declare(ProximityData::declare(data).0).0,
+            "CollisionResponse" => ResponseData::declare(data).0,
+            "RuleBasedContactManager" => ResponseData::declare(RulesData::declare(data).0).0,
             "BruteForceBroadPhase" | "ParallelBruteForceBroadPhase" => {
-                data = data.with(
-                    "box",
-                    DataKind::Reals(0),
-                    "",
-                    "if not empty, objects that do not intersect this bounding-box will be ignored",
-                );
+                BroadPhaseData::declare(data).0
             }
-            _ => {}
-        }
+            _ => data,
+        };
         Setting { class, data }
     }
 
@@ -150,6 +114,8 @@ impl Setting {
     }
 }
 
+// the class name comes from the instance and there is no init: impl_component! has no arm for
+// that, so the accessors are written out
 impl Component for Setting {
     fn class_name(&self) -> &'static str {
         self.class

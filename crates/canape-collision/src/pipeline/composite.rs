@@ -2,15 +2,28 @@
 //! CompositeCollisionPipeline.cpp): runs its SubCollisionPipelines one after the other.
 
 use canape_core::collision::{CollisionChanges, CollisionPipeline};
-use canape_core::component::{Component, Passive, Role};
-use canape_core::data::{base_fields, DataKind, DataTable};
+use canape_core::component::{Passive, Role};
+use canape_core::data::{base_fields, DataKind, DataTable, Flag, Int, Text};
 use canape_core::scene::{ComponentId, InitContext, Scene, Slot, Target};
+
+canape_core::data_schema! {
+    /// CompositeCollisionPipeline's Data (after the base Data).
+    pub struct CompositeData {
+        verbose: Flag = ("verbose", DataKind::Bool, "0", "Display extra informations at each computation step. (default=false)"),
+        draw: Flag = ("draw", DataKind::Bool, "0", "Draw detected collisions. (default=false)"),
+        depth: Int = ("depth", DataKind::Int, "6", "Max depth of bounding trees"),
+        parallel_detection: Flag = ("parallelDetection", DataKind::Bool, "0", "Parallelize collision detection."),
+        sub_collision_pipelines: Text = ("subCollisionPipelines", DataKind::Str, "", "List of sub collision pipelines to handle."),
+    }
+}
 
 /// CompositeCollisionPipeline: runs its SubCollisionPipelines one after the other, each with
 /// its own models, intersection method and contact manager.
 #[derive(Clone)]
 pub struct CompositePipeline {
     data: DataTable,
+    /// Typed handles to the Data in `data`.
+    d: CompositeData,
     subs: Vec<ComponentId>,
 }
 
@@ -22,53 +35,21 @@ impl Default for CompositePipeline {
 
 impl CompositePipeline {
     pub fn new() -> Self {
+        let (data, d) = CompositeData::declare(base_fields(DataTable::new()));
         CompositePipeline {
-            data: base_fields(DataTable::new())
-                .with(
-                    "verbose",
-                    DataKind::Bool,
-                    "0",
-                    "Display extra informations at each computation step. (default=false)",
-                )
-                .with(
-                    "draw",
-                    DataKind::Bool,
-                    "0",
-                    "Draw detected collisions. (default=false)",
-                )
-                .with("depth", DataKind::Int, "6", "Max depth of bounding trees")
-                .with(
-                    "parallelDetection",
-                    DataKind::Bool,
-                    "0",
-                    "Parallelize collision detection.",
-                )
-                .with(
-                    "subCollisionPipelines",
-                    DataKind::Str,
-                    "",
-                    "List of sub collision pipelines to handle.",
-                ),
+            data,
+            d,
             subs: Vec::new(),
         }
     }
 }
 
-impl Component for CompositePipeline {
-    fn class_name(&self) -> &'static str {
-        "CompositeCollisionPipeline"
-    }
-    fn data(&self) -> &DataTable {
-        &self.data
-    }
-    fn data_mut(&mut self) -> &mut DataTable {
-        &mut self.data
-    }
-    fn init(&mut self, ctx: &mut InitContext<'_>) {
+impl CompositePipeline {
+    fn init_impl(&mut self, ctx: &mut InitContext<'_>) {
         self.subs.clear();
         let links: Vec<String> = self
             .data
-            .str("subCollisionPipelines")
+            .get(self.d.sub_collision_pipelines)
             .split_whitespace()
             .map(str::to_string)
             .collect();
@@ -87,6 +68,8 @@ impl Component for CompositePipeline {
         }
     }
 }
+
+canape_core::impl_component!(CompositePipeline, "CompositeCollisionPipeline", init);
 
 impl Passive for CompositePipeline {
     fn role(&self) -> Role {
