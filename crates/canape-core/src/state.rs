@@ -5,7 +5,7 @@
 //! `coord_size` scalars per point, derivative vectors `deriv_size` (identical for Vec types).
 
 use crate::component::Component;
-use crate::data::{DataKind, DataTable, Value};
+use crate::data::{Data, DataKind, DataTable, Flag, Int, Real, Reals, Value, Words};
 use canape_types::DofType;
 use std::sync::Arc;
 
@@ -53,10 +53,100 @@ impl VecId {
     }
 }
 
+/// MechanicalObject's vector Data, whose kinds (values per point) depend on the DOF type:
+/// written out, as a [`data_schema!`](crate::data_schema) declares kinds fixed in the code.
+#[derive(Clone, Copy, Debug)]
+pub struct StateVectorData {
+    pub position: Data<Reals>,
+    pub velocity: Data<Reals>,
+    pub force: Data<Reals>,
+    pub rest_position: Data<Reals>,
+    pub external_force: Data<Reals>,
+    pub deriv_x: Data<Reals>,
+}
+
+impl StateVectorData {
+    /// Add the vectors of a state of `dof` to `table` and return their typed handles.
+    pub fn declare(table: DataTable, dof: DofType) -> (DataTable, Self) {
+        let (coord, deriv) = (
+            DataKind::Reals(dof.coord_size()),
+            DataKind::Reals(dof.deriv_size()),
+        );
+        let (t, position) = table.declare(
+            "position",
+            coord,
+            "",
+            "position coordinates of the degrees of freedom",
+        );
+        let t = t.alias(&["x"]);
+        let (t, velocity) = t.declare(
+            "velocity",
+            deriv,
+            "",
+            "velocity coordinates of the degrees of freedom",
+        );
+        let t = t.alias(&["v"]);
+        let (t, force) = t.declare("force", deriv, "", "force vector of the degrees of freedom");
+        let t = t.alias(&["f"]);
+        let (t, rest_position) = t.declare(
+            "rest_position",
+            coord,
+            "",
+            "rest position coordinates of the degrees of freedom",
+        );
+        let t = t.alias(&["x0"]);
+        let (t, external_force) = t.declare(
+            "externalForce",
+            deriv,
+            "",
+            "externalForces vector of the degrees of freedom",
+        );
+        let (t, deriv_x) = t.declare("derivX", deriv, "", "dx vector of the degrees of freedom");
+        let t = t.alias(&["dx"]);
+        let vectors = StateVectorData {
+            position,
+            velocity,
+            force,
+            rest_position,
+            external_force,
+            deriv_x,
+        };
+        (t, vectors)
+    }
+}
+
+crate::data_schema! {
+    /// The rest of MechanicalObject's Data, after [`StateVectorData`].
+    pub struct MechanicalObjectData {
+        size: Int = ("size", DataKind::Int, "0", "Size of the vectors"),
+        translation: Reals = ("translation", DataKind::Vector(3), "0 0 0", "Translation of the DOFs"),
+        rotation: Reals = ("rotation", DataKind::Vector(3), "0 0 0", "Rotation of the DOFs (Euler angles in degrees)"),
+        scale3d: Reals = ("scale3d", DataKind::Vector(3), "1 1 1", "Scale of the DOFs in 3 dimensions"),
+        rest_scale: Real = ("restScale", DataKind::Real, "1", "optional scaling of rest position coordinates (to simulated pre-existing internal tension).(default = 1.0)"),
+        translation2: Reals = ("translation2", DataKind::Vector(3), "0 0 0", "Translation of the DOFs, applied after the rest position has been computed"),
+        rotation2: Reals = ("rotation2", DataKind::Vector(3), "0 0 0", "Rotation of the DOFs, applied after the rest position has been computed"),
+        show_object: Flag = ("showObject", DataKind::Bool, "0", "Show objects"),
+        show_object_scale: Real = ("showObjectScale", DataKind::Real, "0.1", "Scale for object display"),
+        show_indices: Flag = ("showIndices", DataKind::Bool, "0", "Show indices"),
+        show_indices_scale: Real = ("showIndicesScale", DataKind::Real, "0.02", "Scale for indices display"),
+        show_vectors: Flag = ("showVectors", DataKind::Bool, "0", "Show velocity"),
+        show_vectors_scale: Real = ("showVectorsScale", DataKind::Real, "0.0001", "Scale for vectors display"),
+        draw_mode: Int = ("drawMode", DataKind::Int, "0", "The way vectors will be drawn"),
+        show_color: Reals = ("showColor", DataKind::Reals(4), "1 1 1 1", "Color for object display"),
+        reserve: Int = ("reserve", DataKind::Int, "0", "Size to reserve when creating vectors"),
+        print_log: Flag = ("printLog", DataKind::Bool, "0", "Print log messages"),
+        tags: Words = ("tags", DataKind::Words, "", "Tags of the component"),
+        listening: Flag = ("listening", DataKind::Bool, "0", "Listen to events"),
+    }
+}
+
 /// SOFA's MechanicalObject.
 #[derive(Clone)]
 pub struct MechanicalObject {
     data: DataTable,
+    /// Typed handles to the Data in `data`: the vectors, the rest (boxed: a state is held
+    /// unboxed in the scene's component enum, which they would make much larger).
+    handles: Box<(StateVectorData, MechanicalObjectData)>,
     pub dof: DofType,
     size: usize,
     /// Each vector behind an `Arc`: [`MechanicalObject::shared`] hands out a read-only handle
@@ -67,129 +157,11 @@ pub struct MechanicalObject {
 
 impl MechanicalObject {
     pub fn new(dof: DofType) -> Self {
-        let data = DataTable::new()
-            .with(
-                "position",
-                DataKind::Reals(dof.coord_size()),
-                "",
-                "position coordinates of the degrees of freedom",
-            )
-            .alias(&["x"])
-            .with(
-                "velocity",
-                DataKind::Reals(dof.deriv_size()),
-                "",
-                "velocity coordinates of the degrees of freedom",
-            )
-            .alias(&["v"])
-            .with(
-                "force",
-                DataKind::Reals(dof.deriv_size()),
-                "",
-                "force vector of the degrees of freedom",
-            )
-            .alias(&["f"])
-            .with(
-                "rest_position",
-                DataKind::Reals(dof.coord_size()),
-                "",
-                "rest position coordinates of the degrees of freedom",
-            )
-            .alias(&["x0"])
-            .with(
-                "externalForce",
-                DataKind::Reals(dof.deriv_size()),
-                "",
-                "externalForces vector of the degrees of freedom",
-            )
-            .with(
-                "derivX",
-                DataKind::Reals(dof.deriv_size()),
-                "",
-                "dx vector of the degrees of freedom",
-            )
-            .alias(&["dx"])
-            .with("size", DataKind::Int, "0", "Size of the vectors")
-            .with(
-                "translation",
-                DataKind::Vector(3),
-                "0 0 0",
-                "Translation of the DOFs",
-            )
-            .with(
-                "rotation",
-                DataKind::Vector(3),
-                "0 0 0",
-                "Rotation of the DOFs (Euler angles in degrees)",
-            )
-            .with(
-                "scale3d",
-                DataKind::Vector(3),
-                "1 1 1",
-                "Scale of the DOFs in 3 dimensions",
-            )
-            .with(
-                "restScale",
-                DataKind::Real,
-                "1",
-                "optional scaling of rest position coordinates (to simulated pre-existing internal tension).(default = 1.0)",
-            )
-            .with(
-                "translation2",
-                DataKind::Vector(3),
-                "0 0 0",
-                "Translation of the DOFs, applied after the rest position has been computed",
-            )
-            .with(
-                "rotation2",
-                DataKind::Vector(3),
-                "0 0 0",
-                "Rotation of the DOFs, applied after the rest position has been computed",
-            )
-            .with("showObject", DataKind::Bool, "0", "Show objects")
-            .with(
-                "showObjectScale",
-                DataKind::Real,
-                "0.1",
-                "Scale for object display",
-            )
-            .with("showIndices", DataKind::Bool, "0", "Show indices")
-            .with(
-                "showIndicesScale",
-                DataKind::Real,
-                "0.02",
-                "Scale for indices display",
-            )
-            .with("showVectors", DataKind::Bool, "0", "Show velocity")
-            .with(
-                "showVectorsScale",
-                DataKind::Real,
-                "0.0001",
-                "Scale for vectors display",
-            )
-            .with(
-                "drawMode",
-                DataKind::Int,
-                "0",
-                "The way vectors will be drawn",
-            )
-            .with(
-                "showColor",
-                DataKind::Reals(4),
-                "1 1 1 1",
-                "Color for object display",
-            )
-            .with(
-                "reserve",
-                DataKind::Int,
-                "0",
-                "Size to reserve when creating vectors",
-            )
-            .with("printLog", DataKind::Bool, "0", "Print log messages")
-            .with("tags", DataKind::Words, "", "Tags of the component")
-            .with("listening", DataKind::Bool, "0", "Listen to events");
+        let (data, dv) = StateVectorData::declare(DataTable::new(), dof);
+        let (data, d) = MechanicalObjectData::declare(data);
         MechanicalObject {
             data,
+            handles: Box::new((dv, d)),
             dof,
             size: 0,
             vecs: Vec::new(),
@@ -311,11 +283,12 @@ impl MechanicalObject {
         let mut warnings = Vec::new();
         let cs = self.dof.coord_size();
         let ds = self.dof.deriv_size();
-        let mut pos = self.data.reals("position").to_vec();
+        let (dv, d) = *self.handles;
+        let mut pos = self.data.get(dv.position).to_vec();
         // SOFA's MechanicalObject::init: positions and velocities of at most one point are
         // replaced by the points of the node's own topology (`position="0 0 0"` beside a
         // SparseGridTopology gives the grid's points)
-        let at_most_one = pos.len() <= cs && self.data.reals("velocity").len() <= ds;
+        let at_most_one = pos.len() <= cs && self.data.get(dv.velocity).len() <= ds;
         if pos.is_empty() || (at_most_one && topology_in_node) {
             if let Some(p) = topology_points.filter(|p| !p.is_empty()) {
                 pos = points_as_coords(self.dof, p);
@@ -326,17 +299,14 @@ impl MechanicalObject {
             pos.truncate(pos.len() / cs * cs);
         }
         let mut n = pos.len() / cs;
-        let declared = self.data.int("size").max(0) as usize;
+        let declared = self.data.get(d.size).max(0) as usize;
         // no position (neither given nor linked), no size, no topology points: one point at
         // the origin, SOFA's default size (StateVectorStorage resizes to 1 when built); a
         // mapping resizes its output. A broken position link leaves the state empty.
-        let linked = self
-            .data
-            .field("position")
-            .is_some_and(|f| f.link.is_some());
+        let linked = self.data.fields()[dv.position.index()].link.is_some();
         let declared = if declared == 0
             && !linked
-            && !self.data.is_set("position")
+            && !self.data.was_set(dv.position)
             && topology_points.is_none_or(|p| p.is_empty())
         {
             1
@@ -362,7 +332,7 @@ impl MechanicalObject {
             self.ensure(VecId(id));
         }
         self.vecs[0] = Arc::new(pos);
-        let vel = self.data.reals("velocity");
+        let vel = self.data.get(dv.velocity);
         if !vel.is_empty() {
             if vel.len() == n * ds {
                 self.vecs[1] = Arc::new(vel.to_vec());
@@ -386,7 +356,7 @@ impl MechanicalObject {
         // rest position: given explicitly, or a copy of position (before transforms are applied,
         // transforms are then applied to both as SOFA does)
         // rest position: given explicitly (kept as written), or a copy of the transformed position
-        let rest = self.data.reals("rest_position").to_vec();
+        let rest = self.data.get(dv.rest_position).to_vec();
         let rest_given = rest.len() == n * cs && n > 0;
         if !rest.is_empty() && !rest_given {
             warnings.push(format!(
@@ -395,9 +365,9 @@ impl MechanicalObject {
                 n * cs
             ));
         }
-        let s = self.data.reals("scale3d").to_vec();
-        let r = self.data.reals("rotation").to_vec();
-        let t = self.data.reals("translation").to_vec();
+        let s = self.data.get(d.scale3d).to_vec();
+        let r = self.data.get(d.rotation).to_vec();
+        let t = self.data.get(d.translation).to_vec();
         apply_dof_transform(
             self.dof,
             Arc::make_mut(&mut self.vecs[0]).as_mut_slice(),
@@ -411,7 +381,7 @@ impl MechanicalObject {
             // a rest position copied from the position is scaled by restScale (the centers only
             // for rigid frames), as SOFA's MechanicalObject::init does
             let mut x0 = self.vecs[0].as_ref().clone();
-            let k = self.data.real("restScale");
+            let k = self.data.get(d.rest_scale);
             if k != 1.0 {
                 let d = self.dof.coord_size();
                 let spatial = match self.dof {
@@ -426,8 +396,8 @@ impl MechanicalObject {
             x0
         });
         // rotation2 then translation2, on the position only (after the rest position is set)
-        let r2 = self.data.reals("rotation2").to_vec();
-        let t2 = self.data.reals("translation2").to_vec();
+        let r2 = self.data.get(d.rotation2).to_vec();
+        let t2 = self.data.get(d.translation2).to_vec();
         apply_dof_transform(
             self.dof,
             Arc::make_mut(&mut self.vecs[0]).as_mut_slice(),
@@ -443,9 +413,10 @@ impl MechanicalObject {
         let x = self.vec(VecId::POSITION).to_vec();
         let v = self.vec(VecId::VELOCITY).to_vec();
         let r = self.vec(VecId::REST_POSITION).to_vec();
-        let _ = self.data.set_value("position", Value::Reals(x));
-        let _ = self.data.set_value("velocity", Value::Reals(v));
-        let _ = self.data.set_value("rest_position", Value::Reals(r));
+        let dv = self.handles.0;
+        let _ = self.data.put(dv.position, Value::Reals(x));
+        let _ = self.data.put(dv.velocity, Value::Reals(v));
+        let _ = self.data.put(dv.rest_position, Value::Reals(r));
     }
 }
 
@@ -573,19 +544,23 @@ impl Component for MechanicalObject {
         &mut self.data
     }
     fn read_data(&self, name: &str) -> Option<Value> {
-        let id = match self.data.field(name).map(|f| f.name) {
-            Some("position") => VecId::POSITION,
-            Some("velocity") => VecId::VELOCITY,
-            Some("force") => VecId::FORCE,
-            Some("rest_position") => VecId::REST_POSITION,
-            Some("derivX") => VecId::DX,
-            Some("size") if self.nb_vecs() > 0 => return Some(Value::Int(self.size as i64)),
+        let dv = self.handles.0;
+        let index = self.data.index_of(name);
+        let id = match index {
+            Some(i) if i == dv.position.index() => VecId::POSITION,
+            Some(i) if i == dv.velocity.index() => VecId::VELOCITY,
+            Some(i) if i == dv.force.index() => VecId::FORCE,
+            Some(i) if i == dv.rest_position.index() => VecId::REST_POSITION,
+            Some(i) if i == dv.deriv_x.index() => VecId::DX,
+            Some(i) if i == self.handles.1.size.index() && self.nb_vecs() > 0 => {
+                return Some(Value::Int(self.size as i64))
+            }
             _ => return self.data.value(name).cloned(),
         };
         if self.nb_vecs() == 0 {
             // before init, the rest position not given is the position (as init will make it)
-            if id == VecId::REST_POSITION && !self.data.is_set("rest_position") {
-                return self.data.value("position").cloned();
+            if id == VecId::REST_POSITION && !self.data.was_set(dv.rest_position) {
+                return Some(Value::Reals(self.data.get(dv.position).to_vec()));
             }
             return self.data.value(name).cloned();
         }
