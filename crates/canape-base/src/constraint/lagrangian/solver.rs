@@ -15,8 +15,8 @@
 //! constraint stage).
 
 use crate::base_data;
-use canape_core::component::{Passive, Role};
-use canape_core::data::{DataKind, DataTable};
+use canape_core::component::{Passive, Reaction, Role};
+use canape_core::data::{ChangedData, DataKind, DataTable, Flag, Int, Real, Reals, Text, Value};
 use canape_core::impl_component;
 use canape_core::lagrangian::{
     Block, ConstraintProblem, ConstraintSolver, ConstraintStats, ProblemForm, Resolution,
@@ -24,6 +24,8 @@ use canape_core::lagrangian::{
 use canape_core::scene::InitContext;
 use nalgebra::Matrix3;
 
+#[cfg(test)]
+mod edit_tests;
 mod lcp;
 #[cfg(test)]
 mod tests;
@@ -354,39 +356,46 @@ fn resolve(b: &Block, st: &BlockState, w: &[f64], n: usize, d: &mut [f64], f: &m
     }
 }
 
+canape_core::data_schema! {
+    /// The Gauss–Seidel constraint solvers' Data (after the base Data).
+    pub struct GaussSeidelData {
+        max_iterations: Int = ("maxIterations", DataKind::Int, "1000", "maximal number of iterations of the Gauss-Seidel algorithm") alias ["maxIt"],
+        tolerance: Real = ("tolerance", DataKind::Real, "0.001", "residual error threshold for termination of the Gauss-Seidel algorithm"),
+        sor: Real = ("sor", DataKind::Real, "1", "Successive Over Relaxation parameter (0-2)"),
+        regularization_term: Real = ("regularizationTerm", DataKind::Real, "0", "Add regularization factor times the identity matrix to the compliance W when solving constraints"),
+        scale_tolerance: Flag = ("scaleTolerance", DataKind::Bool, "1", "Scale the error tolerance with the number of constraints"),
+        all_verified: Flag = ("allVerified", DataKind::Bool, "0", "All constraints must be verified (each constraint's error < tolerance)"),
+        compute_graphs: Flag = ("computeGraphs", DataKind::Bool, "0", "Compute graphs of errors and forces during resolution"),
+        compute_constraint_forces: Flag = ("computeConstraintForces", DataKind::Bool, "0", "enable the storage of the constraintForces."),
+        multithreading: Flag = ("multithreading", DataKind::Bool, "0", "Build compliances concurrently"),
+        reverse_accumulate_order: Flag = ("reverseAccumulateOrder", DataKind::Bool, "0", "True to accumulate constraints from nodes in reversed order (can be necessary when using multi-mappings or interaction constraints not following the node hierarchy)"),
+        use_svd_for_regularization: Flag = ("useSVDForRegularization", DataKind::Bool, "0", "Use SVD decomposition of the compliance matrix to project singular values smaller than regularization to the regularization term. Only works with built"),
+        current_iterations: Int = ("currentIterations", DataKind::Int, "0", "OUTPUT: current number of constraint groups"),
+        current_error: Real = ("currentError", DataKind::Real, "0", "OUTPUT: current error"),
+        current_num_constraints: Int = ("currentNumConstraints", DataKind::Int, "0", "OUTPUT: current number of constraints"),
+        current_num_constraint_groups: Int = ("currentNumConstraintGroups", DataKind::Int, "0", "OUTPUT: current number of constraints"),
+        constraint_forces: Reals = ("constraintForces", DataKind::Reals(0), "", "OUTPUT: constraint forces (stored only if computeConstraintForces=True)"),
+    }
+}
+
+canape_core::data_schema! {
+    /// What GenericConstraintSolver adds to [`GaussSeidelData`].
+    pub struct GenericSolverData {
+        resolution_method: Text = ("resolutionMethod", DataKind::Str, "ProjectedGaussSeidel", "Method used to solve the constraint problem, among: \"ProjectedGaussSeidel\", \"UnbuiltGaussSeidel\" or \"NonsmoothNonlinearConjugateGradient\""),
+        newton_iterations: Int = ("newtonIterations", DataKind::Int, "100", "Maximum iteration number of Newton (for the NonsmoothNonlinearConjugateGradient method only)"),
+    }
+}
+
 /// A Gauss–Seidel constraint solver component, under each of SOFA's class names.
 #[derive(Clone)]
 pub struct GaussSeidelConstraintSolver {
     data: DataTable,
+    /// Typed handles to the Data in `data`.
+    d: GaussSeidelData,
+    /// GenericConstraintSolver's Data.
+    generic: Option<GenericSolverData>,
     class: &'static str,
     pub solver: GaussSeidel,
-}
-
-fn solver_data(with_method: bool) -> DataTable {
-    let mut d = base_data(DataTable::new())
-        .with("maxIterations", DataKind::Int, "1000", "maximal number of iterations of the Gauss-Seidel algorithm")
-        .alias(&["maxIt"])
-        .with("tolerance", DataKind::Real, "0.001", "residual error threshold for termination of the Gauss-Seidel algorithm")
-        .with("sor", DataKind::Real, "1", "Successive Over Relaxation parameter (0-2)")
-        .with("regularizationTerm", DataKind::Real, "0", "Add regularization factor times the identity matrix to the compliance W when solving constraints")
-        .with("scaleTolerance", DataKind::Bool, "1", "Scale the error tolerance with the number of constraints")
-        .with("allVerified", DataKind::Bool, "0", "All constraints must be verified (each constraint's error < tolerance)")
-        .with("computeGraphs", DataKind::Bool, "0", "Compute graphs of errors and forces during resolution")
-        .with("computeConstraintForces", DataKind::Bool, "0", "enable the storage of the constraintForces.")
-        .with("multithreading", DataKind::Bool, "0", "Build compliances concurrently")
-        .with("reverseAccumulateOrder", DataKind::Bool, "0", "True to accumulate constraints from nodes in reversed order (can be necessary when using multi-mappings or interaction constraints not following the node hierarchy)")
-        .with("useSVDForRegularization", DataKind::Bool, "0", "Use SVD decomposition of the compliance matrix to project singular values smaller than regularization to the regularization term. Only works with built")
-        .with("currentIterations", DataKind::Int, "0", "OUTPUT: current number of constraint groups")
-        .with("currentError", DataKind::Real, "0", "OUTPUT: current error")
-        .with("currentNumConstraints", DataKind::Int, "0", "OUTPUT: current number of constraints")
-        .with("currentNumConstraintGroups", DataKind::Int, "0", "OUTPUT: current number of constraints")
-        .with("constraintForces", DataKind::Reals(0), "", "OUTPUT: constraint forces (stored only if computeConstraintForces=True)");
-    if with_method {
-        d = d
-            .with("resolutionMethod", DataKind::Str, "ProjectedGaussSeidel", "Method used to solve the constraint problem, among: \"ProjectedGaussSeidel\", \"UnbuiltGaussSeidel\" or \"NonsmoothNonlinearConjugateGradient\"")
-            .with("newtonIterations", DataKind::Int, "100", "Maximum iteration number of Newton (for the NonsmoothNonlinearConjugateGradient method only)");
-    }
-    d
 }
 
 impl GaussSeidelConstraintSolver {
@@ -396,8 +405,17 @@ impl GaussSeidelConstraintSolver {
             "NNCGConstraintSolver" => Method::Nncg,
             _ => Method::GaussSeidel,
         };
+        let (data, d) = GaussSeidelData::declare(base_data(DataTable::new()));
+        let (data, generic) = if class == "GenericConstraintSolver" {
+            let (data, g) = GenericSolverData::declare(data);
+            (data, Some(g))
+        } else {
+            (data, None)
+        };
         GaussSeidelConstraintSolver {
-            data: solver_data(class == "GenericConstraintSolver"),
+            data,
+            d,
+            generic,
             class,
             solver: GaussSeidel {
                 method,
@@ -406,50 +424,86 @@ impl GaussSeidelConstraintSolver {
         }
     }
 
-    fn init_impl(&mut self, ctx: &mut InitContext<'_>) {
-        let d = &self.data;
-        let s = &mut self.solver;
-        s.max_iterations = d.int("maxIterations").clamp(0, 1 << 30) as usize;
-        s.tolerance = d.real("tolerance");
-        s.sor = d.real("sor");
-        s.regularization = d.real("regularizationTerm");
-        s.scale_tolerance = d.bool("scaleTolerance");
-        s.all_verified = d.bool("allVerified");
-        if self.class == "GenericConstraintSolver" {
-            s.method = match d.str("resolutionMethod").trim() {
+    /// Set `s`'s settings from the Data, and say what init warns about them (values replaced
+    /// by the defaults).
+    fn configure(&self, s: &mut GaussSeidel) -> Vec<String> {
+        let (t, d) = (&self.data, &self.d);
+        let mut warnings = Vec::new();
+        s.max_iterations = t.get(d.max_iterations).clamp(0, 1 << 30) as usize;
+        s.tolerance = t.get(d.tolerance);
+        s.sor = t.get(d.sor);
+        s.regularization = t.get(d.regularization_term);
+        s.scale_tolerance = t.get(d.scale_tolerance);
+        s.all_verified = t.get(d.all_verified);
+        if let Some(g) = self.generic {
+            s.method = match t.get(g.resolution_method).trim() {
                 "UnbuiltGaussSeidel" => Method::Unbuilt,
                 "NonsmoothNonlinearConjugateGradient" => {
-                    if !d.is_set("maxIterations") {
-                        s.max_iterations = d.int("newtonIterations").clamp(0, 1 << 30) as usize;
+                    if !t.was_set(d.max_iterations) {
+                        s.max_iterations = t.get(g.newton_iterations).clamp(0, 1 << 30) as usize;
                     }
                     Method::Nncg
                 }
                 "ProjectedGaussSeidel" | "" => Method::GaussSeidel,
                 other => {
-                    ctx.warn(format!("resolutionMethod '{other}' is unknown (ProjectedGaussSeidel, UnbuiltGaussSeidel or NonsmoothNonlinearConjugateGradient): ProjectedGaussSeidel is used"));
+                    warnings.push(format!("resolutionMethod '{other}' is unknown (ProjectedGaussSeidel, UnbuiltGaussSeidel or NonsmoothNonlinearConjugateGradient): ProjectedGaussSeidel is used"));
                     Method::GaussSeidel
                 }
             };
         }
         if !(s.sor > 0.0 && s.sor < 2.0) {
-            ctx.warn(format!("sor {} is outside (0, 2): 1 is used", s.sor));
+            warnings.push(format!("sor {} is outside (0, 2): 1 is used", s.sor));
             s.sor = 1.0;
         }
-        if d.int("maxIterations") < 0 {
-            ctx.warn(format!(
+        if t.get(d.max_iterations) < 0 {
+            warnings.push(format!(
                 "maxIterations {} is negative: 1000 is used",
-                d.int("maxIterations")
+                t.get(d.max_iterations)
             ));
             s.max_iterations = 1000;
         }
         if s.tolerance.is_nan() || s.tolerance < 0.0 {
-            ctx.warn("tolerance must be a non-negative number: 0.001 is used");
+            warnings.push("tolerance must be a non-negative number: 0.001 is used".to_string());
             s.tolerance = 0.001;
         }
+        warnings
+    }
+
+    fn init_impl(&mut self, ctx: &mut InitContext<'_>) {
+        let mut s = std::mem::take(&mut self.solver);
+        let warnings = self.configure(&mut s);
+        self.solver = s;
+        for w in warnings {
+            ctx.warn(w);
+        }
+    }
+
+    /// The iteration settings (maxIterations, tolerance, sor, regularizationTerm,
+    /// scaleTolerance, allVerified) take effect in place, unless init would warn about them;
+    /// the resolution method and the rest re-initialise.
+    fn data_changed_impl(&mut self, changed: &ChangedData) -> Reaction {
+        let d = &self.d;
+        let in_place = [
+            d.max_iterations.index(),
+            d.tolerance.index(),
+            d.sor.index(),
+            d.regularization_term.index(),
+            d.scale_tolerance.index(),
+            d.all_verified.index(),
+        ];
+        if !changed.only(&in_place) {
+            return Reaction::Reinit;
+        }
+        let mut s = self.solver.clone();
+        if !self.configure(&mut s).is_empty() {
+            return Reaction::Reinit;
+        }
+        self.solver = s;
+        Reaction::Updated
     }
 }
 
-impl_component!(GaussSeidelConstraintSolver, |s| s.class, init);
+impl_component!(GaussSeidelConstraintSolver, |s| s.class, init, data_changed);
 
 impl Passive for GaussSeidelConstraintSolver {
     fn role(&self) -> Role {
@@ -470,16 +524,11 @@ impl ConstraintSolver for GaussSeidelConstraintSolver {
     fn solve(&mut self, problem: &mut ConstraintProblem) -> ConstraintStats {
         let stats = self.solver.run(problem);
         let blocks = problem.blocks.len();
-        let _ = self
-            .data
-            .set_str("currentIterations", &stats.iterations.to_string());
-        let _ = self.data.set_str("currentError", &stats.error.to_string());
-        let _ = self
-            .data
-            .set_str("currentNumConstraints", &problem.n.to_string());
-        let _ = self
-            .data
-            .set_str("currentNumConstraintGroups", &blocks.to_string());
+        let (t, d) = (&mut self.data, &self.d);
+        let _ = t.put(d.current_iterations, Value::Int(stats.iterations as i64));
+        let _ = t.put(d.current_error, Value::Real(stats.error));
+        let _ = t.put(d.current_num_constraints, Value::Int(problem.n as i64));
+        let _ = t.put(d.current_num_constraint_groups, Value::Int(blocks as i64));
         stats
     }
 }

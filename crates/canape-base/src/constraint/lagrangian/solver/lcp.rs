@@ -2,6 +2,43 @@
 //! Gauss–Seidel (`nlcp_gaussseidel`) or, without friction, as a linear complementarity problem.
 
 use super::*;
+use canape_core::data::Ints;
+
+canape_core::data_schema! {
+    /// LCPConstraintSolver's own Data (after the base Data).
+    pub struct LcpData {
+        display_debug: Flag = ("displayDebug", DataKind::Bool, "0", "Display debug information."),
+        initial_guess: Flag = ("initial_guess", DataKind::Bool, "1", "activate LCP results history to improve its resolution performances."),
+        build_lcp: Flag = ("build_lcp", DataKind::Bool, "1", "LCP is not fully built to increase performance in some case."),
+        tolerance: Real = ("tolerance", DataKind::Real, "0.001", "residual error threshold for termination of the Gauss-Seidel algorithm"),
+        max_it: Int = ("maxIt", DataKind::Int, "1000", "maximal number of iterations of the Gauss-Seidel algorithm"),
+        regularization_term: Real = ("regularizationTerm", DataKind::Real, "0", "Add regularization factor times the identity matrix to the compliance W when solving constraints"),
+        mu: Real = ("mu", DataKind::Real, "0.6", "Friction coefficient"),
+        min_w: Real = ("minW", DataKind::Real, "0", "If not zero, constraints whose self-compliance (i.e. the corresponding value on the diagonal of W) is smaller than this threshold will be ignored"),
+        max_f: Real = ("maxF", DataKind::Real, "0", "If not zero, constraints whose response force becomes larger than this threshold will be ignored"),
+        multi_grid: Flag = ("multi_grid", DataKind::Bool, "0", "activate multi_grid resolution (NOT STABLE YET)"),
+        multi_grid_levels: Int = ("multi_grid_levels", DataKind::Int, "2", "if multi_grid is active: how many levels to create (>=2)"),
+        merge_method: Int = ("merge_method", DataKind::Int, "0", "if multi_grid is active: which method to use to merge constraints (0 = compliance-based, 1 = spatial coordinates)"),
+        merge_spatial_step: Int = ("merge_spatial_step", DataKind::Int, "2", "if merge_method is 1: grid size reduction between multigrid levels"),
+        merge_local_levels: Int = ("merge_local_levels", DataKind::Int, "2", "if merge_method is 1: up to the specified level of the multigrid, constraints are grouped locally"),
+        constraint_forces: Reals = ("constraintForces", DataKind::Reals(0), "", "OUTPUT: constraint forces (stored only if computeConstraintForces=True)"),
+        compute_constraint_forces: Flag = ("computeConstraintForces", DataKind::Bool, "0", "enable the storage of the constraintForces."),
+        group: Ints = ("group", DataKind::Ints(0), "0", "list of ID of groups of constraints to be handled by this solver."),
+        show_levels: Int = ("showLevels", DataKind::Int, "0", "Number of constraint levels to display"),
+        show_cell_width: Real = ("showCellWidth", DataKind::Real, "0", "Distance between each constraint cells"),
+        show_translation: Reals = ("showTranslation", DataKind::Vector(3), "0 0 0", "Position of the first cell"),
+        show_level_translation: Reals = ("showLevelTranslation", DataKind::Vector(3), "0 0 0", "Translation between levels"),
+    }
+}
+
+/// What init reports about LCPConstraintSolver's Data, in order.
+enum Report {
+    /// An invalid value, replaced by a default (a warning).
+    Invalid(String),
+    /// An option not supported (a warning).
+    Unsupported(String),
+    Note(String),
+}
 
 /// LCPConstraintSolver (Sofa/Component/Constraint/Lagrangian/Solver/.../LCPConstraintSolver.cpp
 /// with sofa/helper/LCPcalc.cpp): contacts only, in blocks of 3 rows (normal, two tangents)
@@ -14,6 +51,8 @@ use super::*;
 #[derive(Clone)]
 pub struct LcpConstraintSolver {
     pub(super) data: DataTable,
+    /// Typed handles to the Data in `data`.
+    d: LcpData,
     pub(super) tolerance: f64,
     pub(super) max_iterations: usize,
     pub(super) mu: f64,
@@ -31,30 +70,10 @@ impl Default for LcpConstraintSolver {
 
 impl LcpConstraintSolver {
     pub fn new() -> Self {
-        let data = base_data(DataTable::new())
-            .with("displayDebug", DataKind::Bool, "0", "Display debug information.")
-            .with("initial_guess", DataKind::Bool, "1", "activate LCP results history to improve its resolution performances.")
-            .with("build_lcp", DataKind::Bool, "1", "LCP is not fully built to increase performance in some case.")
-            .with("tolerance", DataKind::Real, "0.001", "residual error threshold for termination of the Gauss-Seidel algorithm")
-            .with("maxIt", DataKind::Int, "1000", "maximal number of iterations of the Gauss-Seidel algorithm")
-            .with("regularizationTerm", DataKind::Real, "0", "Add regularization factor times the identity matrix to the compliance W when solving constraints")
-            .with("mu", DataKind::Real, "0.6", "Friction coefficient")
-            .with("minW", DataKind::Real, "0", "If not zero, constraints whose self-compliance (i.e. the corresponding value on the diagonal of W) is smaller than this threshold will be ignored")
-            .with("maxF", DataKind::Real, "0", "If not zero, constraints whose response force becomes larger than this threshold will be ignored")
-            .with("multi_grid", DataKind::Bool, "0", "activate multi_grid resolution (NOT STABLE YET)")
-            .with("multi_grid_levels", DataKind::Int, "2", "if multi_grid is active: how many levels to create (>=2)")
-            .with("merge_method", DataKind::Int, "0", "if multi_grid is active: which method to use to merge constraints (0 = compliance-based, 1 = spatial coordinates)")
-            .with("merge_spatial_step", DataKind::Int, "2", "if merge_method is 1: grid size reduction between multigrid levels")
-            .with("merge_local_levels", DataKind::Int, "2", "if merge_method is 1: up to the specified level of the multigrid, constraints are grouped locally")
-            .with("constraintForces", DataKind::Reals(0), "", "OUTPUT: constraint forces (stored only if computeConstraintForces=True)")
-            .with("computeConstraintForces", DataKind::Bool, "0", "enable the storage of the constraintForces.")
-            .with("group", DataKind::Ints(0), "0", "list of ID of groups of constraints to be handled by this solver.")
-            .with("showLevels", DataKind::Int, "0", "Number of constraint levels to display")
-            .with("showCellWidth", DataKind::Real, "0", "Distance between each constraint cells")
-            .with("showTranslation", DataKind::Vector(3), "0 0 0", "Position of the first cell")
-            .with("showLevelTranslation", DataKind::Vector(3), "0 0 0", "Translation between levels");
+        let (data, d) = LcpData::declare(base_data(DataTable::new()));
         LcpConstraintSolver {
             data,
+            d,
             tolerance: 0.001,
             max_iterations: 1000,
             mu: 0.6,
@@ -65,36 +84,81 @@ impl LcpConstraintSolver {
         }
     }
 
-    fn init_impl(&mut self, ctx: &mut InitContext<'_>) {
-        let d = &self.data;
-        self.tolerance = d.real("tolerance");
-        self.max_iterations = d.int("maxIt").clamp(0, 1 << 30) as usize;
-        self.mu = d.real("mu");
-        self.build = d.bool("build_lcp");
-        self.regularization = d.real("regularizationTerm");
-        self.min_w = d.real("minW");
-        self.max_f = d.real("maxF");
+    /// Take the settings from the Data; what init reports about them, in order.
+    fn configure(&mut self) -> Vec<Report> {
+        let (t, d) = (&self.data, &self.d);
+        let mut reports = Vec::new();
+        self.tolerance = t.get(d.tolerance);
+        self.max_iterations = t.get(d.max_it).clamp(0, 1 << 30) as usize;
+        self.mu = t.get(d.mu);
+        self.build = t.get(d.build_lcp);
+        self.regularization = t.get(d.regularization_term);
+        self.min_w = t.get(d.min_w);
+        self.max_f = t.get(d.max_f);
         if self.tolerance.is_nan() || self.tolerance < 0.0 {
-            ctx.warn("tolerance must be a non-negative number: 0.001 is used");
+            reports.push(Report::Invalid(
+                "tolerance must be a non-negative number: 0.001 is used".to_string(),
+            ));
             self.tolerance = 0.001;
         }
-        if d.int("maxIt") < 0 {
-            ctx.warn(format!(
+        if t.get(d.max_it) < 0 {
+            reports.push(Report::Invalid(format!(
                 "maxIt {} is negative: 1000 is used",
-                d.int("maxIt")
-            ));
+                t.get(d.max_it)
+            )));
             self.max_iterations = 1000;
         }
-        if d.bool("multi_grid") {
-            ctx.warn("multi_grid is not supported: the plain Gauss-Seidel runs");
+        if t.get(d.multi_grid) {
+            reports.push(Report::Unsupported(
+                "multi_grid is not supported: the plain Gauss-Seidel runs".to_string(),
+            ));
         }
-        if d.bool("initial_guess") {
-            ctx.note("initial_guess: the impulses of the previous step are not reused yet (each solve starts from zero)");
+        if t.get(d.initial_guess) {
+            reports.push(Report::Note("initial_guess: the impulses of the previous step are not reused yet (each solve starts from zero)".to_string()));
         }
         if self.mu.is_nan() || self.mu < 0.0 {
-            ctx.warn(format!("mu {} must be non-negative: 0 is used", self.mu));
+            reports.push(Report::Invalid(format!(
+                "mu {} must be non-negative: 0 is used",
+                self.mu
+            )));
             self.mu = 0.0;
         }
+        reports
+    }
+
+    fn init_impl(&mut self, ctx: &mut InitContext<'_>) {
+        for r in self.configure() {
+            match r {
+                Report::Invalid(w) | Report::Unsupported(w) => ctx.warn(w),
+                Report::Note(n) => ctx.note(n),
+            }
+        }
+    }
+
+    /// The iteration settings (tolerance, maxIt, mu, regularizationTerm, minW, maxF) take
+    /// effect in place, unless init would warn about their values; the rest re-initialises.
+    fn data_changed_impl(&mut self, changed: &ChangedData) -> Reaction {
+        let d = &self.d;
+        let in_place = [
+            d.tolerance.index(),
+            d.max_it.index(),
+            d.mu.index(),
+            d.regularization_term.index(),
+            d.min_w.index(),
+            d.max_f.index(),
+        ];
+        if !changed.only(&in_place) {
+            return Reaction::Reinit;
+        }
+        let mut c = self.clone();
+        if c.configure()
+            .iter()
+            .any(|r| matches!(r, Report::Invalid(_)))
+        {
+            return Reaction::Reinit;
+        }
+        *self = c;
+        Reaction::Updated
     }
 
     /// Built or unbuilt nonlinear Gauss–Seidel over 3-row contact blocks.
@@ -286,7 +350,12 @@ pub(super) fn cap(mu: f64, fnn: f64, ft: &mut f64, fs: &mut f64) {
     }
 }
 
-impl_component!(LcpConstraintSolver, "LCPConstraintSolver", init);
+impl_component!(
+    LcpConstraintSolver,
+    "LCPConstraintSolver",
+    init,
+    data_changed
+);
 
 impl Passive for LcpConstraintSolver {
     fn role(&self) -> Role {
