@@ -4,42 +4,54 @@
 //! state's positions when it collides.
 
 use canape_core::collision::{CollisionModel, CollisionParams, CollisionShape};
-use canape_core::component::{Component, Passive, Role};
-use canape_core::data::{base_fields, DataKind, DataTable};
+use canape_core::component::{Passive, Reaction, Role};
+use canape_core::data::{
+    base_fields, ChangedData, DataKind, DataTable, Flag, Int, Ints, Real, Reals, Text, Words,
+};
 use canape_core::scene::{ComponentId, InitContext};
 
-/// The Data of every collision model (core/CollisionModel), then the shape's own.
-fn model_data(shape: CollisionShape) -> DataTable {
-    let mut d = base_fields(DataTable::new())
-        .with("active", DataKind::Bool, "1", "flag indicating if this collision model is active and should be included in default collision detections")
-        .with("moving", DataKind::Bool, "1", "flag indicating if this object is changing position between iterations")
-        .with("simulated", DataKind::Bool, "1", "flag indicating if this object is controlled by a simulation")
-        .with("selfCollision", DataKind::Bool, "0", "flag indication if the object can self collide")
-        .with("proximity", DataKind::Real, "0", "Distance to the actual (visual) surface")
-        .alias(&["contactDistance"])
-        .with("contactStiffness", DataKind::Real, "10", "Contact stiffness")
-        .with("contactFriction", DataKind::Real, "0", "Contact friction coefficient (dry or viscous or unused depending on the contact method)")
-        .with("contactRestitution", DataKind::Real, "0", "Contact coefficient of restitution")
-        .with("contactResponse", DataKind::Str, "", "if set, indicate to the ContactManager that this model should use the given class of contacts")
-        .with("color", DataKind::Words, "1 0 0 1", "color used to display the collision model if requested")
-        .with("group", DataKind::Ints(0), "", "IDs of the groups containing this model. No collision can occur between collision models included in a common group (e.g. allowing the same object to have multiple collision models)")
-        .with("numberOfContacts", DataKind::Int, "0", "Number of Contacts attached to the collision model (output)")
-        .with("topology", DataKind::Str, "", "link to the topology container");
-    match shape {
-        CollisionShape::Sphere => {
-            d = d
-                .with("radius", DataKind::Real, "1", "Default radius")
-                .with("listRadius", DataKind::Reals(0), "", "Radius of each sphere")
-                .with("showImpostors", DataKind::Bool, "1", "Draw spheres as impostors instead of \"real\" spheres")
-        }
-        CollisionShape::Triangle | CollisionShape::Line | CollisionShape::Point => {
-            d = d
-                .with("bothSide", DataKind::Bool, "0", "activate collision on both side of the point/line/triangle model (when surface normals are defined on these primitives)")
-                .with("computeNormals", DataKind::Bool, "1", "set to false to disable computation of triangles normal")
-                .with("displayFreePosition", DataKind::Bool, "0", "Display Collision Model Points free position(in green)")
-        }
+canape_core::data_schema! {
+    /// The Data of every collision model (core/CollisionModel), after the base Data.
+    pub struct ModelData {
+        active: Flag = ("active", DataKind::Bool, "1", "flag indicating if this collision model is active and should be included in default collision detections"),
+        moving: Flag = ("moving", DataKind::Bool, "1", "flag indicating if this object is changing position between iterations"),
+        simulated: Flag = ("simulated", DataKind::Bool, "1", "flag indicating if this object is controlled by a simulation"),
+        self_collision: Flag = ("selfCollision", DataKind::Bool, "0", "flag indication if the object can self collide"),
+        proximity: Real = ("proximity", DataKind::Real, "0", "Distance to the actual (visual) surface") alias ["contactDistance"],
+        contact_stiffness: Real = ("contactStiffness", DataKind::Real, "10", "Contact stiffness"),
+        contact_friction: Real = ("contactFriction", DataKind::Real, "0", "Contact friction coefficient (dry or viscous or unused depending on the contact method)"),
+        contact_restitution: Real = ("contactRestitution", DataKind::Real, "0", "Contact coefficient of restitution"),
+        contact_response: Text = ("contactResponse", DataKind::Str, "", "if set, indicate to the ContactManager that this model should use the given class of contacts"),
+        color: Words = ("color", DataKind::Words, "1 0 0 1", "color used to display the collision model if requested"),
+        group: Ints = ("group", DataKind::Ints(0), "", "IDs of the groups containing this model. No collision can occur between collision models included in a common group (e.g. allowing the same object to have multiple collision models)"),
+        number_of_contacts: Int = ("numberOfContacts", DataKind::Int, "0", "Number of Contacts attached to the collision model (output)"),
+        topology: Text = ("topology", DataKind::Str, "", "link to the topology container"),
     }
-    d
+}
+
+canape_core::data_schema! {
+    /// What SphereCollisionModel adds to [`ModelData`].
+    pub struct SphereData {
+        radius: Real = ("radius", DataKind::Real, "1", "Default radius"),
+        list_radius: Reals = ("listRadius", DataKind::Reals(0), "", "Radius of each sphere"),
+        show_impostors: Flag = ("showImpostors", DataKind::Bool, "1", "Draw spheres as impostors instead of \"real\" spheres"),
+    }
+}
+
+canape_core::data_schema! {
+    /// What the point, line and triangle models add to [`ModelData`].
+    pub struct SurfaceData {
+        both_side: Flag = ("bothSide", DataKind::Bool, "0", "activate collision on both side of the point/line/triangle model (when surface normals are defined on these primitives)"),
+        compute_normals: Flag = ("computeNormals", DataKind::Bool, "1", "set to false to disable computation of triangles normal"),
+        display_free_position: Flag = ("displayFreePosition", DataKind::Bool, "0", "Display Collision Model Points free position(in green)"),
+    }
+}
+
+/// The shape's own Data.
+#[derive(Clone, Copy, Debug)]
+enum ShapeData {
+    Sphere(SphereData),
+    Surface(SurfaceData),
 }
 
 /// What LocalMinDistance's normal cones read around an element (LocalMinDistance::testValidity):
@@ -114,6 +126,9 @@ impl Adjacency {
 pub struct GeometryModel {
     shape: CollisionShape,
     data: DataTable,
+    /// Typed handles to the Data in `data`.
+    d: ModelData,
+    ds: ShapeData,
     params: CollisionParams,
     state: Option<ComponentId>,
     len: usize,
@@ -129,9 +144,22 @@ pub struct GeometryModel {
 
 impl GeometryModel {
     pub fn new(shape: CollisionShape) -> Self {
+        let (data, d) = ModelData::declare(base_fields(DataTable::new()));
+        let (data, ds) = match shape {
+            CollisionShape::Sphere => {
+                let (data, ds) = SphereData::declare(data);
+                (data, ShapeData::Sphere(ds))
+            }
+            CollisionShape::Triangle | CollisionShape::Line | CollisionShape::Point => {
+                let (data, ds) = SurfaceData::declare(data);
+                (data, ShapeData::Surface(ds))
+            }
+        };
         GeometryModel {
             shape,
-            data: model_data(shape),
+            data,
+            d,
+            ds,
             params: CollisionParams::default(),
             state: None,
             len: 0,
@@ -176,8 +204,9 @@ impl GeometryModel {
     }
 }
 
-impl Component for GeometryModel {
-    fn class_name(&self) -> &'static str {
+impl GeometryModel {
+    /// SOFA's class name of this model.
+    fn sofa_class(&self) -> &'static str {
         match self.shape {
             CollisionShape::Point => "PointCollisionModel",
             CollisionShape::Line => "LineCollisionModel",
@@ -185,33 +214,45 @@ impl Component for GeometryModel {
             CollisionShape::Sphere => "SphereCollisionModel",
         }
     }
-    fn data(&self) -> &DataTable {
-        &self.data
+
+    /// The contact stiffness the Data give (a non-finite one falls back to SOFA's default).
+    fn contact_stiffness(&self) -> f64 {
+        let stiffness = self.data.get(self.d.contact_stiffness);
+        if stiffness.is_finite() {
+            stiffness
+        } else {
+            10.0
+        }
     }
-    fn data_mut(&mut self) -> &mut DataTable {
-        &mut self.data
+
+    /// `contactStiffness` and `contactFriction` (read by the pipeline from the model's
+    /// parameters at each detection) take effect in place; the rest re-initialises.
+    fn data_changed_impl(&mut self, changed: &ChangedData) -> Reaction {
+        let d = &self.d;
+        if !changed.only(&[d.contact_stiffness.index(), d.contact_friction.index()]) {
+            return Reaction::Reinit;
+        }
+        self.params.contact_stiffness = self.contact_stiffness();
+        self.params.contact_friction = self.data.get(self.d.contact_friction);
+        Reaction::Updated
     }
-    fn init(&mut self, ctx: &mut InitContext<'_>) {
-        let d = &self.data;
-        let stiffness = d.real("contactStiffness");
-        let proximity = d.real("proximity");
+
+    fn init_impl(&mut self, ctx: &mut InitContext<'_>) {
+        let (t, d) = (&self.data, &self.d);
+        let proximity = t.get(d.proximity);
         self.params = CollisionParams {
-            active: d.bool("active"),
-            moving: d.bool("moving"),
-            simulated: d.bool("simulated"),
-            self_collision: d.bool("selfCollision"),
-            group: d.ints("group").iter().map(|&g| g as i64).collect(),
+            active: t.get(d.active),
+            moving: t.get(d.moving),
+            simulated: t.get(d.simulated),
+            self_collision: t.get(d.self_collision),
+            group: t.get(d.group).iter().map(|&g| g as i64).collect(),
             proximity: if proximity.is_finite() {
                 proximity
             } else {
                 0.0
             },
-            contact_stiffness: if stiffness.is_finite() {
-                stiffness
-            } else {
-                10.0
-            },
-            contact_friction: d.real("contactFriction"),
+            contact_stiffness: self.contact_stiffness(),
+            contact_friction: t.get(d.contact_friction),
         };
         self.state = ctx.scene.context_state(ctx.node);
         let Some(state) = ctx.state() else {
@@ -236,8 +277,10 @@ impl Component for GeometryModel {
                 // one sphere per point of the state, whatever its size later (a mapping may
                 // size the state after this model's init)
                 self.len = points;
-                self.radii = self.data.reals("listRadius").to_vec();
-                self.default_radius = self.data.real("radius");
+                if let ShapeData::Sphere(ds) = self.ds {
+                    self.radii = self.data.get(ds.list_radius).to_vec();
+                    self.default_radius = self.data.get(ds.radius);
+                }
             }
             CollisionShape::Line => {
                 let Some(mesh) = mesh else {
@@ -285,7 +328,10 @@ impl Component for GeometryModel {
             };
             self.adjacency = Adjacency::build(points, tris, edges, &self.edges);
         }
-        self.adjacency.both_side = self.data.bool("bothSide");
+        self.adjacency.both_side = match self.ds {
+            ShapeData::Surface(ds) => self.data.get(ds.both_side),
+            ShapeData::Sphere(_) => false,
+        };
         let scene = ctx.scene;
         self.adjacency.line_model_near =
             scene.lineage(ctx.node).iter().any(|n| {
@@ -295,6 +341,8 @@ impl Component for GeometryModel {
             });
     }
 }
+
+canape_core::impl_component!(GeometryModel, |s| s.sofa_class(), init, data_changed);
 
 /// The two triangles SOFA's triangle collision model takes from a quad, after the real
 /// triangles (TriangleCollisionModel: (q1 q2 q0) and (q3 q0 q2)).
@@ -340,5 +388,97 @@ impl CollisionModel for GeometryModel {
     }
     fn as_any(&self) -> Option<&dyn std::any::Any> {
         Some(self)
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use canape_core::component::Component;
+    use canape_core::diag::Diagnostics;
+    use canape_core::scene::{AnyComponent, Scene};
+    use canape_core::state::{MechanicalObject, VecId};
+    use canape_types::DofType;
+
+    /// A model of `shape` over a state of three points, initialised with `attrs` in a scene of
+    /// its own.
+    fn init_model(shape: CollisionShape, attrs: &[(&str, &str)]) -> GeometryModel {
+        let mut scene = Scene::new();
+        let root = scene.add_node("root", None);
+        let mut mo = MechanicalObject::new(DofType::Vec3);
+        mo.resize(3);
+        mo.vec_mut(VecId::POSITION)
+            .copy_from_slice(&[0.0, 0.0, 0.0, 1.0, 0.0, 0.0, 0.0, 1.0, 0.0]);
+        scene.add_component(root, "dofs", AnyComponent::State(mo), None);
+        let mut m = GeometryModel::new(shape);
+        for (k, v) in attrs {
+            m.data_mut().set_str(k, v).unwrap();
+        }
+        let id = scene.add_component(
+            root,
+            "model",
+            AnyComponent::Passive(Box::new(m.clone())),
+            None,
+        );
+        let mut diags = Diagnostics::default();
+        let mut ctx = InitContext {
+            scene: &mut scene,
+            node: root,
+            id,
+            diags: &mut diags,
+        };
+        m.init(&mut ctx);
+        assert!(diags.is_empty(), "{attrs:?}: {diags:?}");
+        m
+    }
+
+    /// What the pipeline reads of a model: its parameters (the reals as bits) and radii.
+    fn seen(m: &GeometryModel) -> (String, u64, u64, Vec<u64>) {
+        let p = m.params();
+        let radii = (0..3).map(|i| m.radius(i).to_bits()).collect();
+        (
+            format!("{p:?}"),
+            p.contact_stiffness.to_bits(),
+            p.contact_friction.to_bits(),
+            radii,
+        )
+    }
+
+    /// Editing contactStiffness or contactFriction of an initialised collision model updates
+    /// the parameters the pipeline reads to exactly what an init with the new values gives;
+    /// other Data re-initialise it.
+    #[test]
+    fn edits_update_in_place_contact_stiffness_and_friction() {
+        for shape in [CollisionShape::Point, CollisionShape::Sphere] {
+            let before = [("contactStiffness", "25"), ("radius", "0.5")];
+            let before = if shape == CollisionShape::Sphere {
+                &before[..]
+            } else {
+                &before[..1]
+            };
+            for after in [
+                &[("contactStiffness", "123.5")][..],
+                &[("contactFriction", "0.3")],
+                &[("contactStiffness", "inf"), ("contactFriction", "0.1")],
+            ] {
+                let mut m = init_model(shape, before);
+                let old = seen(&m);
+                let versions = m.data().versions();
+                for (k, v) in after {
+                    m.data_mut().set_str(k, v).unwrap();
+                }
+                let changed = m.data().changed_since(&versions);
+                assert_eq!(m.data_changed(&changed), Reaction::Updated, "{after:?}");
+                let want = init_model(shape, &[before, after].concat());
+                assert_eq!(seen(&m), seen(&want), "{shape:?} {after:?}");
+                assert_ne!(seen(&m), old, "{after:?} changed nothing");
+            }
+            let mut m = init_model(shape, before);
+            let versions = m.data().versions();
+            m.data_mut().set_str("proximity", "0.2").unwrap();
+            m.data_mut().set_str("contactStiffness", "3").unwrap();
+            let changed = m.data().changed_since(&versions);
+            assert_eq!(m.data_changed(&changed), Reaction::Reinit);
+        }
     }
 }
