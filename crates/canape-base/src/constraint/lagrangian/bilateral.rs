@@ -10,8 +10,8 @@
 //! blocks without warm start, the rotational one with its own tolerance `numericalTolerance`.
 
 use crate::base_data;
-use canape_core::component::{Passive, Role};
-use canape_core::data::{DataKind, DataTable, Flag, Ints, Real, Reals, Text};
+use canape_core::component::{Passive, Reaction, Role};
+use canape_core::data::{ChangedData, DataKind, DataTable, Flag, Ints, Real, Reals, Text};
 use canape_core::impl_component;
 use canape_core::lagrangian::{
     ConstraintBuild, ConstraintInputs, ConstraintOrder, LagrangianConstraint, Resolution,
@@ -153,10 +153,32 @@ impl BilateralLagrangianConstraint {
     }
 }
 
+impl BilateralLagrangianConstraint {
+    /// `activate`, `numericalTolerance` and `rest_vector` take effect in place (the warm start
+    /// restarts from zero, as after init); the rest re-initialises.
+    fn data_changed_impl(&mut self, changed: &ChangedData) -> Reaction {
+        let d = &self.d;
+        let in_place = [
+            d.activate.index(),
+            d.numerical_tolerance.index(),
+            d.rest_vector.index(),
+        ];
+        if !changed.only(&in_place) || self.sides[0].is_none() {
+            return Reaction::Reinit;
+        }
+        self.rest = self.data.get(d.rest_vector).to_vec();
+        self.active = self.data.get(d.activate);
+        self.tolerance = self.data.get(d.numerical_tolerance);
+        self.prev = vec![[0.0; 3]; self.pairs.len()];
+        Reaction::Updated
+    }
+}
+
 impl_component!(
     BilateralLagrangianConstraint,
     "BilateralLagrangianConstraint",
-    init
+    init,
+    data_changed
 );
 
 impl Passive for BilateralLagrangianConstraint {
@@ -255,6 +277,103 @@ impl LagrangianConstraint for BilateralLagrangianConstraint {
             for (p, f) in self.prev.iter_mut().zip(impulses.chunks_exact(3)) {
                 p.copy_from_slice(f);
             }
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::test_support::{init_in, scene_with_state};
+    use canape_core::component::Component;
+    use canape_core::scene::AnyComponent;
+
+    /// What a constraint gives the constraint stage at `x` (the same free positions for both
+    /// sides: the context state), the reals as bits.
+    fn built(c: &mut BilateralLagrangianConstraint, x: &[f64]) -> Vec<u64> {
+        let inputs = ConstraintInputs {
+            x_free: [x, x],
+            v_free: [x, x],
+            x: [x, x],
+            dt: 0.01,
+            order: ConstraintOrder::PositionAndVelocity,
+        };
+        let mut out = ConstraintBuild::default();
+        c.build(&inputs, &mut out);
+        let mut bits: Vec<u64> = out
+            .dfree
+            .iter()
+            .chain(&out.initial)
+            .map(|v| v.to_bits())
+            .collect();
+        for e in &out.entries {
+            bits.extend([e.row as u64, e.side as u64, e.dof as u64, e.value.to_bits()]);
+        }
+        for b in &out.blocks {
+            bits.extend([b.first_row as u64, b.tolerance.to_bits()]);
+        }
+        bits
+    }
+
+    /// Editing activate, numericalTolerance or rest_vector of an initialised
+    /// BilateralLagrangianConstraint gives the rows an init with the new values gives (Vec3
+    /// and Rigid3); other Data re-initialise it.
+    #[test]
+    fn edits_update_in_place_bilateral_constraint() {
+        for dof in [DofType::Vec3, DofType::Rigid3] {
+            let cs = dof.coord_size();
+            let mut x: Vec<f64> = (0..4 * cs).map(|i| 0.1 * i as f64).collect();
+            if dof == DofType::Rigid3 {
+                for p in x.chunks_exact_mut(7) {
+                    p[3..].copy_from_slice(&[0.0, 0.0, 0.0, 1.0]);
+                }
+                x[10] = 0.6;
+                x[13] = 0.8;
+            }
+            let (mut scene, root) = scene_with_state(dof, &x);
+            let mut init = |attrs: &[(&str, &str)]| {
+                let mut c = BilateralLagrangianConstraint::new();
+                let diags = init_in(
+                    &mut scene,
+                    root,
+                    &mut c,
+                    |c| AnyComponent::Passive(Box::new(c)),
+                    attrs,
+                );
+                assert!(diags.is_empty(), "{attrs:?}: {diags:?}");
+                c
+            };
+            let before = [("first_point", "0 1"), ("second_point", "2 3")];
+            let rest = if dof == DofType::Rigid3 {
+                "0.1 0 0 0 0.2 0 0 0.3 0 0 0 0.05"
+            } else {
+                "0.1 0 0 0 0.2 0.3"
+            };
+            for after in [
+                &[("rest_vector", rest)][..],
+                &[("numericalTolerance", "1e-7")],
+                &[("activate", "0")],
+            ] {
+                let mut c = init(&before);
+                // a step's impulses, which an edit forgets as an init does
+                c.store(&[1.0; 12]);
+                let old = built(&mut c, &x);
+                let versions = c.data().versions();
+                for (k, v) in after {
+                    c.data_mut().set_str(k, v).unwrap();
+                }
+                let changed = c.data().changed_since(&versions);
+                assert_eq!(c.data_changed(&changed), Reaction::Updated, "{after:?}");
+                let got = built(&mut c, &x);
+                let mut want = init(&[&before[..], after].concat());
+                assert_eq!(got, built(&mut want, &x), "{dof:?} {after:?}");
+                assert_ne!(got, old, "{dof:?} {after:?} changed nothing");
+            }
+            let mut c = init(&before);
+            let versions = c.data().versions();
+            c.data_mut().set_str("first_point", "1 0").unwrap();
+            let changed = c.data().changed_since(&versions);
+            assert_eq!(c.data_changed(&changed), Reaction::Reinit);
         }
     }
 }

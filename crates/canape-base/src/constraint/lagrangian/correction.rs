@@ -18,8 +18,8 @@
 //!   multiplies both factors by `complianceFactor`.
 
 use crate::base_data;
-use canape_core::component::{Passive, Role};
-use canape_core::data::{DataKind, DataTable, Flag, Real, Reals, Text, Words};
+use canape_core::component::{Passive, Reaction, Role};
+use canape_core::data::{ChangedData, DataKind, DataTable, Flag, Real, Reals, Text, Words};
 use canape_core::impl_component;
 use canape_core::lagrangian::{
     ConstraintCorrection, CorrectionKind, IntegrationFactors, StateRows,
@@ -249,10 +249,29 @@ impl UncoupledConstraintCorrection {
     }
 }
 
+impl UncoupledConstraintCorrection {
+    /// `correctionPositionFactor` and `correctionVelocityFactor` take effect in place; the
+    /// rest (compliances, the integration factors' source) re-initialises.
+    fn data_changed_impl(&mut self, changed: &ChangedData) -> Reaction {
+        let d = &self.d;
+        let in_place = [
+            d.correction_position_factor.index(),
+            d.correction_velocity_factor.index(),
+        ];
+        if !changed.only(&in_place) || self.state.is_none() {
+            return Reaction::Reinit;
+        }
+        self.position_factor = self.data.get(d.correction_position_factor);
+        self.velocity_factor = self.data.get(d.correction_velocity_factor);
+        Reaction::Updated
+    }
+}
+
 impl_component!(
     UncoupledConstraintCorrection,
     "UncoupledConstraintCorrection",
-    init
+    init,
+    data_changed
 );
 
 impl Passive for UncoupledConstraintCorrection {
@@ -438,6 +457,73 @@ impl ConstraintCorrection for LinearSolverConstraintCorrection {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::test_support::{init_in, scene_with_state};
+    use canape_core::component::Component;
+    use canape_core::scene::AnyComponent;
+
+    /// What the constraint stage takes from a correction: its factors (for an ODE solver's
+    /// 0.25 and 2 at dt 0.01), its W factor and the compliance applied to a force, as bits.
+    fn corrects(c: &UncoupledConstraintCorrection) -> Vec<u64> {
+        let ode = IntegrationFactors {
+            position: 0.25,
+            velocity: 2.0,
+        };
+        let f = c.factors(ode, 0.01);
+        let mut corr = vec![0.0; 6];
+        c.apply_compliance(&[1.0, -2.0, 0.5, 0.0, 3.0, 1.0], 3, &mut corr);
+        [f.position, f.velocity, c.w_factor(ode)]
+            .iter()
+            .chain(&corr)
+            .map(|v| v.to_bits())
+            .collect()
+    }
+
+    /// Editing the correction factors of an initialised UncoupledConstraintCorrection gives
+    /// the corrections an init with the new values gives; other Data re-initialise it.
+    #[test]
+    fn edits_update_in_place_uncoupled_correction_factors() {
+        let (mut scene, root) = scene_with_state(DofType::Vec3, &[0.0, 0.0, 0.0, 1.0, 0.0, 0.0]);
+        let mut init = |attrs: &[(&str, &str)]| {
+            let mut c = UncoupledConstraintCorrection::new();
+            let diags = init_in(
+                &mut scene,
+                root,
+                &mut c,
+                |c| AnyComponent::Passive(Box::new(c)),
+                attrs,
+            );
+            assert!(diags.is_empty(), "{attrs:?}: {diags:?}");
+            c
+        };
+        let before = [
+            ("useOdeSolverIntegrationFactors", "0"),
+            ("compliance", "0.5 2"),
+        ];
+        for after in [
+            &[("correctionPositionFactor", "0.3")][..],
+            &[
+                ("correctionVelocityFactor", "4"),
+                ("correctionPositionFactor", "2"),
+            ],
+        ] {
+            let mut c = init(&before);
+            let old = corrects(&c);
+            let versions = c.data().versions();
+            for (k, v) in after {
+                c.data_mut().set_str(k, v).unwrap();
+            }
+            let changed = c.data().changed_since(&versions);
+            assert_eq!(c.data_changed(&changed), Reaction::Updated, "{after:?}");
+            let want = init(&[&before[..], after].concat());
+            assert_eq!(corrects(&c), corrects(&want), "{after:?}");
+            assert_ne!(corrects(&c), old, "{after:?} changed nothing");
+        }
+        let mut c = init(&before);
+        let versions = c.data().versions();
+        c.data_mut().set_str("compliance", "1").unwrap();
+        let changed = c.data().changed_since(&versions);
+        assert_eq!(c.data_changed(&changed), Reaction::Reinit);
+    }
 
     #[test]
     fn uncoupled_w_is_factor_j_c_jt() {
