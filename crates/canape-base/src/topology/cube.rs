@@ -5,15 +5,41 @@
 
 use crate::base_data;
 use canape_core::component::Topology;
-use canape_core::data::{DataKind, DataTable, Value};
+use canape_core::data::{DataKind, DataTable, Flag, Int, Ints, Real, Reals, Value};
 use canape_core::impl_component;
 use canape_core::mesh::{flatten, flatten_points, Mesh};
 use canape_core::scene::InitContext;
+
+canape_core::data_schema! {
+    /// CubeTopology's own Data (after the base Data).
+    pub struct CubeData {
+        nx: Int = ("nx", DataKind::Int, "0", "x grid resolution"),
+        ny: Int = ("ny", DataKind::Int, "0", "y grid resolution"),
+        nz: Int = ("nz", DataKind::Int, "0", "z grid resolution"),
+        internal_points: Flag = ("internalPoints", DataKind::Bool, "0", "include internal points (allow a one-to-one mapping between points from RegularGridTopology and CubeTopology)"),
+        split_normals: Flag = ("splitNormals", DataKind::Bool, "0", "split corner points to have planar normals"),
+        min: Reals = ("min", DataKind::Vector(3), "0 0 0", "Min"),
+        max: Reals = ("max", DataKind::Vector(3), "1 1 1", "Max"),
+        xmin: Real = ("xmin", DataKind::Real, "0", "legacy: min x (all six bounds must be given)"),
+        ymin: Real = ("ymin", DataKind::Real, "0", "legacy: min y"),
+        zmin: Real = ("zmin", DataKind::Real, "0", "legacy: min z"),
+        xmax: Real = ("xmax", DataKind::Real, "1", "legacy: max x"),
+        ymax: Real = ("ymax", DataKind::Real, "1", "legacy: max y"),
+        zmax: Real = ("zmax", DataKind::Real, "1", "legacy: max z"),
+        scale: Real = ("scale", DataKind::Real, "1", "legacy: scale applied to xmin..zmax"),
+        draw_edges: Flag = ("drawEdges", DataKind::Bool, "0", "if true, draw the topology edges"),
+        position: Reals => ("position", DataKind::Reals(3), "List of point positions (computed)"),
+        edges: Ints => ("edges", DataKind::Ints(2), "List of edge indices (computed)"),
+        quads: Ints => ("quads", DataKind::Ints(4), "List of quad indices (computed)"),
+    }
+}
 
 /// The surface of a grid.
 #[derive(Clone)]
 pub struct CubeTopology {
     data: DataTable,
+    /// Typed handles to the Data in `data`.
+    d: CubeData,
     mesh: Mesh,
 }
 
@@ -28,34 +54,27 @@ const MAX_GRID_POINTS: usize = 50_000_000;
 
 impl CubeTopology {
     pub fn new() -> Self {
-        let data = base_data(DataTable::new())
-            .with("nx", DataKind::Int, "0", "x grid resolution")
-            .with("ny", DataKind::Int, "0", "y grid resolution")
-            .with("nz", DataKind::Int, "0", "z grid resolution")
-            .with("internalPoints", DataKind::Bool, "0", "include internal points (allow a one-to-one mapping between points from RegularGridTopology and CubeTopology)")
-            .with("splitNormals", DataKind::Bool, "0", "split corner points to have planar normals")
-            .with("min", DataKind::Vector(3), "0 0 0", "Min")
-            .with("max", DataKind::Vector(3), "1 1 1", "Max")
-            .with("xmin", DataKind::Real, "0", "legacy: min x (all six bounds must be given)")
-            .with("ymin", DataKind::Real, "0", "legacy: min y")
-            .with("zmin", DataKind::Real, "0", "legacy: min z")
-            .with("xmax", DataKind::Real, "1", "legacy: max x")
-            .with("ymax", DataKind::Real, "1", "legacy: max y")
-            .with("zmax", DataKind::Real, "1", "legacy: max z")
-            .with("scale", DataKind::Real, "1", "legacy: scale applied to xmin..zmax")
-            .with("drawEdges", DataKind::Bool, "0", "if true, draw the topology edges")
-            .output("position", DataKind::Reals(3), "List of point positions (computed)")
-            .output("edges", DataKind::Ints(2), "List of edge indices (computed)")
-            .output("quads", DataKind::Ints(4), "List of quad indices (computed)");
+        let (data, d) = CubeData::declare(base_data(DataTable::new()));
         CubeTopology {
             data,
+            d,
             mesh: Mesh::default(),
         }
     }
 
+    fn bounds(&self) -> super::GridBounds {
+        let d = &self.d;
+        super::GridBounds {
+            min: d.min,
+            max: d.max,
+            legacy: [d.xmin, d.ymin, d.zmin, d.xmax, d.ymax, d.zmax],
+            scale: d.scale,
+        }
+    }
+
     fn init_impl(&mut self, ctx: &mut InitContext<'_>) {
-        let d = &self.data;
-        let n = [d.int("nx"), d.int("ny"), d.int("nz")];
+        let (d, h) = (&self.data, self.d);
+        let n = [d.get(h.nx), d.get(h.ny), d.get(h.nz)];
         if n.iter().any(|&k| k < 1) {
             ctx.error(format!(
                 "nx, ny and nz must be at least 1 ({} {} {} given): the topology is empty",
@@ -70,11 +89,11 @@ impl CubeTopology {
             ));
             return;
         }
-        if d.bool("splitNormals") {
+        if d.get(h.split_normals) {
             ctx.error("splitNormals (corner points split per face) is not supported yet: the topology is empty");
             return;
         }
-        let (lo, hi) = super::grid_bounds(d, ctx);
+        let (lo, hi) = super::grid_bounds(d, self.bounds(), ctx);
         let step = |k: usize, m: usize| {
             if m > 1 {
                 (hi[k] - lo[k]) / (m - 1) as f64
@@ -83,7 +102,7 @@ impl CubeTopology {
             }
         };
         let (dx, dy, dz) = (step(0, nx), step(1, ny), step(2, nz));
-        let surface = !d.bool("internalPoints") && nx > 1 && ny > 1 && nz > 1;
+        let surface = !d.get(h.internal_points) && nx > 1 && ny > 1 && nz > 1;
         // SOFA's numbering: with surface points only, the bottom layer (z = 0), the top layer,
         // then for each layer between, the rows y = 0 and y = ny−1 and the sides x = 0 and
         // x = nx−1
@@ -226,15 +245,10 @@ impl CubeTopology {
             quads,
             ..Mesh::default()
         };
-        let _ = self
-            .data
-            .set_value("position", Value::Reals(flatten_points(&self.mesh.points)));
-        let _ = self
-            .data
-            .set_value("edges", Value::Ints(flatten(&self.mesh.edges)));
-        let _ = self
-            .data
-            .set_value("quads", Value::Ints(flatten(&self.mesh.quads)));
+        let (t, m) = (&mut self.data, &self.mesh);
+        let _ = t.put(h.position, Value::Reals(flatten_points(&m.points)));
+        let _ = t.put(h.edges, Value::Ints(flatten(&m.edges)));
+        let _ = t.put(h.quads, Value::Ints(flatten(&m.quads)));
     }
 }
 

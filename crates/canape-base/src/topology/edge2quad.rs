@@ -13,9 +13,9 @@
 //! pairs this with then maps the points from the actual frames. Static: topology changes are
 //! not followed.
 
-use super::mapping_data;
+use super::{mapping_data, MappingData};
 use canape_core::component::TopologicalMapping;
-use canape_core::data::{DataKind, DataTable};
+use canape_core::data::{DataKind, DataTable, Int, Ints, Real, Reals, Text};
 use canape_core::impl_component;
 use canape_core::mesh::Mesh;
 use canape_core::registry::Registry;
@@ -39,9 +39,26 @@ pub(crate) fn register(r: &mut Registry) {
     );
 }
 
+canape_core::data_schema! {
+    /// What Edge2QuadTopologicalMapping adds to [`MappingData`].
+    pub struct Edge2QuadData {
+        nb_points_on_each_circle: Int = ("nbPointsOnEachCircle", DataKind::Int, "0", "Discretization of created circles"),
+        radius: Real = ("radius", DataKind::Real, "1", "Radius of created circles in yz plan"),
+        radius_focal: Real = ("radiusFocal", DataKind::Real, "0", "If greater than 0., radius in focal axis of created ellipses"),
+        focal_axis: Reals = ("focalAxis", DataKind::Vector(3), "0 0 1", "In case of ellipses"),
+        edge_list: Ints = ("edgeList", DataKind::Ints(1), "", "list of input edges for the topological mapping: by default, all considered"),
+        to_quad_container: Text = ("toQuadContainer", DataKind::Str, "", "Output container storing Quads"),
+        to_quad_modifier: Text = ("toQuadModifier", DataKind::Str, "", "Output modifier handling Quads"),
+    }
+}
+
 #[derive(Clone)]
 pub struct Edge2QuadTopologicalMapping {
     data: DataTable,
+    /// Typed handles to the mapping Data in `data`.
+    dm: MappingData,
+    /// Typed handles to its own Data.
+    d: Edge2QuadData,
 }
 
 impl Default for Edge2QuadTopologicalMapping {
@@ -62,69 +79,28 @@ struct Settings {
 
 impl Edge2QuadTopologicalMapping {
     pub fn new() -> Self {
-        let data = mapping_data(DataTable::new())
-            .with(
-                "nbPointsOnEachCircle",
-                DataKind::Int,
-                "0",
-                "Discretization of created circles",
-            )
-            .with(
-                "radius",
-                DataKind::Real,
-                "1",
-                "Radius of created circles in yz plan",
-            )
-            .with(
-                "radiusFocal",
-                DataKind::Real,
-                "0",
-                "If greater than 0., radius in focal axis of created ellipses",
-            )
-            .with(
-                "focalAxis",
-                DataKind::Vector(3),
-                "0 0 1",
-                "In case of ellipses",
-            )
-            .with(
-                "edgeList",
-                DataKind::Ints(1),
-                "",
-                "list of input edges for the topological mapping: by default, all considered",
-            )
-            .with(
-                "toQuadContainer",
-                DataKind::Str,
-                "",
-                "Output container storing Quads",
-            )
-            .with(
-                "toQuadModifier",
-                DataKind::Str,
-                "",
-                "Output modifier handling Quads",
-            );
-        Edge2QuadTopologicalMapping { data }
+        let (data, dm) = mapping_data(DataTable::new());
+        let (data, d) = Edge2QuadData::declare(data);
+        Edge2QuadTopologicalMapping { data, dm, d }
     }
 
     /// The checked settings, or the reason nothing is built (SOFA's init leaves the component
     /// invalid in these cases, or would build an empty or absurd tube).
     fn settings(&self) -> Result<Settings, String> {
-        let d = &self.data;
-        let (radius_set, focal_set) = (d.is_set("radius"), d.is_set("radiusFocal"));
+        let (d, h) = (&self.data, self.d);
+        let (radius_set, focal_set) = (d.was_set(h.radius), d.was_set(h.radius_focal));
         if !radius_set && !focal_set {
             return Err(
                 "no radius (neither radius nor radiusFocal) is given: no quad is created".into(),
             );
         }
-        let radius = d.real("radius");
+        let radius = d.get(h.radius);
         if !(radius.is_finite() && radius > 0.0) {
             return Err(format!(
                 "radius {radius} is not a positive number: no quad is created"
             ));
         }
-        let n = d.int("nbPointsOnEachCircle");
+        let n = d.get(h.nb_points_on_each_circle);
         if n <= 0 {
             return Err(format!(
                 "nbPointsOnEachCircle is {n}: at least 1 point per circle is needed, no quad is created"
@@ -136,9 +112,9 @@ impl Edge2QuadTopologicalMapping {
                 "nbPointsOnEachCircle {n} is too large: no quad is created"
             ));
         }
-        let focal = d.real("radiusFocal");
+        let focal = d.get(h.radius_focal);
         let ellipse = if focal_set && focal.is_finite() && focal > 0.0 {
-            let a = d.reals("focalAxis");
+            let a = d.get(h.focal_axis);
             let a = [a[0], a[1], a[2]];
             let len = (a[0] * a[0] + a[1] * a[1] + a[2] * a[2]).sqrt();
             // a zero axis stays zero, as SOFA's normalisation leaves it
@@ -155,13 +131,13 @@ impl Edge2QuadTopologicalMapping {
             n,
             radius,
             ellipse,
-            flip: d.bool("flipNormals"),
+            flip: d.get(self.dm.flip_normals),
         })
     }
 
     /// The input edges the tube follows, in order: `edgeList`'s (those that exist) or all.
     fn edges(&self, input: &Mesh) -> Vec<[u32; 2]> {
-        let list = self.data.ints("edgeList");
+        let list = self.data.get(self.d.edge_list);
         if list.is_empty() {
             input.edges.clone()
         } else {
@@ -213,7 +189,7 @@ impl TopologicalMapping for Edge2QuadTopologicalMapping {
             return Mesh::default();
         }
         let n = s.n as u32;
-        let with_list = !self.data.ints("edgeList").is_empty();
+        let with_list = !self.data.get(self.d.edge_list).is_empty();
         let mut quads = Vec::new();
         for [p0, p1] in self.edges(input) {
             for j in 0..n {
@@ -245,11 +221,11 @@ impl TopologicalMapping for Edge2QuadTopologicalMapping {
             Err(e) => return vec![e],
         };
         let mut w = Vec::new();
-        let d = &self.data;
-        if d.is_set("radiusFocal") && s.ellipse.is_none() {
+        let (d, h) = (&self.data, self.d);
+        if d.was_set(h.radius_focal) && s.ellipse.is_none() {
             w.push(format!(
                 "radiusFocal {} is not a positive number: circles are made instead of ellipses",
-                d.real("radiusFocal")
+                d.get(h.radius_focal)
             ));
         }
         if let Some((_, a)) = s.ellipse {
@@ -271,7 +247,7 @@ impl TopologicalMapping for Edge2QuadTopologicalMapping {
             w.push("the input topology has no edges: no quad is created".into());
         }
         let bad: Vec<u32> = d
-            .ints("edgeList")
+            .get(h.edge_list)
             .iter()
             .copied()
             .filter(|&e| e as usize >= input.edges.len())

@@ -26,9 +26,9 @@ impl Default for Hexa2PrismTopologicalMapping {
 
 impl Hexa2PrismTopologicalMapping {
     pub fn new() -> Self {
-        Hexa2PrismTopologicalMapping {
-            data: mapping_data(DataTable::new()),
-        }
+        // no Data of its own to read: the scene resolves input and output
+        let (data, _) = mapping_data(DataTable::new());
+        Hexa2PrismTopologicalMapping { data }
     }
 }
 

@@ -4,11 +4,48 @@
 
 use super::*;
 
+canape_core::data_schema! {
+    /// The input and output topologies of a topological mapping.
+    pub struct MappingIoData {
+        input: Text = ("input", DataKind::Str, "", "Input topology to map"),
+        output: Text = ("output", DataKind::Str, "", "Output topology to map"),
+    }
+}
+
+canape_core::data_schema! {
+    /// The Data of the topological mappings that create faces: input, output and whether the
+    /// faces are flipped.
+    pub struct MappingData {
+        input: Text = ("input", DataKind::Str, "", "Input topology to map"),
+        output: Text = ("output", DataKind::Str, "", "Output topology to map"),
+        flip_normals: Flag = ("flipNormals", DataKind::Bool, "0", "Flip Normal ? (Inverse point order when creating quad/triangle)"),
+    }
+}
+
+canape_core::data_schema! {
+    /// Hexa2TetraTopologicalMapping's own Data (after the base Data).
+    pub struct Hexa2TetraData {
+        input: Text = ("input", DataKind::Str, "", "Input topology to map"),
+        output: Text = ("output", DataKind::Str, "", "Output topology to map"),
+        swapping: Flag = ("swapping", DataKind::Bool, "0", "Boolean enabling to swapp hexa-edges in order to avoid bias effect"),
+    }
+}
+
+canape_core::data_schema! {
+    /// What Tetra2TriangleTopologicalMapping adds to [`MappingData`].
+    pub struct Tetra2TriangleData {
+        no_new_triangles: Flag = ("noNewTriangles", DataKind::Bool, "0", "If true, no new triangles are being created"),
+        no_initial_triangles: Flag = ("noInitialTriangles", DataKind::Bool, "0", "If true, the list of initial triangles is initially empty. Only additional triangles will be added in the list"),
+    }
+}
+
 /// Splits each hexahedron into 6 tetrahedra
 /// (Sofa/Component/Topology/Mapping/.../Hexa2TetraTopologicalMapping.cpp).
 #[derive(Clone)]
 pub struct Hexa2TetraTopologicalMapping {
     pub(super) data: DataTable,
+    /// Typed handles to the Data in `data`.
+    d: Hexa2TetraData,
 }
 
 impl Default for Hexa2TetraTopologicalMapping {
@@ -19,16 +56,8 @@ impl Default for Hexa2TetraTopologicalMapping {
 
 impl Hexa2TetraTopologicalMapping {
     pub fn new() -> Self {
-        let data = base_data(DataTable::new())
-            .with("input", DataKind::Str, "", "Input topology to map")
-            .with("output", DataKind::Str, "", "Output topology to map")
-            .with(
-                "swapping",
-                DataKind::Bool,
-                "0",
-                "Boolean enabling to swapp hexa-edges in order to avoid bias effect",
-            );
-        Hexa2TetraTopologicalMapping { data }
+        let (data, d) = Hexa2TetraData::declare(base_data(DataTable::new()));
+        Hexa2TetraTopologicalMapping { data, d }
     }
 }
 
@@ -38,7 +67,7 @@ pub use canape_core::mesh::hexa_to_tetras;
 
 impl TopologicalMapping for Hexa2TetraTopologicalMapping {
     fn map(&self, input: &Mesh, grid: Option<[usize; 3]>) -> Mesh {
-        let swapping = self.data.bool("swapping");
+        let swapping = self.data.get(self.d.swapping);
         let (nx, ny) = match grid {
             Some(n) => (n[0].saturating_sub(1).max(1), n[1].saturating_sub(1).max(1)),
             None => (2, 1),
@@ -195,16 +224,9 @@ fn faces_by_container<const N: usize>(
         .collect()
 }
 
-pub(crate) fn mapping_data(t: DataTable) -> DataTable {
-    base_data(t)
-        .with("input", DataKind::Str, "", "Input topology to map")
-        .with("output", DataKind::Str, "", "Output topology to map")
-        .with(
-            "flipNormals",
-            DataKind::Bool,
-            "0",
-            "Flip Normal ? (Inverse point order when creating quad/triangle)",
-        )
+/// The base Data and [`MappingData`].
+pub(crate) fn mapping_data(t: DataTable) -> (DataTable, MappingData) {
+    MappingData::declare(base_data(t))
 }
 
 /// The boundary quads of a hexahedral topology (Sofa/Component/Topology/Mapping/.../
@@ -214,6 +236,8 @@ pub(crate) fn mapping_data(t: DataTable) -> DataTable {
 #[derive(Clone)]
 pub struct Hexa2QuadTopologicalMapping {
     pub(super) data: DataTable,
+    /// Typed handles to the Data in `data`.
+    d: MappingData,
 }
 
 impl Default for Hexa2QuadTopologicalMapping {
@@ -224,9 +248,8 @@ impl Default for Hexa2QuadTopologicalMapping {
 
 impl Hexa2QuadTopologicalMapping {
     pub fn new() -> Self {
-        Hexa2QuadTopologicalMapping {
-            data: mapping_data(DataTable::new()),
-        }
+        let (data, d) = mapping_data(DataTable::new());
+        Hexa2QuadTopologicalMapping { data, d }
     }
 }
 
@@ -262,7 +285,7 @@ impl TopologicalMapping for Hexa2QuadTopologicalMapping {
                     .flat_map(|h| CONTAINER_FACES.iter().map(move |f| f.map(|k| h[k]))),
             )
         };
-        let flip = self.data.bool("flipNormals");
+        let flip = self.data.get(self.d.flip_normals);
         let quads = boundary(&quads, hexa_faces())
             .into_iter()
             .map(|q| if flip { [q[3], q[2], q[1], q[0]] } else { q })
@@ -280,6 +303,10 @@ impl TopologicalMapping for Hexa2QuadTopologicalMapping {
 #[derive(Clone)]
 pub struct Tetra2TriangleTopologicalMapping {
     pub(super) data: DataTable,
+    /// Typed handles to the Data in `data`.
+    d: MappingData,
+    /// Typed handles to its own Data.
+    dt: Tetra2TriangleData,
 }
 
 impl Default for Tetra2TriangleTopologicalMapping {
@@ -290,11 +317,9 @@ impl Default for Tetra2TriangleTopologicalMapping {
 
 impl Tetra2TriangleTopologicalMapping {
     pub fn new() -> Self {
-        Tetra2TriangleTopologicalMapping {
-            data: mapping_data(DataTable::new())
-                .with("noNewTriangles", DataKind::Bool, "0", "If true, no new triangles are being created")
-                .with("noInitialTriangles", DataKind::Bool, "0", "If true, the list of initial triangles is initially empty. Only additional triangles will be added in the list"),
-        }
+        let (data, d) = mapping_data(DataTable::new());
+        let (data, dt) = Tetra2TriangleData::declare(data);
+        Tetra2TriangleTopologicalMapping { data, d, dt }
     }
 }
 
@@ -306,7 +331,7 @@ impl_component!(
 impl TopologicalMapping for Tetra2TriangleTopologicalMapping {
     fn map(&self, input: &Mesh, _grid: Option<[usize; 3]>) -> Mesh {
         use canape_core::mesh::TETRA_FACES;
-        if self.data.bool("noInitialTriangles") {
+        if self.data.get(self.dt.no_initial_triangles) {
             return Mesh::default();
         }
         let tetra_faces = || {
@@ -327,7 +352,7 @@ impl TopologicalMapping for Tetra2TriangleTopologicalMapping {
                     .flat_map(|t| CONTAINER_FACES.iter().map(move |f| f.map(|k| t[k]))),
             )
         };
-        let flip = self.data.bool("flipNormals");
+        let flip = self.data.get(self.d.flip_normals);
         let triangles: Vec<[u32; 3]> = boundary(&triangles, tetra_faces())
             .into_iter()
             .map(|t| if flip { [t[0], t[2], t[1]] } else { t })
@@ -358,11 +383,9 @@ impl Default for Quad2TriangleTopologicalMapping {
 
 impl Quad2TriangleTopologicalMapping {
     pub fn new() -> Self {
-        Quad2TriangleTopologicalMapping {
-            data: base_data(DataTable::new())
-                .with("input", DataKind::Str, "", "Input topology to map")
-                .with("output", DataKind::Str, "", "Output topology to map"),
-        }
+        // no Data of its own to read: the scene resolves input and output
+        let (data, _) = MappingIoData::declare(base_data(DataTable::new()));
+        Quad2TriangleTopologicalMapping { data }
     }
 }
 
@@ -420,11 +443,9 @@ impl Default for Triangle2EdgeTopologicalMapping {
 
 impl Triangle2EdgeTopologicalMapping {
     pub fn new() -> Self {
-        Triangle2EdgeTopologicalMapping {
-            data: base_data(DataTable::new())
-                .with("input", DataKind::Str, "", "Input topology to map")
-                .with("output", DataKind::Str, "", "Output topology to map"),
-        }
+        // no Data of its own to read: the scene resolves input and output
+        let (data, _) = MappingIoData::declare(base_data(DataTable::new()));
+        Triangle2EdgeTopologicalMapping { data }
     }
 }
 

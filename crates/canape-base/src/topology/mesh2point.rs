@@ -4,7 +4,7 @@
 
 use super::mapping_data;
 use canape_core::component::TopologicalMapping;
-use canape_core::data::{DataKind, DataTable};
+use canape_core::data::{Data, DataKind, DataTable, Flag, Reals};
 use canape_core::impl_component;
 use canape_core::mesh::Mesh;
 
@@ -80,6 +80,23 @@ pub fn container_edges(m: &Mesh) -> Vec<[u32; 2]> {
 #[derive(Clone)]
 pub struct Mesh2PointTopologicalMapping {
     data: DataTable,
+    /// Typed handles to its own Data in `data` (after the mapping Data).
+    d: Mesh2PointData,
+}
+
+canape_core::data_schema! {
+    /// What Mesh2PointTopologicalMapping adds to the mapping Data.
+    pub struct Mesh2PointData {
+        point_bary_coords: Reals = ("pointBaryCoords", DataKind::Reals(3), "", "Coordinates for the points of the output topology created from the points of the input topology"),
+        edge_bary_coords: Reals = ("edgeBaryCoords", DataKind::Reals(3), "", "Coordinates for the points of the output topology created from the edges of the input topology"),
+        triangle_bary_coords: Reals = ("triangleBaryCoords", DataKind::Reals(3), "", "Coordinates for the points of the output topology created from the triangles of the input topology"),
+        quad_bary_coords: Reals = ("quadBaryCoords", DataKind::Reals(3), "", "Coordinates for the points of the output topology created from the quads of the input topology"),
+        tetra_bary_coords: Reals = ("tetraBaryCoords", DataKind::Reals(3), "", "Coordinates for the points of the output topology created from the tetra of the input topology"),
+        hexa_bary_coords: Reals = ("hexaBaryCoords", DataKind::Reals(3), "", "Coordinates for the points of the output topology created from the hexa of the input topology"),
+        copy_edges: Flag = ("copyEdges", DataKind::Bool, "0", "Activate mapping of input edges into the output topology (requires at least one item in pointBaryCoords)"),
+        copy_triangles: Flag = ("copyTriangles", DataKind::Bool, "0", "Activate mapping of input triangles into the output topology (requires at least one item in pointBaryCoords)"),
+        copy_tetrahedra: Flag = ("copyTetrahedra", DataKind::Bool, "0", "Activate mapping of input tetrahedra into the output topology (requires at least one item in pointBaryCoords)"),
+    }
 }
 
 impl Default for Mesh2PointTopologicalMapping {
@@ -90,29 +107,13 @@ impl Default for Mesh2PointTopologicalMapping {
 
 impl Mesh2PointTopologicalMapping {
     pub fn new() -> Self {
-        let mut data = mapping_data(DataTable::new());
-        for (k, help) in [
-            ("pointBaryCoords", "Coordinates for the points of the output topology created from the points of the input topology"),
-            ("edgeBaryCoords", "Coordinates for the points of the output topology created from the edges of the input topology"),
-            ("triangleBaryCoords", "Coordinates for the points of the output topology created from the triangles of the input topology"),
-            ("quadBaryCoords", "Coordinates for the points of the output topology created from the quads of the input topology"),
-            ("tetraBaryCoords", "Coordinates for the points of the output topology created from the tetra of the input topology"),
-            ("hexaBaryCoords", "Coordinates for the points of the output topology created from the hexa of the input topology"),
-        ] {
-            data = data.with(k, DataKind::Reals(3), "", help);
-        }
-        for (k, help) in [
-            ("copyEdges", "Activate mapping of input edges into the output topology (requires at least one item in pointBaryCoords)"),
-            ("copyTriangles", "Activate mapping of input triangles into the output topology (requires at least one item in pointBaryCoords)"),
-            ("copyTetrahedra", "Activate mapping of input tetrahedra into the output topology (requires at least one item in pointBaryCoords)"),
-        ] {
-            data = data.with(k, DataKind::Bool, "0", help);
-        }
-        Mesh2PointTopologicalMapping { data }
+        let (data, _) = mapping_data(DataTable::new());
+        let (data, d) = Mesh2PointData::declare(data);
+        Mesh2PointTopologicalMapping { data, d }
     }
 
-    fn coords(&self, key: &str) -> Vec<[f64; 3]> {
-        canape_core::mesh::group_points(self.data.reals(key))
+    fn coords(&self, h: Data<Reals>) -> Vec<[f64; 3]> {
+        canape_core::mesh::group_points(self.data.get(h))
     }
 }
 
@@ -131,9 +132,14 @@ fn lerp(terms: &[(f64, [f64; 3])]) -> [f64; 3] {
 impl TopologicalMapping for Mesh2PointTopologicalMapping {
     fn warnings(&self, input: &Mesh) -> Vec<String> {
         let mut w = Vec::new();
-        if self.coords("pointBaryCoords").is_empty() {
-            for k in ["copyEdges", "copyTriangles", "copyTetrahedra"] {
-                if self.data.bool(k) {
+        let d = self.d;
+        if self.coords(d.point_bary_coords).is_empty() {
+            for (k, h) in [
+                ("copyEdges", d.copy_edges),
+                ("copyTriangles", d.copy_triangles),
+                ("copyTetrahedra", d.copy_tetrahedra),
+            ] {
+                if self.data.get(h) {
                     w.push(format!(
                         "{k} requires at least one item in pointBaryCoords: not copied"
                     ));
@@ -147,7 +153,7 @@ impl TopologicalMapping for Mesh2PointTopologicalMapping {
                 input.nb_points()
             ));
         }
-        if !self.coords("triangleBaryCoords").is_empty()
+        if !self.coords(d.triangle_bary_coords).is_empty()
             && input.triangles.is_empty()
             && !input.tetrahedra.is_empty()
         {
@@ -163,7 +169,8 @@ impl TopologicalMapping for Mesh2PointTopologicalMapping {
         let p = |i: u32| input.points.get(i as usize).copied().unwrap_or([0.0; 3]);
         let mut points = Vec::new();
         let mut out = Mesh::default();
-        let point_coords = self.coords("pointBaryCoords");
+        let d = self.d;
+        let point_coords = self.coords(d.point_bary_coords);
         // the output point made from each input point's first entry
         let mut from_point = Vec::new();
         if !point_coords.is_empty() {
@@ -175,23 +182,23 @@ impl TopologicalMapping for Mesh2PointTopologicalMapping {
                 }
             }
         }
-        let copy = |key: &str| !point_coords.is_empty() && self.data.bool(key);
-        let edge_coords = self.coords("edgeBaryCoords");
-        if !edge_coords.is_empty() || copy("copyEdges") {
+        let copy = |h: Data<Flag>| !point_coords.is_empty() && self.data.get(h);
+        let edge_coords = self.coords(d.edge_bary_coords);
+        if !edge_coords.is_empty() || copy(d.copy_edges) {
             let edges = container_edges(input);
             for e in &edges {
                 for c in &edge_coords {
                     points.push(lerp(&[(1.0 - c[0], p(e[0])), (c[0], p(e[1]))]));
                 }
             }
-            if copy("copyEdges") {
+            if copy(d.copy_edges) {
                 out.edges = edges
                     .iter()
                     .map(|e| e.map(|v| from_point[v as usize]))
                     .collect();
             }
         }
-        let tri_coords = self.coords("triangleBaryCoords");
+        let tri_coords = self.coords(d.triangle_bary_coords);
         for t in &input.triangles {
             for c in &tri_coords {
                 points.push(lerp(&[
@@ -201,14 +208,14 @@ impl TopologicalMapping for Mesh2PointTopologicalMapping {
                 ]));
             }
         }
-        if copy("copyTriangles") {
+        if copy(d.copy_triangles) {
             out.triangles = input
                 .triangles
                 .iter()
                 .map(|t| t.map(|v| from_point[v as usize]))
                 .collect();
         }
-        let quad_coords = self.coords("quadBaryCoords");
+        let quad_coords = self.coords(d.quad_bary_coords);
         for q in &input.quads {
             for c in &quad_coords {
                 let (f, g) = (c[0], c[1]);
@@ -220,7 +227,7 @@ impl TopologicalMapping for Mesh2PointTopologicalMapping {
                 ]));
             }
         }
-        let tet_coords = self.coords("tetraBaryCoords");
+        let tet_coords = self.coords(d.tetra_bary_coords);
         for t in &input.tetrahedra {
             for c in &tet_coords {
                 points.push(lerp(&[
@@ -231,14 +238,14 @@ impl TopologicalMapping for Mesh2PointTopologicalMapping {
                 ]));
             }
         }
-        if copy("copyTetrahedra") {
+        if copy(d.copy_tetrahedra) {
             out.tetrahedra = input
                 .tetrahedra
                 .iter()
                 .map(|t| t.map(|v| from_point[v as usize]))
                 .collect();
         }
-        let hex_coords = self.coords("hexaBaryCoords");
+        let hex_coords = self.coords(d.hexa_bary_coords);
         for h in &input.hexahedra {
             for c in &hex_coords {
                 let (f, g, k) = (c[0], c[1], c[2]);

@@ -29,9 +29,8 @@
 //! whose init reads both topologies (initialised before it, as they are declared before it in
 //! SOFA's scenes) and fills its map Data; the output container is left as it is.
 
-use crate::base_data;
 use canape_core::component::{Passive, Role};
-use canape_core::data::{DataKind, DataTable, Value};
+use canape_core::data::{BaseData, Data, DataKind, DataTable, Flag, Ints, Text, Value};
 use canape_core::impl_component;
 use canape_core::mesh::Mesh;
 use canape_core::registry::Registry;
@@ -249,10 +248,40 @@ pub fn subset_maps(input: &Mesh, output: &Mesh, opts: SubsetOptions) -> SubsetMa
     out
 }
 
+canape_core::data_schema! {
+    /// SubsetTopologicalMapping's own Data (after the base Data).
+    pub struct SubsetData {
+        input: Text = ("input", DataKind::Str, "", "Input topology to map"),
+        output: Text = ("output", DataKind::Str, "", "Output topology to map"),
+        same_points: Flag = ("samePoints", DataKind::Bool, "0", "True if the same set of points is used in both topologies"),
+        handle_edges: Flag = ("handleEdges", DataKind::Bool, "0", "True if edges events and mapping should be handled"),
+        handle_triangles: Flag = ("handleTriangles", DataKind::Bool, "0", "True if triangles events and mapping should be handled"),
+        handle_quads: Flag = ("handleQuads", DataKind::Bool, "0", "True if quads events and mapping should be handled"),
+        handle_tetrahedra: Flag = ("handleTetrahedra", DataKind::Bool, "0", "True if tetrahedra events and mapping should be handled"),
+        handle_hexahedra: Flag = ("handleHexahedra", DataKind::Bool, "0", "True if hexahedra events and mapping should be handled"),
+        point_s2d: Ints = ("pointS2D", DataKind::Ints(0), "", "Internal source -> destination topology points map"),
+        point_d2s: Ints = ("pointD2S", DataKind::Ints(0), "", "Internal destination -> source topology points map (link to SubsetMapping::indices to handle the mechanical-side of the mapping"),
+        edge_s2d: Ints = ("edgeS2D", DataKind::Ints(0), "", "Internal source -> destination topology edges map"),
+        edge_d2s: Ints = ("edgeD2S", DataKind::Ints(0), "", "Internal destination -> source topology edges map"),
+        triangle_s2d: Ints = ("triangleS2D", DataKind::Ints(0), "", "Internal source -> destination topology triangles map"),
+        triangle_d2s: Ints = ("triangleD2S", DataKind::Ints(0), "", "Internal destination -> source topology triangles map"),
+        quad_s2d: Ints = ("quadS2D", DataKind::Ints(0), "", "Internal source -> destination topology quads map"),
+        quad_d2s: Ints = ("quadD2S", DataKind::Ints(0), "", "Internal destination -> source topology quads map"),
+        tetrahedron_s2d: Ints = ("tetrahedronS2D", DataKind::Ints(0), "", "Internal source -> destination topology tetrahedra map"),
+        tetrahedron_d2s: Ints = ("tetrahedronD2S", DataKind::Ints(0), "", "Internal destination -> source topology tetrahedra map"),
+        hexahedron_s2d: Ints = ("hexahedronS2D", DataKind::Ints(0), "", "Internal source -> destination topology hexahedra map"),
+        hexahedron_d2s: Ints = ("hexahedronD2S", DataKind::Ints(0), "", "Internal destination -> source topology hexahedra map"),
+    }
+}
+
 /// See the module documentation.
 #[derive(Clone)]
 pub struct SubsetTopologicalMapping {
     data: DataTable,
+    /// Typed handles to the base Data in `data`.
+    base: BaseData,
+    /// Typed handles to its own Data.
+    d: SubsetData,
 }
 
 impl Default for SubsetTopologicalMapping {
@@ -261,57 +290,46 @@ impl Default for SubsetTopologicalMapping {
     }
 }
 
-/// The map Data, by kind: (input → output, output → input).
-const MAP_DATA: [(&str, &str); 6] = [
-    ("pointS2D", "pointD2S"),
-    ("edgeS2D", "edgeD2S"),
-    ("triangleS2D", "triangleD2S"),
-    ("quadS2D", "quadD2S"),
-    ("tetrahedronS2D", "tetrahedronD2S"),
-    ("hexahedronS2D", "hexahedronD2S"),
-];
-
 impl SubsetTopologicalMapping {
     pub fn new() -> Self {
-        let data = base_data(DataTable::new())
-            .with("input", DataKind::Str, "", "Input topology to map")
-            .with("output", DataKind::Str, "", "Output topology to map")
-            .with("samePoints", DataKind::Bool, "0", "True if the same set of points is used in both topologies")
-            .with("handleEdges", DataKind::Bool, "0", "True if edges events and mapping should be handled")
-            .with("handleTriangles", DataKind::Bool, "0", "True if triangles events and mapping should be handled")
-            .with("handleQuads", DataKind::Bool, "0", "True if quads events and mapping should be handled")
-            .with("handleTetrahedra", DataKind::Bool, "0", "True if tetrahedra events and mapping should be handled")
-            .with("handleHexahedra", DataKind::Bool, "0", "True if hexahedra events and mapping should be handled")
-            .with("pointS2D", DataKind::Ints(0), "", "Internal source -> destination topology points map")
-            .with("pointD2S", DataKind::Ints(0), "", "Internal destination -> source topology points map (link to SubsetMapping::indices to handle the mechanical-side of the mapping")
-            .with("edgeS2D", DataKind::Ints(0), "", "Internal source -> destination topology edges map")
-            .with("edgeD2S", DataKind::Ints(0), "", "Internal destination -> source topology edges map")
-            .with("triangleS2D", DataKind::Ints(0), "", "Internal source -> destination topology triangles map")
-            .with("triangleD2S", DataKind::Ints(0), "", "Internal destination -> source topology triangles map")
-            .with("quadS2D", DataKind::Ints(0), "", "Internal source -> destination topology quads map")
-            .with("quadD2S", DataKind::Ints(0), "", "Internal destination -> source topology quads map")
-            .with("tetrahedronS2D", DataKind::Ints(0), "", "Internal source -> destination topology tetrahedra map")
-            .with("tetrahedronD2S", DataKind::Ints(0), "", "Internal destination -> source topology tetrahedra map")
-            .with("hexahedronS2D", DataKind::Ints(0), "", "Internal source -> destination topology hexahedra map")
-            .with("hexahedronD2S", DataKind::Ints(0), "", "Internal destination -> source topology hexahedra map");
-        SubsetTopologicalMapping { data }
+        let (data, base) = BaseData::declare(DataTable::new());
+        let (data, d) = SubsetData::declare(data);
+        SubsetTopologicalMapping { data, base, d }
+    }
+
+    /// The map Data, by kind: (input → output, output → input).
+    fn map_data(&self) -> [(Data<Ints>, Data<Ints>); 6] {
+        let d = &self.d;
+        [
+            (d.point_s2d, d.point_d2s),
+            (d.edge_s2d, d.edge_d2s),
+            (d.triangle_s2d, d.triangle_d2s),
+            (d.quad_s2d, d.quad_d2s),
+            (d.tetrahedron_s2d, d.tetrahedron_d2s),
+            (d.hexahedron_s2d, d.hexahedron_d2s),
+        ]
     }
 
     fn options(&self) -> SubsetOptions {
         SubsetOptions {
-            same_points: self.data.bool("samePoints"),
-            edges: self.data.bool("handleEdges"),
-            triangles: self.data.bool("handleTriangles"),
-            quads: self.data.bool("handleQuads"),
-            tetrahedra: self.data.bool("handleTetrahedra"),
-            hexahedra: self.data.bool("handleHexahedra"),
+            same_points: self.data.get(self.d.same_points),
+            edges: self.data.get(self.d.handle_edges),
+            triangles: self.data.get(self.d.handle_triangles),
+            quads: self.data.get(self.d.handle_quads),
+            tetrahedra: self.data.get(self.d.handle_tetrahedra),
+            hexahedra: self.data.get(self.d.handle_hexahedra),
         }
     }
 
-    /// The topology named by Data `which` (`input` or `output`): a topology, or the last one
-    /// of a node.
-    fn topology(&self, ctx: &mut InitContext<'_>, which: &str) -> Option<ComponentId> {
-        let link = self.data.str(which).trim().to_string();
+    /// The topology named by Data `which` (`input` or `output`, its handle `h`): a topology, or
+    /// the last one of a node.
+    fn topology(
+        &self,
+        ctx: &mut InitContext<'_>,
+        which: &str,
+        h: Data<Text>,
+    ) -> Option<ComponentId> {
+        let link = self.data.get(h).trim().to_string();
         if link.is_empty() {
             ctx.error(format!("no {which} topology given ({which}=\"@…\")"));
             return None;
@@ -328,12 +346,14 @@ impl SubsetTopologicalMapping {
     }
 
     fn init_impl(&mut self, ctx: &mut InitContext<'_>) {
-        for (s2d, d2s) in MAP_DATA {
-            let _ = self.data.set_value(s2d, Value::Ints(Vec::new()));
-            let _ = self.data.set_value(d2s, Value::Ints(Vec::new()));
+        for (s2d, d2s) in self.map_data() {
+            let _ = self.data.put(s2d, Value::Ints(Vec::new()));
+            let _ = self.data.put(d2s, Value::Ints(Vec::new()));
         }
-        let (Some(src), Some(dst)) = (self.topology(ctx, "input"), self.topology(ctx, "output"))
-        else {
+        let (Some(src), Some(dst)) = (
+            self.topology(ctx, "input", self.d.input),
+            self.topology(ctx, "output", self.d.output),
+        ) else {
             return;
         };
         for (c, which) in [(src, "input"), (dst, "output")] {
@@ -389,11 +409,11 @@ impl SubsetTopologicalMapping {
             &maps.tetrahedra,
             &maps.hexahedra,
         ];
-        for ((s2d, d2s), m) in MAP_DATA.iter().zip(kinds) {
-            let _ = self.data.set_value(s2d, Value::Ints(m.s2d.clone()));
-            let _ = self.data.set_value(d2s, Value::Ints(m.d2s.clone()));
+        for ((s2d, d2s), m) in self.map_data().into_iter().zip(kinds) {
+            let _ = self.data.put(s2d, Value::Ints(m.s2d.clone()));
+            let _ = self.data.put(d2s, Value::Ints(m.d2s.clone()));
         }
-        if self.data.bool("printLog") {
+        if self.data.get(self.base.print_log) {
             let mut counts = Vec::new();
             let mut count = |on: bool, what: &str, a: usize, b: usize| {
                 if on {
