@@ -1,16 +1,37 @@
 //! Procedural mesh creators: StringMeshCreator and GridMeshCreator.
 
+use super::mesh_loader::{shared_handles, LoaderData, MeshOutputData};
 use super::{creator_data, mesh_outputs, scale3d};
-use canape_core::component::{Component, Loader};
-use canape_core::data::{DataKind, DataTable, Value};
+use canape_core::component::Loader;
+use canape_core::data::{DataKind, DataTable, Int, Reals, Value};
 use canape_core::scene::InitContext;
 use canape_core::state::apply_transform;
+
+canape_core::data_schema! {
+    /// What StringMeshCreator adds to the creator Data.
+    pub struct StringMeshData {
+        resolution: Int = ("resolution", DataKind::Int, "2", "Number of vertices"),
+    }
+}
+
+canape_core::data_schema! {
+    /// What GridMeshCreator adds to the creator Data.
+    pub struct GridMeshData {
+        resolution: Reals = ("resolution", DataKind::Vector(2), "2 2", "Number of vertices in each direction"),
+        triangle_pattern: Int = ("trianglePattern", DataKind::Int, "2", "0: no triangles, 1: alternate triangles, 2: upward triangles, 3: downward triangles"),
+    }
+}
 
 /// StringMeshCreator (Sofa/Component/IO/Mesh/.../StringMeshCreator.cpp): `resolution` points
 /// along x from 0 to 1 (point i at i·(1/(N−1)), as SOFA computes it) joined by N−1 edges.
 #[derive(Clone)]
 pub struct StringMeshCreator {
     data: DataTable,
+    /// Typed handles to the creator Data in `data` (built by `creator_data`, `mesh_outputs`).
+    dl: LoaderData,
+    dm: MeshOutputData,
+    /// Typed handles to its own Data.
+    d: StringMeshData,
 }
 
 impl Default for StringMeshCreator {
@@ -21,29 +42,15 @@ impl Default for StringMeshCreator {
 
 impl StringMeshCreator {
     pub fn new() -> Self {
-        StringMeshCreator {
-            data: mesh_outputs(creator_data(DataTable::new())).with(
-                "resolution",
-                DataKind::Int,
-                "2",
-                "Number of vertices",
-            ),
-        }
+        let (data, d) = StringMeshData::declare(mesh_outputs(creator_data(DataTable::new())));
+        let (dl, dm) = shared_handles();
+        StringMeshCreator { data, dl, dm, d }
     }
 }
 
-impl Component for StringMeshCreator {
-    fn class_name(&self) -> &'static str {
-        "StringMeshCreator"
-    }
-    fn data(&self) -> &DataTable {
-        &self.data
-    }
-    fn data_mut(&mut self) -> &mut DataTable {
-        &mut self.data
-    }
-    fn init(&mut self, ctx: &mut InitContext<'_>) {
-        let n = self.data.int("resolution");
+impl StringMeshCreator {
+    fn init_impl(&mut self, ctx: &mut InitContext<'_>) {
+        let n = self.data.get(self.d.resolution);
         if n < 2 {
             ctx.error(format!(
                 "resolution {n}: a string needs at least 2 vertices"
@@ -63,14 +70,16 @@ impl Component for StringMeshCreator {
         apply_transform(
             &mut pos,
             &scale3d(&self.data),
-            self.data.reals("rotation"),
-            self.data.reals("translation"),
+            self.data.get(self.dl.rotation),
+            self.data.get(self.dl.translation),
         );
         let edges: Vec<u32> = (1..n as u32).flat_map(|e| [e - 1, e]).collect();
-        let _ = self.data.set_value("position", Value::Reals(pos));
-        let _ = self.data.set_value("edges", Value::Ints(edges));
+        let _ = self.data.put(self.dm.position, Value::Reals(pos));
+        let _ = self.data.put(self.dm.edges, Value::Ints(edges));
     }
 }
+
+canape_core::impl_component!(StringMeshCreator, "StringMeshCreator", init);
 
 impl Loader for StringMeshCreator {}
 
@@ -82,6 +91,11 @@ impl Loader for StringMeshCreator {}
 #[derive(Clone)]
 pub struct GridMeshCreator {
     data: DataTable,
+    /// Typed handles to the creator Data in `data` (built by `creator_data`, `mesh_outputs`).
+    dl: LoaderData,
+    dm: MeshOutputData,
+    /// Typed handles to its own Data.
+    d: GridMeshData,
 }
 
 impl Default for GridMeshCreator {
@@ -92,36 +106,15 @@ impl Default for GridMeshCreator {
 
 impl GridMeshCreator {
     pub fn new() -> Self {
-        GridMeshCreator {
-            data: mesh_outputs(creator_data(DataTable::new()))
-                .with(
-                    "resolution",
-                    DataKind::Vector(2),
-                    "2 2",
-                    "Number of vertices in each direction",
-                )
-                .with(
-                    "trianglePattern",
-                    DataKind::Int,
-                    "2",
-                    "0: no triangles, 1: alternate triangles, 2: upward triangles, 3: downward triangles",
-                ),
-        }
+        let (data, d) = GridMeshData::declare(mesh_outputs(creator_data(DataTable::new())));
+        let (dl, dm) = shared_handles();
+        GridMeshCreator { data, dl, dm, d }
     }
 }
 
-impl Component for GridMeshCreator {
-    fn class_name(&self) -> &'static str {
-        "GridMeshCreator"
-    }
-    fn data(&self) -> &DataTable {
-        &self.data
-    }
-    fn data_mut(&mut self) -> &mut DataTable {
-        &mut self.data
-    }
-    fn init(&mut self, ctx: &mut InitContext<'_>) {
-        let r = self.data.reals("resolution").to_vec();
+impl GridMeshCreator {
+    fn init_impl(&mut self, ctx: &mut InitContext<'_>) {
+        let r = self.data.get(self.d.resolution).to_vec();
         let (nx, ny) = (
             r.first().copied().unwrap_or(2.0),
             r.get(1).copied().unwrap_or(2.0),
@@ -133,7 +126,7 @@ impl Component for GridMeshCreator {
             return;
         }
         let (nx, ny) = (nx as u32, ny as u32);
-        let pattern = self.data.int("trianglePattern");
+        let pattern = self.data.get(self.d.triangle_pattern);
         if !(0..=3).contains(&pattern) {
             ctx.error(format!(
                 "trianglePattern {pattern}: 0 (quads), 1 (alternate), 2 (upward) or 3 (downward)"
@@ -182,15 +175,18 @@ impl Component for GridMeshCreator {
         apply_transform(
             &mut pos,
             &scale3d(&self.data),
-            self.data.reals("rotation"),
-            self.data.reals("translation"),
+            self.data.get(self.dl.rotation),
+            self.data.get(self.dl.translation),
         );
         let edges: Vec<u32> = edges.into_iter().flat_map(|(a, b)| [a, b]).collect();
-        let _ = self.data.set_value("position", Value::Reals(pos));
-        let _ = self.data.set_value("edges", Value::Ints(edges));
-        let _ = self.data.set_value("triangles", Value::Ints(tris));
-        let _ = self.data.set_value("quads", Value::Ints(quads));
+        let dm = self.dm;
+        let _ = self.data.put(dm.position, Value::Reals(pos));
+        let _ = self.data.put(dm.edges, Value::Ints(edges));
+        let _ = self.data.put(dm.triangles, Value::Ints(tris));
+        let _ = self.data.put(dm.quads, Value::Ints(quads));
     }
 }
+
+canape_core::impl_component!(GridMeshCreator, "GridMeshCreator", init);
 
 impl Loader for GridMeshCreator {}

@@ -6,8 +6,8 @@ use super::{
     obj_vertex_texcoords, parse_obj, parse_off, parse_stl, parse_trian, parse_trian2, read_file,
     scale3d, triangulate_quads,
 };
-use canape_core::component::{Component, Loader};
-use canape_core::data::{DataKind, DataTable, Value};
+use canape_core::component::Loader;
+use canape_core::data::{DataKind, DataTable, Flag, Ints, Real, Reals, Text, Value, Words};
 use canape_core::mesh::{flatten, flatten_points};
 use canape_core::scene::InitContext;
 use canape_core::state::apply_transform;
@@ -27,69 +27,116 @@ pub enum MeshFormat {
     Trian,
 }
 
+canape_core::data_schema! {
+    /// The Data every loader has after the base Data: the table `loader_data` (and, with a
+    /// `filename` of kind Str, `creator_data`) in `loaders.rs` builds; [`shared_handles`] checks
+    /// that both declare the same fields.
+    pub struct LoaderData {
+        filename: Text = ("filename", DataKind::File, "", "Filename of the object"),
+        translation: Reals = ("translation", DataKind::Vector(3), "0 0 0", "Translation of the DOFs"),
+        rotation: Reals = ("rotation", DataKind::Vector(3), "0 0 0", "Rotation of the DOFs"),
+        scale3d: Reals = ("scale3d", DataKind::Vector(3), "1 1 1", "Scale of the DOFs in 3 dimensions"),
+        scale: Real = ("scale", DataKind::Real, "1", "Uniform scale, multiplying scale3d (SOFA's MeshLoader reads it at parse time)"),
+        transformation: Reals = ("transformation", DataKind::Reals(16), "1 0 0 0 0 1 0 0 0 0 1 0 0 0 0 1", "4x4 Homogeneous matrix to transform the DOFs (when present replace any)"),
+    }
+}
+
+canape_core::data_schema! {
+    /// The mesh a loader or creator outputs, and the options shaping it: what `mesh_outputs`
+    /// in `loaders.rs` adds after [`LoaderData`].
+    pub struct MeshOutputData {
+        position: Reals => ("position", DataKind::Reals(3), "Vertices of the mesh loaded"),
+        edges: Ints => ("edges", DataKind::Ints(2), "Edges of the mesh loaded"),
+        triangles: Ints => ("triangles", DataKind::Ints(3), "Triangles of the mesh loaded"),
+        quads: Ints => ("quads", DataKind::Ints(4), "Quads of the mesh loaded"),
+        tetrahedra: Ints => ("tetrahedra", DataKind::Ints(4), "Tetrahedra of the mesh loaded"),
+        hexahedra: Ints => ("hexahedra", DataKind::Ints(8), "Hexahedra of the mesh loaded"),
+        normals: Reals => ("normals", DataKind::Reals(3), "Normals of the mesh loaded"),
+        flip_normals: Flag = ("flipNormals", DataKind::Bool, "0", "Flip Normals"),
+        triangulate: Flag = ("triangulate", DataKind::Bool, "0", "Divide all polygons into triangles"),
+        create_subelements: Flag = ("createSubelements", DataKind::Bool, "0", "Divide all n-D elements into their (n-1)-D boundary elements"),
+        only_attached_points: Flag = ("onlyAttachedPoints", DataKind::Bool, "0", "Only keep points attached to elements of the mesh"),
+        use_materials: Flag = ("useMaterials", DataKind::Bool, "1", "Load the different materials"),
+        handle_seams: Flag = ("handleSeams", DataKind::Bool, "0", "Preserve UV and normal seams information (vertices with multiple UV and/or normals)"),
+        loader_type: Text = ("loaderType", DataKind::Str, "", "Filename to load the materials"),
+    }
+}
+
+/// The typed handles to the Data of a table `loaders.rs` builds (`loader_data` or
+/// `creator_data`, then `mesh_outputs`): the tables stay built there, shared with the other
+/// loaders; these schemas declare the same fields in the same order (see the test
+/// `schemas_declare_the_shared_loader_data`), so their handles index those tables.
+pub(super) fn shared_handles() -> (LoaderData, MeshOutputData) {
+    let (t, l) = LoaderData::declare(canape_core::data::base_fields(DataTable::new()));
+    let (_, m) = MeshOutputData::declare(t);
+    (l, m)
+}
+
+canape_core::data_schema! {
+    /// What MeshTrianLoader adds to the mesh Data.
+    pub struct TrianData {
+        trian2: Flag = ("trian2", DataKind::Bool, "0", "Set to true if the mesh is a trian2 format."),
+        neighbor_table: Reals => ("neighborTable", DataKind::Reals(3), "Table of neighborhood triangle indices for each triangle (-1: none)."),
+        edges_on_border: Ints => ("edgesOnBorder", DataKind::Ints(2), "List of edges which are on the border of the mesh loaded."),
+        triangles_on_border_list: Ints => ("trianglesOnBorderList", DataKind::Ints(0), "List of triangle indices which are on the border of the mesh loaded."),
+    }
+}
+
+canape_core::data_schema! {
+    /// What MeshOBJLoader adds to the mesh Data.
+    pub struct ObjData {
+        texcoords: Reals => ("texcoords", DataKind::Reals(2), "Texture coordinates of each vertex (SOFA's MeshOBJLoader without handleSeams)"),
+        edges_groups: Words => ("edgesGroups", DataKind::Words, "Groups of edges (first, count, material, group, material id)"),
+        triangles_groups: Words => ("trianglesGroups", DataKind::Words, "Groups of triangles (first, count, material, group, material id)"),
+        quads_groups: Words => ("quadsGroups", DataKind::Words, "Groups of quads (first, count, material, group, material id)"),
+    }
+}
+
 /// MeshGmshLoader and MeshOBJLoader.
 #[derive(Clone)]
 pub struct MeshLoaderComponent {
     format: MeshFormat,
     data: DataTable,
+    /// Typed handles to the loader Data in `data`.
+    dl: LoaderData,
+    /// Typed handles to the mesh Data in `data`.
+    dm: MeshOutputData,
+    /// MeshTrianLoader's Data.
+    dt: Option<TrianData>,
+    /// MeshOBJLoader's Data.
+    dobj: Option<ObjData>,
 }
 
 impl MeshLoaderComponent {
     pub fn new(format: MeshFormat) -> Self {
-        let mut data = mesh_outputs(loader_data(DataTable::new()));
-        if format == MeshFormat::Trian {
-            data = data
-                .with(
-                    "trian2",
-                    DataKind::Bool,
-                    "0",
-                    "Set to true if the mesh is a trian2 format.",
-                )
-                .output(
-                    "neighborTable",
-                    DataKind::Reals(3),
-                    "Table of neighborhood triangle indices for each triangle (-1: none).",
-                )
-                .output(
-                    "edgesOnBorder",
-                    DataKind::Ints(2),
-                    "List of edges which are on the border of the mesh loaded.",
-                )
-                .output(
-                    "trianglesOnBorderList",
-                    DataKind::Ints(0),
-                    "List of triangle indices which are on the border of the mesh loaded.",
-                );
+        let data = mesh_outputs(loader_data(DataTable::new()));
+        let (dl, dm) = shared_handles();
+        let (data, dt) = if format == MeshFormat::Trian {
+            let (data, dt) = TrianData::declare(data);
+            (data, Some(dt))
+        } else {
+            (data, None)
+        };
+        let (data, dobj) = if format == MeshFormat::Obj {
+            let (data, dobj) = ObjData::declare(data);
+            (data, Some(dobj))
+        } else {
+            (data, None)
+        };
+        MeshLoaderComponent {
+            format,
+            data,
+            dl,
+            dm,
+            dt,
+            dobj,
         }
-        if format == MeshFormat::Obj {
-            data = data
-                .output(
-                    "texcoords",
-                    DataKind::Reals(2),
-                    "Texture coordinates of each vertex (SOFA's MeshOBJLoader without handleSeams)",
-                )
-                .output(
-                    "edgesGroups",
-                    DataKind::Words,
-                    "Groups of edges (first, count, material, group, material id)",
-                )
-                .output(
-                    "trianglesGroups",
-                    DataKind::Words,
-                    "Groups of triangles (first, count, material, group, material id)",
-                )
-                .output(
-                    "quadsGroups",
-                    DataKind::Words,
-                    "Groups of quads (first, count, material, group, material id)",
-                );
-        }
-        MeshLoaderComponent { format, data }
     }
 }
 
-impl Component for MeshLoaderComponent {
-    fn class_name(&self) -> &'static str {
+impl MeshLoaderComponent {
+    /// SOFA's class name of this instance.
+    fn sofa_class(&self) -> &'static str {
         match self.format {
             MeshFormat::Gmsh => "MeshGmshLoader",
             MeshFormat::Obj => "MeshOBJLoader",
@@ -99,22 +146,17 @@ impl Component for MeshLoaderComponent {
             MeshFormat::Trian => "MeshTrianLoader",
         }
     }
-    fn data(&self) -> &DataTable {
-        &self.data
-    }
-    fn data_mut(&mut self) -> &mut DataTable {
-        &mut self.data
-    }
-    fn init(&mut self, ctx: &mut InitContext<'_>) {
+
+    fn init_impl(&mut self, ctx: &mut InitContext<'_>) {
         let mut normals = Vec::new();
         let parsed = if matches!(
             self.format,
             MeshFormat::Vtk | MeshFormat::Stl | MeshFormat::Gmsh
         ) {
             // formats with binary variants: bytes, not text
-            let f = self.data.str("filename").to_string();
+            let f = self.data.get(self.dl.filename).to_string();
             if f.is_empty() {
-                if !self.data.is_set("filename") {
+                if !self.data.was_set(self.dl.filename) {
                     ctx.error("no filename given");
                 }
                 return;
@@ -143,7 +185,8 @@ impl Component for MeshLoaderComponent {
             match self.format {
                 MeshFormat::Off => parse_off(&text),
                 MeshFormat::Trian => {
-                    let parsed = if self.data.bool("trian2") {
+                    let dt = self.dt;
+                    let parsed = if dt.is_some_and(|dt| self.data.get(dt.trian2)) {
                         parse_trian2(&text)
                     } else {
                         parse_trian(&text)
@@ -151,30 +194,34 @@ impl Component for MeshLoaderComponent {
                     parsed.map(|t| {
                         normals = t.normals.iter().flatten().copied().collect();
                         let d = &mut self.data;
-                        let _ = d.set_value(
-                            "neighborTable",
+                        let Some(dt) = dt else {
+                            return t.mesh;
+                        };
+                        let _ = d.put(
+                            dt.neighbor_table,
                             Value::Reals(t.neighbors.iter().flatten().map(|&v| v as f64).collect()),
                         );
-                        let _ =
-                            d.set_value("edgesOnBorder", Value::Ints(flatten(&t.edges_on_border)));
-                        let _ = d
-                            .set_value("trianglesOnBorderList", Value::Ints(t.triangles_on_border));
+                        let _ = d.put(dt.edges_on_border, Value::Ints(flatten(&t.edges_on_border)));
+                        let _ = d.put(
+                            dt.triangles_on_border_list,
+                            Value::Ints(t.triangles_on_border),
+                        );
                         t.mesh
                     })
                 }
                 _ => {
                     normals = obj_vertex_normals(&text);
-                    if self.format == MeshFormat::Obj {
+                    if let Some(dobj) = self.dobj {
                         let tc = obj_vertex_texcoords(&text);
-                        let groups = obj_groups(&text, self.data.bool("triangulate"));
+                        let groups = obj_groups(&text, self.data.get(self.dm.triangulate));
                         let d = &mut self.data;
-                        let _ = d.set_value("texcoords", Value::Reals(tc));
-                        for (name, g) in ["edgesGroups", "trianglesGroups", "quadsGroups"]
+                        let _ = d.put(dobj.texcoords, Value::Reals(tc));
+                        for (h, g) in [dobj.edges_groups, dobj.triangles_groups, dobj.quads_groups]
                             .into_iter()
                             .zip(groups)
                         {
                             let words = g.iter().flat_map(|g| g.words()).collect();
-                            let _ = d.set_value(name, Value::Words(words));
+                            let _ = d.put(h, Value::Words(words));
                         }
                     }
                     parse_obj(&text)
@@ -184,24 +231,28 @@ impl Component for MeshLoaderComponent {
         let mut mesh = match parsed {
             Ok(m) => m,
             Err(e) => {
-                ctx.error(format!("cannot load '{}': {e}", self.data.str("filename")));
+                ctx.error(format!(
+                    "cannot load '{}': {e}",
+                    self.data.get(self.dl.filename)
+                ));
                 return;
             }
         };
         // SOFA's MeshLoader::updateElements: `triangulate` splits each quad (q0 q1 q2 q3)
         // into (q0 q1 q2) and (q0 q2 q3), appended after the triangles, and drops the quads
-        if self.data.bool("triangulate") {
+        let (dl, dm) = (self.dl, self.dm);
+        if self.data.get(dm.triangulate) {
             triangulate_quads(&mut mesh);
         }
-        let sub = if self.data.is_set("createSubelements") {
-            self.data.bool("createSubelements")
+        let sub = if self.data.was_set(dm.create_subelements) {
+            self.data.get(dm.create_subelements)
         } else {
             self.format == MeshFormat::Gmsh
         };
         if sub {
             create_subelements(&mut mesh);
         }
-        if self.data.reals("transformation")
+        if self.data.get(dl.transformation)
             != [
                 1.0, 0.0, 0.0, 0.0, 0.0, 1.0, 0.0, 0.0, 0.0, 0.0, 1.0, 0.0, 0.0, 0.0, 0.0, 1.0,
             ]
@@ -212,18 +263,58 @@ impl Component for MeshLoaderComponent {
         apply_transform(
             &mut pos,
             &scale3d(&self.data),
-            self.data.reals("rotation"),
-            self.data.reals("translation"),
+            self.data.get(dl.rotation),
+            self.data.get(dl.translation),
         );
         let d = &mut self.data;
-        let _ = d.set_value("position", Value::Reals(pos));
-        let _ = d.set_value("edges", Value::Ints(flatten(&mesh.edges)));
-        let _ = d.set_value("triangles", Value::Ints(flatten(&mesh.triangles)));
-        let _ = d.set_value("quads", Value::Ints(flatten(&mesh.quads)));
-        let _ = d.set_value("tetrahedra", Value::Ints(flatten(&mesh.tetrahedra)));
-        let _ = d.set_value("hexahedra", Value::Ints(flatten(&mesh.hexahedra)));
-        let _ = d.set_value("normals", Value::Reals(normals));
+        let _ = d.put(dm.position, Value::Reals(pos));
+        let _ = d.put(dm.edges, Value::Ints(flatten(&mesh.edges)));
+        let _ = d.put(dm.triangles, Value::Ints(flatten(&mesh.triangles)));
+        let _ = d.put(dm.quads, Value::Ints(flatten(&mesh.quads)));
+        let _ = d.put(dm.tetrahedra, Value::Ints(flatten(&mesh.tetrahedra)));
+        let _ = d.put(dm.hexahedra, Value::Ints(flatten(&mesh.hexahedra)));
+        let _ = d.put(dm.normals, Value::Reals(normals));
     }
 }
 
+canape_core::impl_component!(MeshLoaderComponent, |s| s.sofa_class(), init);
+
 impl Loader for MeshLoaderComponent {}
+
+#[cfg(test)]
+mod tests {
+    use super::super::creator_data;
+    use super::*;
+
+    /// The fields of a table, everything the Data dump shows.
+    fn fields(t: &DataTable) -> Vec<String> {
+        t.fields()
+            .iter()
+            .map(|f| {
+                format!(
+                    "{} {:?} {:?} {} {} {:?} {}",
+                    f.name, f.aliases, f.kind, f.default_text, f.help, f.value, f.output
+                )
+            })
+            .collect()
+    }
+
+    #[test]
+    fn schemas_declare_the_shared_loader_data() {
+        let (t, _) = LoaderData::declare(canape_core::data::base_fields(DataTable::new()));
+        let (t, _) = MeshOutputData::declare(t);
+        assert_eq!(
+            fields(&t),
+            fields(&mesh_outputs(loader_data(DataTable::new())))
+        );
+        // a creator's table differs only by its filename's kind
+        let creator = mesh_outputs(creator_data(DataTable::new()));
+        let (l, m) = shared_handles();
+        assert_eq!(creator.fields().len(), t.fields().len());
+        for (a, b) in creator.fields().iter().zip(t.fields()) {
+            assert_eq!(a.name, b.name);
+        }
+        assert_eq!(creator.fields()[l.filename.index()].kind, DataKind::Str);
+        assert_eq!(creator.fields()[m.loader_type.index()].name, "loaderType");
+    }
+}

@@ -1,9 +1,10 @@
 //! SphereLoader and its `.sph` parser.
 
+use super::mesh_loader::{shared_handles, LoaderData};
 use super::{loader_data, read_file, scale3d};
 use crate::error::MeshReadError;
-use canape_core::component::{Component, Loader};
-use canape_core::data::{DataKind, DataTable, Value};
+use canape_core::component::Loader;
+use canape_core::data::{DataKind, DataTable, Reals, Value};
 use canape_core::mesh::flatten_points;
 use canape_core::scene::InitContext;
 use canape_core::state::apply_transform;
@@ -33,10 +34,22 @@ pub fn parse_sph(text: &str) -> Result<(Vec<[f64; 3]>, Vec<f64>), MeshReadError>
     Ok((pos, rad))
 }
 
+canape_core::data_schema! {
+    /// What SphereLoader adds to the loader Data.
+    pub struct SphereData {
+        position: Reals => ("position", DataKind::Reals(3), "Sphere centers"),
+        list_radius: Reals => ("listRadius", DataKind::Reals(0), "Radius of each sphere"),
+    }
+}
+
 /// SphereLoader: sphere centres and radii from a `.sph` file.
 #[derive(Clone)]
 pub struct SphereLoader {
     data: DataTable,
+    /// Typed handles to the loader Data in `data` (built by `loader_data`).
+    dl: LoaderData,
+    /// Typed handles to its own Data.
+    d: SphereData,
 }
 
 impl Default for SphereLoader {
@@ -47,24 +60,14 @@ impl Default for SphereLoader {
 
 impl SphereLoader {
     pub fn new() -> Self {
-        let data = loader_data(DataTable::new())
-            .output("position", DataKind::Reals(3), "Sphere centers")
-            .output("listRadius", DataKind::Reals(0), "Radius of each sphere");
-        SphereLoader { data }
+        let (data, d) = SphereData::declare(loader_data(DataTable::new()));
+        let (dl, _) = shared_handles();
+        SphereLoader { data, dl, d }
     }
 }
 
-impl Component for SphereLoader {
-    fn class_name(&self) -> &'static str {
-        "SphereLoader"
-    }
-    fn data(&self) -> &DataTable {
-        &self.data
-    }
-    fn data_mut(&mut self) -> &mut DataTable {
-        &mut self.data
-    }
-    fn init(&mut self, ctx: &mut InitContext<'_>) {
+impl SphereLoader {
+    fn init_impl(&mut self, ctx: &mut InitContext<'_>) {
         let Some(text) = read_file(ctx, &self.data) else {
             return;
         };
@@ -74,15 +77,20 @@ impl Component for SphereLoader {
                 apply_transform(
                     &mut pos,
                     &scale3d(&self.data),
-                    self.data.reals("rotation"),
-                    self.data.reals("translation"),
+                    self.data.get(self.dl.rotation),
+                    self.data.get(self.dl.translation),
                 );
-                let _ = self.data.set_value("position", Value::Reals(pos));
-                let _ = self.data.set_value("listRadius", Value::Reals(r));
+                let _ = self.data.put(self.d.position, Value::Reals(pos));
+                let _ = self.data.put(self.d.list_radius, Value::Reals(r));
             }
-            Err(e) => ctx.error(format!("cannot load '{}': {e}", self.data.str("filename"))),
+            Err(e) => ctx.error(format!(
+                "cannot load '{}': {e}",
+                self.data.get(self.dl.filename)
+            )),
         }
     }
 }
+
+canape_core::impl_component!(SphereLoader, "SphereLoader", init);
 
 impl Loader for SphereLoader {}
