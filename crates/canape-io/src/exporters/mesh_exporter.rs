@@ -7,8 +7,8 @@ use super::{
 };
 use crate::error::FileWriteError;
 use crate::state_io::fmt_g6;
-use canape_core::component::{Component, Controller, Event, SceneControl};
-use canape_core::data::{base_fields, DataKind, DataTable};
+use canape_core::component::{Controller, Event, SceneControl};
+use canape_core::data::{base_fields, DataKind, DataTable, Reals, Text};
 use canape_core::mesh::Mesh;
 use canape_core::scene::{ComponentId, InitContext, Scene};
 use std::fmt::Write as _;
@@ -16,11 +16,22 @@ use std::path::PathBuf;
 
 const MESH_FORMATS: [&str; 6] = ["vtkxml", "vtk", "netgen", "tetgen", "gmsh", "obj"];
 
+canape_core::data_schema! {
+    /// MeshExporter's own Data, between the schedule's and the element kinds' (both declared by
+    /// the exporters module).
+    pub struct MeshExporterData {
+        format: Text = ("format", DataKind::Str, "ALL", "File format to use: ALL, vtkxml, vtk, netgen, tetgen, gmsh or obj"),
+        position: Reals = ("position", DataKind::Reals(3), "", "points coordinates"),
+    }
+}
+
 /// SOFA's MeshExporter: the context topology (and a state's positions) in one or all of vtkxml,
 /// vtk, netgen, tetgen, gmsh and obj, with 9 significant digits.
 #[derive(Clone)]
 pub struct MeshExporter {
     data: DataTable,
+    /// Typed handles to its own Data in `data`.
+    d: MeshExporterData,
     schedule: Schedule,
     topology: Option<ComponentId>,
     points: Option<Points>,
@@ -61,16 +72,10 @@ pub(super) fn g9(v: f64) -> String {
 
 impl MeshExporter {
     pub fn new() -> Self {
-        let d = Schedule::fields(base_fields(DataTable::new()))
-            .with(
-                "format",
-                DataKind::Str,
-                "ALL",
-                "File format to use: ALL, vtkxml, vtk, netgen, tetgen, gmsh or obj",
-            )
-            .with("position", DataKind::Reals(3), "", "points coordinates");
+        let (data, d) = MeshExporterData::declare(Schedule::fields(base_fields(DataTable::new())));
         MeshExporter {
-            data: kinds_fields(d, true),
+            data: kinds_fields(data, true),
+            d,
             schedule: Schedule::default(),
             topology: None,
             points: None,
@@ -337,19 +342,10 @@ fn obj(pts: &[[f64; 3]], m: &Mesh, name: &str) -> String {
     s
 }
 
-impl Component for MeshExporter {
-    fn class_name(&self) -> &'static str {
-        "MeshExporter"
-    }
-    fn data(&self) -> &DataTable {
-        &self.data
-    }
-    fn data_mut(&mut self) -> &mut DataTable {
-        &mut self.data
-    }
-    fn init(&mut self, ctx: &mut InitContext<'_>) {
+impl MeshExporter {
+    fn init_impl(&mut self, ctx: &mut InitContext<'_>) {
         self.schedule = Schedule::read(&self.data, ctx);
-        let f = self.data.str("format").trim().to_string();
+        let f = self.data.get(self.d.format).trim().to_string();
         self.formats = if f.eq_ignore_ascii_case("all") || f.is_empty() {
             MESH_FORMATS.to_vec()
         } else if let Some(k) = MESH_FORMATS.iter().find(|k| k.eq_ignore_ascii_case(&f)) {
@@ -373,6 +369,8 @@ impl Component for MeshExporter {
         self.points = resolve_points(ctx, &self.data, self.topology);
     }
 }
+
+canape_core::impl_component!(MeshExporter, "MeshExporter", init);
 
 impl Controller for MeshExporter {
     fn on_event(&mut self, event: &Event, scene: &mut dyn SceneControl) -> Result<(), String> {

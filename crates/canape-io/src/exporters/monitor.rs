@@ -1,17 +1,45 @@
 //! Monitor: gnuplot files of chosen points' positions, velocities and forces.
 
 use crate::state_io::{create_replacing, fmt_g6};
-use canape_core::component::{Component, Controller, Event, SceneControl};
-use canape_core::data::{base_fields, DataKind, DataTable};
+use canape_core::component::{Controller, Event, SceneControl};
+use canape_core::data::{base_fields, DataKind, DataTable, Flag, Ints, Real, Text};
 use canape_core::scene::{ComponentId, InitContext, Scene};
 use canape_core::state::VecId;
 use std::io::Write as _;
 use std::path::PathBuf;
 
+/// The help of the display options, which runSofa draws.
+const DISPLAY: &str = "display option (drawn by SOFA's GUI; not drawn here)";
+
+canape_core::data_schema! {
+    /// Monitor's own Data (after the base Data).
+    pub struct MonitorData {
+        indices: Ints = ("indices", DataKind::Ints(1), "", "MechanicalObject points indices to monitor"),
+        export_positions: Flag = ("ExportPositions", DataKind::Bool, "0", "export Monitored positions as gnuplot file"),
+        export_velocities: Flag = ("ExportVelocities", DataKind::Bool, "0", "export Monitored velocities as gnuplot file"),
+        export_forces: Flag = ("ExportForces", DataKind::Bool, "0", "export Monitored forces as gnuplot file"),
+        file_name: Text = ("fileName", DataKind::Str, "", "name of the plot files to be generated (default: ./ and the component's name)"),
+        // display options (drawn by runSofa; accepted here)
+        show_positions: Flag = ("showPositions", DataKind::Bool, "0", DISPLAY),
+        show_velocities: Flag = ("showVelocities", DataKind::Bool, "0", DISPLAY),
+        show_forces: Flag = ("showForces", DataKind::Bool, "0", DISPLAY),
+        show_trajectories: Flag = ("showTrajectories", DataKind::Bool, "0", DISPLAY),
+        positions_color: Text = ("PositionsColor", DataKind::Str, "1 1 0 1", DISPLAY),
+        velocities_color: Text = ("VelocitiesColor", DataKind::Str, "1 1 0 1", DISPLAY),
+        forces_color: Text = ("ForcesColor", DataKind::Str, "1 1 0 1", DISPLAY),
+        trajectories_color: Text = ("TrajectoriesColor", DataKind::Str, "1 1 0 1", DISPLAY),
+        show_min_threshold: Real = ("showMinThreshold", DataKind::Real, "0.01", DISPLAY),
+        trajectories_precision: Real = ("TrajectoriesPrecision", DataKind::Real, "0.1", DISPLAY),
+        size_factor: Real = ("sizeFactor", DataKind::Real, "1", DISPLAY),
+    }
+}
+
 /// SOFA's Monitor: after every step, one line per exported vector (`fileName_x.txt`,
 /// `_v.txt`, `_f.txt`): the time, then each chosen point's values, tab-separated.
 pub struct Monitor {
     data: DataTable,
+    /// Typed handles to the Data in `data`.
+    d: MonitorData,
     state: Option<ComponentId>,
     files: Vec<(VecId, std::fs::File)>,
 }
@@ -21,6 +49,7 @@ impl Clone for Monitor {
     fn clone(&self) -> Self {
         Monitor {
             data: self.data.clone(),
+            d: self.d,
             state: self.state,
             files: Vec::new(),
         }
@@ -35,60 +64,10 @@ impl Default for Monitor {
 
 impl Monitor {
     pub fn new() -> Self {
-        let mut d = base_fields(DataTable::new())
-            .with(
-                "indices",
-                DataKind::Ints(1),
-                "",
-                "MechanicalObject points indices to monitor",
-            )
-            .with(
-                "ExportPositions",
-                DataKind::Bool,
-                "0",
-                "export Monitored positions as gnuplot file",
-            )
-            .with(
-                "ExportVelocities",
-                DataKind::Bool,
-                "0",
-                "export Monitored velocities as gnuplot file",
-            )
-            .with(
-                "ExportForces",
-                DataKind::Bool,
-                "0",
-                "export Monitored forces as gnuplot file",
-            )
-            .with(
-                "fileName",
-                DataKind::Str,
-                "",
-                "name of the plot files to be generated (default: ./ and the component's name)",
-            );
-        // display options (drawn by runSofa; accepted here)
-        for (n, k, v) in [
-            ("showPositions", DataKind::Bool, "0"),
-            ("showVelocities", DataKind::Bool, "0"),
-            ("showForces", DataKind::Bool, "0"),
-            ("showTrajectories", DataKind::Bool, "0"),
-            ("PositionsColor", DataKind::Str, "1 1 0 1"),
-            ("VelocitiesColor", DataKind::Str, "1 1 0 1"),
-            ("ForcesColor", DataKind::Str, "1 1 0 1"),
-            ("TrajectoriesColor", DataKind::Str, "1 1 0 1"),
-            ("showMinThreshold", DataKind::Real, "0.01"),
-            ("TrajectoriesPrecision", DataKind::Real, "0.1"),
-            ("sizeFactor", DataKind::Real, "1"),
-        ] {
-            d = d.with(
-                n,
-                k,
-                v,
-                "display option (drawn by SOFA's GUI; not drawn here)",
-            );
-        }
+        let (data, d) = MonitorData::declare(base_fields(DataTable::new()));
         Monitor {
-            data: d,
+            data,
+            d,
             state: None,
             files: Vec::new(),
         }
@@ -106,7 +85,7 @@ impl Monitor {
             st.dof.deriv_size()
         };
         let mut s = format!("{}\t", fmt_g6(scene.time));
-        for &i in self.data.ints("indices") {
+        for &i in self.data.get(self.d.indices) {
             if let Some(t) = vals.get(i as usize * k..(i as usize + 1) * k) {
                 let parts: Vec<String> = t.iter().map(|x| fmt_g6(*x)).collect();
                 s.push_str(&parts.join(" "));
@@ -118,17 +97,8 @@ impl Monitor {
     }
 }
 
-impl Component for Monitor {
-    fn class_name(&self) -> &'static str {
-        "Monitor"
-    }
-    fn data(&self) -> &DataTable {
-        &self.data
-    }
-    fn data_mut(&mut self) -> &mut DataTable {
-        &mut self.data
-    }
-    fn init(&mut self, ctx: &mut InitContext<'_>) {
+impl Monitor {
+    fn init_impl(&mut self, ctx: &mut InitContext<'_>) {
         self.files.clear();
         self.state = ctx.scene.context_state(ctx.node);
         let Some(st) = self.state.and_then(|s| ctx.scene.state(s)) else {
@@ -136,7 +106,7 @@ impl Component for Monitor {
             return;
         };
         let n = st.size();
-        let idx = self.data.ints("indices").to_vec();
+        let idx = self.data.get(self.d.indices).to_vec();
         if let Some(bad) = idx.iter().find(|&&i| i as usize >= n) {
             ctx.error(format!(
                 "indices: point {bad} is not in the state ({n} points): nothing is monitored"
@@ -145,7 +115,7 @@ impl Component for Monitor {
             return;
         }
         let base = {
-            let f = self.data.str("fileName").trim().to_string();
+            let f = self.data.get(self.d.file_name).trim().to_string();
             if f.is_empty() {
                 format!("./{}", self.data.str("name"))
             } else {
@@ -153,12 +123,13 @@ impl Component for Monitor {
             }
         };
         let list: String = idx.iter().map(|i| format!("{i} ")).collect();
+        let d = self.d;
         for (flag, suffix, word, v) in [
-            ("ExportPositions", "_x.txt", "positions", VecId::POSITION),
-            ("ExportVelocities", "_v.txt", "velocities", VecId::VELOCITY),
-            ("ExportForces", "_f.txt", "forces", VecId::FORCE),
+            (d.export_positions, "_x.txt", "positions", VecId::POSITION),
+            (d.export_velocities, "_v.txt", "velocities", VecId::VELOCITY),
+            (d.export_forces, "_f.txt", "forces", VecId::FORCE),
         ] {
-            if !self.data.bool(flag) {
+            if !self.data.get(flag) {
                 continue;
             }
             let path = PathBuf::from(format!("{base}{suffix}"));
@@ -178,6 +149,8 @@ impl Component for Monitor {
         }
     }
 }
+
+canape_core::impl_component!(Monitor, "Monitor", init);
 
 impl Controller for Monitor {
     fn on_event(&mut self, event: &Event, scene: &mut dyn SceneControl) -> Result<(), String> {

@@ -6,8 +6,8 @@ use super::{
 };
 use crate::error::FileWriteError;
 use crate::state_io::fmt_g6;
-use canape_core::component::{Component, Controller, Event, SceneControl};
-use canape_core::data::{base_fields, DataKind, DataTable, Value};
+use canape_core::component::{Controller, Event, SceneControl};
+use canape_core::data::{base_fields, DataKind, DataTable, Flag, Reals, Text, Value, Words};
 use canape_core::scene::{ComponentId, InitContext, NodeId, Scene, Target};
 use canape_core::state::VecId;
 use std::fmt::Write as _;
@@ -84,11 +84,27 @@ fn parse_fields(ctx: &mut InitContext<'_>, list: &[String], what: &str) -> Vec<F
     out
 }
 
+canape_core::data_schema! {
+    /// VTKExporter's own Data, between the schedule's and the element kinds' (both declared by
+    /// the exporters module).
+    pub struct VtkExporterData {
+        xml_format: Flag = ("XMLformat", DataKind::Bool, "1", "Set to true to use XML format"),
+        position: Reals = ("position", DataKind::Reals(3), "", "points position (will use points from topology or mechanical state if this is empty)"),
+        points_data_fields: Words = ("pointsDataFields", DataKind::Words, "", "Data to visualize (on points)"),
+        cells_data_fields: Words = ("cellsDataFields", DataKind::Words, "", "Data to visualize (on cells)"),
+        overwrite: Flag = ("overwrite", DataKind::Bool, "0", "overwrite the file rather than numbering each export"),
+        topology: Text = ("topology", DataKind::Str, "", "link to the topology container"),
+        mstate: Text = ("mstate", DataKind::Str, "", "link to the mechanical state"),
+    }
+}
+
 /// SOFA's VTKExporter: the context topology's cells and chosen Data per point or cell, as
 /// legacy VTK or VTK XML (.vtu), one numbered file per export.
 #[derive(Clone)]
 pub struct VtkExporter {
     data: DataTable,
+    /// Typed handles to its own Data in `data`.
+    d: VtkExporterData,
     schedule: Schedule,
     topology: Option<ComponentId>,
     points: Option<Points>,
@@ -106,16 +122,10 @@ impl Default for VtkExporter {
 
 impl VtkExporter {
     pub fn new() -> Self {
-        let d = Schedule::fields(base_fields(DataTable::new()))
-            .with("XMLformat", DataKind::Bool, "1", "Set to true to use XML format")
-            .with("position", DataKind::Reals(3), "", "points position (will use points from topology or mechanical state if this is empty)")
-            .with("pointsDataFields", DataKind::Words, "", "Data to visualize (on points)")
-            .with("cellsDataFields", DataKind::Words, "", "Data to visualize (on cells)")
-            .with("overwrite", DataKind::Bool, "0", "overwrite the file rather than numbering each export")
-            .with("topology", DataKind::Str, "", "link to the topology container")
-            .with("mstate", DataKind::Str, "", "link to the mechanical state");
+        let (data, d) = VtkExporterData::declare(Schedule::fields(base_fields(DataTable::new())));
         VtkExporter {
-            data: kinds_fields(d, false),
+            data: kinds_fields(data, false),
+            d,
             schedule: Schedule::default(),
             topology: None,
             points: None,
@@ -129,12 +139,12 @@ impl VtkExporter {
     /// The next file's name (SOFA's numbering counts files written, from 0).
     fn file_name(&self) -> PathBuf {
         let name = base_name(&self.data);
-        let num = if self.data.bool("overwrite") {
+        let num = if self.data.get(self.d.overwrite) {
             String::new()
         } else {
             self.files.to_string()
         };
-        if self.data.bool("XMLformat") {
+        if self.data.get(self.d.xml_format) {
             let base = name.strip_suffix(".vtu").unwrap_or(&name);
             PathBuf::from(format!("{base}{num}.vtu"))
         } else {
@@ -165,7 +175,7 @@ impl VtkExporter {
             .iter()
             .filter_map(|f| field_values(scene, f).map(|(v, k)| (f.name.clone(), v, k)))
             .collect();
-        let text = if self.data.bool("XMLformat") {
+        let text = if self.data.get(self.d.xml_format) {
             vtu_text(&pts, &cells, &pdata, &cdata, fmt_g6)
         } else {
             legacy_text(&pts, &cells, &pdata, &cdata)
@@ -302,17 +312,8 @@ pub(super) fn vtu_text(
     s
 }
 
-impl Component for VtkExporter {
-    fn class_name(&self) -> &'static str {
-        "VTKExporter"
-    }
-    fn data(&self) -> &DataTable {
-        &self.data
-    }
-    fn data_mut(&mut self) -> &mut DataTable {
-        &mut self.data
-    }
-    fn init(&mut self, ctx: &mut InitContext<'_>) {
+impl VtkExporter {
+    fn init_impl(&mut self, ctx: &mut InitContext<'_>) {
         self.schedule = Schedule::read(&self.data, ctx);
         self.node = Some(ctx.node);
         self.files = 0;
@@ -323,19 +324,14 @@ impl Component for VtkExporter {
             return;
         }
         self.points = resolve_points(ctx, &self.data, self.topology);
-        let words = |d: &DataTable, n: &str| -> Vec<String> {
-            match d.value(n) {
-                Some(Value::Words(w)) => w.clone(),
-                Some(Value::Str(s)) => s.split_whitespace().map(String::from).collect(),
-                _ => Vec::new(),
-            }
-        };
-        let pf = words(&self.data, "pointsDataFields");
-        let cf = words(&self.data, "cellsDataFields");
+        let pf = self.data.get(self.d.points_data_fields).to_vec();
+        let cf = self.data.get(self.d.cells_data_fields).to_vec();
         self.point_fields = parse_fields(ctx, &pf, "pointsDataFields");
         self.cell_fields = parse_fields(ctx, &cf, "cellsDataFields");
     }
 }
+
+canape_core::impl_component!(VtkExporter, "VTKExporter", init);
 
 impl Controller for VtkExporter {
     fn on_event(&mut self, event: &Event, scene: &mut dyn SceneControl) -> Result<(), String> {
