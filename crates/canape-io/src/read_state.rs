@@ -10,8 +10,8 @@
 
 use crate::error::StateFileError;
 use crate::state_io::{parse_frames, Frame};
-use canape_core::component::{Component, Controller, Event, SceneControl};
-use canape_core::data::{base_fields, DataKind, DataTable};
+use canape_core::component::{Controller, Event, SceneControl};
+use canape_core::data::{base_fields, DataKind, DataTable, Flag, Real, Reals, Text};
 use canape_core::scene::{ComponentId, InitContext};
 use canape_core::state::VecId;
 use std::io::Read;
@@ -19,10 +19,25 @@ use std::io::Read;
 /// The largest (decompressed) state file read.
 pub const MAX_BYTES: u64 = 1 << 30;
 
+canape_core::data_schema! {
+    /// ReadState's own Data (after the base Data).
+    pub struct ReadStateData {
+        filename: Text = ("filename", DataKind::File, "", "output file name"),
+        interval: Real = ("interval", DataKind::Real, "0", "time duration between inputs"),
+        shift: Real = ("shift", DataKind::Real, "0", "shift between times in the file and times when they will be read"),
+        looping: Flag = ("loop", DataKind::Bool, "0", "set to 'true' to re-read the file when reaching the end"),
+        scale_pos: Real = ("scalePos", DataKind::Real, "1", "scale the input mechanical object"),
+        rotation: Reals = ("rotation", DataKind::Vector(3), "0 0 0", "rotate the input mechanical object"),
+        translation: Reals = ("translation", DataKind::Vector(3), "0 0 0", "translate the input mechanical object"),
+    }
+}
+
 /// SOFA's ReadState.
 #[derive(Clone)]
 pub struct ReadState {
     data: DataTable,
+    /// Typed handles to the Data in `data`.
+    d: ReadStateData,
     state: Option<ComponentId>,
     frames: Vec<Frame>,
     /// Frames whose time line has been read.
@@ -47,45 +62,10 @@ impl Default for ReadState {
 
 impl ReadState {
     pub fn new() -> Self {
+        let (data, d) = ReadStateData::declare(base_fields(DataTable::new()));
         ReadState {
-            data: base_fields(DataTable::new())
-                .with("filename", DataKind::File, "", "output file name")
-                .with(
-                    "interval",
-                    DataKind::Real,
-                    "0",
-                    "time duration between inputs",
-                )
-                .with(
-                    "shift",
-                    DataKind::Real,
-                    "0",
-                    "shift between times in the file and times when they will be read",
-                )
-                .with(
-                    "loop",
-                    DataKind::Bool,
-                    "0",
-                    "set to 'true' to re-read the file when reaching the end",
-                )
-                .with(
-                    "scalePos",
-                    DataKind::Real,
-                    "1",
-                    "scale the input mechanical object",
-                )
-                .with(
-                    "rotation",
-                    DataKind::Vector(3),
-                    "0 0 0",
-                    "rotate the input mechanical object",
-                )
-                .with(
-                    "translation",
-                    DataKind::Vector(3),
-                    "0 0 0",
-                    "translate the input mechanical object",
-                ),
+            data,
+            d,
             state: None,
             frames: Vec::new(),
             pos: 0,
@@ -203,38 +183,30 @@ impl ReadState {
     }
 }
 
-impl Component for ReadState {
-    fn class_name(&self) -> &'static str {
-        "ReadState"
-    }
-    fn data(&self) -> &DataTable {
-        &self.data
-    }
-    fn data_mut(&mut self) -> &mut DataTable {
-        &mut self.data
-    }
-    fn init(&mut self, ctx: &mut InitContext<'_>) {
+impl ReadState {
+    fn init_impl(&mut self, ctx: &mut InitContext<'_>) {
         self.state = ctx.scene.context_state(ctx.node);
         self.frames.clear();
         (self.pos, self.pending, self.next_time, self.loop_time) = (0, None, 0.0, 0.0);
-        self.looping = self.data.bool("loop");
-        self.shift = self.data.real("shift");
-        self.scale = self.data.real("scalePos");
-        let tr = self.data.reals("translation");
+        let (data, d) = (&self.data, self.d);
+        self.looping = data.get(d.looping);
+        self.shift = data.get(d.shift);
+        self.scale = data.get(d.scale_pos);
+        let tr = data.get(d.translation);
         self.translation = std::array::from_fn(|k| tr.get(k).copied().unwrap_or(0.0));
         if self.state.is_none() {
             ctx.error("ReadState needs a MechanicalObject in its node or above: nothing is read");
             return;
         }
-        if self.data.reals("rotation").iter().any(|v| *v != 0.0) {
+        if self.data.get(d.rotation).iter().any(|v| *v != 0.0) {
             ctx.warn(
                 "rotation is not applied to the positions read (scalePos and translation are)",
             );
         }
-        if self.data.real("interval") != 0.0 {
+        if self.data.get(d.interval) != 0.0 {
             ctx.warn("interval is not used (SOFA's ReadState does not use it either)");
         }
-        let path = self.data.str("filename").to_string();
+        let path = self.data.get(d.filename).to_string();
         if path.is_empty() {
             ctx.error("no file to read (filename is empty or was not found)");
             self.state = None;
@@ -254,6 +226,8 @@ impl Component for ReadState {
         }
     }
 }
+
+canape_core::impl_component!(ReadState, "ReadState", init);
 
 impl Controller for ReadState {
     fn on_event(&mut self, event: &Event, scene: &mut dyn SceneControl) -> Result<(), String> {

@@ -10,8 +10,10 @@
 
 use crate::error::FileWriteError;
 use crate::state_io::{create_replacing, fmt_g6};
-use canape_core::component::{Component, Controller, Event, SceneControl};
-use canape_core::data::{base_fields, DataKind, DataTable};
+use canape_core::component::{Controller, Event, Reaction, SceneControl};
+use canape_core::data::{
+    base_fields, ChangedData, DataKind, DataTable, Flag, Ints, Real, Reals, Text,
+};
 use canape_core::scene::{ComponentId, InitContext};
 use canape_core::state::VecId;
 use flate2::write::GzEncoder;
@@ -23,9 +25,28 @@ enum Sink {
     Gz(GzEncoder<std::fs::File>),
 }
 
+canape_core::data_schema! {
+    /// WriteState's own Data (after the base Data).
+    pub struct WriteStateData {
+        filename: Text = ("filename", DataKind::Str, "", "output file name"),
+        write_x: Flag = ("writeX", DataKind::Bool, "1", "flag enabling output of X vector"),
+        write_x0: Flag = ("writeX0", DataKind::Bool, "0", "flag enabling output of X0 vector"),
+        write_v: Flag = ("writeV", DataKind::Bool, "0", "flag enabling output of V vector"),
+        write_f: Flag = ("writeF", DataKind::Bool, "0", "flag enabling output of F vector"),
+        time: Reals = ("time", DataKind::Reals(0), "", "set time to write outputs (by default export at t=0)"),
+        period: Real = ("period", DataKind::Real, "0", "period between outputs"),
+        dofs_x: Ints = ("DOFsX", DataKind::Ints(0), "", "set the position DOFs to write"),
+        dofs_v: Ints = ("DOFsV", DataKind::Ints(0), "", "set the velocity DOFs to write"),
+        stop_at: Real = ("stopAt", DataKind::Real, "0", "stop the simulation when the given threshold is reached"),
+        keperiod: Real = ("keperiod", DataKind::Real, "0", "set the period to measure the kinetic energy increase"),
+    }
+}
+
 /// SOFA's WriteState.
 pub struct WriteState {
     data: DataTable,
+    /// Typed handles to the Data in `data`.
+    d: WriteStateData,
     state: Option<ComponentId>,
     sink: Option<Sink>,
     times: Vec<f64>,
@@ -41,6 +62,7 @@ impl Clone for WriteState {
     fn clone(&self) -> Self {
         WriteState {
             data: self.data.clone(),
+            d: self.d,
             state: self.state,
             sink: None,
             times: self.times.clone(),
@@ -61,64 +83,10 @@ impl Default for WriteState {
 
 impl WriteState {
     pub fn new() -> Self {
+        let (data, d) = WriteStateData::declare(base_fields(DataTable::new()));
         WriteState {
-            data: base_fields(DataTable::new())
-                .with("filename", DataKind::Str, "", "output file name")
-                .with(
-                    "writeX",
-                    DataKind::Bool,
-                    "1",
-                    "flag enabling output of X vector",
-                )
-                .with(
-                    "writeX0",
-                    DataKind::Bool,
-                    "0",
-                    "flag enabling output of X0 vector",
-                )
-                .with(
-                    "writeV",
-                    DataKind::Bool,
-                    "0",
-                    "flag enabling output of V vector",
-                )
-                .with(
-                    "writeF",
-                    DataKind::Bool,
-                    "0",
-                    "flag enabling output of F vector",
-                )
-                .with(
-                    "time",
-                    DataKind::Reals(0),
-                    "",
-                    "set time to write outputs (by default export at t=0)",
-                )
-                .with("period", DataKind::Real, "0", "period between outputs")
-                .with(
-                    "DOFsX",
-                    DataKind::Ints(0),
-                    "",
-                    "set the position DOFs to write",
-                )
-                .with(
-                    "DOFsV",
-                    DataKind::Ints(0),
-                    "",
-                    "set the velocity DOFs to write",
-                )
-                .with(
-                    "stopAt",
-                    DataKind::Real,
-                    "0",
-                    "stop the simulation when the given threshold is reached",
-                )
-                .with(
-                    "keperiod",
-                    DataKind::Real,
-                    "0",
-                    "set the period to measure the kinetic energy increase",
-                ),
+            data,
+            d,
             state: None,
             sink: None,
             times: Vec::new(),
@@ -143,13 +111,14 @@ impl WriteState {
             return Ok(());
         };
         let mut text = format!("T= {}\n", fmt_g6(time));
+        let d = self.d;
         for (flag, label, v) in [
-            ("writeX", "X", VecId::POSITION),
-            ("writeX0", "X0", VecId::REST_POSITION),
-            ("writeV", "V", VecId::VELOCITY),
-            ("writeF", "F", VecId::FORCE),
+            (d.write_x, "X", VecId::POSITION),
+            (d.write_x0, "X0", VecId::REST_POSITION),
+            (d.write_v, "V", VecId::VELOCITY),
+            (d.write_f, "F", VecId::FORCE),
         ] {
-            if self.data.bool(flag) {
+            if self.data.get(flag) {
                 text.push_str("  ");
                 text.push_str(label);
                 text.push('=');
@@ -167,24 +136,32 @@ impl WriteState {
         r.map_err(|error| {
             self.sink = None;
             FileWriteError::Write {
-                path: self.data.str("filename").into(),
+                path: self.data.get(d.filename).into(),
                 error,
             }
         })
     }
 }
 
-impl Component for WriteState {
-    fn class_name(&self) -> &'static str {
-        "WriteState"
+impl WriteState {
+    /// The vectors written are chosen at each frame (`writeX`, `writeX0`, `writeV`, `writeF`):
+    /// an edit of those flags changes the next frames, the file and the schedule going on; any
+    /// other edit re-runs init (a new file, the schedule from its start).
+    fn data_changed_impl(&mut self, changed: &ChangedData) -> Reaction {
+        let d = &self.d;
+        if changed.only(&[
+            d.write_x.index(),
+            d.write_x0.index(),
+            d.write_v.index(),
+            d.write_f.index(),
+        ]) {
+            Reaction::Updated
+        } else {
+            Reaction::Reinit
+        }
     }
-    fn data(&self) -> &DataTable {
-        &self.data
-    }
-    fn data_mut(&mut self) -> &mut DataTable {
-        &mut self.data
-    }
-    fn init(&mut self, ctx: &mut InitContext<'_>) {
+
+    fn init_impl(&mut self, ctx: &mut InitContext<'_>) {
         self.state = ctx.scene.context_state(ctx.node);
         if self.state.is_none() {
             ctx.error(
@@ -192,27 +169,27 @@ impl Component for WriteState {
             );
         }
         self.dt = ctx.scene.node(ctx.node).dt;
-        let d = &self.data;
-        if d.real("stopAt") != 0.0 {
+        let (d, h) = (&self.data, self.d);
+        if d.get(h.stop_at) != 0.0 {
             ctx.warn("stopAt (stop writing once the kinetic energy settles) is not supported: frames are written on schedule");
         }
-        if !d.ints("DOFsX").is_empty() || !d.ints("DOFsV").is_empty() {
+        if !d.get(h.dofs_x).is_empty() || !d.get(h.dofs_v).is_empty() {
             ctx.warn("DOFsX/DOFsV are not used (SOFA ignores them too): every DOF is written");
         }
-        self.times = d.reals("time").to_vec();
+        self.times = d.get(h.time).to_vec();
         if self.times.iter().any(|t| !(t.is_finite() && *t >= 0.0)) {
             ctx.error("time: export times must be zero or positive: nothing is written");
             self.state = None;
             return;
         }
-        let period = d.real("period");
-        self.period = if d.is_set("period") {
+        let period = d.get(h.period);
+        self.period = if d.was_set(h.period) {
             if self.times.len() > 1 {
                 self.times.truncate(1);
                 ctx.warn("with a period only the first time is a start time");
             }
             Some(period)
-        } else if !d.is_set("time") {
+        } else if !d.was_set(h.time) {
             Some(self.dt)
         } else {
             None
@@ -225,7 +202,7 @@ impl Component for WriteState {
             self.state = None;
             return;
         }
-        let name = d.str("filename").to_string();
+        let name = d.get(h.filename).to_string();
         if name.trim().is_empty() {
             ctx.error("no filename given: nothing is written");
             return;
@@ -242,6 +219,8 @@ impl Component for WriteState {
         self.first_done = false;
     }
 }
+
+canape_core::impl_component!(WriteState, "WriteState", init, data_changed);
 
 impl Controller for WriteState {
     fn on_event(&mut self, event: &Event, scene: &mut dyn SceneControl) -> Result<(), String> {
@@ -270,5 +249,120 @@ impl Controller for WriteState {
                 .map_err(|e| format!("{e}; no more frames are written"))?;
         }
         Ok(())
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use canape_core::component::Component;
+    use canape_core::diag::Diagnostics;
+    use canape_core::scene::{AnyComponent, EditError, NodeId, Scene, SceneError};
+    use canape_core::state::MechanicalObject;
+    use canape_types::DofType;
+
+    /// The scene as a controller sees it (read only here).
+    struct Control<'a>(&'a Scene);
+
+    impl SceneControl for Control<'_> {
+        fn scene(&self) -> &Scene {
+            self.0
+        }
+        fn set_data(&mut self, _: ComponentId, _: &str, _: &str) -> Result<(), EditError> {
+            unreachable!("WriteState edits nothing")
+        }
+        fn state_mut(&mut self, _: ComponentId) -> Option<&mut MechanicalObject> {
+            None
+        }
+        fn add_component(&mut self, _: NodeId, _: &str, _: AnyComponent) -> Result<(), SceneError> {
+            unreachable!("WriteState adds nothing")
+        }
+        fn remove_component(&mut self, _: ComponentId) -> Result<(), SceneError> {
+            unreachable!("WriteState removes nothing")
+        }
+        fn remove_node(&mut self, _: NodeId) -> Result<(), SceneError> {
+            unreachable!("WriteState removes nothing")
+        }
+    }
+
+    /// A scene with a moving two-point state, and a WriteState to `file` initialised there with
+    /// `attrs`.
+    fn write_state(file: &std::path::Path, attrs: &[(&str, &str)]) -> (Scene, WriteState) {
+        let mut scene = Scene::new();
+        let root = scene.add_node("root", None);
+        let mut mo = MechanicalObject::new(DofType::Vec3);
+        mo.resize(2);
+        mo.vec_mut(VecId::POSITION)
+            .copy_from_slice(&[0.0, 1.0, 2.0, 3.0, 4.0, 5.0]);
+        mo.vec_mut(VecId::VELOCITY)
+            .copy_from_slice(&[0.5, 0.25, 0.125, -1.0, -2.0, -3.0]);
+        // the state's id stands for the WriteState's (only diagnostics name it)
+        let id = scene.add_component(root, "dofs", AnyComponent::State(mo), None);
+        let mut w = WriteState::new();
+        w.data_mut()
+            .set_str("filename", &file.display().to_string())
+            .unwrap();
+        for (k, v) in attrs {
+            w.data_mut().set_str(k, v).unwrap();
+        }
+        let mut diags = Diagnostics::default();
+        w.init(&mut InitContext {
+            scene: &scene,
+            node: root,
+            id,
+            diags: &mut diags,
+        });
+        assert!(!diags.has_errors(), "{diags:?}");
+        (scene, w)
+    }
+
+    /// Three steps' AnimateBegin events, the state moving between them.
+    fn run(scene: &mut Scene, w: &mut WriteState) {
+        for step in 0..3 {
+            scene.time = step as f64 * 0.01;
+            w.on_event(&Event::AnimateBegin { dt: 0.01 }, &mut Control(scene))
+                .unwrap();
+            let id = scene.component_ids().next().unwrap();
+            for x in scene.state_mut(id).unwrap().vec_mut(VecId::POSITION) {
+                *x += 0.1;
+            }
+        }
+    }
+
+    #[test]
+    fn edits_update_in_place_write_flags() {
+        let dir = std::env::temp_dir().join(format!("canape-ws-edit-{}", std::process::id()));
+        std::fs::create_dir_all(&dir).unwrap();
+        let (edited, fresh) = (dir.join("edited.txt"), dir.join("fresh.txt"));
+        let (mut s1, mut a) = write_state(&edited, &[]);
+        let v0 = a.data().versions();
+        a.data_mut().set_str("writeX", "0").unwrap();
+        a.data_mut().set_str("writeV", "1").unwrap();
+        a.data_mut().set_str("writeX0", "1").unwrap();
+        let changed = a.data().changed_since(&v0);
+        assert_eq!(a.data_changed(&changed), Reaction::Updated);
+        run(&mut s1, &mut a);
+        let (mut s2, mut b) = write_state(
+            &fresh,
+            &[("writeX", "0"), ("writeV", "1"), ("writeX0", "1")],
+        );
+        run(&mut s2, &mut b);
+        drop((a, b));
+        let (ta, tb) = (
+            std::fs::read_to_string(&edited).unwrap(),
+            std::fs::read_to_string(&fresh).unwrap(),
+        );
+        assert_eq!(ta, tb);
+        assert!(ta.contains("V=") && ta.contains("X0=") && !ta.contains("  X="));
+        // any other edit re-runs init (a new file, the schedule from its start)
+        let (_, mut c) = write_state(&dir.join("other.txt"), &[]);
+        let v0 = c.data().versions();
+        c.data_mut().set_str("period", "0.02").unwrap();
+        c.data_mut().set_str("writeF", "1").unwrap();
+        assert_eq!(
+            c.data_changed(&c.data().changed_since(&v0)),
+            Reaction::Reinit
+        );
+        let _ = std::fs::remove_dir_all(&dir);
     }
 }
