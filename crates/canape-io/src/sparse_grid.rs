@@ -33,7 +33,7 @@ pub use regular_grid::{RegularGrid, HEXA_CORNERS, NO_CELL};
 
 use crate::error::SparseGridError;
 use canape_core::component::Topology;
-use canape_core::data::{DataTable, Value};
+use canape_core::data::{DataKind, DataTable, Flag, Int, Ints, Real, Reals, Text, Value};
 use canape_core::impl_component;
 use canape_core::mesh::{flatten, flatten_points, Mesh};
 use canape_core::scene::InitContext;
@@ -302,10 +302,45 @@ impl Ord for OrderedF64 {
     }
 }
 
+canape_core::data_schema! {
+    /// SparseGridTopology's Data after the base Data: the table [`sparse_grid_fields`] builds
+    /// (in `input`, with the surface reading and the resolution, which read it by name), shared
+    /// with SparseGridRamificationTopology. [`SparseGridData::handles`] gives the handles to that
+    /// table; the test `schema_declares_the_sparse_grid_fields` checks both declare the same.
+    pub struct SparseGridData {
+        filename: Text = ("filename", DataKind::File, "", "Filename of the mesh") alias ["fileTopology"],
+        n: Ints = ("n", DataKind::Ints(3), "2 2 2", "grid resolution"),
+        min: Reals = ("min", DataKind::Reals(3), "0 0 0", "Min"),
+        max: Reals = ("max", DataKind::Reals(3), "0 0 0", "Max"),
+        cell_width: Real = ("cellWidth", DataKind::Real, "0", "if > 0 : dimension of each cell in the created grid"),
+        nb_virtual_finer_levels: Int = ("nbVirtualFinerLevels", DataKind::Int, "0", "create virtual (not in the animation tree) finer sparse grids in order to dispose of finest information (useful to compute better mechanical properties for example)"),
+        fill_weighted: Flag = ("fillWeighted", DataKind::Bool, "1", "Is quantity of matter inside a cell taken into account? (.5 for boundary, 1 for inside)"),
+        only_inside_cells: Flag = ("onlyInsideCells", DataKind::Bool, "0", "Select only inside cells (exclude boundary cells)"),
+        data_resolution: Ints = ("dataResolution", DataKind::Ints(3), "0 0 0", "Dimension of the voxel File"),
+        voxel_size: Reals = ("voxelSize", DataKind::Reals(3), "1 1 1", "Dimension of one voxel"),
+        marching_cube_step: Int = ("marchingCubeStep", DataKind::Int, "1", "Step of the Marching Cube algorithm"),
+        convolution_size: Int = ("convolutionSize", DataKind::Int, "0", "Dimension of the convolution kernel to smooth the voxels. 0 if no smoothing is required."),
+        position: Reals = ("position", DataKind::Reals(3), "", "Input mesh points (when no file is given)") alias ["points"],
+        triangles: Ints = ("triangles", DataKind::Ints(3), "", "Input mesh triangles"),
+        quads: Ints = ("quads", DataKind::Ints(4), "", "Input mesh quads"),
+        hexahedra: Ints => ("hexahedra", DataKind::Ints(8), "Hexahedra of the grid"),
+        edges: Ints => ("edges", DataKind::Ints(2), "Edges of the grid"),
+    }
+}
+
+impl SparseGridData {
+    /// The handles to the fields of a table [`sparse_grid_fields`] built.
+    pub fn handles() -> Self {
+        Self::declare(canape_core::data::base_fields(DataTable::new())).1
+    }
+}
+
 /// The SparseGridTopology component.
 #[derive(Clone)]
 pub struct SparseGridTopology {
     data: DataTable,
+    /// Typed handles to the Data in `data`.
+    d: SparseGridData,
     mesh: Mesh,
     coefficients: Vec<f64>,
 }
@@ -320,6 +355,7 @@ impl SparseGridTopology {
     pub fn new() -> Self {
         SparseGridTopology {
             data: sparse_grid_fields(),
+            d: SparseGridData::handles(),
             mesh: Mesh::default(),
             coefficients: Vec::new(),
         }
@@ -328,7 +364,8 @@ impl SparseGridTopology {
     fn init_impl(&mut self, ctx: &mut InitContext<'_>) {
         self.mesh = Mesh::default();
         self.coefficients.clear();
-        if self.data.int("nbVirtualFinerLevels") > 0 {
+        let h = self.d;
+        if self.data.get(h.nb_virtual_finer_levels) > 0 {
             ctx.error("nbVirtualFinerLevels > 0 (coarsening from finer virtual grids) is not supported yet");
             return;
         }
@@ -341,7 +378,7 @@ impl SparseGridTopology {
             }
         };
         let mut n = resolution(&self.data);
-        let w = self.data.real("cellWidth");
+        let w = self.data.get(h.cell_width);
         if w > 0.0 {
             n = cell_width_resolution(&surface.points, w, n);
         }
@@ -349,8 +386,8 @@ impl SparseGridTopology {
             &surface.points,
             &surface.polygons,
             n,
-            self.data.bool("fillWeighted"),
-            self.data.bool("onlyInsideCells"),
+            self.data.get(h.fill_weighted),
+            self.data.get(h.only_inside_cells),
         ) {
             Ok(g) => {
                 self.mesh = g.mesh;
@@ -362,9 +399,9 @@ impl SparseGridTopology {
             }
         }
         let d = &mut self.data;
-        let _ = d.set_value("position", Value::Reals(flatten_points(&self.mesh.points)));
-        let _ = d.set_value("hexahedra", Value::Ints(flatten(&self.mesh.hexahedra)));
-        let _ = d.set_value("edges", Value::Ints(flatten(&self.mesh.edges)));
+        let _ = d.put(h.position, Value::Reals(flatten_points(&self.mesh.points)));
+        let _ = d.put(h.hexahedra, Value::Ints(flatten(&self.mesh.hexahedra)));
+        let _ = d.put(h.edges, Value::Ints(flatten(&self.mesh.edges)));
     }
 }
 
@@ -385,6 +422,23 @@ impl Topology for SparseGridTopology {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn schema_declares_the_sparse_grid_fields() {
+        let show = |t: &DataTable| -> Vec<String> {
+            t.fields()
+                .iter()
+                .map(|f| {
+                    format!(
+                        "{} {:?} {:?} {} {} {:?} {}",
+                        f.name, f.aliases, f.kind, f.default_text, f.help, f.value, f.output
+                    )
+                })
+                .collect()
+        };
+        let (t, _) = SparseGridData::declare(canape_core::data::base_fields(DataTable::new()));
+        assert_eq!(show(&t), show(&sparse_grid_fields()));
+    }
 
     #[test]
     fn cube_test_accepts_and_rejects() {

@@ -38,10 +38,10 @@ use locate::{CellSearch, Locator};
 use crate::error::SparseGridError;
 use crate::sparse_grid::{
     cell_width_resolution, load_surface, resolution, sparse_grid_fields, warn_unused_bounds,
-    RegularGrid, Surface,
+    RegularGrid, SparseGridData, Surface,
 };
 use canape_core::component::{CubeLocator, Topology};
-use canape_core::data::{DataKind, DataTable, Value};
+use canape_core::data::{DataKind, DataTable, Flag, Value};
 use canape_core::impl_component;
 use canape_core::mesh::{flatten, flatten_points, Mesh};
 use canape_core::scene::InitContext;
@@ -204,10 +204,21 @@ fn grid_edges(hexahedra: &[[u32; 8]]) -> Vec<[u32; 2]> {
     set.into_iter().collect()
 }
 
+canape_core::data_schema! {
+    /// What SparseGridRamificationTopology adds to the sparse grid's Data.
+    pub struct RamificationData {
+        finest_connectivity: Flag = ("finestConnectivity", DataKind::Bool, "1", "Test for connectivity at the finest level? (more precise but slower by testing all intersections between the model mesh and the faces between boundary cubes)"),
+    }
+}
+
 /// The SparseGridRamificationTopology component.
 #[derive(Clone)]
 pub struct SparseGridRamificationTopology {
     data: DataTable,
+    /// Typed handles to the sparse grid's Data in `data` (built by `sparse_grid_fields`).
+    ds: SparseGridData,
+    /// Typed handles to its own Data.
+    d: RamificationData,
     mesh: Mesh,
     coefficients: Vec<f64>,
     locator: Option<Locator>,
@@ -223,14 +234,11 @@ impl Default for SparseGridRamificationTopology {
 
 impl SparseGridRamificationTopology {
     pub fn new() -> Self {
-        let data = sparse_grid_fields().with(
-            "finestConnectivity",
-            DataKind::Bool,
-            "1",
-            "Test for connectivity at the finest level? (more precise but slower by testing all intersections between the model mesh and the faces between boundary cubes)",
-        );
+        let (data, d) = RamificationData::declare(sparse_grid_fields());
         SparseGridRamificationTopology {
             data,
+            ds: SparseGridData::handles(),
+            d,
             mesh: Mesh::default(),
             coefficients: Vec::new(),
             locator: None,
@@ -248,11 +256,12 @@ impl SparseGridRamificationTopology {
         self.coefficients.clear();
         self.locator = None;
         self.split.clear();
-        let levels = self.data.int("nbVirtualFinerLevels").max(0) as usize;
-        let finest_connectivity = self.data.bool("finestConnectivity");
+        let h = self.ds;
+        let levels = self.data.get(h.nb_virtual_finer_levels).max(0) as usize;
+        let finest_connectivity = self.data.get(self.d.finest_connectivity);
         warn_unused_bounds(&self.data, ctx);
-        let cell_width = self.data.real("cellWidth");
-        let only_inside = self.data.bool("onlyInsideCells");
+        let cell_width = self.data.get(h.cell_width);
+        let only_inside = self.data.get(h.only_inside_cells);
         if levels > 0 && (cell_width > 0.0 || only_inside) {
             ctx.warn("with nbVirtualFinerLevels > 0, cellWidth and onlyInsideCells are not passed on to the finest level and are unused (as in SOFA)");
         }
@@ -263,7 +272,7 @@ impl SparseGridRamificationTopology {
                 return;
             }
         };
-        if finest_connectivity && self.data.str("filename").is_empty() {
+        if finest_connectivity && self.data.get(h.filename).is_empty() {
             ctx.warn("finestConnectivity with the surface given as Data: its faces are tested against its own points here, while SOFA tests them against the grid's points");
         }
         let mut n = resolution(&self.data);
@@ -274,7 +283,7 @@ impl SparseGridRamificationTopology {
             n,
             virtual_levels: levels,
             finest_connectivity,
-            fill_weighted: self.data.bool("fillWeighted"),
+            fill_weighted: self.data.get(h.fill_weighted),
             only_inside,
         };
         let built = match build(&surface, &params) {
@@ -295,9 +304,9 @@ impl SparseGridRamificationTopology {
         self.coefficients = top.coef;
         self.locator = Some(built.locator);
         let d = &mut self.data;
-        let _ = d.set_value("position", Value::Reals(flatten_points(&self.mesh.points)));
-        let _ = d.set_value("hexahedra", Value::Ints(flatten(&self.mesh.hexahedra)));
-        let _ = d.set_value("edges", Value::Ints(flatten(&self.mesh.edges)));
+        let _ = d.put(h.position, Value::Reals(flatten_points(&self.mesh.points)));
+        let _ = d.put(h.hexahedra, Value::Ints(flatten(&self.mesh.hexahedra)));
+        let _ = d.put(h.edges, Value::Ints(flatten(&self.mesh.edges)));
     }
 }
 
