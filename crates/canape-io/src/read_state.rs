@@ -10,8 +10,8 @@
 
 use crate::error::StateFileError;
 use crate::state_io::{parse_frames, Frame};
-use canape_core::component::{Controller, Event, SceneControl};
-use canape_core::data::{base_fields, DataKind, DataTable, Flag, Real, Reals, Text};
+use canape_core::component::{Controller, Event, Reaction, SceneControl};
+use canape_core::data::{base_fields, ChangedData, DataKind, DataTable, Flag, Real, Reals, Text};
 use canape_core::scene::{ComponentId, InitContext};
 use canape_core::state::VecId;
 use std::io::Read;
@@ -184,16 +184,40 @@ impl ReadState {
 }
 
 impl ReadState {
-    fn init_impl(&mut self, ctx: &mut InitContext<'_>) {
-        self.state = ctx.scene.context_state(ctx.node);
-        self.frames.clear();
-        (self.pos, self.pending, self.next_time, self.loop_time) = (0, None, 0.0, 0.0);
+    /// Copy `loop`, `shift`, `scalePos` and `translation` from the Data.
+    fn read_parameters(&mut self) {
         let (data, d) = (&self.data, self.d);
         self.looping = data.get(d.looping);
         self.shift = data.get(d.shift);
         self.scale = data.get(d.scale_pos);
         let tr = data.get(d.translation);
         self.translation = std::array::from_fn(|k| tr.get(k).copied().unwrap_or(0.0));
+    }
+
+    /// `loop`, `shift`, `scalePos` and `translation` are used at each playback step: an edit of
+    /// those takes effect from the next step, the playback going on; any other edit re-runs
+    /// init (the file read again, played from its start).
+    fn data_changed_impl(&mut self, changed: &ChangedData) -> Reaction {
+        let d = &self.d;
+        if changed.only(&[
+            d.looping.index(),
+            d.shift.index(),
+            d.scale_pos.index(),
+            d.translation.index(),
+        ]) {
+            self.read_parameters();
+            Reaction::Updated
+        } else {
+            Reaction::Reinit
+        }
+    }
+
+    fn init_impl(&mut self, ctx: &mut InitContext<'_>) {
+        self.state = ctx.scene.context_state(ctx.node);
+        self.frames.clear();
+        (self.pos, self.pending, self.next_time, self.loop_time) = (0, None, 0.0, 0.0);
+        self.read_parameters();
+        let d = self.d;
         if self.state.is_none() {
             ctx.error("ReadState needs a MechanicalObject in its node or above: nothing is read");
             return;
@@ -227,7 +251,7 @@ impl ReadState {
     }
 }
 
-canape_core::impl_component!(ReadState, "ReadState", init);
+canape_core::impl_component!(ReadState, "ReadState", init, data_changed);
 
 impl Controller for ReadState {
     fn on_event(&mut self, event: &Event, scene: &mut dyn SceneControl) -> Result<(), String> {
@@ -244,6 +268,7 @@ impl Controller for ReadState {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use canape_core::component::Component;
 
     fn frames(times: &[f64]) -> Vec<Frame> {
         times
@@ -280,5 +305,138 @@ mod tests {
         let mut z = ReadState::with_frames(frames(&[0.0, 0.0]), true);
         assert_eq!(z.advance(5.0), Some(1));
         assert_eq!(z.advance(6.0), Some(1));
+    }
+
+    /// The scene as a controller sees it.
+    struct Control<'a>(&'a mut canape_core::scene::Scene);
+
+    impl SceneControl for Control<'_> {
+        fn scene(&self) -> &canape_core::scene::Scene {
+            self.0
+        }
+        fn set_data(
+            &mut self,
+            _: ComponentId,
+            _: &str,
+            _: &str,
+        ) -> Result<(), canape_core::scene::EditError> {
+            unreachable!("ReadState edits no Data")
+        }
+        fn state_mut(
+            &mut self,
+            id: ComponentId,
+        ) -> Option<&mut canape_core::state::MechanicalObject> {
+            self.0.state_mut(id)
+        }
+        fn add_component(
+            &mut self,
+            _: canape_core::scene::NodeId,
+            _: &str,
+            _: canape_core::scene::AnyComponent,
+        ) -> Result<(), canape_core::scene::SceneError> {
+            unreachable!("ReadState adds nothing")
+        }
+        fn remove_component(
+            &mut self,
+            _: ComponentId,
+        ) -> Result<(), canape_core::scene::SceneError> {
+            unreachable!("ReadState removes nothing")
+        }
+        fn remove_node(
+            &mut self,
+            _: canape_core::scene::NodeId,
+        ) -> Result<(), canape_core::scene::SceneError> {
+            unreachable!("ReadState removes nothing")
+        }
+    }
+
+    /// A scene with a two-point state and a ReadState of `file` initialised there with
+    /// `attrs`, and the state's id.
+    fn read_state(
+        file: &std::path::Path,
+        attrs: &[(&str, &str)],
+    ) -> (canape_core::scene::Scene, ComponentId, ReadState) {
+        let mut scene = canape_core::scene::Scene::new();
+        let root = scene.add_node("root", None);
+        let mut mo = canape_core::state::MechanicalObject::new(canape_types::DofType::Vec3);
+        mo.resize(2);
+        let id = scene.add_component(
+            root,
+            "dofs",
+            canape_core::scene::AnyComponent::State(mo),
+            None,
+        );
+        let mut r = ReadState::new();
+        r.data_mut()
+            .set_str("filename", &file.display().to_string())
+            .unwrap();
+        for (k, v) in attrs {
+            r.data_mut().set_str(k, v).unwrap();
+        }
+        let mut diags = canape_core::diag::Diagnostics::default();
+        // the state's id stands for the ReadState's (only diagnostics name it)
+        r.init(&mut InitContext {
+            scene: &scene,
+            node: root,
+            id,
+            diags: &mut diags,
+        });
+        assert!(!diags.has_errors(), "{diags:?}");
+        (scene, id, r)
+    }
+
+    /// The state's positions and velocities after each of five steps' AnimateBegin.
+    fn play(
+        scene: &mut canape_core::scene::Scene,
+        id: ComponentId,
+        r: &mut ReadState,
+    ) -> Vec<Vec<f64>> {
+        let mut out = Vec::new();
+        for step in 0..5 {
+            scene.time = step as f64 * 0.01;
+            r.on_event(&Event::AnimateBegin { dt: 0.01 }, &mut Control(scene))
+                .unwrap();
+            let st = scene.state(id).unwrap();
+            out.push([st.vec(VecId::POSITION), st.vec(VecId::VELOCITY)].concat());
+        }
+        out
+    }
+
+    #[test]
+    fn edits_update_in_place_playback_parameters() {
+        let dir = std::env::temp_dir().join(format!("canape-rs-edit-{}", std::process::id()));
+        std::fs::create_dir_all(&dir).unwrap();
+        let file = dir.join("frames.txt");
+        std::fs::write(
+            &file,
+            "T= 0\n  X= 0 1 2 3 4 5\n  V= 1 1 1 2 2 2\nT= 0.01\n  X= 0.5 1.5 2.5 3.5 4.5 5.5\n  V= 3 3 3 4 4 4\nT= 0.02\n  X= 1 2 3 4 5 6\n  V= 5 5 5 6 6 6\n",
+        )
+        .unwrap();
+        let edits = [
+            ("shift", "0.01"),
+            ("scalePos", "2"),
+            ("translation", "1 -1 0.25"),
+            ("loop", "1"),
+        ];
+        let (mut s1, id1, mut a) = read_state(&file, &[]);
+        let v0 = a.data().versions();
+        for (k, v) in edits {
+            a.data_mut().set_str(k, v).unwrap();
+        }
+        let changed = a.data().changed_since(&v0);
+        assert_eq!(a.data_changed(&changed), Reaction::Updated);
+        let (mut s2, id2, mut b) = read_state(&file, &edits);
+        let (pa, pb) = (play(&mut s1, id1, &mut a), play(&mut s2, id2, &mut b));
+        assert_eq!(pa, pb);
+        // the edits are in effect: the second frame, scaled and moved, at the first step
+        assert_eq!(pa[0][..3], [2.0, 2.0, 5.25]);
+        // any other edit re-runs init
+        let v0 = a.data().versions();
+        a.data_mut().set_str("interval", "0.5").unwrap();
+        assert_eq!(
+            a.data_changed(&a.data().changed_since(&v0)),
+            Reaction::Reinit
+        );
+        let _ = std::fs::remove_dir_all(&dir);
     }
 }
