@@ -6,8 +6,10 @@ use super::{
 };
 use crate::error::FileWriteError;
 use crate::state_io::fmt_g6;
-use canape_core::component::{Controller, Event, SceneControl};
-use canape_core::data::{base_fields, DataKind, DataTable, Flag, Reals, Text, Value, Words};
+use canape_core::component::{Controller, Event, Reaction, SceneControl};
+use canape_core::data::{
+    base_fields, ChangedData, DataKind, DataTable, Flag, Reals, Text, Value, Words,
+};
 use canape_core::scene::{ComponentId, InitContext, NodeId, Scene, Target};
 use canape_core::state::VecId;
 use std::fmt::Write as _;
@@ -313,6 +315,16 @@ pub(super) fn vtu_text(
 }
 
 impl VtkExporter {
+    /// `XMLformat` and `overwrite` are read at each export: an edit of those changes the next
+    /// files, the schedule and the file numbering going on; any other edit re-runs init.
+    fn data_changed_impl(&mut self, changed: &ChangedData) -> Reaction {
+        if changed.only(&[self.d.xml_format.index(), self.d.overwrite.index()]) {
+            Reaction::Updated
+        } else {
+            Reaction::Reinit
+        }
+    }
+
     fn init_impl(&mut self, ctx: &mut InitContext<'_>) {
         self.schedule = Schedule::read(&self.data, ctx);
         self.node = Some(ctx.node);
@@ -331,7 +343,7 @@ impl VtkExporter {
     }
 }
 
-canape_core::impl_component!(VtkExporter, "VTKExporter", init);
+canape_core::impl_component!(VtkExporter, "VTKExporter", init, data_changed);
 
 impl Controller for VtkExporter {
     fn on_event(&mut self, event: &Event, scene: &mut dyn SceneControl) -> Result<(), String> {
@@ -340,5 +352,133 @@ impl Controller for VtkExporter {
             self.write(scene.scene()).map_err(|e| e.to_string())?;
         }
         Ok(())
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use canape_core::component::{Component, Topology};
+    use canape_core::mesh::Mesh;
+    use canape_core::scene::{AnyComponent, EditError, SceneError};
+    use canape_core::state::MechanicalObject;
+
+    /// A fixed two-triangle topology.
+    #[derive(Clone)]
+    struct Square {
+        data: DataTable,
+        mesh: Mesh,
+    }
+    canape_core::impl_component!(Square, "Square");
+    impl Topology for Square {
+        fn mesh(&self) -> &Mesh {
+            &self.mesh
+        }
+        fn mesh_mut(&mut self) -> &mut Mesh {
+            &mut self.mesh
+        }
+    }
+
+    /// The scene as a controller sees it (read only here).
+    struct Control<'a>(&'a Scene);
+
+    impl SceneControl for Control<'_> {
+        fn scene(&self) -> &Scene {
+            self.0
+        }
+        fn set_data(&mut self, _: ComponentId, _: &str, _: &str) -> Result<(), EditError> {
+            unreachable!("VTKExporter edits nothing")
+        }
+        fn state_mut(&mut self, _: ComponentId) -> Option<&mut MechanicalObject> {
+            None
+        }
+        fn add_component(&mut self, _: NodeId, _: &str, _: AnyComponent) -> Result<(), SceneError> {
+            unreachable!("VTKExporter adds nothing")
+        }
+        fn remove_component(&mut self, _: ComponentId) -> Result<(), SceneError> {
+            unreachable!("VTKExporter removes nothing")
+        }
+        fn remove_node(&mut self, _: NodeId) -> Result<(), SceneError> {
+            unreachable!("VTKExporter removes nothing")
+        }
+    }
+
+    /// A scene with a four-point state and a two-triangle topology, and a VTKExporter writing
+    /// to `file` at the scene's start, initialised there with `attrs`.
+    fn exporter(file: &std::path::Path, attrs: &[(&str, &str)]) -> (Scene, VtkExporter) {
+        let mut scene = Scene::new();
+        let root = scene.add_node("root", None);
+        let mut mo = MechanicalObject::new(canape_types::DofType::Vec3);
+        mo.resize(4);
+        mo.vec_mut(VecId::POSITION)
+            .copy_from_slice(&[0.0, 0.0, 0.0, 1.0, 0.0, 0.0, 1.0, 1.0, 0.0, 0.0, 1.0, 0.5]);
+        let id = scene.add_component(root, "dofs", AnyComponent::State(mo), None);
+        let square = Square {
+            data: base_fields(DataTable::new()),
+            mesh: Mesh {
+                triangles: vec![[0, 1, 2], [0, 2, 3]],
+                ..Mesh::default()
+            },
+        };
+        scene.add_component(
+            root,
+            "square",
+            AnyComponent::Topology(Box::new(square)),
+            None,
+        );
+        let mut e = VtkExporter::new();
+        let d = e.data_mut();
+        d.set_str("filename", &file.display().to_string()).unwrap();
+        d.set_str("exportAtBegin", "1").unwrap();
+        d.set_str("triangles", "1").unwrap();
+        for (k, v) in attrs {
+            d.set_str(k, v).unwrap();
+        }
+        let mut diags = canape_core::diag::Diagnostics::default();
+        // the state's id stands for the exporter's (only diagnostics name it)
+        e.init(&mut InitContext {
+            scene: &scene,
+            node: root,
+            id,
+            diags: &mut diags,
+        });
+        assert!(!diags.has_errors(), "{diags:?}");
+        (scene, e)
+    }
+
+    #[test]
+    fn edits_update_in_place_format_and_numbering() {
+        let dir = std::env::temp_dir().join(format!("canape-vtk-edit-{}", std::process::id()));
+        std::fs::create_dir_all(&dir).unwrap();
+        let edits = [("XMLformat", "0"), ("overwrite", "1")];
+        let (s1, mut a) = exporter(&dir.join("edited"), &[]);
+        let v0 = a.data().versions();
+        for (k, v) in edits {
+            a.data_mut().set_str(k, v).unwrap();
+        }
+        assert_eq!(
+            a.data_changed(&a.data().changed_since(&v0)),
+            Reaction::Updated
+        );
+        a.on_event(&Event::SimulationInitDone, &mut Control(&s1))
+            .unwrap();
+        let (s2, mut b) = exporter(&dir.join("fresh"), &edits);
+        b.on_event(&Event::SimulationInitDone, &mut Control(&s2))
+            .unwrap();
+        // legacy content, the file not numbered
+        let ta = std::fs::read_to_string(dir.join("edited.vtk")).unwrap();
+        let tb = std::fs::read_to_string(dir.join("fresh.vtk")).unwrap();
+        assert_eq!(ta, tb);
+        assert!(ta.starts_with("# vtk DataFile"), "{ta}");
+        // any other edit re-runs init
+        let v0 = a.data().versions();
+        a.data_mut()
+            .set_str("pointsDataFields", "dofs.velocity")
+            .unwrap();
+        assert_eq!(
+            a.data_changed(&a.data().changed_since(&v0)),
+            Reaction::Reinit
+        );
+        let _ = std::fs::remove_dir_all(&dir);
     }
 }
