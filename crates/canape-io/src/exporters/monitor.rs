@@ -1,8 +1,8 @@
 //! Monitor: gnuplot files of chosen points' positions, velocities and forces.
 
 use crate::state_io::{create_replacing, fmt_g6};
-use canape_core::component::{Controller, Event, SceneControl};
-use canape_core::data::{base_fields, DataKind, DataTable, Flag, Ints, Real, Text};
+use canape_core::component::{Controller, Event, Reaction, SceneControl};
+use canape_core::data::{base_fields, ChangedData, DataKind, DataTable, Flag, Ints, Real, Text};
 use canape_core::scene::{ComponentId, InitContext, Scene};
 use canape_core::state::VecId;
 use std::io::Write as _;
@@ -98,6 +98,30 @@ impl Monitor {
 }
 
 impl Monitor {
+    /// The display options are not used here: an edit of those only is taken as it is, the
+    /// files going on; any other edit re-runs init (the files made afresh).
+    fn data_changed_impl(&mut self, changed: &ChangedData) -> Reaction {
+        let d = &self.d;
+        let display = [
+            d.show_positions.index(),
+            d.show_velocities.index(),
+            d.show_forces.index(),
+            d.show_trajectories.index(),
+            d.positions_color.index(),
+            d.velocities_color.index(),
+            d.forces_color.index(),
+            d.trajectories_color.index(),
+            d.show_min_threshold.index(),
+            d.trajectories_precision.index(),
+            d.size_factor.index(),
+        ];
+        if changed.only(&display) {
+            Reaction::Updated
+        } else {
+            Reaction::Reinit
+        }
+    }
+
     fn init_impl(&mut self, ctx: &mut InitContext<'_>) {
         self.files.clear();
         self.state = ctx.scene.context_state(ctx.node);
@@ -150,7 +174,7 @@ impl Monitor {
     }
 }
 
-canape_core::impl_component!(Monitor, "Monitor", init);
+canape_core::impl_component!(Monitor, "Monitor", init, data_changed);
 
 impl Controller for Monitor {
     fn on_event(&mut self, event: &Event, scene: &mut dyn SceneControl) -> Result<(), String> {
@@ -170,5 +194,121 @@ impl Controller for Monitor {
             }
         }
         Ok(())
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use canape_core::component::Component;
+    use canape_core::scene::{AnyComponent, EditError, NodeId, SceneError};
+    use canape_core::state::MechanicalObject;
+
+    /// The scene as a controller sees it (read only here).
+    struct Control<'a>(&'a Scene);
+
+    impl SceneControl for Control<'_> {
+        fn scene(&self) -> &Scene {
+            self.0
+        }
+        fn set_data(&mut self, _: ComponentId, _: &str, _: &str) -> Result<(), EditError> {
+            unreachable!("Monitor edits nothing")
+        }
+        fn state_mut(&mut self, _: ComponentId) -> Option<&mut MechanicalObject> {
+            None
+        }
+        fn add_component(&mut self, _: NodeId, _: &str, _: AnyComponent) -> Result<(), SceneError> {
+            unreachable!("Monitor adds nothing")
+        }
+        fn remove_component(&mut self, _: ComponentId) -> Result<(), SceneError> {
+            unreachable!("Monitor removes nothing")
+        }
+        fn remove_node(&mut self, _: NodeId) -> Result<(), SceneError> {
+            unreachable!("Monitor removes nothing")
+        }
+    }
+
+    /// A scene with a moving three-point state and a Monitor of it writing `<base>_x.txt` and
+    /// `<base>_v.txt`, initialised there with `attrs`.
+    fn monitor(base: &std::path::Path, attrs: &[(&str, &str)]) -> (Scene, ComponentId, Monitor) {
+        let mut scene = Scene::new();
+        let root = scene.add_node("root", None);
+        let mut mo = MechanicalObject::new(canape_types::DofType::Vec3);
+        mo.resize(3);
+        mo.vec_mut(VecId::VELOCITY)
+            .copy_from_slice(&[1.0, 2.0, 3.0, 4.0, 5.0, 6.0, 7.0, 8.0, 9.0]);
+        let id = scene.add_component(root, "dofs", AnyComponent::State(mo), None);
+        let mut m = Monitor::new();
+        let d = m.data_mut();
+        d.set_str("fileName", &base.display().to_string()).unwrap();
+        d.set_str("indices", "0 2").unwrap();
+        d.set_str("ExportPositions", "1").unwrap();
+        d.set_str("ExportVelocities", "1").unwrap();
+        for (k, v) in attrs {
+            d.set_str(k, v).unwrap();
+        }
+        let mut diags = canape_core::diag::Diagnostics::default();
+        // the state's id stands for the Monitor's (only diagnostics name it)
+        m.init(&mut InitContext {
+            scene: &scene,
+            node: root,
+            id,
+            diags: &mut diags,
+        });
+        assert!(!diags.has_errors(), "{diags:?}");
+        (scene, id, m)
+    }
+
+    /// Three steps' AnimateEnd events, the state moving between them.
+    fn run(scene: &mut Scene, id: ComponentId, m: &mut Monitor) {
+        for step in 1..4 {
+            scene.time = step as f64 * 0.01;
+            for x in scene.state_mut(id).unwrap().vec_mut(VecId::POSITION) {
+                *x += 0.25;
+            }
+            m.on_event(&Event::AnimateEnd { dt: 0.01 }, &mut Control(scene))
+                .unwrap();
+        }
+    }
+
+    #[test]
+    fn edits_update_in_place_display_options() {
+        let dir = std::env::temp_dir().join(format!("canape-monitor-edit-{}", std::process::id()));
+        std::fs::create_dir_all(&dir).unwrap();
+        let edits = [
+            ("showTrajectories", "1"),
+            ("TrajectoriesColor", "0 1 0 1"),
+            ("sizeFactor", "3"),
+        ];
+        let (mut s1, id1, mut a) = monitor(&dir.join("edited"), &[]);
+        let v0 = a.data().versions();
+        for (k, v) in edits {
+            a.data_mut().set_str(k, v).unwrap();
+        }
+        assert_eq!(
+            a.data_changed(&a.data().changed_since(&v0)),
+            Reaction::Updated
+        );
+        run(&mut s1, id1, &mut a);
+        let (mut s2, id2, mut b) = monitor(&dir.join("fresh"), &edits);
+        run(&mut s2, id2, &mut b);
+        drop((a, b));
+        for suffix in ["_x.txt", "_v.txt"] {
+            let read =
+                |base: &str| std::fs::read_to_string(dir.join(format!("{base}{suffix}"))).unwrap();
+            let (ta, tb) = (read("edited"), read("fresh"));
+            assert_eq!(ta, tb);
+            assert_eq!(ta.lines().count(), 2 + 3, "{ta}");
+        }
+        // any other edit re-runs init (the files made afresh)
+        let (_, _, mut c) = monitor(&dir.join("other"), &[]);
+        let v0 = c.data().versions();
+        c.data_mut().set_str("indices", "1").unwrap();
+        c.data_mut().set_str("sizeFactor", "2").unwrap();
+        assert_eq!(
+            c.data_changed(&c.data().changed_since(&v0)),
+            Reaction::Reinit
+        );
+        let _ = std::fs::remove_dir_all(&dir);
     }
 }
