@@ -7,8 +7,8 @@ use super::{
 };
 use crate::error::FileWriteError;
 use crate::state_io::fmt_g6;
-use canape_core::component::{Controller, Event, SceneControl};
-use canape_core::data::{base_fields, DataKind, DataTable, Reals, Text};
+use canape_core::component::{Controller, Event, Reaction, SceneControl};
+use canape_core::data::{base_fields, ChangedData, DataKind, DataTable, Reals, Text};
 use canape_core::mesh::Mesh;
 use canape_core::scene::{ComponentId, InitContext, Scene};
 use std::fmt::Write as _;
@@ -342,21 +342,48 @@ fn obj(pts: &[[f64; 3]], m: &Mesh, name: &str) -> String {
     s
 }
 
+/// The formats `format` names (ALL or empty: all of them), or why it names none.
+fn formats_of(format: &str) -> Result<Vec<&'static str>, String> {
+    let f = format.trim();
+    if f.eq_ignore_ascii_case("all") || f.is_empty() {
+        Ok(MESH_FORMATS.to_vec())
+    } else if let Some(k) = MESH_FORMATS.iter().find(|k| k.eq_ignore_ascii_case(f)) {
+        Ok(vec![*k])
+    } else {
+        Err(format!(
+            "format '{f}' is not one of ALL, {}",
+            MESH_FORMATS.join(", ")
+        ))
+    }
+}
+
 impl MeshExporter {
+    /// `format` takes effect in place (the next exports in the new formats, the schedule and
+    /// the file numbering going on) when init went past it; a format init would reject is
+    /// refused. Any other edit re-runs init.
+    fn data_changed_impl(&mut self, changed: &ChangedData) -> Reaction {
+        if !changed.only(&[self.d.format.index()]) || self.formats.is_empty() {
+            return Reaction::Reinit;
+        }
+        match formats_of(self.data.get(self.d.format)) {
+            Ok(formats) => {
+                self.formats = formats;
+                Reaction::Updated
+            }
+            Err(e) => Reaction::Refused(vec![e]),
+        }
+    }
+
     fn init_impl(&mut self, ctx: &mut InitContext<'_>) {
         self.schedule = Schedule::read(&self.data, ctx);
-        let f = self.data.get(self.d.format).trim().to_string();
-        self.formats = if f.eq_ignore_ascii_case("all") || f.is_empty() {
-            MESH_FORMATS.to_vec()
-        } else if let Some(k) = MESH_FORMATS.iter().find(|k| k.eq_ignore_ascii_case(&f)) {
-            vec![*k]
-        } else {
-            ctx.error(format!(
-                "format '{f}' is not one of ALL, {}: nothing is written",
-                MESH_FORMATS.join(", ")
-            ));
-            self.schedule.enable = false;
-            return;
+        self.formats = match formats_of(self.data.get(self.d.format)) {
+            Ok(formats) => formats,
+            Err(e) => {
+                ctx.error(format!("{e}: nothing is written"));
+                self.formats.clear();
+                self.schedule.enable = false;
+                return;
+            }
         };
         self.topology = context_topology(ctx);
         if self.topology.is_none() {
@@ -370,7 +397,7 @@ impl MeshExporter {
     }
 }
 
-canape_core::impl_component!(MeshExporter, "MeshExporter", init);
+canape_core::impl_component!(MeshExporter, "MeshExporter", init, data_changed);
 
 impl Controller for MeshExporter {
     fn on_event(&mut self, event: &Event, scene: &mut dyn SceneControl) -> Result<(), String> {
@@ -378,5 +405,72 @@ impl Controller for MeshExporter {
             self.write(scene.scene()).map_err(|e| e.to_string())?;
         }
         Ok(())
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::super::vtk_exporter::tests::{scene_with_square, Control};
+    use super::*;
+    use canape_core::component::Component;
+
+    /// A MeshExporter writing to `file` at the scene's start, initialised with `attrs` beside a
+    /// state and a two-triangle topology.
+    fn exporter(file: &std::path::Path, attrs: &[(&str, &str)]) -> (Scene, MeshExporter) {
+        let (scene, root, id) = scene_with_square();
+        let mut e = MeshExporter::new();
+        let d = e.data_mut();
+        d.set_str("filename", &file.display().to_string()).unwrap();
+        d.set_str("exportAtBegin", "1").unwrap();
+        for (k, v) in attrs {
+            d.set_str(k, v).unwrap();
+        }
+        let mut diags = canape_core::diag::Diagnostics::default();
+        // the state's id stands for the exporter's (only diagnostics name it)
+        e.init(&mut InitContext {
+            scene: &scene,
+            node: root,
+            id,
+            diags: &mut diags,
+        });
+        assert!(!diags.has_errors(), "{diags:?}");
+        (scene, e)
+    }
+
+    #[test]
+    fn edits_update_in_place_format() {
+        let dir = std::env::temp_dir().join(format!("canape-mesh-edit-{}", std::process::id()));
+        std::fs::create_dir_all(&dir).unwrap();
+        let (s1, mut a) = exporter(&dir.join("edited"), &[]);
+        let v0 = a.data().versions();
+        a.data_mut().set_str("format", "Gmsh").unwrap();
+        assert_eq!(
+            a.data_changed(&a.data().changed_since(&v0)),
+            Reaction::Updated
+        );
+        a.on_event(&Event::SimulationInitDone, &mut Control(&s1))
+            .unwrap();
+        let (s2, mut b) = exporter(&dir.join("fresh"), &[("format", "Gmsh")]);
+        b.on_event(&Event::SimulationInitDone, &mut Control(&s2))
+            .unwrap();
+        let ta = std::fs::read_to_string(dir.join("edited.gmsh")).unwrap();
+        let tb = std::fs::read_to_string(dir.join("fresh.gmsh")).unwrap();
+        assert_eq!(ta, tb);
+        // only that format was written
+        assert!(!dir.join("edited.vtk").exists() && !dir.join("fresh.vtk").exists());
+        // a format init would reject is refused; any other edit re-runs init
+        let v0 = a.data().versions();
+        a.data_mut().set_str("format", "stl").unwrap();
+        assert!(matches!(
+            a.data_changed(&a.data().changed_since(&v0)),
+            Reaction::Refused(_)
+        ));
+        let v0 = a.data().versions();
+        a.data_mut().set_str("exportAtEnd", "1").unwrap();
+        assert_eq!(
+            a.data_changed(&a.data().changed_since(&v0)),
+            Reaction::Reinit
+        );
+        let _ = std::fs::remove_dir_all(&dir);
     }
 }

@@ -356,7 +356,7 @@ impl Controller for VtkExporter {
 }
 
 #[cfg(test)]
-mod tests {
+pub(super) mod tests {
     use super::*;
     use canape_core::component::{Component, Topology};
     use canape_core::mesh::Mesh;
@@ -380,7 +380,7 @@ mod tests {
     }
 
     /// The scene as a controller sees it (read only here).
-    struct Control<'a>(&'a Scene);
+    pub(in crate::exporters) struct Control<'a>(pub &'a Scene);
 
     impl SceneControl for Control<'_> {
         fn scene(&self) -> &Scene {
@@ -403,9 +403,9 @@ mod tests {
         }
     }
 
-    /// A scene with a four-point state and a two-triangle topology, and a VTKExporter writing
-    /// to `file` at the scene's start, initialised there with `attrs`.
-    fn exporter(file: &std::path::Path, attrs: &[(&str, &str)]) -> (Scene, VtkExporter) {
+    /// A one-node scene with a four-point state and a two-triangle topology: the scene, its
+    /// root and the state's id.
+    pub(in crate::exporters) fn scene_with_square() -> (Scene, NodeId, ComponentId) {
         let mut scene = Scene::new();
         let root = scene.add_node("root", None);
         let mut mo = MechanicalObject::new(canape_types::DofType::Vec3);
@@ -426,6 +426,13 @@ mod tests {
             AnyComponent::Topology(Box::new(square)),
             None,
         );
+        (scene, root, id)
+    }
+
+    /// A VTKExporter writing to `file` at the scene's start, initialised with `attrs` beside a
+    /// state and a two-triangle topology.
+    fn exporter(file: &std::path::Path, attrs: &[(&str, &str)]) -> (Scene, VtkExporter) {
+        let (scene, root, id) = scene_with_square();
         let mut e = VtkExporter::new();
         let d = e.data_mut();
         d.set_str("filename", &file.display().to_string()).unwrap();
