@@ -808,18 +808,29 @@ mod tests {
 
     /// Several right-hand sides at once give what one solve per right-hand side gives (to
     /// round-off), in the given order and renumbered.
-    #[test]
-    fn many_right_hand_sides_equal_single_solves() {
+    /// A factored envelope of 70 rows of varying width, in the given order and renumbered.
+    fn factored_envelopes() -> Vec<(BandPattern, Vec<f64>)> {
         let n = 70;
         let width = |i: usize| [1, 9, 3, 0, 17, 5][i / 12 % 6].min(i);
         let identity: Vec<usize> = (0..n).collect();
         let old_of: Vec<usize> = (0..n).map(|k| (k * 37 + 11) % n).collect();
         let new_of: Vec<u32> = old_of.iter().map(|&o| o as u32).collect();
-        for (order, renumber) in [(&identity, None), (&old_of, Some(new_of))] {
-            let (a, _) = envelope(n, width, order);
-            let p = BandPattern::with_order(&a, renumber).expect("band");
-            let mut values = Vec::new();
-            p.factorize(&a, &mut values).expect("SPD");
+        [(&identity, None), (&old_of, Some(new_of))]
+            .into_iter()
+            .map(|(order, renumber)| {
+                let (a, _) = envelope(n, width, order);
+                let p = BandPattern::with_order(&a, renumber).expect("band");
+                let mut values = Vec::new();
+                p.factorize(&a, &mut values).expect("SPD");
+                (p, values)
+            })
+            .collect()
+    }
+
+    #[test]
+    fn many_right_hand_sides_equal_single_solves() {
+        for (p, values) in factored_envelopes() {
+            let n = p.lay.n;
             let m = 5;
             let b: Vec<f64> = (0..n * m).map(|k| ((k * 13 % 29) as f64) - 14.0).collect();
             let mut many = b.clone();
@@ -844,16 +855,8 @@ mod tests {
     /// zero rows in B (skipped) and a zero column.
     #[test]
     fn compliance_by_forward_substitution_equals_the_full_solves() {
-        let n = 70;
-        let width = |i: usize| [1, 9, 3, 0, 17, 5][i / 12 % 6].min(i);
-        let identity: Vec<usize> = (0..n).collect();
-        let old_of: Vec<usize> = (0..n).map(|k| (k * 37 + 11) % n).collect();
-        let new_of: Vec<u32> = old_of.iter().map(|&o| o as u32).collect();
-        for (order, renumber) in [(&identity, None), (&old_of, Some(new_of))] {
-            let (a, _) = envelope(n, width, order);
-            let p = BandPattern::with_order(&a, renumber).expect("band");
-            let mut values = Vec::new();
-            p.factorize(&a, &mut values).expect("SPD");
+        for (p, values) in factored_envelopes() {
+            let n = p.lay.n;
             let m = 6;
             // rows before 20 are zero, column 4 is zero, column c starts at row 20 + 7 (c % 3)
             let b: Vec<f64> = (0..n * m)

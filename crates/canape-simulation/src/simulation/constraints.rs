@@ -554,6 +554,12 @@ impl Simulation {
     /// The group's own Bᵀ A⁻¹ B ([`GroupOps::compliance_again`]) into `w`; false when its
     /// solver has none (or solved nothing this step).
     fn group_compliance(&mut self, gi: usize, rhs: &[f64], m: usize, w: &mut [f64]) -> bool {
+        self.with_group_ops(gi, |ops| ops.compliance_again(rhs, m, w).is_some())
+    }
+
+    /// `f` with the operations of group `gi` (its states, force fields, mappings and linear
+    /// solver, as the step's solve used them).
+    fn with_group_ops<R>(&mut self, gi: usize, f: impl FnOnce(&mut GroupOps) -> R) -> R {
         let g = &self.groups[gi];
         let scene = &mut self.scene;
         let linear = g.linear.and_then(|l| scene.linears[l].as_mut());
@@ -568,7 +574,7 @@ impl Simulation {
             &mut self.step_clock,
             &mut self.works[gi],
         );
-        ops.compliance_again(rhs, m, w).is_some()
+        f(&mut ops)
     }
 
     /// A⁻¹ f for a force `f` on independent state `s` of group `gi` (zero on the group's other
@@ -592,30 +598,18 @@ impl Simulation {
     /// plain `solve_again`) with the free motion's system; false, reported once, when the
     /// group has no linear solver that solved this step.
     fn group_solve_again(&mut self, gi: usize, rhs: &[f64], sol: &mut [f64], m: usize) -> bool {
-        let g = &self.groups[gi];
-        let scene = &mut self.scene;
-        let linear = g.linear.and_then(|l| scene.linears[l].as_mut());
-        let mut ops = GroupOps::new(
-            g,
-            &mut scene.states,
-            &scene.masses,
-            &mut scene.force_fields,
-            &scene.projective,
-            &mut scene.mappings,
-            linear,
-            &mut self.step_clock,
-            &mut self.works[gi],
-        );
-        let solved = if m == 1 {
-            ops.solve_again(rhs, sol)
-        } else {
-            ops.solve_again_many(rhs, sol, m)
-        };
+        let solved = self.with_group_ops(gi, |ops| {
+            if m == 1 {
+                ops.solve_again(rhs, sol)
+            } else {
+                ops.solve_again_many(rhs, sol, m)
+            }
+        });
         if solved.is_none() {
             let d = Diagnostic::warning(
                 "LinearSolverConstraintCorrection: the solver group has no linear solver that solved this step: no compliance",
             )
-            .on(self.scene.node_path(g.node));
+            .on(self.scene.node_path(self.groups[gi].node));
             self.report_once(d);
             return false;
         }
