@@ -12,9 +12,9 @@ pub use mesh_matrix::{MeshMatrixMass, MeshMatrixMassData};
 pub use uniform::{UniformMass, UniformMassData};
 
 use crate::base_data;
-use canape_core::data::{DataTable, MassData};
+use canape_core::data::{Data, DataTable, MassData, Text};
 use canape_core::mesh::Mesh;
-use canape_core::scene::InitContext;
+use canape_core::scene::{InitContext, ToTopology};
 use canape_types::Vec3;
 
 /// Absolute volume of a tetrahedron.
@@ -46,23 +46,29 @@ fn elements_in_range(mesh: &Mesh, n: usize) -> bool {
     mesh.max_index().is_none_or(|m| (m as usize) < n)
 }
 
-/// The mesh named by a `topology="@…"` link, or the context's topology.
-pub fn linked_or_context_topology<'a>(ctx: &mut InitContext<'a>, link: &str) -> Option<&'a Mesh> {
-    if !link.trim().is_empty() {
-        match ctx.linked(link) {
-            Some(canape_core::scene::Target::Component(c)) => {
-                if let Some(t) = ctx.scene.topology(c) {
-                    return Some(t.mesh());
-                }
+/// The mesh of the topology a `topology="@…"` Data `d` of `table` links to (a typed link: a
+/// link to anything else is reported), or else the context's topology.
+pub fn linked_or_context_topology<'a>(
+    ctx: &mut InitContext<'a>,
+    table: &DataTable,
+    d: Data<Text>,
+) -> Option<&'a Mesh> {
+    match ctx.link::<ToTopology>(table, d) {
+        Ok(Some(l)) => {
+            let t = ctx.scene.linked_topology(l);
+            if t.is_none() {
                 ctx.error(format!(
-                    "topology link '{link}' does not point to a topology"
+                    "{}='{}': the topology is not ready (it is initialised after this component)",
+                    table.fields()[d.index()].name,
+                    table.get(d).trim()
                 ));
-                return None;
             }
-            _ => {
-                ctx.error(format!("topology link '{link}' not found"));
-                return None;
-            }
+            return t.map(|t| t.mesh());
+        }
+        Ok(None) => {}
+        Err(e) => {
+            ctx.error(e.to_string());
+            return None;
         }
     }
     ctx.topology_where(|m| {

@@ -554,6 +554,52 @@ fn a_link_to_the_wrong_kind_of_component_says_what_it_found() {
             .any(|e| e.contains("topology='grid' is not a link")),
         "{errors:?}"
     );
+    // the masses' (and pressure fields', mappings', smoothing's) topology link is typed too
+    let mass = BEAM.replace(
+        r#"<UniformMass totalMass="1"/>"#,
+        r#"<DiagonalMass totalMass="1" topology="@FEM"/>"#,
+    );
+    let sim = load("mass_link.scn", &mass);
+    let errors = messages(&sim, Severity::Error);
+    assert!(
+        errors.iter().any(|e| e.contains("mass_link.scn:8")
+            && e.contains(
+                "topology='@FEM' names /root/Beam/FEM (HexahedronFEMForceField), not a topology"
+            )),
+        "{errors:?}"
+    );
+    let mass = BEAM.replace(
+        r#"<UniformMass totalMass="1"/>"#,
+        r#"<DiagonalMass totalMass="1" topology="@nowhere"/>"#,
+    );
+    let errors = messages(&load("mass_nolink.scn", &mass), Severity::Error);
+    assert!(
+        errors
+            .iter()
+            .any(|e| e.contains("topology='@nowhere' names nothing in the scene")),
+        "{errors:?}"
+    );
+    // an interaction's ends: a MechanicalObject or a node holding one
+    let spring = BEAM.replace(
+        r#"<FixedProjectiveConstraint indices="0 5 10 15"/>"#,
+        r#"<FixedProjectiveConstraint indices="0 5 10 15"/>
+    <StiffSpringForceField object1="@grid" object2="@dofs" spring="0 1 10 0 1"/>
+    <StiffSpringForceField object1="@/root" object2="@." spring="0 1 10 0 1"/>
+    <StiffSpringForceField object1="@." object2="@dofs" spring="0 1 10 0 1"/>"#,
+    );
+    let sim = load("spring_links.scn", &spring);
+    let errors = messages(&sim, Severity::Error);
+    assert!(
+        errors.iter().any(|e| e.contains("spring_links.scn:11")
+            && e.contains("object1='@grid' names /root/Beam/grid (RegularGridTopology), not a MechanicalObject")),
+        "{errors:?}"
+    );
+    assert!(
+        errors.iter().any(|e| e.contains("spring_links.scn:12")
+            && e.contains("object1='@/root' names the node 'root' (it has no MechanicalObject), not a MechanicalObject")),
+        "{errors:?}"
+    );
+    assert_eq!(errors.len(), 2, "the node Beam holds a state: {errors:?}");
     // a state linked as mstate is accepted when it is the context's
     let ok = BEAM.replace(
         r#"poissonRatio="0.3"/>"#,

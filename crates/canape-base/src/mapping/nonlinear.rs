@@ -57,7 +57,7 @@ pub(crate) fn vec3_to_vec1_over_topology<'a>(
             0
         }
     };
-    let Some(mesh) = crate::mass::linked_or_context_topology(ctx, data.get(d.topology)) else {
+    let Some(mesh) = crate::mass::linked_or_context_topology(ctx, data, d.topology) else {
         ctx.error(format!(
             "no topology with {elements}: set topology=\"@…\" or put a container in the context"
         ));

@@ -163,7 +163,7 @@ impl DiagonalMass {
             .flat_map(|c| std::array::from_fn::<f64, 3, _>(|k| c.get(k).copied().unwrap_or(0.0)))
             .collect();
         let rest = &rest_points[..];
-        let topo = linked_or_context_topology(ctx, self.data.get(self.d.topology));
+        let topo = linked_or_context_topology(ctx, &self.data, self.d.topology);
         let Some(mesh) = topo else {
             ctx.error(
                 "no topology in the context: DiagonalMass needs elements to compute vertex masses",

@@ -215,8 +215,7 @@ impl MeshMatrixMass {
         } else {
             st.vec(VecId::POSITION)
         };
-        let link = self.data.get(dh.topology).to_string();
-        let Some(mesh) = linked_or_context_topology(ctx, &link) else {
+        let Some(mesh) = linked_or_context_topology(ctx, &self.data, dh.topology) else {
             ctx.error(
                 "no topology: MeshMatrixMass needs hexahedra, tetrahedra, quads or triangles",
             );

@@ -15,7 +15,7 @@ use canape_core::component::{ForceField, Interaction, Reaction};
 use canape_core::data::{ChangedData, Data, DataKind, DataTable, Flag, Int, Real, Reals, Text};
 use canape_core::impl_component;
 use canape_core::matrix::MatrixSink;
-use canape_core::scene::{ComponentId, InitContext, Target};
+use canape_core::scene::{ComponentId, InitContext, LinkError};
 use canape_types::{DofType, Mat3, Vec3};
 use nalgebra::{Quaternion, UnitQuaternion};
 
@@ -92,20 +92,17 @@ impl InteractionEllipsoidForceField {
         }
     }
 
-    fn resolve(&self, ctx: &mut InitContext<'_>, which: Data<Text>) -> Option<ComponentId> {
+    fn resolve(
+        &self,
+        ctx: &mut InitContext<'_>,
+        name: &'static str,
+        which: Data<Text>,
+    ) -> Result<Option<ComponentId>, LinkError> {
         let l = self.data.get(which).trim().to_string();
-        let context = ctx.scene.context_state(ctx.node);
         if l.is_empty() || l == "@./" || l == "@." {
-            return context;
+            return Ok(ctx.scene.context_state(ctx.node));
         }
-        match ctx.linked(&l) {
-            Some(Target::Component(c)) if ctx.scene.state(c).is_some() => Some(c),
-            Some(Target::Node(n)) => ctx
-                .scene
-                .node_components(n, canape_core::component::Role::State)
-                .next(),
-            _ => None,
-        }
+        Ok(ctx.link_state_or_node(name, &l)?.map(|l| l.id()))
     }
 
     fn init_impl(&mut self, ctx: &mut InitContext<'_>) {
@@ -113,12 +110,22 @@ impl InteractionEllipsoidForceField {
         self.contacts.clear();
         let d = self.d;
         self.rayleigh = self.data.get(d.rayleigh_stiffness);
-        let (Some(a), Some(b)) = (self.resolve(ctx, d.object1), self.resolve(ctx, d.object2))
-        else {
-            ctx.error(
-                "object1 and object2 must name MechanicalObjects (Vec3 points, a Rigid3 frame)",
-            );
-            return;
+        let ends = (
+            self.resolve(ctx, "object1", d.object1),
+            self.resolve(ctx, "object2", d.object2),
+        );
+        let (a, b) = match ends {
+            (Ok(Some(a)), Ok(Some(b))) => (a, b),
+            (Err(e), _) | (_, Err(e)) => {
+                ctx.error(e.to_string());
+                return;
+            }
+            _ => {
+                ctx.error(
+                    "object1 and object2 must name MechanicalObjects (Vec3 points, a Rigid3 frame)",
+                );
+                return;
+            }
         };
         let (sa, sb) = (
             ctx.scene.state(a).expect("state"),

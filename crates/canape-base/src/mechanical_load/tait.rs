@@ -285,7 +285,7 @@ impl TaitSurfacePressureForceField {
         }
         let n = st.size();
         let link = self.data.get(self.ff.topology).to_string();
-        let Some(mesh) = linked_or_context_topology(ctx, &link) else {
+        let Some(mesh) = linked_or_context_topology(ctx, &self.data, self.ff.topology) else {
             if link.trim().is_empty() {
                 ctx.error("no topology in the context: no surface to apply a pressure on");
             }

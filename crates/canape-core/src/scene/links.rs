@@ -95,6 +95,38 @@ impl InitContext<'_> {
         self.link_text::<R>(name, table.str(name))
     }
 
+    /// The state an object link names — a MechanicalObject, or a node, meaning its state (SOFA's
+    /// `object1="@node"` form of an interaction's ends) — for the text of Data `data`;
+    /// `Ok(None)` when the text is empty.
+    pub fn link_state_or_node(
+        &self,
+        data: &'static str,
+        text: &str,
+    ) -> Result<Option<Link<ToState>>, LinkError> {
+        let trimmed = text.trim();
+        if let Some(Target::Node(n)) = trimmed
+            .strip_prefix('@')
+            .and_then(|p| self.scene.resolve_path(self.node, Some(self.id), p))
+        {
+            return match self.scene.node_components(n, Role::State).next() {
+                Some(c) => Ok(Some(Link {
+                    id: c,
+                    _role: PhantomData,
+                })),
+                None => Err(LinkError::WrongRole {
+                    data,
+                    link: trimmed.to_string(),
+                    found: format!(
+                        "the node '{}' (it has no MechanicalObject)",
+                        self.scene.node(n).name
+                    ),
+                    expected: ToState::WHAT,
+                }),
+            };
+        }
+        self.link_text::<ToState>(data, text)
+    }
+
     fn link_text<R: LinkRole>(
         &self,
         data: &'static str,

@@ -41,21 +41,11 @@ impl PairEnds {
             if l.is_empty() {
                 continue;
             }
-            let target = ctx.linked(&l).and_then(|t| match t {
-                canape_core::scene::Target::Component(c) => {
-                    ctx.scene.state(c).is_some().then_some(c)
-                }
-                canape_core::scene::Target::Node(n) => ctx
-                    .scene
-                    .node_components(n, canape_core::component::Role::State)
-                    .next(),
-            });
-            match target {
-                Some(c) => ends[k] = Some(c),
-                None => {
-                    ctx.error(format!(
-                        "{o}='{l}' is not a MechanicalObject (nor a node with one)"
-                    ));
+            match ctx.link_state_or_node(o, &l) {
+                Ok(Some(link)) => ends[k] = Some(link.id()),
+                Ok(None) => {}
+                Err(e) => {
+                    ctx.error(e.to_string());
                     return None;
                 }
             }

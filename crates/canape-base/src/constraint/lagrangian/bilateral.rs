@@ -16,7 +16,7 @@ use canape_core::impl_component;
 use canape_core::lagrangian::{
     ConstraintBuild, ConstraintInputs, ConstraintOrder, LagrangianConstraint, Resolution,
 };
-use canape_core::scene::{ComponentId, InitContext, Target};
+use canape_core::scene::{ComponentId, InitContext};
 use canape_types::dof::{quat_of, rigid3_rotate};
 use canape_types::DofType;
 
@@ -86,13 +86,10 @@ impl BilateralLagrangianConstraint {
             if l.is_empty() {
                 continue;
             }
-            sides[k] = match ctx.linked(&l) {
-                Some(Target::Component(c)) if ctx.scene.state(c).is_some() => Some(c),
-                Some(Target::Node(n)) => ctx.scene.node_components(n, Role::State).next(),
-                _ => {
-                    ctx.error(format!(
-                        "{name}='{l}' is not a MechanicalObject (nor a node with one)"
-                    ));
+            sides[k] = match ctx.link_state_or_node(name, &l) {
+                Ok(link) => link.map(|l| l.id()),
+                Err(e) => {
+                    ctx.error(e.to_string());
                     return;
                 }
             };

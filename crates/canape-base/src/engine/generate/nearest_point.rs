@@ -26,10 +26,10 @@
 //! positions and gives no pairs (reported).
 
 use crate::base_data;
-use canape_core::component::{Engine, Role};
+use canape_core::component::Engine;
 use canape_core::data::{Data, DataKind, DataTable, Flag, Ints, Real, Reals, Text, Value};
 use canape_core::impl_component;
-use canape_core::scene::{ComponentId, InitContext, Target};
+use canape_core::scene::{ComponentId, InitContext};
 use canape_core::state::VecId;
 use canape_types::DofType;
 use std::f64::consts::PI;
@@ -144,7 +144,12 @@ impl NearestPointRoi {
 
     /// The state `object1` or `object2` names (the context state when empty), checked to have
     /// the template's type; None (reported) otherwise.
-    fn end(&self, ctx: &mut InitContext<'_>, name: &str, h: Data<Text>) -> Option<ComponentId> {
+    fn end(
+        &self,
+        ctx: &mut InitContext<'_>,
+        name: &'static str,
+        h: Data<Text>,
+    ) -> Option<ComponentId> {
         let link = self.data.get(h).trim().to_string();
         let scene = ctx.scene;
         let id = if link.is_empty() {
@@ -156,17 +161,14 @@ impl NearestPointRoi {
             }
             s?
         } else {
-            let target = ctx.linked(&link).and_then(|t| match t {
-                Target::Component(c) => scene.state(c).is_some().then_some(c),
-                Target::Node(n) => scene.node_components(n, Role::State).next(),
-            });
-            let Some(id) = target else {
-                ctx.error(format!(
-                    "{name}='{link}' is not a MechanicalObject (nor a node with one): nothing is paired"
-                ));
-                return None;
-            };
-            id
+            match ctx.link_state_or_node(name, &link) {
+                Ok(Some(l)) => l.id(),
+                Ok(None) => return None,
+                Err(e) => {
+                    ctx.error(format!("{e}: nothing is paired"));
+                    return None;
+                }
+            }
         };
         let dof = scene.state(id)?.dof;
         if dof != self.dof {

@@ -153,7 +153,7 @@ impl SmoothMeshEngine {
             .data
             .put(self.d.output_position, Value::Reals(Vec::new()));
         let link = self.data.get(self.d.topology).to_string();
-        let Some(mesh) = linked_or_context_topology(ctx, &link) else {
+        let Some(mesh) = linked_or_context_topology(ctx, &self.data, self.d.topology) else {
             if link.trim().is_empty() {
                 ctx.error("no topology in the context: nothing is smoothed");
             }

@@ -149,7 +149,7 @@ impl DistanceMapping {
                 0
             }
         };
-        let Some(mesh) = linked_or_context_topology(ctx, self.data.get(self.d.topology)) else {
+        let Some(mesh) = linked_or_context_topology(ctx, &self.data, self.d.topology) else {
             ctx.error("no topology with edges: set topology=\"@…\" or put an EdgeSetTopologyContainer in the context");
             return;
         };
