@@ -359,7 +359,7 @@ fn bad_lagrangian_input_is_reported_and_the_rest_runs() {
     assert!(has("tolerance must be a non-negative number"), "{text:#?}");
     assert!(has("maxIt -5 is negative"), "{text:#?}");
     assert!(
-        has("object2='@nowhere' is not a MechanicalObject"),
+        has("object2='@nowhere' names nothing in the scene"),
         "{text:#?}"
     );
     assert!(has("links two Vec3 or two Rigid3 states"), "{text:#?}");
