@@ -6,8 +6,8 @@
 //!
 //! The formats live in submodules, re-exported here: `obj`, `stl`, `off`, `trian`, `sphere`
 //! (SphereLoader), `creators` (StringMeshCreator, GridMeshCreator) and `mesh_loader` (the
-//! MeshLoaderComponent behind the Mesh*Loader classes); this file holds the Data they share and
-//! the mesh helpers (sub-elements, triangulation, the scene's mesh reader).
+//! MeshLoaderComponent behind the Mesh*Loader classes); this file declares the Data they share
+//! (the schemas `LoaderData`, `MeshOutputData`) and holds the mesh helpers (sub-elements, triangulation, the scene's mesh reader).
 
 mod creators;
 mod mesh_loader;
@@ -27,123 +27,64 @@ pub use trian::{parse_trian, parse_trian2, TrianMesh};
 
 use crate::error::MeshReadError;
 pub use crate::gmsh::parse_gmsh;
-use canape_core::data::{DataKind, DataTable};
+use canape_core::data::{Data, DataKind, DataTable, Flag, Ints, Real, Reals, Text};
 use canape_core::mesh::Mesh;
 use canape_core::scene::InitContext;
 use std::collections::BTreeSet;
 
-fn loader_data(t: DataTable) -> DataTable {
-    loader_fields(t, DataKind::File)
+canape_core::data_schema! {
+    /// The Data every loader and mesh creator has after the base Data (declared by
+    /// [`loader_data`], or [`creator_data`] with a `filename` of kind Str).
+    pub(crate) struct LoaderData {
+        filename: Text = ("filename", DataKind::File, "", "Filename of the object"),
+        translation: Reals = ("translation", DataKind::Vector(3), "0 0 0", "Translation of the DOFs"),
+        rotation: Reals = ("rotation", DataKind::Vector(3), "0 0 0", "Rotation of the DOFs"),
+        scale3d: Reals = ("scale3d", DataKind::Vector(3), "1 1 1", "Scale of the DOFs in 3 dimensions"),
+        scale: Real = ("scale", DataKind::Real, "1", "Uniform scale, multiplying scale3d (SOFA's MeshLoader reads it at parse time)"),
+        transformation: Reals = ("transformation", DataKind::Reals(16), "1 0 0 0 0 1 0 0 0 0 1 0 0 0 0 1", "4x4 Homogeneous matrix to transform the DOFs (when present replace any)"),
+    }
+}
+
+canape_core::data_schema! {
+    /// The mesh a loader or creator outputs, and the options shaping it, declared after
+    /// [`LoaderData`].
+    pub(crate) struct MeshOutputData {
+        position: Reals => ("position", DataKind::Reals(3), "Vertices of the mesh loaded"),
+        edges: Ints => ("edges", DataKind::Ints(2), "Edges of the mesh loaded"),
+        triangles: Ints => ("triangles", DataKind::Ints(3), "Triangles of the mesh loaded"),
+        quads: Ints => ("quads", DataKind::Ints(4), "Quads of the mesh loaded"),
+        tetrahedra: Ints => ("tetrahedra", DataKind::Ints(4), "Tetrahedra of the mesh loaded"),
+        hexahedra: Ints => ("hexahedra", DataKind::Ints(8), "Hexahedra of the mesh loaded"),
+        normals: Reals => ("normals", DataKind::Reals(3), "Normals of the mesh loaded"),
+        flip_normals: Flag = ("flipNormals", DataKind::Bool, "0", "Flip Normals"),
+        triangulate: Flag = ("triangulate", DataKind::Bool, "0", "Divide all polygons into triangles"),
+        create_subelements: Flag = ("createSubelements", DataKind::Bool, "0", "Divide all n-D elements into their (n-1)-D boundary elements"),
+        only_attached_points: Flag = ("onlyAttachedPoints", DataKind::Bool, "0", "Only keep points attached to elements of the mesh"),
+        use_materials: Flag = ("useMaterials", DataKind::Bool, "1", "Load the different materials"),
+        handle_seams: Flag = ("handleSeams", DataKind::Bool, "0", "Preserve UV and normal seams information (vertices with multiple UV and/or normals)"),
+        loader_type: Text = ("loaderType", DataKind::Str, "", "Filename to load the materials"),
+    }
+}
+
+/// A loader's Data: the base Data, then [`LoaderData`].
+fn loader_data(t: DataTable) -> (DataTable, LoaderData) {
+    LoaderData::declare(canape_core::data::base_fields(t))
 }
 
 /// A procedural mesh creator's Data: a loader's, with a `filename` that is not read (SOFA makes
 /// it read-only: scenes write "nofile").
-fn creator_data(t: DataTable) -> DataTable {
-    loader_fields(t, DataKind::Str)
-}
-
-fn loader_fields(t: DataTable, filename: DataKind) -> DataTable {
-    canape_core::data::base_fields(t)
-        .with("filename", filename, "", "Filename of the object")
-        .with(
-            "translation",
-            DataKind::Vector(3),
-            "0 0 0",
-            "Translation of the DOFs",
-        )
-        .with(
-            "rotation",
-            DataKind::Vector(3),
-            "0 0 0",
-            "Rotation of the DOFs",
-        )
-        .with(
-            "scale3d",
-            DataKind::Vector(3),
-            "1 1 1",
-            "Scale of the DOFs in 3 dimensions",
-        )
-        .with(
-            "scale",
-            DataKind::Real,
-            "1",
-            "Uniform scale, multiplying scale3d (SOFA's MeshLoader reads it at parse time)",
-        )
-        .with(
-            "transformation",
-            DataKind::Reals(16),
-            "1 0 0 0 0 1 0 0 0 0 1 0 0 0 0 1",
-            "4x4 Homogeneous matrix to transform the DOFs (when present replace any)",
-        )
+fn creator_data(t: DataTable) -> (DataTable, LoaderData) {
+    let (mut t, d) = loader_data(t);
+    t.field_at_mut(d.filename.index())
+        .expect("a typed handle indexes its own table")
+        .kind = DataKind::Str;
+    (t, d)
 }
 
 /// A loader's scale: `scale3d` times the uniform `scale` (SOFA's MeshLoader multiplies them).
-fn scale3d(d: &DataTable) -> Vec<f64> {
-    let s = d.real("scale");
-    d.reals("scale3d").iter().map(|v| v * s).collect()
-}
-
-fn mesh_outputs(t: DataTable) -> DataTable {
-    t.output(
-        "position",
-        DataKind::Reals(3),
-        "Vertices of the mesh loaded",
-    )
-    .output("edges", DataKind::Ints(2), "Edges of the mesh loaded")
-    .output(
-        "triangles",
-        DataKind::Ints(3),
-        "Triangles of the mesh loaded",
-    )
-    .output("quads", DataKind::Ints(4), "Quads of the mesh loaded")
-    .output(
-        "tetrahedra",
-        DataKind::Ints(4),
-        "Tetrahedra of the mesh loaded",
-    )
-    .output(
-        "hexahedra",
-        DataKind::Ints(8),
-        "Hexahedra of the mesh loaded",
-    )
-    .output("normals", DataKind::Reals(3), "Normals of the mesh loaded")
-    .with("flipNormals", DataKind::Bool, "0", "Flip Normals")
-    .with(
-        "triangulate",
-        DataKind::Bool,
-        "0",
-        "Divide all polygons into triangles",
-    )
-    .with(
-        "createSubelements",
-        DataKind::Bool,
-        "0",
-        "Divide all n-D elements into their (n-1)-D boundary elements",
-    )
-    .with(
-        "onlyAttachedPoints",
-        DataKind::Bool,
-        "0",
-        "Only keep points attached to elements of the mesh",
-    )
-    .with(
-        "useMaterials",
-        DataKind::Bool,
-        "1",
-        "Load the different materials",
-    )
-    .with(
-        "handleSeams",
-        DataKind::Bool,
-        "0",
-        "Preserve UV and normal seams information (vertices with multiple UV and/or normals)",
-    )
-    .with(
-        "loaderType",
-        DataKind::Str,
-        "",
-        "Filename to load the materials",
-    )
+fn scale3d(d: &DataTable, dl: LoaderData) -> Vec<f64> {
+    let s = d.get(dl.scale);
+    d.get(dl.scale3d).iter().map(|v| v * s).collect()
 }
 
 /// Add boundary sub-elements as SOFA's MeshLoader does for Gmsh files: hexahedron faces to quads,
@@ -233,10 +174,12 @@ fn check_indices(mesh: &Mesh) -> Result<(), MeshReadError> {
     }
 }
 
-fn read_file(ctx: &mut InitContext<'_>, data: &DataTable) -> Option<String> {
-    let f = data.str("filename").to_string();
+/// The text of the file `filename` names, or None with an error said (none when the scene set
+/// an empty filename).
+fn read_file(ctx: &mut InitContext<'_>, data: &DataTable, filename: Data<Text>) -> Option<String> {
+    let f = data.get(filename).to_string();
     if f.is_empty() {
-        if !data.is_set("filename") {
+        if !data.was_set(filename) {
             ctx.error("no filename given");
         }
         return None;

@@ -1,7 +1,6 @@
 //! Procedural mesh creators: StringMeshCreator and GridMeshCreator.
 
-use super::mesh_loader::{shared_handles, LoaderData, MeshOutputData};
-use super::{creator_data, mesh_outputs, scale3d};
+use super::{creator_data, scale3d, LoaderData, MeshOutputData};
 use canape_core::component::Loader;
 use canape_core::data::{DataKind, DataTable, Int, Reals, Value};
 use canape_core::scene::InitContext;
@@ -27,7 +26,7 @@ canape_core::data_schema! {
 #[derive(Clone)]
 pub struct StringMeshCreator {
     data: DataTable,
-    /// Typed handles to the creator Data in `data` (built by `creator_data`, `mesh_outputs`).
+    /// Typed handles to the creator Data in `data` (declared by `creator_data`).
     dl: LoaderData,
     dm: MeshOutputData,
     /// Typed handles to its own Data.
@@ -42,8 +41,9 @@ impl Default for StringMeshCreator {
 
 impl StringMeshCreator {
     pub fn new() -> Self {
-        let (data, d) = StringMeshData::declare(mesh_outputs(creator_data(DataTable::new())));
-        let (dl, dm) = shared_handles();
+        let (data, dl) = creator_data(DataTable::new());
+        let (data, dm) = MeshOutputData::declare(data);
+        let (data, d) = StringMeshData::declare(data);
         StringMeshCreator { data, dl, dm, d }
     }
 }
@@ -69,7 +69,7 @@ impl StringMeshCreator {
         let mut pos: Vec<f64> = (0..n).flat_map(|i| [i as f64 * step, 0.0, 0.0]).collect();
         apply_transform(
             &mut pos,
-            &scale3d(&self.data),
+            &scale3d(&self.data, self.dl),
             self.data.get(self.dl.rotation),
             self.data.get(self.dl.translation),
         );
@@ -91,7 +91,7 @@ impl Loader for StringMeshCreator {}
 #[derive(Clone)]
 pub struct GridMeshCreator {
     data: DataTable,
-    /// Typed handles to the creator Data in `data` (built by `creator_data`, `mesh_outputs`).
+    /// Typed handles to the creator Data in `data` (declared by `creator_data`).
     dl: LoaderData,
     dm: MeshOutputData,
     /// Typed handles to its own Data.
@@ -106,8 +106,9 @@ impl Default for GridMeshCreator {
 
 impl GridMeshCreator {
     pub fn new() -> Self {
-        let (data, d) = GridMeshData::declare(mesh_outputs(creator_data(DataTable::new())));
-        let (dl, dm) = shared_handles();
+        let (data, dl) = creator_data(DataTable::new());
+        let (data, dm) = MeshOutputData::declare(data);
+        let (data, d) = GridMeshData::declare(data);
         GridMeshCreator { data, dl, dm, d }
     }
 }
@@ -174,7 +175,7 @@ impl GridMeshCreator {
         }
         apply_transform(
             &mut pos,
-            &scale3d(&self.data),
+            &scale3d(&self.data, self.dl),
             self.data.get(self.dl.rotation),
             self.data.get(self.dl.translation),
         );

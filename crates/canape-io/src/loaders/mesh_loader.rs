@@ -2,12 +2,12 @@
 //! their file at init and exposing the mesh as output Data.
 
 use super::{
-    create_subelements, loader_data, mesh_outputs, obj_groups, obj_vertex_normals,
-    obj_vertex_texcoords, parse_obj, parse_off, parse_stl, parse_trian, parse_trian2, read_file,
-    scale3d, triangulate_quads,
+    create_subelements, loader_data, obj_groups, obj_vertex_normals, obj_vertex_texcoords,
+    parse_obj, parse_off, parse_stl, parse_trian, parse_trian2, read_file, scale3d,
+    triangulate_quads, LoaderData, MeshOutputData,
 };
 use canape_core::component::Loader;
-use canape_core::data::{DataKind, DataTable, Flag, Ints, Real, Reals, Text, Value, Words};
+use canape_core::data::{DataKind, DataTable, Flag, Ints, Reals, Value, Words};
 use canape_core::mesh::{flatten, flatten_points};
 use canape_core::scene::InitContext;
 use canape_core::state::apply_transform;
@@ -25,51 +25,6 @@ pub enum MeshFormat {
     Off,
     /// SOFA's trian and trian2 (Sofa/Component/IO/Mesh/.../MeshTrianLoader.cpp).
     Trian,
-}
-
-canape_core::data_schema! {
-    /// The Data every loader has after the base Data: the table `loader_data` (and, with a
-    /// `filename` of kind Str, `creator_data`) in `loaders.rs` builds; [`shared_handles`] checks
-    /// that both declare the same fields.
-    pub struct LoaderData {
-        filename: Text = ("filename", DataKind::File, "", "Filename of the object"),
-        translation: Reals = ("translation", DataKind::Vector(3), "0 0 0", "Translation of the DOFs"),
-        rotation: Reals = ("rotation", DataKind::Vector(3), "0 0 0", "Rotation of the DOFs"),
-        scale3d: Reals = ("scale3d", DataKind::Vector(3), "1 1 1", "Scale of the DOFs in 3 dimensions"),
-        scale: Real = ("scale", DataKind::Real, "1", "Uniform scale, multiplying scale3d (SOFA's MeshLoader reads it at parse time)"),
-        transformation: Reals = ("transformation", DataKind::Reals(16), "1 0 0 0 0 1 0 0 0 0 1 0 0 0 0 1", "4x4 Homogeneous matrix to transform the DOFs (when present replace any)"),
-    }
-}
-
-canape_core::data_schema! {
-    /// The mesh a loader or creator outputs, and the options shaping it: what `mesh_outputs`
-    /// in `loaders.rs` adds after [`LoaderData`].
-    pub struct MeshOutputData {
-        position: Reals => ("position", DataKind::Reals(3), "Vertices of the mesh loaded"),
-        edges: Ints => ("edges", DataKind::Ints(2), "Edges of the mesh loaded"),
-        triangles: Ints => ("triangles", DataKind::Ints(3), "Triangles of the mesh loaded"),
-        quads: Ints => ("quads", DataKind::Ints(4), "Quads of the mesh loaded"),
-        tetrahedra: Ints => ("tetrahedra", DataKind::Ints(4), "Tetrahedra of the mesh loaded"),
-        hexahedra: Ints => ("hexahedra", DataKind::Ints(8), "Hexahedra of the mesh loaded"),
-        normals: Reals => ("normals", DataKind::Reals(3), "Normals of the mesh loaded"),
-        flip_normals: Flag = ("flipNormals", DataKind::Bool, "0", "Flip Normals"),
-        triangulate: Flag = ("triangulate", DataKind::Bool, "0", "Divide all polygons into triangles"),
-        create_subelements: Flag = ("createSubelements", DataKind::Bool, "0", "Divide all n-D elements into their (n-1)-D boundary elements"),
-        only_attached_points: Flag = ("onlyAttachedPoints", DataKind::Bool, "0", "Only keep points attached to elements of the mesh"),
-        use_materials: Flag = ("useMaterials", DataKind::Bool, "1", "Load the different materials"),
-        handle_seams: Flag = ("handleSeams", DataKind::Bool, "0", "Preserve UV and normal seams information (vertices with multiple UV and/or normals)"),
-        loader_type: Text = ("loaderType", DataKind::Str, "", "Filename to load the materials"),
-    }
-}
-
-/// The typed handles to the Data of a table `loaders.rs` builds (`loader_data` or
-/// `creator_data`, then `mesh_outputs`): the tables stay built there, shared with the other
-/// loaders; these schemas declare the same fields in the same order (see the test
-/// `schemas_declare_the_shared_loader_data`), so their handles index those tables.
-pub(super) fn shared_handles() -> (LoaderData, MeshOutputData) {
-    let (t, l) = LoaderData::declare(canape_core::data::base_fields(DataTable::new()));
-    let (_, m) = MeshOutputData::declare(t);
-    (l, m)
 }
 
 canape_core::data_schema! {
@@ -109,8 +64,8 @@ pub struct MeshLoaderComponent {
 
 impl MeshLoaderComponent {
     pub fn new(format: MeshFormat) -> Self {
-        let data = mesh_outputs(loader_data(DataTable::new()));
-        let (dl, dm) = shared_handles();
+        let (data, dl) = loader_data(DataTable::new());
+        let (data, dm) = MeshOutputData::declare(data);
         let (data, dt) = if format == MeshFormat::Trian {
             let (data, dt) = TrianData::declare(data);
             (data, Some(dt))
@@ -179,7 +134,7 @@ impl MeshLoaderComponent {
                 }
             }
         } else {
-            let Some(text) = read_file(ctx, &self.data) else {
+            let Some(text) = read_file(ctx, &self.data, self.dl.filename) else {
                 return;
             };
             match self.format {
@@ -262,7 +217,7 @@ impl MeshLoaderComponent {
         let mut pos = flatten_points(&mesh.points);
         apply_transform(
             &mut pos,
-            &scale3d(&self.data),
+            &scale3d(&self.data, dl),
             self.data.get(dl.rotation),
             self.data.get(dl.translation),
         );
@@ -280,41 +235,3 @@ impl MeshLoaderComponent {
 canape_core::impl_component!(MeshLoaderComponent, |s| s.sofa_class(), init);
 
 impl Loader for MeshLoaderComponent {}
-
-#[cfg(test)]
-mod tests {
-    use super::super::creator_data;
-    use super::*;
-
-    /// The fields of a table, everything the Data dump shows.
-    fn fields(t: &DataTable) -> Vec<String> {
-        t.fields()
-            .iter()
-            .map(|f| {
-                format!(
-                    "{} {:?} {:?} {} {} {:?} {}",
-                    f.name, f.aliases, f.kind, f.default_text, f.help, f.value, f.output
-                )
-            })
-            .collect()
-    }
-
-    #[test]
-    fn schemas_declare_the_shared_loader_data() {
-        let (t, _) = LoaderData::declare(canape_core::data::base_fields(DataTable::new()));
-        let (t, _) = MeshOutputData::declare(t);
-        assert_eq!(
-            fields(&t),
-            fields(&mesh_outputs(loader_data(DataTable::new())))
-        );
-        // a creator's table differs only by its filename's kind
-        let creator = mesh_outputs(creator_data(DataTable::new()));
-        let (l, m) = shared_handles();
-        assert_eq!(creator.fields().len(), t.fields().len());
-        for (a, b) in creator.fields().iter().zip(t.fields()) {
-            assert_eq!(a.name, b.name);
-        }
-        assert_eq!(creator.fields()[l.filename.index()].kind, DataKind::Str);
-        assert_eq!(creator.fields()[m.loader_type.index()].name, "loaderType");
-    }
-}

@@ -1,7 +1,6 @@
 //! SphereLoader and its `.sph` parser.
 
-use super::mesh_loader::{shared_handles, LoaderData};
-use super::{loader_data, read_file, scale3d};
+use super::{loader_data, read_file, scale3d, LoaderData};
 use crate::error::MeshReadError;
 use canape_core::component::Loader;
 use canape_core::data::{DataKind, DataTable, Reals, Value};
@@ -46,7 +45,7 @@ canape_core::data_schema! {
 #[derive(Clone)]
 pub struct SphereLoader {
     data: DataTable,
-    /// Typed handles to the loader Data in `data` (built by `loader_data`).
+    /// Typed handles to the loader Data in `data` (declared by `loader_data`).
     dl: LoaderData,
     /// Typed handles to its own Data.
     d: SphereData,
@@ -60,15 +59,15 @@ impl Default for SphereLoader {
 
 impl SphereLoader {
     pub fn new() -> Self {
-        let (data, d) = SphereData::declare(loader_data(DataTable::new()));
-        let (dl, _) = shared_handles();
+        let (data, dl) = loader_data(DataTable::new());
+        let (data, d) = SphereData::declare(data);
         SphereLoader { data, dl, d }
     }
 }
 
 impl SphereLoader {
     fn init_impl(&mut self, ctx: &mut InitContext<'_>) {
-        let Some(text) = read_file(ctx, &self.data) else {
+        let Some(text) = read_file(ctx, &self.data, self.dl.filename) else {
             return;
         };
         match parse_sph(&text) {
@@ -76,7 +75,7 @@ impl SphereLoader {
                 let mut pos = flatten_points(&p);
                 apply_transform(
                     &mut pos,
-                    &scale3d(&self.data),
+                    &scale3d(&self.data, self.dl),
                     self.data.get(self.dl.rotation),
                     self.data.get(self.dl.translation),
                 );
