@@ -26,14 +26,14 @@ mod regular_grid;
 
 use cube_test::triangle_meets_cube;
 pub use input::{
-    cell_width_resolution, load_surface, resolution, sparse_grid_fields, warn_unused_bounds,
-    Surface,
+    cell_width_resolution, load_surface, resolution, sparse_grid_data, warn_unused_bounds,
+    SparseGridData, Surface,
 };
 pub use regular_grid::{RegularGrid, HEXA_CORNERS, NO_CELL};
 
 use crate::error::SparseGridError;
 use canape_core::component::Topology;
-use canape_core::data::{DataKind, DataTable, Flag, Int, Ints, Real, Reals, Text, Value};
+use canape_core::data::{DataTable, Value};
 use canape_core::impl_component;
 use canape_core::mesh::{flatten, flatten_points, Mesh};
 use canape_core::scene::InitContext;
@@ -302,39 +302,6 @@ impl Ord for OrderedF64 {
     }
 }
 
-canape_core::data_schema! {
-    /// SparseGridTopology's Data after the base Data: the table [`sparse_grid_fields`] builds
-    /// (in `input`, with the surface reading and the resolution, which read it by name), shared
-    /// with SparseGridRamificationTopology. [`SparseGridData::handles`] gives the handles to that
-    /// table; the test `schema_declares_the_sparse_grid_fields` checks both declare the same.
-    pub struct SparseGridData {
-        filename: Text = ("filename", DataKind::File, "", "Filename of the mesh") alias ["fileTopology"],
-        n: Ints = ("n", DataKind::Ints(3), "2 2 2", "grid resolution"),
-        min: Reals = ("min", DataKind::Reals(3), "0 0 0", "Min"),
-        max: Reals = ("max", DataKind::Reals(3), "0 0 0", "Max"),
-        cell_width: Real = ("cellWidth", DataKind::Real, "0", "if > 0 : dimension of each cell in the created grid"),
-        nb_virtual_finer_levels: Int = ("nbVirtualFinerLevels", DataKind::Int, "0", "create virtual (not in the animation tree) finer sparse grids in order to dispose of finest information (useful to compute better mechanical properties for example)"),
-        fill_weighted: Flag = ("fillWeighted", DataKind::Bool, "1", "Is quantity of matter inside a cell taken into account? (.5 for boundary, 1 for inside)"),
-        only_inside_cells: Flag = ("onlyInsideCells", DataKind::Bool, "0", "Select only inside cells (exclude boundary cells)"),
-        data_resolution: Ints = ("dataResolution", DataKind::Ints(3), "0 0 0", "Dimension of the voxel File"),
-        voxel_size: Reals = ("voxelSize", DataKind::Reals(3), "1 1 1", "Dimension of one voxel"),
-        marching_cube_step: Int = ("marchingCubeStep", DataKind::Int, "1", "Step of the Marching Cube algorithm"),
-        convolution_size: Int = ("convolutionSize", DataKind::Int, "0", "Dimension of the convolution kernel to smooth the voxels. 0 if no smoothing is required."),
-        position: Reals = ("position", DataKind::Reals(3), "", "Input mesh points (when no file is given)") alias ["points"],
-        triangles: Ints = ("triangles", DataKind::Ints(3), "", "Input mesh triangles"),
-        quads: Ints = ("quads", DataKind::Ints(4), "", "Input mesh quads"),
-        hexahedra: Ints => ("hexahedra", DataKind::Ints(8), "Hexahedra of the grid"),
-        edges: Ints => ("edges", DataKind::Ints(2), "Edges of the grid"),
-    }
-}
-
-impl SparseGridData {
-    /// The handles to the fields of a table [`sparse_grid_fields`] built.
-    pub fn handles() -> Self {
-        Self::declare(canape_core::data::base_fields(DataTable::new())).1
-    }
-}
-
 /// The SparseGridTopology component.
 #[derive(Clone)]
 pub struct SparseGridTopology {
@@ -353,9 +320,10 @@ impl Default for SparseGridTopology {
 
 impl SparseGridTopology {
     pub fn new() -> Self {
+        let (data, d) = sparse_grid_data();
         SparseGridTopology {
-            data: sparse_grid_fields(),
-            d: SparseGridData::handles(),
+            data,
+            d,
             mesh: Mesh::default(),
             coefficients: Vec::new(),
         }
@@ -369,15 +337,15 @@ impl SparseGridTopology {
             ctx.error("nbVirtualFinerLevels > 0 (coarsening from finer virtual grids) is not supported yet");
             return;
         }
-        warn_unused_bounds(&self.data, ctx);
-        let surface = match load_surface(&self.data) {
+        warn_unused_bounds(&self.data, h, ctx);
+        let surface = match load_surface(&self.data, h) {
             Ok(s) => s,
             Err(e) => {
                 ctx.error(e.to_string());
                 return;
             }
         };
-        let mut n = resolution(&self.data);
+        let mut n = resolution(&self.data, h);
         let w = self.data.get(h.cell_width);
         if w > 0.0 {
             n = cell_width_resolution(&surface.points, w, n);
@@ -422,23 +390,6 @@ impl Topology for SparseGridTopology {
 #[cfg(test)]
 mod tests {
     use super::*;
-
-    #[test]
-    fn schema_declares_the_sparse_grid_fields() {
-        let show = |t: &DataTable| -> Vec<String> {
-            t.fields()
-                .iter()
-                .map(|f| {
-                    format!(
-                        "{} {:?} {:?} {} {} {:?} {}",
-                        f.name, f.aliases, f.kind, f.default_text, f.help, f.value, f.output
-                    )
-                })
-                .collect()
-        };
-        let (t, _) = SparseGridData::declare(canape_core::data::base_fields(DataTable::new()));
-        assert_eq!(show(&t), show(&sparse_grid_fields()));
-    }
 
     #[test]
     fn cube_test_accepts_and_rejects() {

@@ -37,7 +37,7 @@ use locate::{CellSearch, Locator};
 
 use crate::error::SparseGridError;
 use crate::sparse_grid::{
-    cell_width_resolution, load_surface, resolution, sparse_grid_fields, warn_unused_bounds,
+    cell_width_resolution, load_surface, resolution, sparse_grid_data, warn_unused_bounds,
     RegularGrid, SparseGridData, Surface,
 };
 use canape_core::component::{CubeLocator, Topology};
@@ -215,7 +215,7 @@ canape_core::data_schema! {
 #[derive(Clone)]
 pub struct SparseGridRamificationTopology {
     data: DataTable,
-    /// Typed handles to the sparse grid's Data in `data` (built by `sparse_grid_fields`).
+    /// Typed handles to the sparse grid's Data in `data` (declared by `sparse_grid_data`).
     ds: SparseGridData,
     /// Typed handles to its own Data.
     d: RamificationData,
@@ -234,10 +234,11 @@ impl Default for SparseGridRamificationTopology {
 
 impl SparseGridRamificationTopology {
     pub fn new() -> Self {
-        let (data, d) = RamificationData::declare(sparse_grid_fields());
+        let (data, ds) = sparse_grid_data();
+        let (data, d) = RamificationData::declare(data);
         SparseGridRamificationTopology {
             data,
-            ds: SparseGridData::handles(),
+            ds,
             d,
             mesh: Mesh::default(),
             coefficients: Vec::new(),
@@ -259,13 +260,13 @@ impl SparseGridRamificationTopology {
         let h = self.ds;
         let levels = self.data.get(h.nb_virtual_finer_levels).max(0) as usize;
         let finest_connectivity = self.data.get(self.d.finest_connectivity);
-        warn_unused_bounds(&self.data, ctx);
+        warn_unused_bounds(&self.data, h, ctx);
         let cell_width = self.data.get(h.cell_width);
         let only_inside = self.data.get(h.only_inside_cells);
         if levels > 0 && (cell_width > 0.0 || only_inside) {
             ctx.warn("with nbVirtualFinerLevels > 0, cellWidth and onlyInsideCells are not passed on to the finest level and are unused (as in SOFA)");
         }
-        let surface = match load_surface(&self.data) {
+        let surface = match load_surface(&self.data, h) {
             Ok(s) => s,
             Err(e) => {
                 ctx.error(e.to_string());
@@ -275,7 +276,7 @@ impl SparseGridRamificationTopology {
         if finest_connectivity && self.data.get(h.filename).is_empty() {
             ctx.warn("finestConnectivity with the surface given as Data: its faces are tested against its own points here, while SOFA tests them against the grid's points");
         }
-        let mut n = resolution(&self.data);
+        let mut n = resolution(&self.data, h);
         if levels == 0 && cell_width > 0.0 {
             n = cell_width_resolution(&surface.points, cell_width, n);
         }

@@ -1,8 +1,8 @@
-//! What a sparse grid is built from: its Data table, the surface it voxelises and its
-//! resolution.
+//! What a sparse grid is built from: its Data (the schema `SparseGridData`, declared once
+//! here), the surface it voxelises and its resolution.
 
 use crate::error::{MeshReadError, SparseGridError};
-use canape_core::data::{DataKind, DataTable};
+use canape_core::data::{DataKind, DataTable, Flag, Int, Ints, Real, Reals, Text};
 use canape_core::scene::InitContext;
 
 /// A closed surface to voxelise: its points and its faces as polygons, as SOFA's
@@ -13,29 +13,34 @@ pub struct Surface {
     pub polygons: Vec<Vec<u32>>,
 }
 
-/// SparseGridTopology's Data (SOFA's, with MeshTopology's input surface and output cells),
-/// shared with SparseGridRamificationTopology.
-pub fn sparse_grid_fields() -> DataTable {
-    canape_core::data::base_fields(DataTable::new())
-        .with("filename", DataKind::File, "", "Filename of the mesh")
-        .alias(&["fileTopology"])
-        .with("n", DataKind::Ints(3), "2 2 2", "grid resolution")
-        .with("min", DataKind::Reals(3), "0 0 0", "Min")
-        .with("max", DataKind::Reals(3), "0 0 0", "Max")
-        .with("cellWidth", DataKind::Real, "0", "if > 0 : dimension of each cell in the created grid")
-        .with("nbVirtualFinerLevels", DataKind::Int, "0", "create virtual (not in the animation tree) finer sparse grids in order to dispose of finest information (useful to compute better mechanical properties for example)")
-        .with("fillWeighted", DataKind::Bool, "1", "Is quantity of matter inside a cell taken into account? (.5 for boundary, 1 for inside)")
-        .with("onlyInsideCells", DataKind::Bool, "0", "Select only inside cells (exclude boundary cells)")
-        .with("dataResolution", DataKind::Ints(3), "0 0 0", "Dimension of the voxel File")
-        .with("voxelSize", DataKind::Reals(3), "1 1 1", "Dimension of one voxel")
-        .with("marchingCubeStep", DataKind::Int, "1", "Step of the Marching Cube algorithm")
-        .with("convolutionSize", DataKind::Int, "0", "Dimension of the convolution kernel to smooth the voxels. 0 if no smoothing is required.")
-        .with("position", DataKind::Reals(3), "", "Input mesh points (when no file is given)")
-        .alias(&["points"])
-        .with("triangles", DataKind::Ints(3), "", "Input mesh triangles")
-        .with("quads", DataKind::Ints(4), "", "Input mesh quads")
-        .output("hexahedra", DataKind::Ints(8), "Hexahedra of the grid")
-        .output("edges", DataKind::Ints(2), "Edges of the grid")
+canape_core::data_schema! {
+    /// SparseGridTopology's Data after the base Data (SOFA's, with MeshTopology's input surface
+    /// and output cells), shared with SparseGridRamificationTopology: [`sparse_grid_data`]
+    /// declares the table.
+    pub struct SparseGridData {
+        filename: Text = ("filename", DataKind::File, "", "Filename of the mesh") alias ["fileTopology"],
+        n: Ints = ("n", DataKind::Ints(3), "2 2 2", "grid resolution"),
+        min: Reals = ("min", DataKind::Reals(3), "0 0 0", "Min"),
+        max: Reals = ("max", DataKind::Reals(3), "0 0 0", "Max"),
+        cell_width: Real = ("cellWidth", DataKind::Real, "0", "if > 0 : dimension of each cell in the created grid"),
+        nb_virtual_finer_levels: Int = ("nbVirtualFinerLevels", DataKind::Int, "0", "create virtual (not in the animation tree) finer sparse grids in order to dispose of finest information (useful to compute better mechanical properties for example)"),
+        fill_weighted: Flag = ("fillWeighted", DataKind::Bool, "1", "Is quantity of matter inside a cell taken into account? (.5 for boundary, 1 for inside)"),
+        only_inside_cells: Flag = ("onlyInsideCells", DataKind::Bool, "0", "Select only inside cells (exclude boundary cells)"),
+        data_resolution: Ints = ("dataResolution", DataKind::Ints(3), "0 0 0", "Dimension of the voxel File"),
+        voxel_size: Reals = ("voxelSize", DataKind::Reals(3), "1 1 1", "Dimension of one voxel"),
+        marching_cube_step: Int = ("marchingCubeStep", DataKind::Int, "1", "Step of the Marching Cube algorithm"),
+        convolution_size: Int = ("convolutionSize", DataKind::Int, "0", "Dimension of the convolution kernel to smooth the voxels. 0 if no smoothing is required."),
+        position: Reals = ("position", DataKind::Reals(3), "", "Input mesh points (when no file is given)") alias ["points"],
+        triangles: Ints = ("triangles", DataKind::Ints(3), "", "Input mesh triangles"),
+        quads: Ints = ("quads", DataKind::Ints(4), "", "Input mesh quads"),
+        hexahedra: Ints => ("hexahedra", DataKind::Ints(8), "Hexahedra of the grid"),
+        edges: Ints => ("edges", DataKind::Ints(2), "Edges of the grid"),
+    }
+}
+
+/// A sparse grid's Data table: the base Data, then [`SparseGridData`].
+pub fn sparse_grid_data() -> (DataTable, SparseGridData) {
+    SparseGridData::declare(canape_core::data::base_fields(DataTable::new()))
 }
 
 /// Parse an OBJ file's vertices and faces, the faces kept as polygons (first index of each
@@ -86,12 +91,12 @@ fn parse_obj_polygons(text: &str) -> Result<Surface, MeshReadError> {
 /// The surface a sparse grid voxelises: the file `filename` when set (OBJ faces kept as
 /// polygons; other formats as their triangles then quads), else the input `position`,
 /// `triangles` and `quads`. Every face index is checked against the points.
-pub fn load_surface(data: &DataTable) -> Result<Surface, SparseGridError> {
-    let file = data.str("filename");
+pub fn load_surface(data: &DataTable, h: SparseGridData) -> Result<Surface, SparseGridError> {
+    let file = data.get(h.filename);
     let surface = if file.is_empty() {
-        let pts = canape_core::mesh::group_points(data.reals("position"));
-        let tri: Vec<[u32; 3]> = canape_core::mesh::group(data.ints("triangles"));
-        let quads: Vec<[u32; 4]> = canape_core::mesh::group(data.ints("quads"));
+        let pts = canape_core::mesh::group_points(data.get(h.position));
+        let tri: Vec<[u32; 3]> = canape_core::mesh::group(data.get(h.triangles));
+        let quads: Vec<[u32; 4]> = canape_core::mesh::group(data.get(h.quads));
         Surface {
             points: pts,
             polygons: tri
@@ -140,9 +145,9 @@ pub fn load_surface(data: &DataTable) -> Result<Surface, SparseGridError> {
 }
 
 /// The Data `n`, each value at least 2 (SparseGridTopology::init).
-pub fn resolution(data: &DataTable) -> [usize; 3] {
+pub fn resolution(data: &DataTable, h: SparseGridData) -> [usize; 3] {
     let mut n = [2usize; 3];
-    for (a, v) in data.ints("n").iter().take(3).enumerate() {
+    for (a, v) in data.get(h.n).iter().take(3).enumerate() {
         n[a] = (*v as usize).max(2);
     }
     n
@@ -170,9 +175,9 @@ pub fn cell_width_resolution(points: &[[f64; 3]], w: f64, n: [usize; 3]) -> [usi
 }
 
 /// Warn that `min`/`max` are not used (the grid spans the mesh's widened bounding box).
-pub fn warn_unused_bounds(data: &DataTable, ctx: &mut InitContext<'_>) {
-    for unsupported in ["min", "max"] {
-        if data.reals(unsupported).iter().any(|v| *v != 0.0) {
+pub fn warn_unused_bounds(data: &DataTable, h: SparseGridData, ctx: &mut InitContext<'_>) {
+    for (unsupported, bound) in [("min", h.min), ("max", h.max)] {
+        if data.get(bound).iter().any(|v| *v != 0.0) {
             ctx.warn(format!(
                 "'{unsupported}' is not used yet: the grid spans the mesh's bounding box widened by 1 %"
             ));

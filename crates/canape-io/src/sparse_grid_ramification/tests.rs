@@ -23,9 +23,9 @@ fn sofa_mesh(name: &str) -> Option<String> {
 }
 
 fn surface_of(path: &str) -> Surface {
-    let mut d = sparse_grid_fields();
+    let (mut d, h) = sparse_grid_data();
     d.set_str("filename", path).unwrap();
-    load_surface(&d).unwrap()
+    load_surface(&d, h).unwrap()
 }
 
 fn params(n: [usize; 3], virtual_levels: usize, finest_connectivity: bool) -> Params {
