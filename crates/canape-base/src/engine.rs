@@ -52,11 +52,16 @@ pub(crate) mod test_support {
     }
 }
 
-/// The points a region of interest tests, 3 numbers each: its `position` Data when set, else
+/// The points a region of interest tests, 3 numbers each: its `position` Data (the handle
+/// `position`) when set, else
 /// the context state's rest positions (the ROIs are registered for Vec3 only, so the context
 /// state is Vec3). None (reported) without either.
-fn roi_points(ctx: &mut InitContext<'_>, data: &DataTable) -> Option<Vec<f64>> {
-    let given = data.is_set("position").then(|| data.reals("position"));
+fn roi_points(
+    ctx: &mut InitContext<'_>,
+    data: &DataTable,
+    position: Data<Reals>,
+) -> Option<Vec<f64>> {
+    let given = data.was_set(position).then(|| data.get(position));
     points_or_rest(ctx, given)
 }
 
@@ -229,11 +234,7 @@ impl BoxRoi {
         if !self.data.get(d.oriented_box).is_empty() {
             ctx.warn("orientedBox is not supported yet and is ignored");
         }
-        let given = self
-            .data
-            .was_set(d.position)
-            .then(|| self.data.get(d.position));
-        let pts = points_or_rest(ctx, given).unwrap_or_default();
+        let pts = roi_points(ctx, &self.data, d.position).unwrap_or_default();
         let boxes = self.boxes();
         let mut inside = Vec::new();
         let mut outside = Vec::new();

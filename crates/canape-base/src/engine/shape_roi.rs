@@ -97,7 +97,7 @@ impl ShapeRoi {
     }
 
     fn init_impl(&mut self, ctx: &mut InitContext<'_>) {
-        let pts = roi_points(ctx, &self.data).unwrap_or_default();
+        let pts = roi_points(ctx, &self.data, self.d.position).unwrap_or_default();
         let p = |i: u32| -> Option<Vec3> {
             let o = 3 * i as usize;
             pts.get(o..o + 3).map(|q| Vec3::new(q[0], q[1], q[2]))
@@ -322,7 +322,7 @@ impl PairBoxRoi {
         let d = self.d;
         let _ = self.data.put(d.indices, Value::Ints(Vec::new()));
         let _ = self.data.put(d.points_in_roi, Value::Reals(Vec::new()));
-        let Some(pts) = roi_points(ctx, &self.data) else {
+        let Some(pts) = roi_points(ctx, &self.data, d.position) else {
             return;
         };
         let boxes = [d.inclusive_box, d.included_box].map(|h| {

@@ -27,7 +27,7 @@ pub use curve::CurveProjectiveConstraint;
 pub use direction::DirectionProjectiveConstraint;
 pub use fixed_rotation::FixedRotationProjectiveConstraint;
 
-use canape_core::data::DataTable;
+use canape_core::data::{Data, DataTable, Reals};
 use canape_core::registry::Registry;
 use canape_core::scene::{AnyComponent, InitContext};
 use canape_types::{DofType, Vec3};
@@ -136,15 +136,16 @@ fn context_state(
     Some((st.dof, st.size()))
 }
 
-/// Data `name` as `n` finite numbers (reported otherwise).
+/// The Data of `h` as `n` finite numbers (reported otherwise, under the Data's name).
 fn finite_vector(
     ctx: &mut InitContext<'_>,
     data: &DataTable,
-    name: &str,
+    h: Data<Reals>,
     n: usize,
 ) -> Option<Vec<f64>> {
-    let v = data.reals(name);
+    let v = data.get(h);
     if v.len() != n || v.iter().any(|x| !x.is_finite()) {
+        let name = data.fields()[h.index()].name;
         ctx.error(format!(
             "{name} needs {n} finite numbers ({} given: {v:?})",
             v.len()

@@ -326,10 +326,7 @@ impl CurveProjectiveConstraint {
 
     /// The curve from the Data (reported when they do not define one).
     fn curve(&self, ctx: &mut InitContext<'_>) -> Option<Path> {
-        // the parent module's `finite_vector` takes the Data's name, for its message
-        let mut finite = |h: Data<Reals>, n: usize| {
-            finite_vector(ctx, &self.data, self.data.fields()[h.index()].name, n)
-        };
+        let mut finite = |h: Data<Reals>, n: usize| finite_vector(ctx, &self.data, h, n);
         match self.shape {
             CurveShapeData::Parabolic(dp) => {
                 let mut p = [Vec3::zeros(); 3];
