@@ -608,3 +608,21 @@ fn a_link_to_the_wrong_kind_of_component_says_what_it_found() {
     let sim = load("good_links.scn", &ok);
     assert!(messages(&sim, Severity::Error).is_empty());
 }
+
+#[test]
+fn plane_force_field_quotes_the_normal_given() {
+    let sim = load(
+        "plane_normal.scn",
+        &BEAM.replace(
+            "<UniformMass totalMass=\"1\"/>",
+            "<UniformMass totalMass=\"1\"/>\n    <PlaneForceField normal=\"0 1\" stiffness=\"10\"/>",
+        ),
+    );
+    let errors = messages(&sim, Severity::Error);
+    assert!(
+        errors
+            .iter()
+            .any(|e| e.contains("normal '0 1' needs 3 finite numbers for this Vec3d state")),
+        "{errors:?}"
+    );
+}

@@ -150,10 +150,10 @@ impl PlaneForceField {
         let dp = self.dp;
         let n = self.data.get(dp.normal);
         if n.len() < self.dims || n.iter().any(|v| !v.is_finite()) {
-            // the message quotes `normal` as text, which a list of reals never is: '' (as
-            // before typed Data)
+            // the values given, as the scene would write them
+            let given = &self.data.fields()[dp.normal.index()].value;
             ctx.error(format!(
-                "normal '' needs {} finite numbers for this {} state",
+                "normal '{given}' needs {} finite numbers for this {} state",
                 self.dims,
                 st.dof.name()
             ));
