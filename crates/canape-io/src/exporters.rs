@@ -16,7 +16,8 @@
 //! gives `.vtu` to legacy content when the name has no extension).
 //!
 //! Each exporter lives in its submodule, re-exported here (`vtk_exporter`, `mesh_exporter`,
-//! `monitor`); this file holds what they share: the schedule, the points and cells to export.
+//! `monitor`); this file holds what they share: the schedule and its Data, the points and cells
+//! to export and the element kinds' Data.
 
 mod mesh_exporter;
 mod monitor;
@@ -29,7 +30,7 @@ pub use vtk_exporter::VtkExporter;
 use crate::error::FileWriteError;
 use crate::state_io::create_replacing;
 use canape_core::component::Event;
-use canape_core::data::{DataKind, DataTable};
+use canape_core::data::{Data, DataKind, DataTable, Flag, Int, Reals, Text};
 use canape_core::mesh::Mesh;
 use canape_core::scene::{ComponentId, InitContext, Scene, Slot, Target};
 use canape_core::state::VecId;
@@ -46,24 +47,28 @@ struct Schedule {
     step: u64,
 }
 
-impl Schedule {
-    fn fields(d: DataTable) -> DataTable {
-        d.with("filename", DataKind::Str, "", "Path or filename where to export the data. If missing the name of the component is used.")
-            .with("exportEveryNumberOfSteps", DataKind::Int, "0", "export file only at specified number of steps (0=disable)")
-            .with("exportAtBegin", DataKind::Bool, "0", "export file at the initialization")
-            .with("exportAtEnd", DataKind::Bool, "0", "export file when the simulation is finished")
-            .with("enable", DataKind::Bool, "1", "Enable or disable the component")
+canape_core::data_schema! {
+    /// The schedule's Data (SOFA's BaseSimulationExporter), after the base Data.
+    pub(crate) struct ScheduleData {
+        filename: Text = ("filename", DataKind::Str, "", "Path or filename where to export the data. If missing the name of the component is used."),
+        every: Int = ("exportEveryNumberOfSteps", DataKind::Int, "0", "export file only at specified number of steps (0=disable)"),
+        at_begin: Flag = ("exportAtBegin", DataKind::Bool, "0", "export file at the initialization"),
+        at_end: Flag = ("exportAtEnd", DataKind::Bool, "0", "export file when the simulation is finished"),
+        enable: Flag = ("enable", DataKind::Bool, "1", "Enable or disable the component"),
     }
-    fn read(d: &DataTable, ctx: &mut InitContext<'_>) -> Schedule {
-        let every = d.int("exportEveryNumberOfSteps");
+}
+
+impl Schedule {
+    fn read(d: &DataTable, h: ScheduleData, ctx: &mut InitContext<'_>) -> Schedule {
+        let every = d.get(h.every);
         if every < 0 {
             ctx.warn("exportEveryNumberOfSteps is negative: no periodic export");
         }
         Schedule {
             every: every.max(0) as u64,
-            at_begin: d.bool("exportAtBegin"),
-            at_end: d.bool("exportAtEnd"),
-            enable: d.bool("enable"),
+            at_begin: d.get(h.at_begin),
+            at_end: d.get(h.at_end),
+            enable: d.get(h.enable),
             step: 0,
         }
     }
@@ -84,11 +89,12 @@ impl Schedule {
     }
 }
 
-/// The name of a file to write: `filename`, or the component's name.
-fn base_name(d: &DataTable) -> String {
-    let f = d.str("filename").trim();
+/// The name of a file to write: `filename`, or the component's name `name` (as SOFA's
+/// BaseSimulationExporter when `filename` is missing or empty).
+fn base_name(d: &DataTable, filename: Data<Text>, name: &str) -> String {
+    let f = d.get(filename).trim();
     if f.is_empty() {
-        d.str("name").to_string()
+        name.to_string()
     } else {
         f.to_string()
     }
@@ -159,9 +165,10 @@ fn points_now(scene: &Scene, p: &Points) -> Vec<[f64; 3]> {
 fn resolve_points(
     ctx: &mut InitContext<'_>,
     d: &DataTable,
+    position: Data<Reals>,
     topology: Option<ComponentId>,
 ) -> Option<Points> {
-    let link = d.field("position").and_then(|f| f.link.clone());
+    let link = d.fields()[position.index()].link.clone();
     if let Some(link) = link {
         if let Some((path, field)) = canape_core::scene::split_data_link(&link) {
             if let (Some(Target::Component(c)), Some(v)) = (
@@ -211,14 +218,45 @@ struct Kinds {
     hexas: bool,
 }
 
+/// Typed handles to the element kinds' Data (declared by [`KindsData::declare`]).
+#[derive(Clone, Copy, Debug)]
+struct KindsData {
+    edges: Data<Flag>,
+    triangles: Data<Flag>,
+    quads: Data<Flag>,
+    tetras: Data<Flag>,
+    hexas: Data<Flag>,
+}
+
+impl KindsData {
+    /// Add the element kinds' Data to `t`: every kind written by default with `default_all`
+    /// (MeshExporter), else edges only (VTKExporter).
+    fn declare(t: DataTable, default_all: bool) -> (DataTable, KindsData) {
+        let o = if default_all { "1" } else { "0" };
+        let (t, edges) = t.declare("edges", DataKind::Bool, "1", "write edge topology");
+        let (t, triangles) = t.declare("triangles", DataKind::Bool, o, "write triangle topology");
+        let (t, quads) = t.declare("quads", DataKind::Bool, o, "write quad topology");
+        let (t, tetras) = t.declare("tetras", DataKind::Bool, o, "write tetra topology");
+        let (t, hexas) = t.declare("hexas", DataKind::Bool, o, "write hexa topology");
+        let k = KindsData {
+            edges,
+            triangles,
+            quads,
+            tetras,
+            hexas,
+        };
+        (t, k)
+    }
+}
+
 impl Kinds {
-    fn read(d: &DataTable) -> Kinds {
+    fn read(d: &DataTable, h: KindsData) -> Kinds {
         Kinds {
-            edges: d.bool("edges"),
-            triangles: d.bool("triangles"),
-            quads: d.bool("quads"),
-            tetras: d.bool("tetras"),
-            hexas: d.bool("hexas"),
+            edges: d.get(h.edges),
+            triangles: d.get(h.triangles),
+            quads: d.get(h.quads),
+            tetras: d.get(h.tetras),
+            hexas: d.get(h.hexas),
         }
     }
     /// The cells to write, in SOFA's order (edges, triangles, quads, tetrahedra, hexahedra), with
@@ -242,15 +280,6 @@ impl Kinds {
         }
         out
     }
-}
-
-fn kinds_fields(d: DataTable, default_all: bool) -> DataTable {
-    let (e, o) = if default_all { ("1", "1") } else { ("1", "0") };
-    d.with("edges", DataKind::Bool, e, "write edge topology")
-        .with("triangles", DataKind::Bool, o, "write triangle topology")
-        .with("quads", DataKind::Bool, o, "write quad topology")
-        .with("tetras", DataKind::Bool, o, "write tetra topology")
-        .with("hexas", DataKind::Bool, o, "write hexa topology")
 }
 
 fn mesh_of(scene: &Scene, topology: Option<ComponentId>) -> Mesh {

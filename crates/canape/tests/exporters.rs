@@ -195,3 +195,47 @@ fn monitor_writes_one_line_per_step() {
     assert!(dir.join("tip_v.txt").exists());
     assert!(!dir.join("tip_f.txt").exists());
 }
+
+/// `p` as a path from the working directory (up to the root, then down): a component named so
+/// writes, relative to the working directory as SOFA does, into `p` (the tests run in parallel,
+/// so they never change the working directory).
+fn from_working_dir(p: &Path) -> String {
+    let cwd = std::env::current_dir().unwrap();
+    let up = cwd.components().count() - 1;
+    let p = p.canonicalize().unwrap();
+    format!(
+        "{}{}",
+        "../".repeat(up),
+        p.strip_prefix("/").unwrap().display()
+    )
+}
+
+#[test]
+fn exporters_without_a_file_name_write_under_their_component_name() {
+    let dir = tmp("named");
+    let (vtk, mesh, monitor) = (
+        from_working_dir(&dir) + "/cells",
+        from_working_dir(&dir) + "/grid",
+        from_working_dir(&dir) + "/tip",
+    );
+    let mut sim = beam(
+        &dir,
+        &format!(
+            r#"<VTKExporter name="{vtk}" hexas="1" exportAtBegin="1"/>
+    <MeshExporter name="{mesh}" format="gmsh" exportAtBegin="1"/>
+    <Monitor name="{monitor}" indices="2" ExportPositions="1"/>"#
+        ),
+    );
+    for _ in 0..3 {
+        sim.step();
+    }
+    // SOFA's exporters (BaseSimulationExporter) take the component's name for a missing
+    // filename: VTKExporter then numbers its XML files, MeshExporter adds the format's extension
+    let cells = std::fs::read(dir.join("cells0.vtu")).unwrap();
+    assert_eq!(parse_vtk(&cells).unwrap().hexahedra.len(), 2);
+    let grid = std::fs::read_to_string(dir.join("grid.gmsh")).unwrap();
+    assert_eq!(parse_gmsh(&grid).unwrap().hexahedra.len(), 2);
+    // SOFA's Monitor: without fileName, "./" and the component's name
+    let text = std::fs::read_to_string(dir.join("tip_x.txt")).unwrap();
+    assert_eq!(text.lines().count(), 2 + 3, "{text}");
+}

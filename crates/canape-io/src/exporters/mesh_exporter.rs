@@ -2,8 +2,8 @@
 
 use super::vtk_exporter::vtu_text;
 use super::{
-    base_name, context_topology, kinds_fields, mesh_of, points_now, resolve_points, write_file,
-    Kinds, Points, Schedule,
+    base_name, context_topology, mesh_of, points_now, resolve_points, write_file, Kinds, KindsData,
+    Points, Schedule, ScheduleData,
 };
 use crate::error::FileWriteError;
 use crate::state_io::fmt_g6;
@@ -32,6 +32,11 @@ pub struct MeshExporter {
     data: DataTable,
     /// Typed handles to its own Data in `data`.
     d: MeshExporterData,
+    /// Typed handles to the schedule's and the element kinds' Data in `data`.
+    ds: ScheduleData,
+    dk: KindsData,
+    /// The component's name (from the scene, at init): the file name when `filename` is empty.
+    name: String,
     schedule: Schedule,
     topology: Option<ComponentId>,
     points: Option<Points>,
@@ -72,10 +77,15 @@ pub(super) fn g9(v: f64) -> String {
 
 impl MeshExporter {
     pub fn new() -> Self {
-        let (data, d) = MeshExporterData::declare(Schedule::fields(base_fields(DataTable::new())));
+        let (data, ds) = ScheduleData::declare(base_fields(DataTable::new()));
+        let (data, d) = MeshExporterData::declare(data);
+        let (data, dk) = KindsData::declare(data, true);
         MeshExporter {
-            data: kinds_fields(data, true),
+            data,
             d,
+            ds,
+            dk,
+            name: String::new(),
             schedule: Schedule::default(),
             topology: None,
             points: None,
@@ -86,7 +96,7 @@ impl MeshExporter {
     /// `filename` with SOFA's codes (%n step, %p points, %E cells, %e main elements) and, with
     /// a period, the export number on 5 digits.
     fn file_base(&self, n_points: usize, cells: &[(u8, Vec<u32>)], main: usize) -> String {
-        let raw = base_name(&self.data);
+        let raw = base_name(&self.data, self.ds.filename, &self.name);
         let mut out = String::new();
         let mut chars = raw.chars();
         while let Some(c) = chars.next() {
@@ -116,7 +126,7 @@ impl MeshExporter {
             .map(|p| points_now(scene, p))
             .unwrap_or_default();
         let mut mesh = mesh_of(scene, self.topology);
-        let k = Kinds::read(&self.data);
+        let k = Kinds::read(&self.data, self.dk);
         for (on, clear) in [
             (k.edges, &mut mesh.edges as &mut dyn Clear),
             (k.triangles, &mut mesh.triangles),
@@ -167,7 +177,11 @@ impl MeshExporter {
                 "gmsh" => write_file(&PathBuf::from(format!("{base}.gmsh")), &gmsh(&pts, &cells))?,
                 _ => write_file(
                     &PathBuf::from(format!("{base}.obj")),
-                    &obj(&pts, &mesh, &base_name(&self.data)),
+                    &obj(
+                        &pts,
+                        &mesh,
+                        &base_name(&self.data, self.ds.filename, &self.name),
+                    ),
                 )?,
             }
         }
@@ -375,7 +389,8 @@ impl MeshExporter {
     }
 
     fn init_impl(&mut self, ctx: &mut InitContext<'_>) {
-        self.schedule = Schedule::read(&self.data, ctx);
+        self.schedule = Schedule::read(&self.data, self.ds, ctx);
+        self.name = ctx.scene.info(ctx.id).name.clone();
         self.formats = match formats_of(self.data.get(self.d.format)) {
             Ok(formats) => formats,
             Err(e) => {
@@ -393,7 +408,7 @@ impl MeshExporter {
             self.schedule.enable = false;
             return;
         }
-        self.points = resolve_points(ctx, &self.data, self.topology);
+        self.points = resolve_points(ctx, &self.data, self.d.position, self.topology);
     }
 }
 

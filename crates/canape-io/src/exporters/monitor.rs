@@ -138,10 +138,11 @@ impl Monitor {
             self.state = None;
             return;
         }
+        // SOFA's Monitor: without a fileName, ./ and the component's name
         let base = {
             let f = self.data.get(self.d.file_name).trim().to_string();
             if f.is_empty() {
-                format!("./{}", self.data.str("name"))
+                format!("./{}", ctx.scene.info(ctx.id).name)
             } else {
                 f
             }

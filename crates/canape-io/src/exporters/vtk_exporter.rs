@@ -1,8 +1,8 @@
 //! VTKExporter: the context topology's cells and chosen Data, as legacy VTK or VTK XML.
 
 use super::{
-    base_name, context_topology, kinds_fields, mesh_of, points_now, resolve_points, state_vec,
-    write_file, Kinds, Points, Schedule,
+    base_name, context_topology, mesh_of, points_now, resolve_points, state_vec, write_file, Kinds,
+    KindsData, Points, Schedule, ScheduleData,
 };
 use crate::error::FileWriteError;
 use crate::state_io::fmt_g6;
@@ -107,6 +107,11 @@ pub struct VtkExporter {
     data: DataTable,
     /// Typed handles to its own Data in `data`.
     d: VtkExporterData,
+    /// Typed handles to the schedule's and the element kinds' Data in `data`.
+    ds: ScheduleData,
+    dk: KindsData,
+    /// The component's name (from the scene, at init): the file name when `filename` is empty.
+    name: String,
     schedule: Schedule,
     topology: Option<ComponentId>,
     points: Option<Points>,
@@ -124,10 +129,15 @@ impl Default for VtkExporter {
 
 impl VtkExporter {
     pub fn new() -> Self {
-        let (data, d) = VtkExporterData::declare(Schedule::fields(base_fields(DataTable::new())));
+        let (data, ds) = ScheduleData::declare(base_fields(DataTable::new()));
+        let (data, d) = VtkExporterData::declare(data);
+        let (data, dk) = KindsData::declare(data, false);
         VtkExporter {
-            data: kinds_fields(data, false),
+            data,
             d,
+            ds,
+            dk,
+            name: String::new(),
             schedule: Schedule::default(),
             topology: None,
             points: None,
@@ -140,7 +150,7 @@ impl VtkExporter {
 
     /// The next file's name (SOFA's numbering counts files written, from 0).
     fn file_name(&self) -> PathBuf {
-        let name = base_name(&self.data);
+        let name = base_name(&self.data, self.ds.filename, &self.name);
         let num = if self.data.get(self.d.overwrite) {
             String::new()
         } else {
@@ -166,7 +176,7 @@ impl VtkExporter {
             .map(|p| points_now(scene, p))
             .unwrap_or_default();
         let mesh = mesh_of(scene, self.topology);
-        let cells = Kinds::read(&self.data).cells(&mesh);
+        let cells = Kinds::read(&self.data, self.dk).cells(&mesh);
         let pdata: Vec<(String, Vec<f64>, usize)> = self
             .point_fields
             .iter()
@@ -326,7 +336,8 @@ impl VtkExporter {
     }
 
     fn init_impl(&mut self, ctx: &mut InitContext<'_>) {
-        self.schedule = Schedule::read(&self.data, ctx);
+        self.schedule = Schedule::read(&self.data, self.ds, ctx);
+        self.name = ctx.scene.info(ctx.id).name.clone();
         self.node = Some(ctx.node);
         self.files = 0;
         self.topology = context_topology(ctx);
@@ -335,7 +346,7 @@ impl VtkExporter {
             self.schedule.enable = false;
             return;
         }
-        self.points = resolve_points(ctx, &self.data, self.topology);
+        self.points = resolve_points(ctx, &self.data, self.d.position, self.topology);
         let pf = self.data.get(self.d.points_data_fields).to_vec();
         let cf = self.data.get(self.d.cells_data_fields).to_vec();
         self.point_fields = parse_fields(ctx, &pf, "pointsDataFields");
