@@ -20,6 +20,8 @@ pub mod regress;
 pub mod sparse_grid;
 pub mod sparse_grid_ramification;
 pub mod state_io;
+#[cfg(test)]
+pub(crate) mod test_util;
 pub mod topo_regress;
 pub mod vtk;
 pub mod vtk_read;

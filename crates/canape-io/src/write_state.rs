@@ -255,35 +255,10 @@ impl Controller for WriteState {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use canape_core::component::Component;
-    use canape_core::diag::Diagnostics;
-    use canape_core::scene::{AnyComponent, EditError, NodeId, Scene, SceneError};
+    use crate::test_util::{edit, init_in, same_text, temp_dir, Control};
+    use canape_core::scene::{AnyComponent, Scene};
     use canape_core::state::MechanicalObject;
     use canape_types::DofType;
-
-    /// The scene as a controller sees it (read only here).
-    struct Control<'a>(&'a Scene);
-
-    impl SceneControl for Control<'_> {
-        fn scene(&self) -> &Scene {
-            self.0
-        }
-        fn set_data(&mut self, _: ComponentId, _: &str, _: &str) -> Result<(), EditError> {
-            unreachable!("WriteState edits nothing")
-        }
-        fn state_mut(&mut self, _: ComponentId) -> Option<&mut MechanicalObject> {
-            None
-        }
-        fn add_component(&mut self, _: NodeId, _: &str, _: AnyComponent) -> Result<(), SceneError> {
-            unreachable!("WriteState adds nothing")
-        }
-        fn remove_component(&mut self, _: ComponentId) -> Result<(), SceneError> {
-            unreachable!("WriteState removes nothing")
-        }
-        fn remove_node(&mut self, _: NodeId) -> Result<(), SceneError> {
-            unreachable!("WriteState removes nothing")
-        }
-    }
 
     /// A scene with a moving two-point state, and a WriteState to `file` initialised there with
     /// `attrs`.
@@ -296,23 +271,16 @@ mod tests {
             .copy_from_slice(&[0.0, 1.0, 2.0, 3.0, 4.0, 5.0]);
         mo.vec_mut(VecId::VELOCITY)
             .copy_from_slice(&[0.5, 0.25, 0.125, -1.0, -2.0, -3.0]);
-        // the state's id stands for the WriteState's (only diagnostics name it)
         let id = scene.add_component(root, "dofs", AnyComponent::State(mo), None);
         let mut w = WriteState::new();
-        w.data_mut()
-            .set_str("filename", &file.display().to_string())
-            .unwrap();
-        for (k, v) in attrs {
-            w.data_mut().set_str(k, v).unwrap();
-        }
-        let mut diags = Diagnostics::default();
-        w.init(&mut InitContext {
-            scene: &scene,
-            node: root,
+        let file = file.display().to_string();
+        init_in(
+            &mut w,
+            &scene,
+            root,
             id,
-            diags: &mut diags,
-        });
-        assert!(!diags.has_errors(), "{diags:?}");
+            &[&[("filename", &*file)], attrs].concat(),
+        );
         (scene, w)
     }
 
@@ -331,36 +299,21 @@ mod tests {
 
     #[test]
     fn edits_update_in_place_write_flags() {
-        let dir = std::env::temp_dir().join(format!("canape-ws-edit-{}", std::process::id()));
-        std::fs::create_dir_all(&dir).unwrap();
+        let dir = temp_dir("ws-edit");
         let (edited, fresh) = (dir.join("edited.txt"), dir.join("fresh.txt"));
+        let edits = [("writeX", "0"), ("writeV", "1"), ("writeX0", "1")];
         let (mut s1, mut a) = write_state(&edited, &[]);
-        let v0 = a.data().versions();
-        a.data_mut().set_str("writeX", "0").unwrap();
-        a.data_mut().set_str("writeV", "1").unwrap();
-        a.data_mut().set_str("writeX0", "1").unwrap();
-        let changed = a.data().changed_since(&v0);
-        assert_eq!(a.data_changed(&changed), Reaction::Updated);
+        assert_eq!(edit(&mut a, &edits), Reaction::Updated);
         run(&mut s1, &mut a);
-        let (mut s2, mut b) = write_state(
-            &fresh,
-            &[("writeX", "0"), ("writeV", "1"), ("writeX0", "1")],
-        );
+        let (mut s2, mut b) = write_state(&fresh, &edits);
         run(&mut s2, &mut b);
         drop((a, b));
-        let (ta, tb) = (
-            std::fs::read_to_string(&edited).unwrap(),
-            std::fs::read_to_string(&fresh).unwrap(),
-        );
-        assert_eq!(ta, tb);
+        let ta = same_text(&edited, &fresh);
         assert!(ta.contains("V=") && ta.contains("X0=") && !ta.contains("  X="));
         // any other edit re-runs init (a new file, the schedule from its start)
         let (_, mut c) = write_state(&dir.join("other.txt"), &[]);
-        let v0 = c.data().versions();
-        c.data_mut().set_str("period", "0.02").unwrap();
-        c.data_mut().set_str("writeF", "1").unwrap();
         assert_eq!(
-            c.data_changed(&c.data().changed_since(&v0)),
+            edit(&mut c, &[("period", "0.02"), ("writeF", "1")]),
             Reaction::Reinit
         );
         let _ = std::fs::remove_dir_all(&dir);

@@ -425,67 +425,40 @@ impl Controller for MeshExporter {
 
 #[cfg(test)]
 mod tests {
-    use super::super::vtk_exporter::tests::{scene_with_square, Control};
+    use super::super::vtk_exporter::tests::scene_with_square;
     use super::*;
-    use canape_core::component::Component;
+    use crate::test_util::{edit, init_in, same_text, temp_dir, Control};
 
     /// A MeshExporter writing to `file` at the scene's start, initialised with `attrs` beside a
     /// state and a two-triangle topology.
     fn exporter(file: &std::path::Path, attrs: &[(&str, &str)]) -> (Scene, MeshExporter) {
         let (scene, root, id) = scene_with_square();
         let mut e = MeshExporter::new();
-        let d = e.data_mut();
-        d.set_str("filename", &file.display().to_string()).unwrap();
-        d.set_str("exportAtBegin", "1").unwrap();
-        for (k, v) in attrs {
-            d.set_str(k, v).unwrap();
-        }
-        let mut diags = canape_core::diag::Diagnostics::default();
-        // the state's id stands for the exporter's (only diagnostics name it)
-        e.init(&mut InitContext {
-            scene: &scene,
-            node: root,
-            id,
-            diags: &mut diags,
-        });
-        assert!(!diags.has_errors(), "{diags:?}");
+        let file = file.display().to_string();
+        let given = [("filename", &*file), ("exportAtBegin", "1")];
+        init_in(&mut e, &scene, root, id, &[&given[..], attrs].concat());
         (scene, e)
     }
 
     #[test]
     fn edits_update_in_place_format() {
-        let dir = std::env::temp_dir().join(format!("canape-mesh-edit-{}", std::process::id()));
-        std::fs::create_dir_all(&dir).unwrap();
+        let dir = temp_dir("mesh-edit");
         let (s1, mut a) = exporter(&dir.join("edited"), &[]);
-        let v0 = a.data().versions();
-        a.data_mut().set_str("format", "Gmsh").unwrap();
-        assert_eq!(
-            a.data_changed(&a.data().changed_since(&v0)),
-            Reaction::Updated
-        );
+        assert_eq!(edit(&mut a, &[("format", "Gmsh")]), Reaction::Updated);
         a.on_event(&Event::SimulationInitDone, &mut Control(&s1))
             .unwrap();
         let (s2, mut b) = exporter(&dir.join("fresh"), &[("format", "Gmsh")]);
         b.on_event(&Event::SimulationInitDone, &mut Control(&s2))
             .unwrap();
-        let ta = std::fs::read_to_string(dir.join("edited.gmsh")).unwrap();
-        let tb = std::fs::read_to_string(dir.join("fresh.gmsh")).unwrap();
-        assert_eq!(ta, tb);
+        same_text(&dir.join("edited.gmsh"), &dir.join("fresh.gmsh"));
         // only that format was written
         assert!(!dir.join("edited.vtk").exists() && !dir.join("fresh.vtk").exists());
         // a format init would reject is refused; any other edit re-runs init
-        let v0 = a.data().versions();
-        a.data_mut().set_str("format", "stl").unwrap();
         assert!(matches!(
-            a.data_changed(&a.data().changed_since(&v0)),
+            edit(&mut a, &[("format", "stl")]),
             Reaction::Refused(_)
         ));
-        let v0 = a.data().versions();
-        a.data_mut().set_str("exportAtEnd", "1").unwrap();
-        assert_eq!(
-            a.data_changed(&a.data().changed_since(&v0)),
-            Reaction::Reinit
-        );
+        assert_eq!(edit(&mut a, &[("exportAtEnd", "1")]), Reaction::Reinit);
         let _ = std::fs::remove_dir_all(&dir);
     }
 }

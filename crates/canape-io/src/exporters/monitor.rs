@@ -201,33 +201,9 @@ impl Controller for Monitor {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use canape_core::component::Component;
-    use canape_core::scene::{AnyComponent, EditError, NodeId, SceneError};
+    use crate::test_util::{edit, init_in, same_text, temp_dir, Control};
+    use canape_core::scene::AnyComponent;
     use canape_core::state::MechanicalObject;
-
-    /// The scene as a controller sees it (read only here).
-    struct Control<'a>(&'a Scene);
-
-    impl SceneControl for Control<'_> {
-        fn scene(&self) -> &Scene {
-            self.0
-        }
-        fn set_data(&mut self, _: ComponentId, _: &str, _: &str) -> Result<(), EditError> {
-            unreachable!("Monitor edits nothing")
-        }
-        fn state_mut(&mut self, _: ComponentId) -> Option<&mut MechanicalObject> {
-            None
-        }
-        fn add_component(&mut self, _: NodeId, _: &str, _: AnyComponent) -> Result<(), SceneError> {
-            unreachable!("Monitor adds nothing")
-        }
-        fn remove_component(&mut self, _: ComponentId) -> Result<(), SceneError> {
-            unreachable!("Monitor removes nothing")
-        }
-        fn remove_node(&mut self, _: NodeId) -> Result<(), SceneError> {
-            unreachable!("Monitor removes nothing")
-        }
-    }
 
     /// A scene with a moving three-point state and a Monitor of it writing `<base>_x.txt` and
     /// `<base>_v.txt`, initialised there with `attrs`.
@@ -240,23 +216,14 @@ mod tests {
             .copy_from_slice(&[1.0, 2.0, 3.0, 4.0, 5.0, 6.0, 7.0, 8.0, 9.0]);
         let id = scene.add_component(root, "dofs", AnyComponent::State(mo), None);
         let mut m = Monitor::new();
-        let d = m.data_mut();
-        d.set_str("fileName", &base.display().to_string()).unwrap();
-        d.set_str("indices", "0 2").unwrap();
-        d.set_str("ExportPositions", "1").unwrap();
-        d.set_str("ExportVelocities", "1").unwrap();
-        for (k, v) in attrs {
-            d.set_str(k, v).unwrap();
-        }
-        let mut diags = canape_core::diag::Diagnostics::default();
-        // the state's id stands for the Monitor's (only diagnostics name it)
-        m.init(&mut InitContext {
-            scene: &scene,
-            node: root,
-            id,
-            diags: &mut diags,
-        });
-        assert!(!diags.has_errors(), "{diags:?}");
+        let base = base.display().to_string();
+        let given = [
+            ("fileName", &*base),
+            ("indices", "0 2"),
+            ("ExportPositions", "1"),
+            ("ExportVelocities", "1"),
+        ];
+        init_in(&mut m, &scene, root, id, &[&given[..], attrs].concat());
         (scene, id, m)
     }
 
@@ -274,40 +241,29 @@ mod tests {
 
     #[test]
     fn edits_update_in_place_display_options() {
-        let dir = std::env::temp_dir().join(format!("canape-monitor-edit-{}", std::process::id()));
-        std::fs::create_dir_all(&dir).unwrap();
+        let dir = temp_dir("monitor-edit");
         let edits = [
             ("showTrajectories", "1"),
             ("TrajectoriesColor", "0 1 0 1"),
             ("sizeFactor", "3"),
         ];
         let (mut s1, id1, mut a) = monitor(&dir.join("edited"), &[]);
-        let v0 = a.data().versions();
-        for (k, v) in edits {
-            a.data_mut().set_str(k, v).unwrap();
-        }
-        assert_eq!(
-            a.data_changed(&a.data().changed_since(&v0)),
-            Reaction::Updated
-        );
+        assert_eq!(edit(&mut a, &edits), Reaction::Updated);
         run(&mut s1, id1, &mut a);
         let (mut s2, id2, mut b) = monitor(&dir.join("fresh"), &edits);
         run(&mut s2, id2, &mut b);
         drop((a, b));
         for suffix in ["_x.txt", "_v.txt"] {
-            let read =
-                |base: &str| std::fs::read_to_string(dir.join(format!("{base}{suffix}"))).unwrap();
-            let (ta, tb) = (read("edited"), read("fresh"));
-            assert_eq!(ta, tb);
+            let ta = same_text(
+                &dir.join(format!("edited{suffix}")),
+                &dir.join(format!("fresh{suffix}")),
+            );
             assert_eq!(ta.lines().count(), 2 + 3, "{ta}");
         }
         // any other edit re-runs init (the files made afresh)
         let (_, _, mut c) = monitor(&dir.join("other"), &[]);
-        let v0 = c.data().versions();
-        c.data_mut().set_str("indices", "1").unwrap();
-        c.data_mut().set_str("sizeFactor", "2").unwrap();
         assert_eq!(
-            c.data_changed(&c.data().changed_since(&v0)),
+            edit(&mut c, &[("indices", "1"), ("sizeFactor", "2")]),
             Reaction::Reinit
         );
         let _ = std::fs::remove_dir_all(&dir);

@@ -369,9 +369,10 @@ impl Controller for VtkExporter {
 #[cfg(test)]
 pub(super) mod tests {
     use super::*;
-    use canape_core::component::{Component, Topology};
+    use crate::test_util::{edit, init_in, same_text, temp_dir, Control};
+    use canape_core::component::Topology;
     use canape_core::mesh::Mesh;
-    use canape_core::scene::{AnyComponent, EditError, SceneError};
+    use canape_core::scene::AnyComponent;
     use canape_core::state::MechanicalObject;
 
     /// A fixed two-triangle topology.
@@ -387,30 +388,6 @@ pub(super) mod tests {
         }
         fn mesh_mut(&mut self) -> &mut Mesh {
             &mut self.mesh
-        }
-    }
-
-    /// The scene as a controller sees it (read only here).
-    pub(in crate::exporters) struct Control<'a>(pub &'a Scene);
-
-    impl SceneControl for Control<'_> {
-        fn scene(&self) -> &Scene {
-            self.0
-        }
-        fn set_data(&mut self, _: ComponentId, _: &str, _: &str) -> Result<(), EditError> {
-            unreachable!("VTKExporter edits nothing")
-        }
-        fn state_mut(&mut self, _: ComponentId) -> Option<&mut MechanicalObject> {
-            None
-        }
-        fn add_component(&mut self, _: NodeId, _: &str, _: AnyComponent) -> Result<(), SceneError> {
-            unreachable!("VTKExporter adds nothing")
-        }
-        fn remove_component(&mut self, _: ComponentId) -> Result<(), SceneError> {
-            unreachable!("VTKExporter removes nothing")
-        }
-        fn remove_node(&mut self, _: NodeId) -> Result<(), SceneError> {
-            unreachable!("VTKExporter removes nothing")
         }
     }
 
@@ -445,56 +422,33 @@ pub(super) mod tests {
     fn exporter(file: &std::path::Path, attrs: &[(&str, &str)]) -> (Scene, VtkExporter) {
         let (scene, root, id) = scene_with_square();
         let mut e = VtkExporter::new();
-        let d = e.data_mut();
-        d.set_str("filename", &file.display().to_string()).unwrap();
-        d.set_str("exportAtBegin", "1").unwrap();
-        d.set_str("triangles", "1").unwrap();
-        for (k, v) in attrs {
-            d.set_str(k, v).unwrap();
-        }
-        let mut diags = canape_core::diag::Diagnostics::default();
-        // the state's id stands for the exporter's (only diagnostics name it)
-        e.init(&mut InitContext {
-            scene: &scene,
-            node: root,
-            id,
-            diags: &mut diags,
-        });
-        assert!(!diags.has_errors(), "{diags:?}");
+        let file = file.display().to_string();
+        let given = [
+            ("filename", &*file),
+            ("exportAtBegin", "1"),
+            ("triangles", "1"),
+        ];
+        init_in(&mut e, &scene, root, id, &[&given[..], attrs].concat());
         (scene, e)
     }
 
     #[test]
     fn edits_update_in_place_format_and_numbering() {
-        let dir = std::env::temp_dir().join(format!("canape-vtk-edit-{}", std::process::id()));
-        std::fs::create_dir_all(&dir).unwrap();
+        let dir = temp_dir("vtk-edit");
         let edits = [("XMLformat", "0"), ("overwrite", "1")];
         let (s1, mut a) = exporter(&dir.join("edited"), &[]);
-        let v0 = a.data().versions();
-        for (k, v) in edits {
-            a.data_mut().set_str(k, v).unwrap();
-        }
-        assert_eq!(
-            a.data_changed(&a.data().changed_since(&v0)),
-            Reaction::Updated
-        );
+        assert_eq!(edit(&mut a, &edits), Reaction::Updated);
         a.on_event(&Event::SimulationInitDone, &mut Control(&s1))
             .unwrap();
         let (s2, mut b) = exporter(&dir.join("fresh"), &edits);
         b.on_event(&Event::SimulationInitDone, &mut Control(&s2))
             .unwrap();
         // legacy content, the file not numbered
-        let ta = std::fs::read_to_string(dir.join("edited.vtk")).unwrap();
-        let tb = std::fs::read_to_string(dir.join("fresh.vtk")).unwrap();
-        assert_eq!(ta, tb);
+        let ta = same_text(&dir.join("edited.vtk"), &dir.join("fresh.vtk"));
         assert!(ta.starts_with("# vtk DataFile"), "{ta}");
         // any other edit re-runs init
-        let v0 = a.data().versions();
-        a.data_mut()
-            .set_str("pointsDataFields", "dofs.velocity")
-            .unwrap();
         assert_eq!(
-            a.data_changed(&a.data().changed_since(&v0)),
+            edit(&mut a, &[("pointsDataFields", "dofs.velocity")]),
             Reaction::Reinit
         );
         let _ = std::fs::remove_dir_all(&dir);
