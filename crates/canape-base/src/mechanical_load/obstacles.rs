@@ -23,7 +23,7 @@ pub use conical::ConicalForceField;
 pub use ellipsoid::EllipsoidForceField;
 pub use sphere::SphereForceField;
 
-use canape_core::data::{Data, DataTable, Real, Reals};
+use canape_core::data::{ChangedData, Data, DataTable, Real, Reals};
 use canape_core::scene::InitContext;
 use canape_types::DofType;
 // what the tests reach through `use super::*`
@@ -103,10 +103,33 @@ fn read_point(
     Some(p)
 }
 
+/// Whether `v` is a finite non-negative coefficient.
+fn is_non_negative(v: f64) -> bool {
+    v >= 0.0 && v.is_finite()
+}
+
 /// The Data of `h` when it is a finite non-negative coefficient.
 fn checked_non_negative(data: &DataTable, h: Data<Real>) -> Option<f64> {
     let v = data.get(h);
-    (v >= 0.0 && v.is_finite()).then_some(v)
+    is_non_negative(v).then_some(v)
+}
+
+/// The stiffness and damping of an edit taken in place, the same for the three obstacles:
+/// an edit of those two Data alone, on an `active` obstacle, with a damping init would take
+/// without a warning and a stiffness `stiffness_ok` accepts. None: the edit goes through init.
+fn edited_coefficients(
+    data: &DataTable,
+    changed: &ChangedData,
+    active: bool,
+    (stiffness, damping): (Data<Real>, Data<Real>),
+    stiffness_ok: fn(f64) -> bool,
+) -> Option<(f64, f64)> {
+    if !active || !changed.only(&[stiffness.index(), damping.index()]) {
+        return None;
+    }
+    let k = data.get(stiffness);
+    let damping = checked_non_negative(data, damping)?;
+    stiffness_ok(k).then_some((k, damping))
 }
 
 /// A finite non-negative coefficient, or `default` with a warning.

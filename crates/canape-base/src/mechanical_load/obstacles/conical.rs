@@ -1,7 +1,10 @@
 //! ConicalForceField: a cone closed by a spherical cap keeps the points inside it, with
 //! SOFA's normal-only tangent (Vec3 only).
 
-use super::{checked_non_negative, cross, dot, non_negative, point, read_point, scale, vec_state};
+use super::{
+    cross, dot, edited_coefficients, is_non_negative, non_negative, point, read_point, scale,
+    vec_state,
+};
 use canape_core::component::{ForceField, Reaction};
 use canape_core::data::{
     base_fields, ChangedData, DataKind, DataTable, ForceFieldData, Real, Reals, Words,
@@ -155,13 +158,13 @@ impl ConicalForceField {
     /// them: the contacts are forgotten); a value init would warn about and other Data go
     /// through init.
     fn data_changed_impl(&mut self, changed: &ChangedData) -> Reaction {
-        let d = self.d;
-        if !self.active || !changed.only(&[d.stiffness.index(), d.damping.index()]) {
-            return Reaction::Reinit;
-        }
-        let (Some(stiffness), Some(damping)) = (
-            checked_non_negative(&self.data, d.stiffness),
-            checked_non_negative(&self.data, d.damping),
+        let coefficients = (self.d.stiffness, self.d.damping);
+        let Some((stiffness, damping)) = edited_coefficients(
+            &self.data,
+            changed,
+            self.active,
+            coefficients,
+            is_non_negative,
         ) else {
             return Reaction::Reinit;
         };

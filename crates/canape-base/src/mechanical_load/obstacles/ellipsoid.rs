@@ -1,7 +1,7 @@
 //! EllipsoidForceField: an axis-aligned ellipsoid pushes the points inside it out (or pulls
 //! those outside in), with SOFA's approximate tangent.
 
-use super::{checked_non_negative, dot, non_negative, point, read_point, vec_state};
+use super::{dot, edited_coefficients, non_negative, point, read_point, vec_state};
 use canape_core::component::{ForceField, Reaction};
 use canape_core::data::{
     base_fields, ChangedData, DataKind, DataTable, ForceFieldData, Real, Reals, Words,
@@ -154,17 +154,13 @@ impl EllipsoidForceField {
     /// them: the contacts are forgotten); a value init would warn about (a stiffness not
     /// finite or zero, a damping outside [0, +∞[) and other Data go through init.
     fn data_changed_impl(&mut self, changed: &ChangedData) -> Reaction {
-        let d = self.d;
-        if !self.active || !changed.only(&[d.stiffness.index(), d.damping.index()]) {
-            return Reaction::Reinit;
-        }
-        let stiffness = self.data.get(d.stiffness);
-        let Some(damping) = checked_non_negative(&self.data, d.damping) else {
+        let coefficients = (self.d.stiffness, self.d.damping);
+        let ok = |k: f64| k.is_finite() && k != 0.0;
+        let Some((stiffness, damping)) =
+            edited_coefficients(&self.data, changed, self.active, coefficients, ok)
+        else {
             return Reaction::Reinit;
         };
-        if !stiffness.is_finite() || stiffness == 0.0 {
-            return Reaction::Reinit;
-        }
         self.stiffness = stiffness;
         self.damping = damping;
         self.contacts.clear();

@@ -2,7 +2,8 @@
 //! its surface; the tangent is the exact derivative of the elastic force.
 
 use super::{
-    checked_non_negative, dot, local_range, non_negative, point, read_point, scale, vec_state,
+    dot, edited_coefficients, is_non_negative, local_range, non_negative, point, read_point, scale,
+    vec_state,
 };
 use canape_core::component::{ForceField, Reaction};
 use canape_core::data::{
@@ -135,13 +136,13 @@ impl SphereForceField {
     /// them: the contacts are forgotten); a value init would warn about and other Data go
     /// through init.
     fn data_changed_impl(&mut self, changed: &ChangedData) -> Reaction {
-        let d = self.d;
-        if !self.active || !changed.only(&[d.stiffness.index(), d.damping.index()]) {
-            return Reaction::Reinit;
-        }
-        let (Some(stiffness), Some(damping)) = (
-            checked_non_negative(&self.data, d.stiffness),
-            checked_non_negative(&self.data, d.damping),
+        let coefficients = (self.d.stiffness, self.d.damping);
+        let Some((stiffness, damping)) = edited_coefficients(
+            &self.data,
+            changed,
+            self.active,
+            coefficients,
+            is_non_negative,
         ) else {
             return Reaction::Reinit;
         };
