@@ -453,7 +453,7 @@ impl ForceField for UniformVelocityDampingForceField {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::test_support::{init_in, scene_with_state};
+    use crate::test_support::{check_edit_changes, init_quiet, scene_with_state};
     use canape_core::scene::AnyComponent;
 
     /// What a force field gives at `x` with velocities `v`, as bits: the forces, the tangent
@@ -486,18 +486,8 @@ mod tests {
         after: &[(&str, &str)],
     ) -> Reaction {
         let (mut scene, root) = scene_with_state(dof, x0);
-        let mut init = |attrs: &[(&str, &str)]| {
-            let mut c = make();
-            let diags = init_in(
-                &mut scene,
-                root,
-                &mut c,
-                |c| AnyComponent::ForceField(Box::new(c)),
-                attrs,
-            );
-            assert!(diags.is_empty(), "{attrs:?}: {diags:?}");
-            c
-        };
+        let wrap = |c| AnyComponent::ForceField(Box::new(c));
+        let mut init = |attrs: &[(&str, &str)]| init_quiet(&mut scene, root, make(), wrap, attrs);
         let x: Vec<f64> = x0
             .iter()
             .enumerate()
@@ -505,21 +495,9 @@ mod tests {
             .collect();
         let n = x0.len() / dof.coord_size() * dof.deriv_size();
         let v: Vec<f64> = (0..n).map(|i| 0.05 * i as f64 - 0.2).collect();
-        let mut c = init(before);
-        let old = response_bits(&mut c, &x, &v);
-        let versions = c.data().versions();
-        for (k, val) in after {
-            c.data_mut().set_str(k, val).unwrap();
-        }
-        let changed = c.data().changed_since(&versions);
-        let reaction = c.data_changed(&changed);
-        if reaction == Reaction::Updated {
-            let got = response_bits(&mut c, &x, &v);
-            let mut want = init(&[before, after].concat());
-            assert_eq!(got, response_bits(&mut want, &x, &v), "{after:?}");
-            assert_ne!(got, old, "{after:?} changed nothing");
-        }
-        reaction
+        let c = init(before);
+        let fresh = || init(&[before, after].concat());
+        check_edit_changes(c, after, fresh, |c| response_bits(c, &x, &v), false)
     }
 
     /// Editing the stiffnesses of running rest-shape springs gives the forces and tangent of

@@ -281,8 +281,7 @@ impl LagrangianConstraint for BilateralLagrangianConstraint {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::test_support::{init_in, scene_with_state};
-    use canape_core::component::Component;
+    use crate::test_support::{check_edit_changes, edit, init_quiet, scene_with_state};
     use canape_core::scene::AnyComponent;
 
     /// What a constraint gives the constraint stage at `x` (the same free positions for both
@@ -328,18 +327,10 @@ mod tests {
                 x[13] = 0.8;
             }
             let (mut scene, root) = scene_with_state(dof, &x);
-            let mut init = |attrs: &[(&str, &str)]| {
-                let mut c = BilateralLagrangianConstraint::new();
-                let diags = init_in(
-                    &mut scene,
-                    root,
-                    &mut c,
-                    |c| AnyComponent::Passive(Box::new(c)),
-                    attrs,
-                );
-                assert!(diags.is_empty(), "{attrs:?}: {diags:?}");
-                c
-            };
+            let wrap = |c| AnyComponent::Passive(Box::new(c));
+            let new = BilateralLagrangianConstraint::new;
+            let mut init =
+                |attrs: &[(&str, &str)]| init_quiet(&mut scene, root, new(), wrap, attrs);
             let before = [("first_point", "0 1"), ("second_point", "2 3")];
             let rest = if dof == DofType::Rigid3 {
                 "0.1 0 0 0 0.2 0 0 0.3 0 0 0 0.05"
@@ -354,23 +345,13 @@ mod tests {
                 let mut c = init(&before);
                 // a step's impulses, which an edit forgets as an init does
                 c.store(&[1.0; 12]);
-                let old = built(&mut c, &x);
-                let versions = c.data().versions();
-                for (k, v) in after {
-                    c.data_mut().set_str(k, v).unwrap();
-                }
-                let changed = c.data().changed_since(&versions);
-                assert_eq!(c.data_changed(&changed), Reaction::Updated, "{after:?}");
-                let got = built(&mut c, &x);
-                let mut want = init(&[&before[..], after].concat());
-                assert_eq!(got, built(&mut want, &x), "{dof:?} {after:?}");
-                assert_ne!(got, old, "{dof:?} {after:?} changed nothing");
+                let fresh = || init(&[&before[..], after].concat());
+                let bits = |c: &mut BilateralLagrangianConstraint| built(c, &x);
+                let r = check_edit_changes(c, after, fresh, bits, false);
+                assert_eq!(r, Reaction::Updated, "{dof:?} {after:?}");
             }
-            let mut c = init(&before);
-            let versions = c.data().versions();
-            c.data_mut().set_str("first_point", "1 0").unwrap();
-            let changed = c.data().changed_since(&versions);
-            assert_eq!(c.data_changed(&changed), Reaction::Reinit);
+            let r = edit(&mut init(&before), &[("first_point", "1 0")]);
+            assert_eq!(r, Reaction::Reinit);
         }
     }
 }

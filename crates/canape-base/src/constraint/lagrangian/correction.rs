@@ -457,8 +457,7 @@ impl ConstraintCorrection for LinearSolverConstraintCorrection {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::test_support::{init_in, scene_with_state};
-    use canape_core::component::Component;
+    use crate::test_support::{check_edit_changes, edit, init_quiet, scene_with_state};
     use canape_core::scene::AnyComponent;
 
     /// What the constraint stage takes from a correction: its factors (for an ODE solver's
@@ -483,18 +482,9 @@ mod tests {
     #[test]
     fn edits_update_in_place_uncoupled_correction_factors() {
         let (mut scene, root) = scene_with_state(DofType::Vec3, &[0.0, 0.0, 0.0, 1.0, 0.0, 0.0]);
-        let mut init = |attrs: &[(&str, &str)]| {
-            let mut c = UncoupledConstraintCorrection::new();
-            let diags = init_in(
-                &mut scene,
-                root,
-                &mut c,
-                |c| AnyComponent::Passive(Box::new(c)),
-                attrs,
-            );
-            assert!(diags.is_empty(), "{attrs:?}: {diags:?}");
-            c
-        };
+        let wrap = |c| AnyComponent::Passive(Box::new(c));
+        let new = UncoupledConstraintCorrection::new;
+        let mut init = |attrs: &[(&str, &str)]| init_quiet(&mut scene, root, new(), wrap, attrs);
         let before = [
             ("useOdeSolverIntegrationFactors", "0"),
             ("compliance", "0.5 2"),
@@ -506,23 +496,13 @@ mod tests {
                 ("correctionPositionFactor", "2"),
             ],
         ] {
-            let mut c = init(&before);
-            let old = corrects(&c);
-            let versions = c.data().versions();
-            for (k, v) in after {
-                c.data_mut().set_str(k, v).unwrap();
-            }
-            let changed = c.data().changed_since(&versions);
-            assert_eq!(c.data_changed(&changed), Reaction::Updated, "{after:?}");
-            let want = init(&[&before[..], after].concat());
-            assert_eq!(corrects(&c), corrects(&want), "{after:?}");
-            assert_ne!(corrects(&c), old, "{after:?} changed nothing");
+            let c = init(&before);
+            let fresh = || init(&[&before[..], after].concat());
+            let r = check_edit_changes(c, after, fresh, |c| corrects(c), false);
+            assert_eq!(r, Reaction::Updated, "{after:?}");
         }
-        let mut c = init(&before);
-        let versions = c.data().versions();
-        c.data_mut().set_str("compliance", "1").unwrap();
-        let changed = c.data().changed_since(&versions);
-        assert_eq!(c.data_changed(&changed), Reaction::Reinit);
+        let r = edit(&mut init(&before), &[("compliance", "1")]);
+        assert_eq!(r, Reaction::Reinit);
     }
 
     #[test]

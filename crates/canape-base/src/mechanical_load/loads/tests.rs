@@ -1,9 +1,25 @@
 //! Unit tests of the mechanical loads.
 
 use super::*;
-use crate::test_support::{init_in, scene_with_state};
+use crate::test_support::{check_edit_changes, init_quiet, scene_with_state};
 use canape_core::component::Component;
-use canape_core::scene::AnyComponent;
+use canape_core::scene::{AnyComponent, NodeId, Scene};
+
+/// A force field `c` with `attrs`, initialised in `node` of `scene`; init must report nothing.
+fn init_ff<C: ForceField + Component + Clone + 'static>(
+    scene: &mut Scene,
+    node: NodeId,
+    c: C,
+    attrs: &[(&str, &str)],
+) -> C {
+    init_quiet(
+        scene,
+        node,
+        c,
+        |c| AnyComponent::ForceField(Box::new(c)),
+        attrs,
+    )
+}
 
 /// The forces a ConstantForceField adds to a zero vector of `size` values, as bits.
 fn forces(c: &mut ConstantForceField, size: usize) -> Vec<u64> {
@@ -20,35 +36,11 @@ fn edit_constant(dof: DofType, before: &[(&str, &str)], after: &[(&str, &str)]) 
     let positions: Vec<f64> = (0..4 * dof.coord_size()).map(|i| i as f64 * 0.1).collect();
     let (mut scene, root) = scene_with_state(dof, &positions);
     let size = 4 * dof.deriv_size();
-    let mut init = |attrs: &[(&str, &str)]| {
-        let mut c = ConstantForceField::new();
-        let diags = init_in(
-            &mut scene,
-            root,
-            &mut c,
-            |c| AnyComponent::ForceField(Box::new(c)),
-            attrs,
-        );
-        assert!(diags.is_empty(), "{attrs:?}: {diags:?}");
-        c
-    };
-    let mut c = init(before);
-    let old = forces(&mut c, size);
-    let versions = c.data().versions();
-    for (k, v) in after {
-        c.data_mut().set_str(k, v).unwrap();
-    }
-    let changed = c.data().changed_since(&versions);
-    let reaction = c.data_changed(&changed);
-    let got = forces(&mut c, size);
-    if reaction == Reaction::Updated {
-        let mut want = init(&[before, after].concat());
-        assert_eq!(got, forces(&mut want, size), "{after:?}");
-        assert_ne!(got, old, "{after:?} changed nothing");
-    } else {
-        assert_eq!(got, old, "{after:?} ({reaction:?}) changed the forces");
-    }
-    reaction
+    let mut init =
+        |attrs: &[(&str, &str)]| init_ff(&mut scene, root, ConstantForceField::new(), attrs);
+    let c = init(before);
+    let fresh = || init(&[before, after].concat());
+    check_edit_changes(c, after, fresh, |c| forces(c, size), true)
 }
 
 /// Editing forces, force, totalForce or indices of a running ConstantForceField gives the
@@ -119,33 +111,11 @@ fn response_bits<F: ForceField>(ff: &mut F, x: &[f64], v: &[f64]) -> Vec<u64> {
 fn edit_plane(x: &[f64], before: &[(&str, &str)], after: &[(&str, &str)]) -> Reaction {
     let v: Vec<f64> = (0..x.len()).map(|i| 0.05 * i as f64 - 0.2).collect();
     let (mut scene, root) = scene_with_state(DofType::Vec3, x);
-    let mut init = |attrs: &[(&str, &str)]| {
-        let mut c = PlaneForceField::new();
-        let diags = init_in(
-            &mut scene,
-            root,
-            &mut c,
-            |c| AnyComponent::ForceField(Box::new(c)),
-            attrs,
-        );
-        assert!(diags.is_empty(), "{attrs:?}: {diags:?}");
-        c
-    };
-    let mut c = init(before);
-    let old = response_bits(&mut c, x, &v);
-    let versions = c.data().versions();
-    for (k, val) in after {
-        c.data_mut().set_str(k, val).unwrap();
-    }
-    let changed = c.data().changed_since(&versions);
-    let reaction = c.data_changed(&changed);
-    if reaction == Reaction::Updated {
-        let got = response_bits(&mut c, x, &v);
-        let mut want = init(&[before, after].concat());
-        assert_eq!(got, response_bits(&mut want, x, &v), "{after:?}");
-        assert_ne!(got, old, "{after:?} changed nothing");
-    }
-    reaction
+    let mut init =
+        |attrs: &[(&str, &str)]| init_ff(&mut scene, root, PlaneForceField::new(), attrs);
+    let c = init(before);
+    let fresh = || init(&[before, after].concat());
+    check_edit_changes(c, after, fresh, |c| response_bits(c, x, &v), false)
 }
 
 /// Editing d, stiffness, damping, maxForce or bilateral of a running PlaneForceField gives
@@ -183,39 +153,16 @@ fn edit_triangle_pressure(before: &[(&str, &str)], after: &[(&str, &str)]) -> Re
     canape_core::component::Topology::mesh_mut(&mut topo).triangles = vec![[0, 1, 2], [1, 3, 2]];
     scene.add_component(root, "topo", AnyComponent::Topology(Box::new(topo)), None);
     let mut init = |attrs: &[(&str, &str)]| {
-        let mut c = TrianglePressureForceField::new();
-        let diags = init_in(
-            &mut scene,
-            root,
-            &mut c,
-            |c| AnyComponent::ForceField(Box::new(c)),
-            attrs,
-        );
-        assert!(diags.is_empty(), "{attrs:?}: {diags:?}");
-        c
+        init_ff(&mut scene, root, TrianglePressureForceField::new(), attrs)
     };
     let bits = |c: &mut TrianglePressureForceField| {
         let mut f = vec![0.0; rest.len()];
         c.add_force(&rest, &[], &mut f);
         f.iter().map(|v| v.to_bits()).collect::<Vec<_>>()
     };
-    let mut c = init(before);
-    let old = bits(&mut c);
-    let versions = c.data().versions();
-    for (k, v) in after {
-        c.data_mut().set_str(k, v).unwrap();
-    }
-    let changed = c.data().changed_since(&versions);
-    let reaction = c.data_changed(&changed);
-    let got = bits(&mut c);
-    if reaction == Reaction::Updated {
-        let mut want = init(&[before, after].concat());
-        assert_eq!(got, bits(&mut want), "{after:?}");
-        assert_ne!(got, old, "{after:?} changed nothing");
-    } else {
-        assert_eq!(got, old, "{after:?} ({reaction:?}) changed the forces");
-    }
-    reaction
+    let c = init(before);
+    let fresh = || init(&[before, after].concat());
+    check_edit_changes(c, after, fresh, bits, true)
 }
 
 /// Editing the pressure of a running TrianglePressureForceField gives the forces of one
@@ -249,18 +196,8 @@ fn linear_forces(c: &mut LinearForceField) -> Vec<u64> {
 fn edits_update_in_place_linear_force_scale() {
     let x: Vec<f64> = (0..9).map(|i| i as f64).collect();
     let (mut scene, root) = scene_with_state(DofType::Vec3, &x);
-    let mut init = |attrs: &[(&str, &str)]| {
-        let mut c = LinearForceField::new();
-        let diags = init_in(
-            &mut scene,
-            root,
-            &mut c,
-            |c| AnyComponent::ForceField(Box::new(c)),
-            attrs,
-        );
-        assert!(diags.is_empty(), "{attrs:?}: {diags:?}");
-        c
-    };
+    let mut init =
+        |attrs: &[(&str, &str)]| init_ff(&mut scene, root, LinearForceField::new(), attrs);
     let before = [
         ("points", "0 2"),
         ("times", "0 1 2"),
@@ -268,22 +205,9 @@ fn edits_update_in_place_linear_force_scale() {
         ("force", "2"),
     ];
     let mut edit = |after: &[(&str, &str)]| {
-        let mut c = init(&before);
-        let old = linear_forces(&mut c);
-        let versions = c.data().versions();
-        for (k, v) in after {
-            c.data_mut().set_str(k, v).unwrap();
-        }
-        let reaction = c.data_changed(&c.data().changed_since(&versions));
-        if reaction == Reaction::Updated {
-            let got = linear_forces(&mut c);
-            assert_eq!(
-                got,
-                linear_forces(&mut init(&[&before[..], after].concat()))
-            );
-            assert_ne!(got, old);
-        }
-        reaction
+        let c = init(&before);
+        let fresh = || init(&[&before[..], after].concat());
+        check_edit_changes(c, after, fresh, linear_forces, false)
     };
     assert_eq!(edit(&[("force", "0.75")]), Reaction::Updated);
     assert_eq!(edit(&[("points", "1")]), Reaction::Reinit);

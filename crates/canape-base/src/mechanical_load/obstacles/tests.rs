@@ -501,7 +501,6 @@ fn edit_obstacle<F: ForceField + Clone + 'static>(
     before: &[(&str, &str)],
     after: &[(&str, &str)],
 ) -> canape_core::component::Reaction {
-    use canape_core::component::Reaction;
     let v: Vec<f64> = (0..x.len()).map(|i| 0.05 * i as f64 - 0.2).collect();
     let init = |attrs: &[(&str, &str)]| {
         let mut ff = make();
@@ -509,21 +508,9 @@ fn edit_obstacle<F: ForceField + Clone + 'static>(
         assert_eq!(count(&d, Severity::Error), 0, "{attrs:?}: {d:?}");
         ff
     };
-    let mut ff = init(before);
-    let old = response_bits(&mut ff, x, &v);
-    let versions = ff.data().versions();
-    for (k, val) in after {
-        ff.data_mut().set_str(k, val).unwrap();
-    }
-    let changed = ff.data().changed_since(&versions);
-    let reaction = ff.data_changed(&changed);
-    if reaction == Reaction::Updated {
-        let got = response_bits(&mut ff, x, &v);
-        let mut want = init(&[before, after].concat());
-        assert_eq!(got, response_bits(&mut want, x, &v), "{after:?}");
-        assert_ne!(got, old, "{after:?} changed nothing");
-    }
-    reaction
+    let fresh = || init(&[before, after].concat());
+    let bits = |ff: &mut F| response_bits(ff, x, &v);
+    crate::test_support::check_edit_changes(init(before), after, fresh, bits, false)
 }
 
 /// Editing the stiffness or the damping of a running sphere, ellipsoid or cone gives the

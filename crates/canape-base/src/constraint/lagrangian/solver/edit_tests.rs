@@ -2,7 +2,7 @@
 //! place solves exactly as one initialised from scratch with the new values.
 
 use super::*;
-use crate::test_support::{init_in, scene_with_state};
+use crate::test_support::{check_edit, init_in, scene_with_state};
 use canape_core::component::Component;
 use canape_core::diag::Severity;
 use canape_core::scene::AnyComponent;
@@ -75,22 +75,10 @@ fn edit<C: Component + Passive + ConstraintSolver + Clone + 'static>(
         assert!(warnings.is_empty(), "{attrs:?}: {warnings:?}");
         c
     };
-    let mut c = init(before);
-    let old = solution(&mut c);
-    let versions = c.data().versions();
-    for (k, v) in after {
-        c.data_mut().set_str(k, v).unwrap();
-    }
-    let changed = c.data().changed_since(&versions);
-    let reaction = c.data_changed(&changed);
-    let got = solution(&mut c);
-    if reaction == Reaction::Updated {
-        let mut want = init(&[before, after].concat());
-        assert_eq!(got, solution(&mut want), "{after:?}");
-    } else {
-        assert_eq!(got, old, "{after:?} ({reaction:?}) changed the solution");
-    }
-    (reaction, got != old)
+    let c = init(before);
+    let fresh = || init(&[before, after].concat());
+    let e = check_edit(c, after, fresh, |c: &mut C| solution(c), true);
+    (e.reaction, e.changed)
 }
 
 /// Editing the iteration settings of a running Gauss–Seidel solver (maxIterations, tolerance,
