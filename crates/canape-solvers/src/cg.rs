@@ -253,7 +253,7 @@ impl CgLinearSolver {
 mod tests {
     use super::*;
     use crate::test_util::DenseSystem as Dense;
-    use canape_core::component::Component;
+    use crate::test_util::{edit, linear_initialised};
     use canape_core::component::LinearSolver;
 
     fn spd(n: usize, seed: u64) -> Vec<Vec<f64>> {
@@ -305,25 +305,7 @@ mod tests {
 
     /// A CGLinearSolver of `template` with `attrs`, initialised in a scene of its own.
     fn initialised(template: &str, attrs: &[(&str, &str)]) -> CgLinearSolver {
-        use canape_core::diag::Diagnostics;
-        use canape_core::scene::{AnyComponent, Scene};
-        let mut scene = Scene::new();
-        let root = scene.add_node("root", None);
-        let mut cg = CgLinearSolver::new(template).unwrap();
-        for (k, v) in attrs {
-            cg.data_mut().set_str(k, v).unwrap();
-        }
-        let placeholder = AnyComponent::Linear(Box::new(cg.clone()));
-        let id = scene.add_component(root, "cg", placeholder, None);
-        let mut diags = Diagnostics::default();
-        cg.init(&mut InitContext {
-            scene: &scene,
-            node: root,
-            id,
-            diags: &mut diags,
-        });
-        assert!(diags.is_empty(), "{diags:?}");
-        cg
+        linear_initialised(CgLinearSolver::new(template).unwrap(), attrs)
     }
 
     /// The bits of a solve's solution and statistics.
@@ -363,12 +345,7 @@ mod tests {
                 let mut sys = Dense::new(a.clone());
                 let mut cg = initialised(template, &before);
                 solve_bits(&mut cg, &mut sys, &b1);
-                let versions = cg.data().versions();
-                for (k, v) in after {
-                    cg.data_mut().set_str(k, v).unwrap();
-                }
-                let changed = cg.data().changed_since(&versions);
-                assert_eq!(cg.data_changed(&changed), Reaction::Updated, "{after:?}");
+                assert_eq!(edit(&mut cg, after), Reaction::Updated, "{after:?}");
                 let got = solve_bits(&mut cg, &mut sys, &b2);
                 let fresh_attrs = [before.as_slice(), after].concat();
                 let mut fresh = initialised(template, &fresh_attrs);
@@ -385,11 +362,8 @@ mod tests {
             ("threshold", "-1"),
             ("warmStart", "1"),
         ] {
-            let mut cg = initialised("", &before);
-            let versions = cg.data().versions();
-            cg.data_mut().set_str(k, v).unwrap();
-            let changed = cg.data().changed_since(&versions);
-            assert_eq!(cg.data_changed(&changed), Reaction::Reinit, "{k} = {v}");
+            let r = edit(&mut initialised("", &before), &[(k, v)]);
+            assert_eq!(r, Reaction::Reinit, "{k} = {v}");
         }
     }
 }

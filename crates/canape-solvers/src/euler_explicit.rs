@@ -90,7 +90,8 @@ impl OdeSolver for EulerExplicitSolver {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::bdf::mock_group::{assert_same_steps, initialised, springs, step_and_edit};
+    use crate::bdf::mock_group::{assert_same_steps, springs, step_and_edit};
+    use crate::test_util::ode_initialised;
 
     #[test]
     fn edits_update_in_place_euler_explicit_symplectic() {
@@ -98,13 +99,13 @@ mod tests {
             let before = [("symplectic", before)];
             let after = [("symplectic", after)];
             let mut ops = springs();
-            let mut s = initialised(EulerExplicitSolver::new(), &before);
+            let mut s = ode_initialised(EulerExplicitSolver::new(), &before);
             assert_eq!(step_and_edit(&mut s, &mut ops, &after), Reaction::Updated);
-            let fresh = initialised(EulerExplicitSolver::new(), &after);
-            let old = initialised(EulerExplicitSolver::new(), &before);
+            let fresh = ode_initialised(EulerExplicitSolver::new(), &after);
+            let old = ode_initialised(EulerExplicitSolver::new(), &before);
             assert_same_steps(s, fresh, old, ops, "symplectic");
         }
-        let mut s = initialised(EulerExplicitSolver::new(), &[]);
+        let mut s = ode_initialised(EulerExplicitSolver::new(), &[]);
         let mut ops = springs();
         let r = step_and_edit(&mut s, &mut ops, &[("printLog", "1")]);
         assert_eq!(r, Reaction::Reinit);

@@ -143,10 +143,8 @@ impl OdeSolver for EulerImplicitSolver {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use canape_core::component::Component;
+    use crate::test_util::{edit, ode_initialised};
     use canape_core::component::SolveStats;
-    use canape_core::diag::Diagnostics;
-    use canape_core::scene::{AnyComponent, Scene};
     use std::collections::BTreeMap;
 
     /// Two points of masses 1.5 and 0.7 joined by a spring, the first also tied to its rest
@@ -279,23 +277,7 @@ mod tests {
 
     /// An EulerImplicitSolver with `attrs`, initialised in a scene of its own.
     fn solver(attrs: &[(&str, &str)]) -> EulerImplicitSolver {
-        let mut scene = Scene::new();
-        let root = scene.add_node("root", None);
-        let mut e = EulerImplicitSolver::new();
-        for (k, v) in attrs {
-            e.data_mut().set_str(k, v).unwrap();
-        }
-        let placeholder = AnyComponent::Ode(Box::new(e.clone()));
-        let id = scene.add_component(root, "euler", placeholder, None);
-        let mut diags = Diagnostics::default();
-        e.init(&mut InitContext {
-            scene: &scene,
-            node: root,
-            id,
-            diags: &mut diags,
-        });
-        assert!(diags.is_empty(), "{diags:?}");
-        e
+        ode_initialised(EulerImplicitSolver::new(), attrs)
     }
 
     /// Editing the Rayleigh coefficients, vdamping, firstOrder or trapezoidalScheme of a
@@ -316,12 +298,7 @@ mod tests {
                 let mut ops = Springs::new(fixed);
                 let mut s = solver(&before);
                 s.solve(&mut ops, 0.01);
-                let versions = s.data().versions();
-                for (k, v) in after {
-                    s.data_mut().set_str(k, v).unwrap();
-                }
-                let changed = s.data().changed_since(&versions);
-                assert_eq!(s.data_changed(&changed), Reaction::Updated, "{after:?}");
+                assert_eq!(edit(&mut s, after), Reaction::Updated, "{after:?}");
                 // the same state, stepped by a solver initialised with the new values and by
                 // one left with the old ones
                 let fresh_attrs = [before.as_slice(), after].concat();
@@ -336,10 +313,7 @@ mod tests {
                 assert_ne!(ops.bits(), old_ops.bits(), "{after:?} changed nothing");
             }
         }
-        let mut s = solver(&before);
-        let versions = s.data().versions();
-        s.data_mut().set_str("printLog", "1").unwrap();
-        let changed = s.data().changed_since(&versions);
-        assert_eq!(s.data_changed(&changed), Reaction::Reinit);
+        let r = edit(&mut solver(&before), &[("printLog", "1")]);
+        assert_eq!(r, Reaction::Reinit);
     }
 }

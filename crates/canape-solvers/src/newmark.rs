@@ -163,7 +163,8 @@ impl OdeSolver for NewmarkImplicitSolver {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::bdf::mock_group::{assert_same_steps, initialised, springs, step_and_edit};
+    use crate::bdf::mock_group::{assert_same_steps, springs, step_and_edit};
+    use crate::test_util::ode_initialised;
 
     /// Editing the Rayleigh coefficients, vdamping, gamma or beta of a running solver is taken
     /// in place: its next steps equal bit for bit those of a solver initialised with the new
@@ -182,15 +183,15 @@ mod tests {
             for after in edits {
                 let mut ops = springs();
                 ops.fixed = fixed.clone();
-                let mut s = initialised(NewmarkImplicitSolver::new(), &before);
+                let mut s = ode_initialised(NewmarkImplicitSolver::new(), &before);
                 assert_eq!(step_and_edit(&mut s, &mut ops, after), Reaction::Updated);
                 let fresh_attrs = [before.as_slice(), after].concat();
-                let fresh = initialised(NewmarkImplicitSolver::new(), &fresh_attrs);
-                let old = initialised(NewmarkImplicitSolver::new(), &before);
+                let fresh = ode_initialised(NewmarkImplicitSolver::new(), &fresh_attrs);
+                let old = ode_initialised(NewmarkImplicitSolver::new(), &before);
                 assert_same_steps(s, fresh, old, ops, &format!("{after:?}"));
             }
         }
-        let mut s = initialised(NewmarkImplicitSolver::new(), &before);
+        let mut s = ode_initialised(NewmarkImplicitSolver::new(), &before);
         let r = step_and_edit(&mut s, &mut springs(), &[("threadSafeVisitor", "1")]);
         assert_eq!(r, Reaction::Reinit);
     }

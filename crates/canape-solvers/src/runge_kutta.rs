@@ -220,7 +220,8 @@ impl OdeSolver for CentralDifferenceSolver {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::bdf::mock_group::{assert_same_steps, initialised, springs, step_and_edit};
+    use crate::bdf::mock_group::{assert_same_steps, springs, step_and_edit};
+    use crate::test_util::ode_initialised;
 
     /// Editing `rayleighMass` of a running CentralDifferenceSolver is taken in place: its next
     /// steps equal bit for bit those of a solver initialised with the new value.
@@ -229,13 +230,13 @@ mod tests {
         for (before, after) in [("0", "0.5"), ("0.5", "2"), ("0.5", "0")] {
             let (before, after) = ([("rayleighMass", before)], [("rayleighMass", after)]);
             let mut ops = springs();
-            let mut s = initialised(CentralDifferenceSolver::new(), &before);
+            let mut s = ode_initialised(CentralDifferenceSolver::new(), &before);
             assert_eq!(step_and_edit(&mut s, &mut ops, &after), Reaction::Updated);
-            let fresh = initialised(CentralDifferenceSolver::new(), &after);
-            let old = initialised(CentralDifferenceSolver::new(), &before);
+            let fresh = ode_initialised(CentralDifferenceSolver::new(), &after);
+            let old = ode_initialised(CentralDifferenceSolver::new(), &before);
             assert_same_steps(s, fresh, old, ops, &format!("{after:?}"));
         }
-        let mut s = initialised(CentralDifferenceSolver::new(), &[]);
+        let mut s = ode_initialised(CentralDifferenceSolver::new(), &[]);
         let r = step_and_edit(&mut s, &mut springs(), &[("printLog", "1")]);
         assert_eq!(r, Reaction::Reinit);
     }

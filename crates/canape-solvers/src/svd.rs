@@ -236,28 +236,9 @@ mod tests {
     /// value; a value that is not finite (init replaces it) re-initialises it.
     #[test]
     fn edits_update_in_place_svd_min_singular_value() {
-        use canape_core::component::Component;
-        use canape_core::diag::Diagnostics;
-        use canape_core::scene::{AnyComponent, Scene};
-        let initialised = |attrs: &[(&str, &str)]| {
-            let mut s = SvdLinearSolver::new("").unwrap();
-            for (k, v) in attrs {
-                s.data_mut().set_str(k, v).unwrap();
-            }
-            let mut scene = Scene::new();
-            let root = scene.add_node("root", None);
-            let placeholder = AnyComponent::Linear(Box::new(s.clone()));
-            let id = scene.add_component(root, "svd", placeholder, None);
-            let mut diags = Diagnostics::default();
-            s.init(&mut InitContext {
-                scene: &scene,
-                node: root,
-                id,
-                diags: &mut diags,
-            });
-            assert!(diags.is_empty(), "{diags:?}");
-            s
-        };
+        use crate::test_util::{edit, linear_initialised};
+        let initialised =
+            |attrs: &[(&str, &str)]| linear_initialised(SvdLinearSolver::new("").unwrap(), attrs);
         // singular values 4, 2 and 1e-3 (nearly singular)
         let a = vec![
             vec![4.0, 0.0, 0.0],
@@ -272,12 +253,7 @@ mod tests {
             let mut s = initialised(&before);
             let mut x = [0.0; 3];
             s.solve(&mut Dense(a.clone()), &b1, &mut x);
-            let versions = s.data().versions();
-            s.data_mut()
-                .set_str("minSingularValue", after[0].1)
-                .unwrap();
-            let changed = s.data().changed_since(&versions);
-            assert_eq!(s.data_changed(&changed), Reaction::Updated);
+            assert_eq!(edit(&mut s, &after), Reaction::Updated);
             let (mut fresh, mut old) = (initialised(&after), initialised(&before));
             for again in [true, false] {
                 let mut got = [[0.0; 3]; 3];
@@ -295,10 +271,7 @@ mod tests {
                 }
             }
         }
-        let mut s = initialised(&before);
-        let versions = s.data().versions();
-        s.data_mut().set_str("minSingularValue", "nan").unwrap();
-        let changed = s.data().changed_since(&versions);
-        assert_eq!(s.data_changed(&changed), Reaction::Reinit);
+        let r = edit(&mut initialised(&before), &[("minSingularValue", "nan")]);
+        assert_eq!(r, Reaction::Reinit);
     }
 }

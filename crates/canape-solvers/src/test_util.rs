@@ -1,7 +1,10 @@
-//! Test helpers: a dense linear system behind the `LinearSystem` interface.
+//! Test helpers: a dense linear system behind the `LinearSystem` interface, and a solver
+//! initialised in a scene of its own then edited while it runs.
 
-use canape_core::component::LinearSystem;
+use canape_core::component::{Component, LinearSolver, LinearSystem, OdeSolver, Reaction};
+use canape_core::diag::Diagnostics;
 use canape_core::matrix::{Csr, MatrixSink, Triplets};
+use canape_core::scene::{AnyComponent, InitContext, Scene};
 
 /// Deterministic pseudo-random numbers in [−0.5, 0.5) (a linear congruential generator).
 pub fn rng(seed: u64) -> impl FnMut() -> f64 {
@@ -71,4 +74,54 @@ impl LinearSystem for DenseSystem {
         }
         t.to_csr()
     }
+}
+
+/// `c` with `attrs` (each must parse), initialised alone in a scene of its own (`wrap` gives
+/// its role); init must report nothing.
+pub fn initialised_as<C: Component + Clone + 'static>(
+    mut c: C,
+    wrap: impl FnOnce(C) -> AnyComponent,
+    attrs: &[(&str, &str)],
+) -> C {
+    let mut scene = Scene::new();
+    let root = scene.add_node("root", None);
+    for (k, v) in attrs {
+        c.data_mut().set_str(k, v).unwrap();
+    }
+    let id = scene.add_component(root, "solver", wrap(c.clone()), None);
+    let mut diags = Diagnostics::default();
+    c.init(&mut InitContext {
+        scene: &scene,
+        node: root,
+        id,
+        diags: &mut diags,
+    });
+    assert!(diags.is_empty(), "{diags:?}");
+    c
+}
+
+/// An ODE solver with `attrs`, initialised in a scene of its own.
+pub fn ode_initialised<T: Component + OdeSolver + Clone + 'static>(
+    s: T,
+    attrs: &[(&str, &str)],
+) -> T {
+    initialised_as(s, |s| AnyComponent::Ode(Box::new(s)), attrs)
+}
+
+/// A linear solver with `attrs`, initialised in a scene of its own (no preconditioner link).
+pub fn linear_initialised<T: Component + LinearSolver + Clone + 'static>(
+    s: T,
+    attrs: &[(&str, &str)],
+) -> T {
+    initialised_as(s, |s| AnyComponent::Linear(Box::new(s)), attrs)
+}
+
+/// Give `c` the values `after` (each must parse) while it runs: its reaction to the change.
+pub fn edit<C: Component + ?Sized>(c: &mut C, after: &[(&str, &str)]) -> Reaction {
+    let versions = c.data().versions();
+    for (k, v) in after {
+        c.data_mut().set_str(k, v).unwrap();
+    }
+    let changed = c.data().changed_since(&versions);
+    c.data_changed(&changed)
 }

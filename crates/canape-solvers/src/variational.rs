@@ -302,7 +302,8 @@ impl OdeSolver for DampVelocitySolver {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::bdf::mock_group::{assert_same_steps, initialised, springs, step_and_edit};
+    use crate::bdf::mock_group::{assert_same_steps, springs, step_and_edit};
+    use crate::test_util::ode_initialised;
 
     /// Editing the Newton tolerance or step count or the Rayleigh coefficients of a running
     /// VariationalSymplecticSolver (implicit or explicit) is taken in place: its next steps
@@ -328,17 +329,17 @@ mod tests {
                     continue;
                 }
                 let mut ops = springs();
-                let mut s = initialised(VariationalSymplecticSolver::new(), &before);
+                let mut s = ode_initialised(VariationalSymplecticSolver::new(), &before);
                 assert_eq!(step_and_edit(&mut s, &mut ops, after), Reaction::Updated);
                 let fresh_attrs = [before.as_slice(), after].concat();
-                let fresh = initialised(VariationalSymplecticSolver::new(), &fresh_attrs);
-                let old = initialised(VariationalSymplecticSolver::new(), &before);
+                let fresh = ode_initialised(VariationalSymplecticSolver::new(), &fresh_attrs);
+                let old = ode_initialised(VariationalSymplecticSolver::new(), &before);
                 let what = format!("explicit {explicit}: {after:?}");
                 assert_same_steps(s, fresh, old, ops, &what);
             }
         }
         for edit in [("explicitIntegration", "1"), ("steps", "-1")] {
-            let mut s = initialised(VariationalSymplecticSolver::new(), &[]);
+            let mut s = ode_initialised(VariationalSymplecticSolver::new(), &[]);
             let r = step_and_edit(&mut s, &mut springs(), &[edit]);
             assert_eq!(r, Reaction::Reinit, "{edit:?}");
         }
@@ -357,14 +358,14 @@ mod tests {
         ];
         for after in edits {
             let mut ops = springs();
-            let mut s = initialised(DampVelocitySolver::new(), &before);
+            let mut s = ode_initialised(DampVelocitySolver::new(), &before);
             assert_eq!(step_and_edit(&mut s, &mut ops, after), Reaction::Updated);
             let fresh_attrs = [before.as_slice(), after].concat();
-            let fresh = initialised(DampVelocitySolver::new(), &fresh_attrs);
-            let old = initialised(DampVelocitySolver::new(), &before);
+            let fresh = ode_initialised(DampVelocitySolver::new(), &fresh_attrs);
+            let old = ode_initialised(DampVelocitySolver::new(), &before);
             assert_same_steps(s, fresh, old, ops, &format!("{after:?}"));
         }
-        let mut s = initialised(DampVelocitySolver::new(), &before);
+        let mut s = ode_initialised(DampVelocitySolver::new(), &before);
         let r = step_and_edit(&mut s, &mut springs(), &[("rate", "inf")]);
         assert_eq!(r, Reaction::Reinit);
     }

@@ -3,8 +3,6 @@
 //! in-place edits share.
 
 use canape_core::component::{Component, MechanicalOps, OdeSolver, Reaction, SolveStats};
-use canape_core::diag::Diagnostics;
-use canape_core::scene::{AnyComponent, InitContext, Scene};
 use canape_core::state::VecId;
 use std::collections::BTreeMap;
 
@@ -217,29 +215,6 @@ impl MechanicalOps for Chain {
     }
 }
 
-/// A solver with `attrs`, initialised in a scene of its own.
-pub(crate) fn initialised<T: Component + OdeSolver + Clone + 'static>(
-    mut s: T,
-    attrs: &[(&str, &str)],
-) -> T {
-    let mut scene = Scene::new();
-    let root = scene.add_node("root", None);
-    for (k, v) in attrs {
-        s.data_mut().set_str(k, v).unwrap();
-    }
-    let placeholder = AnyComponent::Ode(Box::new(s.clone()));
-    let id = scene.add_component(root, "solver", placeholder, None);
-    let mut diags = Diagnostics::default();
-    s.init(&mut InitContext {
-        scene: &scene,
-        node: root,
-        id,
-        diags: &mut diags,
-    });
-    assert!(diags.is_empty(), "{diags:?}");
-    s
-}
-
 /// `s`, stepped once on `ops`, then edited: what it answers.
 pub(crate) fn step_and_edit<T: Component + OdeSolver>(
     s: &mut T,
@@ -247,12 +222,7 @@ pub(crate) fn step_and_edit<T: Component + OdeSolver>(
     after: &[(&str, &str)],
 ) -> Reaction {
     s.solve(ops, 0.01);
-    let versions = s.data().versions();
-    for (k, v) in after {
-        s.data_mut().set_str(k, v).unwrap();
-    }
-    let changed = s.data().changed_since(&versions);
-    s.data_changed(&changed)
+    crate::test_util::edit(s, after)
 }
 
 /// The two moving points of the mock group, away from rest.

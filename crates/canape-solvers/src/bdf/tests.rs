@@ -3,6 +3,7 @@
 use super::mock_group::Chain;
 use super::*;
 use crate::newton::{NewtonRaphsonSolver, NewtonStatus};
+use crate::test_util::edit;
 use crate::EulerImplicitSolver;
 use canape_core::component::Component;
 use canape_core::diag::{Diagnostics, Severity};
@@ -449,14 +450,6 @@ fn edits_update_in_place_bdf_rayleigh() {
         ops.vecs.insert(VecId::POSITION, vec![0.0, 1.3]);
         ops.vecs.insert(VecId::VELOCITY, vec![0.2, -0.5]);
         ops
-    };
-    let edit = |s: &mut BdfOdeSolver, after: &[(&str, &str)]| {
-        let versions = s.data().versions();
-        for (k, v) in after {
-            s.data_mut().set_str(k, v).unwrap();
-        }
-        let changed = s.data().changed_since(&versions);
-        s.data_changed(&changed)
     };
     for after in edits {
         let fresh_attrs = [before.as_slice(), after].concat();

@@ -2,9 +2,8 @@
 
 use super::*;
 use crate::test_util::DenseSystem as Sys;
+use crate::test_util::{edit, linear_initialised};
 use canape_core::component::{Component, LinearSolver};
-use canape_core::diag::Diagnostics;
-use canape_core::scene::{AnyComponent, Scene};
 
 /// A random sparse SPD matrix (diagonally dominant, coupled in 3×3 blocks and neighbours).
 fn spd(n: usize, seed: u64) -> Vec<Vec<f64>> {
@@ -118,33 +117,6 @@ fn minres_solves_to_tolerance_and_warm_starts() {
     assert!(st2.iterations <= 1);
 }
 
-/// `s` with `attrs`, initialised in a scene of its own (no preconditioner link).
-fn initialised<T: Component + LinearSolver + Clone + 'static>(
-    mut s: T,
-    attrs: &[(&str, &str)],
-) -> T {
-    let mut scene = Scene::new();
-    let root = scene.add_node("root", None);
-    for (k, v) in attrs {
-        s.data_mut().set_str(k, v).unwrap();
-    }
-    let id = scene.add_component(
-        root,
-        "solver",
-        AnyComponent::Linear(Box::new(s.clone())),
-        None,
-    );
-    let mut diags = Diagnostics::default();
-    s.init(&mut InitContext {
-        scene: &scene,
-        node: root,
-        id,
-        diags: &mut diags,
-    });
-    assert!(diags.is_empty(), "{diags:?}");
-    s
-}
-
 /// Solve for `b` from `x` (a warm start), x updated: the solution's bits and the stats.
 fn solve_bits(
     s: &mut dyn LinearSolver,
@@ -172,12 +144,7 @@ fn edit_and_solve<T: Component + LinearSolver>(
     let mut sys = Sys::new(a.to_vec());
     let mut x = vec![0.0; a.len()];
     solve_bits(&mut s, &mut sys, &b1, &mut x);
-    let versions = s.data().versions();
-    for (k, v) in after {
-        s.data_mut().set_str(k, v).unwrap();
-    }
-    let changed = s.data().changed_since(&versions);
-    assert_eq!(s.data_changed(&changed), Reaction::Updated, "{after:?}");
+    assert_eq!(edit(&mut s, after), Reaction::Updated, "{after:?}");
     let (mut xf, mut xo) = (x.clone(), x.clone());
     let got = solve_bits(&mut s, &mut sys, &b2, &mut x);
     assert_eq!(
@@ -216,7 +183,7 @@ fn edits_update_in_place_pcg_and_minres_criteria() {
         Some(PreconditionerKind::Ssor { omega: 1.2 }),
     ] {
         let pcg = |attrs: &[(&str, &str)]| {
-            let mut s = initialised(PcgLinearSolver::new("").unwrap(), attrs);
+            let mut s = linear_initialised(PcgLinearSolver::new("").unwrap(), attrs);
             s.kind = kind;
             s
         };
@@ -230,7 +197,8 @@ fn edits_update_in_place_pcg_and_minres_criteria() {
             );
         }
     }
-    let minres = |attrs: &[(&str, &str)]| initialised(MinResLinearSolver::new("").unwrap(), attrs);
+    let minres =
+        |attrs: &[(&str, &str)]| linear_initialised(MinResLinearSolver::new("").unwrap(), attrs);
     for after in edits {
         edit_and_solve(
             minres(&before),
@@ -241,12 +209,15 @@ fn edits_update_in_place_pcg_and_minres_criteria() {
         );
     }
     for mut s in [
-        Box::new(initialised(PcgLinearSolver::new("").unwrap(), &before)) as Box<dyn Component>,
-        Box::new(initialised(MinResLinearSolver::new("").unwrap(), &before)),
+        Box::new(linear_initialised(
+            PcgLinearSolver::new("").unwrap(),
+            &before,
+        )) as Box<dyn Component>,
+        Box::new(linear_initialised(
+            MinResLinearSolver::new("").unwrap(),
+            &before,
+        )),
     ] {
-        let versions = s.data().versions();
-        s.data_mut().set_str("printLog", "1").unwrap();
-        let changed = s.data().changed_since(&versions);
-        assert_eq!(s.data_changed(&changed), Reaction::Reinit);
+        assert_eq!(edit(&mut *s, &[("printLog", "1")]), Reaction::Reinit);
     }
 }
