@@ -3,29 +3,19 @@
 //! frictionless head-on collision exchange their momentum; contacts and states are the same
 //! whatever the number of threads.
 
+mod common;
+
 use canape::core::state::VecId;
-use canape::{load_scene_str, LoadOptions, Simulation};
-use std::path::Path;
+use canape::Simulation;
+use common::{contacts_total, vec_of};
 
 fn load(xml: &str) -> Simulation {
-    let sim = load_scene_str(
-        xml,
-        "collision.scn",
-        Path::new("."),
-        &LoadOptions::default(),
-    )
-    .expect("scene loads");
-    assert!(!sim.diagnostics.has_errors(), "{:?}", sim.diagnostics);
-    sim
+    common::load(xml, "collision.scn")
 }
 
+/// The positions of the state named `name`.
 fn state(sim: &Simulation, name: &str) -> Vec<f64> {
-    let id = sim
-        .scene
-        .component_ids()
-        .find(|c| sim.scene.info(*c).name == name)
-        .unwrap_or_else(|| panic!("no component {name}"));
-    sim.scene.state(id).unwrap().vec(VecId::POSITION).to_vec()
+    vec_of(sim, name, VecId::POSITION)
 }
 
 /// A ball (one particle with a sphere model) over a fixed square floor of two triangles.
@@ -105,15 +95,6 @@ const TWO_BALLS: &str = r#"<Node name="root" gravity="0 0 0" dt="0.0005">
   </Node>
 </Node>"#;
 
-fn velocity(sim: &Simulation, name: &str) -> Vec<f64> {
-    let id = sim
-        .scene
-        .component_ids()
-        .find(|c| sim.scene.info(*c).name == name)
-        .unwrap();
-    sim.scene.state(id).unwrap().vec(VecId::VELOCITY).to_vec()
-}
-
 #[test]
 fn two_frictionless_spheres_exchange_momentum() {
     let (ma, mb, va, vb) = (1.0, 3.0, 4.0, -1.0);
@@ -127,7 +108,10 @@ fn two_frictionless_spheres_exchange_momentum() {
     let mut touched = false;
     for _ in 0..4000 {
         sim.step();
-        let (a, b) = (velocity(&sim, "a"), velocity(&sim, "b"));
+        let (a, b) = (
+            vec_of(&sim, "a", VecId::VELOCITY),
+            vec_of(&sim, "b", VecId::VELOCITY),
+        );
         // equal and opposite contact forces: the momentum never changes
         let p = [0, 1, 2].map(|k| ma * a[k] + mb * b[k]);
         assert!((p[0] - p0).abs() < 1e-9 && p[1].abs() < 1e-9 && p[2].abs() < 1e-9);
@@ -136,7 +120,10 @@ fn two_frictionless_spheres_exchange_momentum() {
     assert!(touched, "the spheres never met");
     // a penalty spring without damping is elastic: the velocities of a 1-D elastic collision
     // (the small offset in y makes it slightly oblique; the x parts dominate)
-    let (a, b) = (velocity(&sim, "a"), velocity(&sim, "b"));
+    let (a, b) = (
+        vec_of(&sim, "a", VecId::VELOCITY),
+        vec_of(&sim, "b", VecId::VELOCITY),
+    );
     let va_after = ((ma - mb) * va + 2.0 * mb * vb) / (ma + mb);
     let vb_after = ((mb - ma) * vb + 2.0 * ma * va) / (ma + mb);
     assert!(
@@ -265,14 +252,7 @@ fn spheres_follow_the_size_their_state_has_when_colliding() {
         for _ in 0..5 {
             sim.step();
         }
-        let contacts: usize = sim
-            .scene
-            .force_fields
-            .iter()
-            .flatten()
-            .map(|f| f.contacts().len())
-            .sum();
-        (contacts, state(&sim, "ball"))
+        (contacts_total(&sim), state(&sim, "ball"))
     };
     // 0.1 + 0.1 plus the alarm distance is far below the 0.7 gap: nothing touches
     let (n, ball) = run(0.1);
@@ -282,15 +262,6 @@ fn spheres_follow_the_size_their_state_has_when_colliding() {
     let (n, ball) = run(0.65);
     assert!(n > 0);
     assert!(ball[2] > 0.7, "{ball:?}");
-}
-
-fn contacts_total(sim: &Simulation) -> usize {
-    sim.scene
-        .force_fields
-        .iter()
-        .flatten()
-        .map(|f| f.contacts().len())
-        .sum()
 }
 
 /// Every state's positions and every response's contact list, bit for bit.

@@ -1,7 +1,10 @@
-//! Helpers shared by the integration tests.
+//! Helpers shared by the integration tests: the SOFA checkout beside the repository, the
+//! tier-1 scenes, and a scene loaded from XML text with what its tests read of it.
 #![allow(dead_code)]
 
-use std::path::PathBuf;
+use canape::core::state::VecId;
+use canape::{load_scene_str, LoadOptions, Simulation};
+use std::path::{Path, PathBuf};
 
 /// `../shared/sofa` beside the repository, if present.
 pub fn sofa_dir() -> Option<PathBuf> {
@@ -46,3 +49,32 @@ pub const TIER1: &[&str] = &[
     "Component/SolidMechanics/FEM/TetrahedronFEMForceField.scn",
     "Component/SolidMechanics/FEM/TetrahedronFEMForceField_assemble.scn",
 ];
+
+/// The scene of `xml`, as if it were the file `name`, loaded with the default options; it
+/// must load without errors.
+pub fn load(xml: &str, name: &str) -> Simulation {
+    let sim =
+        load_scene_str(xml, name, Path::new("."), &LoadOptions::default()).expect("scene loads");
+    assert!(!sim.diagnostics.has_errors(), "{:?}", sim.diagnostics);
+    sim
+}
+
+/// The vector `v` of the state named `name`.
+pub fn vec_of(sim: &Simulation, name: &str, v: VecId) -> Vec<f64> {
+    let id = sim
+        .scene
+        .component_ids()
+        .find(|c| sim.scene.info(*c).name == name)
+        .unwrap_or_else(|| panic!("no component {name}"));
+    sim.scene.state(id).unwrap().vec(v).to_vec()
+}
+
+/// How many contacts the force fields (the collision responses among them) hold.
+pub fn contacts_total(sim: &Simulation) -> usize {
+    sim.scene
+        .force_fields
+        .iter()
+        .flatten()
+        .map(|f| f.contacts().len())
+        .sum()
+}

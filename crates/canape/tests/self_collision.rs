@@ -2,33 +2,13 @@
 //! other as SOFA's pipeline lets them — each unordered pair once, neighbours (triangles sharing
 //! a vertex) left out — and the penalty response acts on the model's own state.
 
+mod common;
+
 use canape::core::state::VecId;
-use canape::{load_scene_str, LoadOptions, Simulation};
-use std::path::Path;
+use common::{contacts_total, vec_of};
 
-fn load(xml: &str) -> Simulation {
-    let sim = load_scene_str(xml, "self.scn", Path::new("."), &LoadOptions::default())
-        .expect("scene loads");
-    assert!(!sim.diagnostics.has_errors(), "{:?}", sim.diagnostics);
-    sim
-}
-
-fn contacts_total(sim: &Simulation) -> usize {
-    sim.scene
-        .force_fields
-        .iter()
-        .flatten()
-        .map(|f| f.contacts().len())
-        .sum()
-}
-
-fn vec_of(sim: &Simulation, name: &str, v: VecId) -> Vec<f64> {
-    let id = sim
-        .scene
-        .component_ids()
-        .find(|c| sim.scene.info(*c).name == name)
-        .unwrap_or_else(|| panic!("no component {name}"));
-    sim.scene.state(id).unwrap().vec(v).to_vec()
+fn load(xml: &str) -> canape::Simulation {
+    common::load(xml, "self.scn")
 }
 
 /// Two particles of one state, each a sphere of one SphereCollisionModel, moving head on.
