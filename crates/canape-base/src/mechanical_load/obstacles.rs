@@ -23,6 +23,7 @@ pub use conical::ConicalForceField;
 pub use ellipsoid::EllipsoidForceField;
 pub use sphere::SphereForceField;
 
+use canape_core::component::Reaction;
 use canape_core::data::{ChangedData, Data, DataTable, Real, Reals};
 use canape_core::scene::InitContext;
 use canape_types::DofType;
@@ -114,22 +115,28 @@ fn checked_non_negative(data: &DataTable, h: Data<Real>) -> Option<f64> {
     is_non_negative(v).then_some(v)
 }
 
-/// The stiffness and damping of an edit taken in place, the same for the three obstacles:
-/// an edit of those two Data alone, on an `active` obstacle, with a damping init would take
-/// without a warning and a stiffness `stiffness_ok` accepts. None: the edit goes through init.
-fn edited_coefficients(
-    data: &DataTable,
-    changed: &ChangedData,
-    active: bool,
-    (stiffness, damping): (Data<Real>, Data<Real>),
+/// The reaction of an obstacle to an edit, the same for the three: an edit (the Data and
+/// what changed) of its stiffness and damping (`handles`) alone, on an `active` obstacle, with
+/// a damping init would take without a warning and a stiffness `stiffness_ok` accepts, acts in
+/// place as init would take it (the new values go to `stiffness` and `damping`, the contacts
+/// are forgotten); any other goes through init.
+fn coefficient_edit<T>(
+    (data, changed): (&DataTable, &ChangedData),
+    (active, handles): (bool, (Data<Real>, Data<Real>)),
     stiffness_ok: fn(f64) -> bool,
-) -> Option<(f64, f64)> {
-    if !active || !changed.only(&[stiffness.index(), damping.index()]) {
-        return None;
+    (stiffness, damping, contacts): (&mut f64, &mut f64, &mut Vec<T>),
+) -> Reaction {
+    if !active || !changed.only(&[handles.0.index(), handles.1.index()]) {
+        return Reaction::Reinit;
     }
-    let k = data.get(stiffness);
-    let damping = checked_non_negative(data, damping)?;
-    stiffness_ok(k).then_some((k, damping))
+    let k = data.get(handles.0);
+    let (Some(d), true) = (checked_non_negative(data, handles.1), stiffness_ok(k)) else {
+        return Reaction::Reinit;
+    };
+    *stiffness = k;
+    *damping = d;
+    contacts.clear();
+    Reaction::Updated
 }
 
 /// A finite non-negative coefficient, or `default` with a warning.

@@ -2,7 +2,7 @@
 //! SOFA's normal-only tangent (Vec3 only).
 
 use super::{
-    cross, dot, edited_coefficients, is_non_negative, non_negative, point, read_point, scale,
+    coefficient_edit, cross, dot, is_non_negative, non_negative, point, read_point, scale,
     vec_state,
 };
 use canape_core::component::{ForceField, Reaction};
@@ -158,20 +158,9 @@ impl ConicalForceField {
     /// them: the contacts are forgotten); a value init would warn about and other Data go
     /// through init.
     fn data_changed_impl(&mut self, changed: &ChangedData) -> Reaction {
-        let coefficients = (self.d.stiffness, self.d.damping);
-        let Some((stiffness, damping)) = edited_coefficients(
-            &self.data,
-            changed,
-            self.active,
-            coefficients,
-            is_non_negative,
-        ) else {
-            return Reaction::Reinit;
-        };
-        self.stiffness = stiffness;
-        self.damping = damping;
-        self.contacts.clear();
-        Reaction::Updated
+        let edited = (self.active, (self.d.stiffness, self.d.damping));
+        let state = (&mut self.stiffness, &mut self.damping, &mut self.contacts);
+        coefficient_edit((&self.data, changed), edited, is_non_negative, state)
     }
 }
 

@@ -1,7 +1,7 @@
 //! EllipsoidForceField: an axis-aligned ellipsoid pushes the points inside it out (or pulls
 //! those outside in), with SOFA's approximate tangent.
 
-use super::{dot, edited_coefficients, non_negative, point, read_point, vec_state};
+use super::{coefficient_edit, dot, non_negative, point, read_point, vec_state};
 use canape_core::component::{ForceField, Reaction};
 use canape_core::data::{
     base_fields, ChangedData, DataKind, DataTable, ForceFieldData, Real, Reals, Words,
@@ -154,17 +154,10 @@ impl EllipsoidForceField {
     /// them: the contacts are forgotten); a value init would warn about (a stiffness not
     /// finite or zero, a damping outside [0, +∞[) and other Data go through init.
     fn data_changed_impl(&mut self, changed: &ChangedData) -> Reaction {
-        let coefficients = (self.d.stiffness, self.d.damping);
+        let edited = (self.active, (self.d.stiffness, self.d.damping));
+        let state = (&mut self.stiffness, &mut self.damping, &mut self.contacts);
         let ok = |k: f64| k.is_finite() && k != 0.0;
-        let Some((stiffness, damping)) =
-            edited_coefficients(&self.data, changed, self.active, coefficients, ok)
-        else {
-            return Reaction::Reinit;
-        };
-        self.stiffness = stiffness;
-        self.damping = damping;
-        self.contacts.clear();
-        Reaction::Updated
+        coefficient_edit((&self.data, changed), edited, ok, state)
     }
 }
 

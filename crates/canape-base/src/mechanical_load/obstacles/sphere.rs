@@ -2,7 +2,7 @@
 //! its surface; the tangent is the exact derivative of the elastic force.
 
 use super::{
-    dot, edited_coefficients, is_non_negative, local_range, non_negative, point, read_point, scale,
+    coefficient_edit, dot, is_non_negative, local_range, non_negative, point, read_point, scale,
     vec_state,
 };
 use canape_core::component::{ForceField, Reaction};
@@ -136,20 +136,9 @@ impl SphereForceField {
     /// them: the contacts are forgotten); a value init would warn about and other Data go
     /// through init.
     fn data_changed_impl(&mut self, changed: &ChangedData) -> Reaction {
-        let coefficients = (self.d.stiffness, self.d.damping);
-        let Some((stiffness, damping)) = edited_coefficients(
-            &self.data,
-            changed,
-            self.active,
-            coefficients,
-            is_non_negative,
-        ) else {
-            return Reaction::Reinit;
-        };
-        self.stiffness = stiffness;
-        self.damping = damping;
-        self.contacts.clear();
-        Reaction::Updated
+        let edited = (self.active, (self.d.stiffness, self.d.damping));
+        let state = (&mut self.stiffness, &mut self.damping, &mut self.contacts);
+        coefficient_edit((&self.data, changed), edited, is_non_negative, state)
     }
 }
 
