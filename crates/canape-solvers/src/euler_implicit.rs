@@ -143,137 +143,8 @@ impl OdeSolver for EulerImplicitSolver {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::bdf::mock_group::{assert_same_steps, springs, step_and_edit};
     use crate::test_util::{edit, ode_initialised};
-    use canape_core::component::SolveStats;
-    use std::collections::BTreeMap;
-
-    /// Two points of masses 1.5 and 0.7 joined by a spring, the first also tied to its rest
-    /// position, under gravity: f = M g + K (x − x0); the first point is fixed when `fixed`.
-    #[derive(Clone)]
-    struct Springs {
-        vecs: BTreeMap<VecId, Vec<f64>>,
-        fixed: bool,
-        next: u32,
-    }
-
-    const MASS: [f64; 2] = [1.5, 0.7];
-    const K: [[f64; 2]; 2] = [[-1050.0, 1000.0], [1000.0, -1000.0]];
-    const REST: [f64; 2] = [0.0, 1.0];
-
-    impl Springs {
-        fn new(fixed: bool) -> Self {
-            let mut vecs = BTreeMap::new();
-            vecs.insert(VecId::POSITION, vec![0.1, 1.3]);
-            vecs.insert(VecId::VELOCITY, vec![0.2, -0.5]);
-            Springs {
-                vecs,
-                fixed,
-                next: VecId::FIRST_TEMP,
-            }
-        }
-        fn get(&mut self, v: VecId) -> &mut Vec<f64> {
-            self.vecs.entry(v).or_insert_with(|| vec![0.0; 2])
-        }
-        fn val(&mut self, v: VecId) -> Vec<f64> {
-            self.get(v).clone()
-        }
-        /// Every vector's values, as bits.
-        fn bits(&self) -> Vec<(VecId, Vec<u64>)> {
-            self.vecs
-                .iter()
-                .map(|(k, v)| (*k, v.iter().map(|x| x.to_bits()).collect()))
-                .collect()
-        }
-    }
-
-    fn kv(v: &[f64]) -> [f64; 2] {
-        [
-            K[0][0] * v[0] + K[0][1] * v[1],
-            K[1][0] * v[0] + K[1][1] * v[1],
-        ]
-    }
-
-    impl MechanicalOps for Springs {
-        fn alloc(&mut self) -> VecId {
-            self.next += 1;
-            let v = VecId(self.next);
-            *self.get(v) = vec![0.0; 2];
-            v
-        }
-        fn alloc_coord(&mut self) -> VecId {
-            self.alloc()
-        }
-        fn free(&mut self, v: VecId) {
-            self.vecs.remove(&v);
-        }
-        fn persistent(&mut self, key: u32) -> VecId {
-            let v = VecId(VecId::FIRST_PERSISTENT + key);
-            self.get(v);
-            v
-        }
-        fn compute_force(&mut self, f: VecId) {
-            let x = self.val(VecId::POSITION);
-            let kx = kv(&[x[0] - REST[0], x[1] - REST[1]]);
-            *self.get(f) = (0..2).map(|i| MASS[i] * -9.81 + kx[i]).collect();
-        }
-        fn add_mbk_v(&mut self, out: VecId, v: VecId, m: f64, k: f64) {
-            let v = self.val(v);
-            let k_v = kv(&v);
-            for (i, o) in self.get(out).iter_mut().enumerate() {
-                *o += m * MASS[i] * v[i] + k * k_v[i];
-            }
-        }
-        fn add_mbk(&mut self, _: VecId, _: VecId, _: f64, _: f64, _: f64) {}
-        fn project_response(&mut self, v: VecId) {
-            if self.fixed {
-                self.get(v)[0] = 0.0;
-            }
-        }
-        fn accel_from_force(&mut self, _: VecId, _: VecId) {}
-        fn compute_acc(&mut self, _: VecId, _: VecId, _: VecId, _: VecId) {}
-        fn add_separate_gravity(&mut self, _: f64) {}
-        fn v_eq(&mut self, a: VecId, b: VecId) {
-            let b = self.val(b);
-            *self.get(a) = b;
-        }
-        fn v_teq(&mut self, a: VecId, f: f64) {
-            self.get(a).iter_mut().for_each(|x| *x *= f);
-        }
-        fn v_peq(&mut self, a: VecId, b: VecId, f: f64) {
-            let b = self.val(b);
-            for (x, y) in self.get(a).iter_mut().zip(b) {
-                *x += y * f;
-            }
-        }
-        fn v_threshold(&mut self, _: VecId, _: f64) {}
-        fn v_op(&mut self, a: VecId, b: VecId, c: VecId, f: f64) {
-            let (b, c) = (self.val(b), self.val(c));
-            *self.get(a) = b.iter().zip(c).map(|(p, q)| p + q * f).collect();
-        }
-        fn dot(&mut self, a: VecId, b: VecId) -> f64 {
-            let b = self.val(b);
-            self.get(a).iter().zip(b).map(|(p, q)| p * q).sum()
-        }
-        /// (m M + k K) x = rhs (no damping matrix), an identity row at a fixed point.
-        fn solve_linear(&mut self, m: f64, _b: f64, k: f64, x: VecId, rhs: VecId) -> SolveStats {
-            let mut a = [[0.0; 2]; 2];
-            for i in 0..2 {
-                for j in 0..2 {
-                    a[i][j] = k * K[i][j] + if i == j { m * MASS[i] } else { 0.0 };
-                }
-            }
-            if self.fixed {
-                a = [[1.0, 0.0], [0.0, a[1][1]]];
-            }
-            let r = self.val(rhs);
-            let det = a[0][0] * a[1][1] - a[0][1] * a[1][0];
-            *self.get(x) = vec![
-                (r[0] * a[1][1] - a[0][1] * r[1]) / det,
-                (a[0][0] * r[1] - a[1][0] * r[0]) / det,
-            ];
-            SolveStats::default()
-        }
-    }
 
     /// An EulerImplicitSolver with `attrs`, initialised in a scene of its own.
     fn solver(attrs: &[(&str, &str)]) -> EulerImplicitSolver {
@@ -293,24 +164,19 @@ mod tests {
             &[("firstOrder", "1")],
             &[("trapezoidalScheme", "1"), ("rayleighStiffness", "0")],
         ];
-        for fixed in [false, true] {
+        // the two points of the mock group, the first one fixed or not
+        for fixed in [vec![], vec![0]] {
             for after in edits {
-                let mut ops = Springs::new(fixed);
+                let mut ops = springs();
+                ops.fixed = fixed.clone();
                 let mut s = solver(&before);
-                s.solve(&mut ops, 0.01);
-                assert_eq!(edit(&mut s, after), Reaction::Updated, "{after:?}");
+                let r = step_and_edit(&mut s, &mut ops, after);
+                assert_eq!(r, Reaction::Updated, "{after:?}");
                 // the same state, stepped by a solver initialised with the new values and by
                 // one left with the old ones
-                let fresh_attrs = [before.as_slice(), after].concat();
-                let (mut fresh, mut old) = (solver(&fresh_attrs), solver(&before));
-                let (mut fresh_ops, mut old_ops) = (ops.clone(), ops.clone());
-                for _ in 0..3 {
-                    s.solve(&mut ops, 0.01);
-                    fresh.solve(&mut fresh_ops, 0.01);
-                    old.solve(&mut old_ops, 0.01);
-                }
-                assert_eq!(ops.bits(), fresh_ops.bits(), "{after:?}");
-                assert_ne!(ops.bits(), old_ops.bits(), "{after:?} changed nothing");
+                let fresh = solver(&[before.as_slice(), after].concat());
+                let what = format!("{after:?} fixed {fixed:?}");
+                assert_same_steps(s, fresh, solver(&before), ops, &what);
             }
         }
         let r = edit(&mut solver(&before), &[("printLog", "1")]);
