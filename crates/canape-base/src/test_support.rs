@@ -7,6 +7,7 @@ use canape_core::diag::Diagnostics;
 use canape_core::scene::{AnyComponent, InitContext, NodeId, Scene};
 use canape_core::state::{MechanicalObject, VecId};
 use canape_types::DofType;
+use std::fmt::Debug;
 
 /// A one-node scene (its root) holding a state of `dof` at `positions`, named "dofs".
 pub fn scene_with_state(dof: DofType, positions: &[f64]) -> (Scene, NodeId) {
@@ -76,14 +77,14 @@ pub struct Edited {
 }
 
 /// The check of an edit of `c` (initialised, maybe run) with `after`, `bits` reading what it
-/// gives. When the reaction is [`Reaction::Updated`], it must give bit for bit what `fresh`
-/// (initialised from scratch with the new values) gives; otherwise, with `kept`, it must give
-/// what it gave before the edit (without, it is not read again).
-pub fn check_edit<C: Component>(
+/// gives (as bits, or integers: compared exactly). When the reaction is [`Reaction::Updated`],
+/// it must give what `fresh` (initialised from scratch with the new values) gives; otherwise,
+/// with `kept`, it must give what it gave before the edit (without, it is not read again).
+pub fn check_edit<C: Component, B: PartialEq + Debug>(
     mut c: C,
     after: &[(&str, &str)],
     fresh: impl FnOnce() -> C,
-    mut bits: impl FnMut(&mut C) -> Vec<u64>,
+    mut bits: impl FnMut(&mut C) -> B,
     kept: bool,
 ) -> Edited {
     let old = bits(&mut c);
@@ -109,11 +110,11 @@ pub fn check_edit<C: Component>(
 
 /// [`check_edit`] of an edit that must change what `c` gives when it is taken in place:
 /// the reaction.
-pub fn check_edit_changes<C: Component>(
+pub fn check_edit_changes<C: Component, B: PartialEq + Debug>(
     c: C,
     after: &[(&str, &str)],
     fresh: impl FnOnce() -> C,
-    bits: impl FnMut(&mut C) -> Vec<u64>,
+    bits: impl FnMut(&mut C) -> B,
     kept: bool,
 ) -> Reaction {
     let e = check_edit(c, after, fresh, bits, kept);

@@ -75,12 +75,7 @@ fn step_and_edit(l: &mut dyn AnimationLoop, after: &[(&str, &str)]) -> Reaction 
         },
         0.01,
     );
-    let versions = l.data().versions();
-    for (k, v) in after {
-        l.data_mut().set_str(k, v).unwrap();
-    }
-    let changed = l.data().changed_since(&versions);
-    l.data_changed(&changed)
+    crate::test_support::edit(l, after)
 }
 
 /// The stages of two steps of `l` from t = 0.3.

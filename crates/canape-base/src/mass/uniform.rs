@@ -414,7 +414,7 @@ mod tests {
         after: &[(&str, &str)],
         fresh: &[(&str, &str)],
     ) -> Reaction {
-        use crate::test_support::{init_in, scene_with_state};
+        use crate::test_support::{edit, init_in, scene_with_state};
         use canape_core::scene::AnyComponent;
         let (mut scene, root) = scene_with_state(dof, positions);
         let size = positions.len() / dof.coord_size() * dof.deriv_size();
@@ -433,12 +433,7 @@ mod tests {
         let mut m = init(before);
         let want = init(fresh);
         let old = uniform_results(&m, size);
-        let versions = m.data().versions();
-        for (k, v) in after {
-            m.data_mut().set_str(k, v).unwrap();
-        }
-        let changed = m.data().changed_since(&versions);
-        let reaction = m.data_changed(&changed);
+        let reaction = edit(&mut m, after);
         let got = uniform_results(&m, size);
         if reaction == Reaction::Updated {
             assert_eq!(got, uniform_results(&want, size), "{after:?}");

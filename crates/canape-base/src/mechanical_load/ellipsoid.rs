@@ -455,7 +455,6 @@ mod tests {
     /// forces and tangent of one initialised with them; other Data re-initialise it.
     #[test]
     fn edits_update_in_place_interaction_ellipsoid() {
-        use canape_core::component::Component;
         use canape_core::scene::AnyComponent;
         use canape_core::state::{MechanicalObject, VecId};
         let points = [0.5, 0.2, 0.1, 2.5, 0.0, 0.0, -0.3, 0.4, 0.2];
@@ -488,21 +487,11 @@ mod tests {
         let x: Vec<f64> = points.iter().chain(&c[3..]).copied().collect();
         let v: Vec<f64> = (0..15).map(|i| 0.05 * i as f64 - 0.3).collect();
         let mut edit = |after: &[(&str, &str)]| {
-            let mut f = init(&before);
+            let f = init(&before);
             assert!(f.ends.is_some());
-            let old = response_bits(&mut f, &x, &v);
-            let versions = f.data().versions();
-            for (k, val) in after {
-                f.data_mut().set_str(k, val).unwrap();
-            }
-            let reaction = f.data_changed(&f.data().changed_since(&versions));
-            if reaction == Reaction::Updated {
-                let got = response_bits(&mut f, &x, &v);
-                let mut want = init(&[&before[..], after].concat());
-                assert_eq!(got, response_bits(&mut want, &x, &v), "{after:?}");
-                assert_ne!(got, old, "{after:?} changed nothing");
-            }
-            reaction
+            let fresh = || init(&[&before[..], after].concat());
+            let bits = |f: &mut InteractionEllipsoidForceField| response_bits(f, &x, &v);
+            crate::test_support::check_edit_changes(f, after, fresh, bits, false)
         };
         assert_eq!(edit(&[("stiffness", "120")]), Reaction::Updated);
         assert_eq!(edit(&[("stiffness", "-40")]), Reaction::Updated);

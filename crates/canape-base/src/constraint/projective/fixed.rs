@@ -417,8 +417,7 @@ impl ProjectiveConstraint for FixedPlaneProjectiveConstraint {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::test_support::{init_in, scene_with_state};
-    use canape_core::component::Component;
+    use crate::test_support::{check_edit_changes, init_quiet, scene_with_state};
     use canape_core::scene::AnyComponent;
     use canape_types::DofType;
 
@@ -450,38 +449,17 @@ mod tests {
         let ds = dof.deriv_size();
         let size = 5 * ds;
         let mut init = |attrs: &[(&str, &str)]| {
-            let mut c = if partial {
+            let c = if partial {
                 FixedProjectiveConstraint::partial()
             } else {
                 FixedProjectiveConstraint::new()
             };
-            let diags = init_in(
-                &mut scene,
-                root,
-                &mut c,
-                |c| AnyComponent::Projective(Box::new(c)),
-                attrs,
-            );
-            assert!(diags.is_empty(), "{attrs:?}: {diags:?}");
-            c
+            let wrap = |c| AnyComponent::Projective(Box::new(c));
+            init_quiet(&mut scene, root, c, wrap, attrs)
         };
-        let mut c = init(before);
-        let old = projections(&c, size, ds);
-        let versions = c.data().versions();
-        for (k, v) in after {
-            c.data_mut().set_str(k, v).unwrap();
-        }
-        let changed = c.data().changed_since(&versions);
-        let reaction = c.data_changed(&changed);
-        let got = projections(&c, size, ds);
-        if reaction == Reaction::Updated {
-            let want = init(&[before, after].concat());
-            assert_eq!(got, projections(&want, size, ds), "{after:?}");
-            assert_ne!(got, old, "{after:?} changed nothing");
-        } else {
-            assert_eq!(got, old, "{after:?} ({reaction:?}) changed the projections");
-        }
-        reaction
+        let c = init(before);
+        let fresh = || init(&[before, after].concat());
+        check_edit_changes(c, after, fresh, |c| projections(c, size, ds), true)
     }
 
     /// Editing the indices, fixAll, the velocity switch or (partial variant) the fixed
