@@ -14,6 +14,21 @@ pub fn registry() -> Registry {
     r
 }
 
+/// An instance of a registered class, made with the first template it accepts (none, then
+/// Vec3d, Rigid3d, Vec1d, and the element-typed forms of the masses).
+fn example(e: &canape_core::registry::Entry) -> Option<canape_core::scene::AnyComponent> {
+    [
+        "",
+        "Vec3d",
+        "Rigid3d",
+        "Vec1d",
+        "Vec3,Hexahedron",
+        "Vec3,Tetrahedron",
+    ]
+    .iter()
+    .find_map(|t| (e.create)(e.class, t).ok())
+}
+
 /// One registered class, as the component index lists it.
 pub struct ClassInfo {
     pub class: &'static str,
@@ -34,16 +49,7 @@ pub fn class_index() -> Vec<ClassInfo> {
     let r = registry();
     r.classes()
         .map(|e| {
-            let made = [
-                "",
-                "Vec3d",
-                "Rigid3d",
-                "Vec1d",
-                "Vec3,Hexahedron",
-                "Vec3,Tetrahedron",
-            ]
-            .iter()
-            .find_map(|t| (e.create)(e.class, t).ok());
+            let made = example(e);
             let type_name = made.as_ref().map(|c| c.base().type_name());
             let file = type_name.map(|t| {
                 let path = t.split('<').next().unwrap_or(t);
@@ -72,22 +78,12 @@ pub fn class_index() -> Vec<ClassInfo> {
 
 /// Every class's Data as a scene can set them, one line per Data: name, kind, default (or
 /// `output`), aliases and help (`canape components --data [CLASS]`). The class is built with the
-/// first template it accepts, as in [`class_index`]. Nothing when `only` names no class.
+/// first template it accepts ([`example`]), as in [`class_index`]. Nothing when `only` names no class.
 pub fn data_tables(only: Option<&str>) -> String {
     let r = registry();
     let mut out = String::new();
     for e in r.classes().filter(|e| only.is_none_or(|c| c == e.class)) {
-        let made = [
-            "",
-            "Vec3d",
-            "Rigid3d",
-            "Vec1d",
-            "Vec3,Hexahedron",
-            "Vec3,Tetrahedron",
-        ]
-        .iter()
-        .find_map(|t| (e.create)(e.class, t).ok());
-        let Some(c) = made else {
+        let Some(c) = example(e) else {
             out.push_str(&format!("{}: (needs a template)\n", e.class));
             continue;
         };
