@@ -5,7 +5,7 @@
 //! An exception becomes the controller's error, with its traceback; the simulation reports it
 //! with the component's path and goes on.
 
-use canape_core::component::{Component, Controller, Event, SceneControl};
+use canape_core::component::{Component, Controller, ControllerError, Event, SceneControl};
 use canape_core::data::DataTable;
 use pyo3::prelude::*;
 use pyo3::types::PyDict;
@@ -155,11 +155,16 @@ pub fn describe(py: Python<'_>, err: &PyErr) -> String {
 }
 
 impl Controller for PyController {
-    fn on_event(&mut self, event: &Event, scene: &mut dyn SceneControl) -> Result<(), String> {
+    fn on_event(
+        &mut self,
+        event: &Event,
+        scene: &mut dyn SceneControl,
+    ) -> Result<(), ControllerError> {
         let obj = &self.obj;
         self.reentry.lend(scene, || {
             Python::attach(|py| {
-                let (name, dict) = event_dict(py, event).map_err(|e| describe(py, &e))?;
+                let (name, dict) =
+                    event_dict(py, event).map_err(|e| ControllerError::Script(describe(py, &e)))?;
                 let o = obj.bind(py);
                 let method = format!("on{name}");
                 // Sofa.Core.Controller dispatches itself (on<Event>, then onEvent)
@@ -172,8 +177,9 @@ impl Controller for PyController {
                 } else {
                     return Ok(());
                 };
-                call.map(|_| ())
-                    .map_err(|e| format!("Python exception\n{}", describe(py, &e)))
+                call.map(|_| ()).map_err(|e| {
+                    ControllerError::Script(format!("Python exception\n{}", describe(py, &e)))
+                })
             })
         })
     }

@@ -664,7 +664,37 @@ pub trait SceneControl {
 /// …). Its own slot is empty while it handles an event; an error is reported with its path and
 /// the simulation goes on.
 pub trait Controller: Component + ControllerClone {
-    fn on_event(&mut self, event: &Event, scene: &mut dyn SceneControl) -> Result<(), String>;
+    fn on_event(
+        &mut self,
+        event: &Event,
+        scene: &mut dyn SceneControl,
+    ) -> Result<(), ControllerError>;
+}
+
+/// Why a controller could not handle an event. The simulation reports it as a diagnostic with
+/// the controller's file:line and path (`while handling <event>: <error>`) and goes on.
+#[derive(Debug, thiserror::Error)]
+pub enum ControllerError {
+    /// Its output could not be written (an exporter, WriteState, Monitor): what it was doing,
+    /// the cause, and what follows from it.
+    #[error("{context}{source}{then}")]
+    Write {
+        context: &'static str,
+        source: Box<dyn std::error::Error + Send + Sync>,
+        then: &'static str,
+    },
+    /// A change it asked of the scene was refused.
+    #[error(transparent)]
+    Scene(#[from] crate::scene::SceneError),
+    /// A Data edit it asked was refused.
+    #[error(transparent)]
+    Edit(#[from] crate::scene::EditError),
+    /// A script's handler failed (a Python controller's exception, with its traceback).
+    #[error("{0}")]
+    Script(String),
+    /// It panicked (caught by the simulation, which stays usable): the panic's message.
+    #[error("panicked: {0}")]
+    Panicked(String),
 }
 
 /// Any other component (visual model, collision model, plugin marker…).

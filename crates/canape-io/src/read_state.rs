@@ -10,7 +10,7 @@
 
 use crate::error::StateFileError;
 use crate::state_io::{parse_frames, Frame};
-use canape_core::component::{Controller, Event, Reaction, SceneControl};
+use canape_core::component::{Controller, ControllerError, Event, Reaction, SceneControl};
 use canape_core::data::{base_fields, ChangedData, DataKind, DataTable, Flag, Real, Reals, Text};
 use canape_core::scene::{ComponentId, InitContext};
 use canape_core::state::VecId;
@@ -254,7 +254,11 @@ impl ReadState {
 canape_core::impl_component!(ReadState, "ReadState", init, data_changed);
 
 impl Controller for ReadState {
-    fn on_event(&mut self, event: &Event, scene: &mut dyn SceneControl) -> Result<(), String> {
+    fn on_event(
+        &mut self,
+        event: &Event,
+        scene: &mut dyn SceneControl,
+    ) -> Result<(), ControllerError> {
         if matches!(
             event,
             Event::SimulationInitDone | Event::AnimateBegin { .. }

@@ -10,7 +10,7 @@
 
 use crate::error::FileWriteError;
 use crate::state_io::{create_replacing, fmt_g6};
-use canape_core::component::{Controller, Event, Reaction, SceneControl};
+use canape_core::component::{Controller, ControllerError, Event, Reaction, SceneControl};
 use canape_core::data::{
     base_fields, ChangedData, DataKind, DataTable, Flag, Ints, Real, Reals, Text,
 };
@@ -223,7 +223,11 @@ impl WriteState {
 canape_core::impl_component!(WriteState, "WriteState", init, data_changed);
 
 impl Controller for WriteState {
-    fn on_event(&mut self, event: &Event, scene: &mut dyn SceneControl) -> Result<(), String> {
+    fn on_event(
+        &mut self,
+        event: &Event,
+        scene: &mut dyn SceneControl,
+    ) -> Result<(), ControllerError> {
         if !matches!(event, Event::AnimateBegin { .. }) || self.sink.is_none() {
             return Ok(());
         }
@@ -246,7 +250,11 @@ impl Controller for WriteState {
         }
         if write {
             self.write_frame(scene.scene(), time)
-                .map_err(|e| format!("{e}; no more frames are written"))?;
+                .map_err(|e| ControllerError::Write {
+                    context: "",
+                    source: Box::new(e),
+                    then: "; no more frames are written",
+                })?;
         }
         Ok(())
     }

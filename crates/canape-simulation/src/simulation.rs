@@ -290,7 +290,7 @@ impl Simulation {
                     .map(|s| s.to_string())
                     .or_else(|| p.downcast_ref::<String>().cloned())
                     .unwrap_or_else(|| "a panic".into());
-                Err(format!("panicked: {msg}"))
+                Err(canape_core::component::ControllerError::Panicked(msg))
             });
             self.scene.controllers[i] = Some(c);
             if let Err(e) = result {

@@ -4,7 +4,7 @@
 //! MultiStepAnimationLoop integrates collisionSteps × integrationSteps sub-steps (the same
 //! states as that many default steps of the sub-step) and keeps SOFA's time.
 
-use canape::core::component::{Controller, Event, SceneControl};
+use canape::core::component::{Controller, ControllerError, Event, SceneControl};
 use canape::core::data::{DataKind, DataTable};
 use canape::core::impl_component;
 use canape::core::scene::AnyComponent;
@@ -39,20 +39,28 @@ impl Recorder {
 impl_component!(Recorder, "Recorder");
 
 impl Controller for Recorder {
-    fn on_event(&mut self, event: &Event, scene: &mut dyn SceneControl) -> Result<(), String> {
+    fn on_event(
+        &mut self,
+        event: &Event,
+        scene: &mut dyn SceneControl,
+    ) -> Result<(), ControllerError> {
         let name = match event {
             Event::SimulationInitDone => "init".to_string(),
             Event::AnimateBegin { .. } => "begin".into(),
             Event::AnimateEnd { .. } => "end".into(),
             Event::CollisionBegin => "collision-begin".into(),
             Event::CollisionEnd => "collision-end".into(),
-            Event::Script(s) if s == "fail" => return Err("asked to fail".into()),
+            Event::Script(s) if s == "fail" => {
+                return Err(ControllerError::Script("asked to fail".into()))
+            }
             Event::Script(s) if s == "panic" => panic!("asked to panic"),
             other => format!("{other:?}"),
         };
         let line = format!("{}{} t={};", self.data.str("tag"), name, scene.scene().time);
         let log = format!("{}{line}", self.data.str("log"));
-        self.data.set_str("log", &log).map_err(|e| e.to_string())?;
+        self.data
+            .set_str("log", &log)
+            .map_err(|e| ControllerError::Script(e.to_string()))?;
         if matches!(event, Event::AnimateBegin { .. }) {
             self.begins += 1;
             let push = scene

@@ -3,7 +3,7 @@
 //! the same history; stale handles are refused; removing what others use is refused and leaves
 //! the simulation running; a fragment with an error adds nothing.
 
-use canape::core::component::{Controller, Event, SceneControl};
+use canape::core::component::{Controller, ControllerError, Event, SceneControl};
 use canape::core::data::DataTable;
 use canape::core::impl_component;
 use canape::core::scene::{AnyComponent, ComponentId, EditError, NodeId, SceneError};
@@ -244,7 +244,11 @@ struct Remover {
 impl_component!(Remover, "Remover");
 
 impl Controller for Remover {
-    fn on_event(&mut self, event: &Event, scene: &mut dyn SceneControl) -> Result<(), String> {
+    fn on_event(
+        &mut self,
+        event: &Event,
+        scene: &mut dyn SceneControl,
+    ) -> Result<(), ControllerError> {
         if matches!(event, Event::AnimateBegin { .. }) {
             self.begins += 1;
             if self.begins == self.at {
@@ -252,7 +256,7 @@ impl Controller for Remover {
                     .scene()
                     .component_ids()
                     .find(|&c| scene.scene().info(c).name == "push")
-                    .ok_or("no push")?;
+                    .ok_or(ControllerError::Script("no push".into()))?;
                 scene.remove_component(push)?;
             }
         }

@@ -7,7 +7,7 @@ use super::{
 };
 use crate::error::FileWriteError;
 use crate::state_io::fmt_g6;
-use canape_core::component::{Controller, Event, Reaction, SceneControl};
+use canape_core::component::{Controller, ControllerError, Event, Reaction, SceneControl};
 use canape_core::data::{base_fields, ChangedData, DataKind, DataTable, Reals, Text};
 use canape_core::mesh::Mesh;
 use canape_core::scene::{ComponentId, InitContext, Scene};
@@ -415,9 +415,18 @@ impl MeshExporter {
 canape_core::impl_component!(MeshExporter, "MeshExporter", init, data_changed);
 
 impl Controller for MeshExporter {
-    fn on_event(&mut self, event: &Event, scene: &mut dyn SceneControl) -> Result<(), String> {
+    fn on_event(
+        &mut self,
+        event: &Event,
+        scene: &mut dyn SceneControl,
+    ) -> Result<(), ControllerError> {
         if self.schedule.due(event) {
-            self.write(scene.scene()).map_err(|e| e.to_string())?;
+            self.write(scene.scene())
+                .map_err(|e| ControllerError::Write {
+                    context: "",
+                    source: Box::new(e),
+                    then: "",
+                })?;
         }
         Ok(())
     }

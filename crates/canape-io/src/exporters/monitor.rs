@@ -1,7 +1,7 @@
 //! Monitor: gnuplot files of chosen points' positions, velocities and forces.
 
 use crate::state_io::{create_replacing, fmt_g6};
-use canape_core::component::{Controller, Event, Reaction, SceneControl};
+use canape_core::component::{Controller, ControllerError, Event, Reaction, SceneControl};
 use canape_core::data::{base_fields, ChangedData, DataKind, DataTable, Flag, Ints, Real, Text};
 use canape_core::scene::{ComponentId, InitContext, Scene};
 use canape_core::state::VecId;
@@ -178,7 +178,11 @@ impl Monitor {
 canape_core::impl_component!(Monitor, "Monitor", init, data_changed);
 
 impl Controller for Monitor {
-    fn on_event(&mut self, event: &Event, scene: &mut dyn SceneControl) -> Result<(), String> {
+    fn on_event(
+        &mut self,
+        event: &Event,
+        scene: &mut dyn SceneControl,
+    ) -> Result<(), ControllerError> {
         if !matches!(event, Event::AnimateEnd { .. }) || self.files.is_empty() {
             return Ok(());
         }
@@ -191,7 +195,11 @@ impl Controller for Monitor {
             if let Some(l) = line {
                 f.write_all(l.as_bytes())
                     .and_then(|_| f.flush())
-                    .map_err(|e| format!("Monitor: cannot write: {e}"))?;
+                    .map_err(|e| ControllerError::Write {
+                        context: "Monitor: cannot write: ",
+                        source: Box::new(e),
+                        then: "",
+                    })?;
             }
         }
         Ok(())

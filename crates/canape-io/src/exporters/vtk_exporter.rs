@@ -6,7 +6,7 @@ use super::{
 };
 use crate::error::FileWriteError;
 use crate::state_io::fmt_g6;
-use canape_core::component::{Controller, Event, Reaction, SceneControl};
+use canape_core::component::{Controller, ControllerError, Event, Reaction, SceneControl};
 use canape_core::data::{
     base_fields, ChangedData, DataKind, DataTable, Flag, Reals, Text, Value, Words,
 };
@@ -357,10 +357,19 @@ impl VtkExporter {
 canape_core::impl_component!(VtkExporter, "VTKExporter", init, data_changed);
 
 impl Controller for VtkExporter {
-    fn on_event(&mut self, event: &Event, scene: &mut dyn SceneControl) -> Result<(), String> {
+    fn on_event(
+        &mut self,
+        event: &Event,
+        scene: &mut dyn SceneControl,
+    ) -> Result<(), ControllerError> {
         let key = matches!(event, Event::KeyPressed('e' | 'E')) && self.schedule.enable;
         if self.schedule.due(event) || key {
-            self.write(scene.scene()).map_err(|e| e.to_string())?;
+            self.write(scene.scene())
+                .map_err(|e| ControllerError::Write {
+                    context: "",
+                    source: Box::new(e),
+                    then: "",
+                })?;
         }
         Ok(())
     }
