@@ -231,6 +231,7 @@ mod tests {
             distance: 0.0,
             stiffness: 0.0,
             elements: [0, 0],
+            gap: Vec3::zeros(),
         };
         let (t, s) = tangents(&c.normal);
         let p = [Vec3::zeros(), Vec3::new(0.0, 1.0, 0.0)];

@@ -66,39 +66,40 @@ impl PenaltyContactForceField {
     pub fn states(&self) -> (ComponentId, ComponentId) {
         (self.first, self.second)
     }
+}
 
-    /// A contact end's position (an index beyond the vector, after the state was resized,
-    /// reads as zero rather than failing: the next collision stage renews the contacts).
-    fn point(
-        x: &[f64],
-        base: usize,
-        stride: usize,
-        p: &canape_core::collision::ContactPoint,
-    ) -> Vec3 {
-        let mut s = Vec3::zeros();
-        for (i, w) in p.iter() {
-            let o = base + stride * i;
-            if let Some(c) = x.get(o..o + 3) {
-                s += w * Vec3::new(c[0], c[1], c[2]);
-            }
+/// A contact end's position (an index beyond the vector, after the state was resized,
+/// reads as zero rather than failing: the next collision stage renews the contacts).
+pub(crate) fn point(
+    x: &[f64],
+    base: usize,
+    stride: usize,
+    p: &canape_core::collision::ContactPoint,
+) -> Vec3 {
+    let mut s = Vec3::zeros();
+    for (i, w) in p.iter() {
+        let o = base + stride * i;
+        if let Some(c) = x.get(o..o + 3) {
+            s += w * Vec3::new(c[0], c[1], c[2]);
         }
-        s
     }
+    s
+}
 
-    fn spread(
-        f: &mut [f64],
-        base: usize,
-        stride: usize,
-        p: &canape_core::collision::ContactPoint,
-        v: Vec3,
-    ) {
-        for (i, w) in p.iter() {
-            let o = base + stride * i;
-            if let Some(c) = f.get_mut(o..o + 3) {
-                c[0] += w * v.x;
-                c[1] += w * v.y;
-                c[2] += w * v.z;
-            }
+/// Add `v` to a contact end's points, by their weights.
+pub(crate) fn spread(
+    f: &mut [f64],
+    base: usize,
+    stride: usize,
+    p: &canape_core::collision::ContactPoint,
+    v: Vec3,
+) {
+    for (i, w) in p.iter() {
+        let o = base + stride * i;
+        if let Some(c) = f.get_mut(o..o + 3) {
+            c[0] += w * v.x;
+            c[1] += w * v.y;
+            c[2] += w * v.z;
         }
     }
 }
@@ -144,15 +145,15 @@ impl ForceField for PenaltyContactForceField {
         let [(c1, d1), (c2, d2)] = self.strides;
         let (bx, bf) = (self.first_points * c1, self.first_points * d1);
         for (c, pen) in self.contacts.iter().zip(self.pen.iter_mut()) {
-            let u = Self::point(x, bx, c2, &c.second) - Self::point(x, 0, c1, &c.first);
+            let u = point(x, bx, c2, &c.second) - point(x, 0, c1, &c.first);
             *pen = c.distance - u.dot(&c.normal);
             if *pen > 0.0 {
                 let force = -c.normal * (c.stiffness * *pen);
                 if !self.first_passive {
-                    Self::spread(f, 0, d1, &c.first, force);
+                    spread(f, 0, d1, &c.first, force);
                 }
                 if !self.second_passive {
-                    Self::spread(f, bf, d2, &c.second, -force);
+                    spread(f, bf, d2, &c.second, -force);
                 }
             }
         }
@@ -165,14 +166,14 @@ impl ForceField for PenaltyContactForceField {
             if pen <= 0.0 {
                 continue;
             }
-            let du = Self::point(dx, b, d2, &c.second) - Self::point(dx, 0, d1, &c.first);
+            let du = point(dx, b, d2, &c.second) - point(dx, 0, d1, &c.first);
             let dpen = -du.dot(&c.normal);
             let dforce = -c.normal * (c.stiffness * dpen * k_factor);
             if !self.first_passive {
-                Self::spread(df, 0, d1, &c.first, dforce);
+                spread(df, 0, d1, &c.first, dforce);
             }
             if !self.second_passive {
-                Self::spread(df, b, d2, &c.second, -dforce);
+                spread(df, b, d2, &c.second, -dforce);
             }
         }
     }

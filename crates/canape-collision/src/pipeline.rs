@@ -4,8 +4,9 @@
 //! (BruteForceBroadPhase), the narrow phase tests the element pairs whose boxes do
 //! (BVHNarrowPhase) with the intersection method, and the contact manager (CollisionResponse)
 //! hands each pair's contacts to its response, created the first time the pair touches: a
-//! penalty force field (BarycentricPenalityContact + PenalityContactForceField) or, with
-//! `FrictionContactConstraint`, a Lagrangian contact constraint (FrictionContact).
+//! penalty force field (BarycentricPenalityContact + PenalityContactForceField), with
+//! `StickContactForceField` springs that glue the contact points (BarycentricStickContact), or,
+//! with `FrictionContactConstraint`, a Lagrangian contact constraint (FrictionContact).
 //!
 //! Contacts come out in a fixed order: model pairs in model order, element pairs in index
 //! order, then SOFA's output id.
@@ -96,6 +97,9 @@ pub struct Pipeline {
     /// The Lagrangian response's friction coefficient and tolerance (FrictionContactConstraint:
     /// `responseParams` mu, default 0.8, and tol), when it is the response.
     lagrangian: Option<(f64, f64)>,
+    /// With the StickContactForceField response: whether its springs outlive the contacts
+    /// (`keepAlive`, true unless `responseParams` says `keepAlive=0`).
+    stick: Option<bool>,
     entries: Vec<Entry>,
     /// Each model pair's response, by the pair's models.
     responses: std::collections::BTreeMap<[ComponentId; 2], Response>,
@@ -164,6 +168,7 @@ impl Pipeline {
             params: None,
             response: String::new(),
             lagrangian: None,
+            stick: None,
             entries: Vec::new(),
             responses: Default::default(),
             scratch: Scratch::default(),
@@ -316,7 +321,22 @@ impl Pipeline {
             "PenalityContactForceField" | "default" | "BarycentricPenalityContact"
         );
         self.lagrangian = None;
-        if self.response == "FrictionContactConstraint" {
+        self.stick = None;
+        if self.response == "StickContactForceField" {
+            let text = manager_params.unwrap_or_default();
+            let mut keep = true;
+            for part in text.split('&').filter(|p| !p.trim().is_empty()) {
+                let (k, v) = part.split_once('=').unwrap_or((part, ""));
+                match (k.trim(), v.trim()) {
+                    ("keepAlive", "1" | "true") => keep = true,
+                    ("keepAlive", "0" | "false") => keep = false,
+                    _ => ctx.warn(format!(
+                        "responseParams '{part}' is not understood (StickContactForceField takes keepAlive=0 or 1): ignored"
+                    )),
+                }
+            }
+            self.stick = Some(keep);
+        } else if self.response == "FrictionContactConstraint" {
             let text = manager_params.unwrap_or_default();
             let (mut mu, mut tol) = (0.8, 0.0);
             for part in text.split('&').filter(|p| !p.trim().is_empty()) {
@@ -339,7 +359,7 @@ impl Pipeline {
             }
         } else if !self.response.is_empty() && !penalty {
             ctx.warn(format!(
-                "contact response '{}' is not implemented yet (only PenalityContactForceField): contacts get no response",
+                "contact response '{}' is not implemented yet (PenalityContactForceField, StickContactForceField and FrictionContactConstraint are): contacts get no response",
                 self.response
             ));
             self.params = None;

@@ -126,6 +126,9 @@ pub struct Contact {
     pub stiffness: f64,
     /// Element indices in each model (for display and ordering).
     pub elements: [u32; 2],
+    /// The second point minus the first when the contact was detected (a sticking response's
+    /// rest vector).
+    pub gap: Vec3,
 }
 
 /// A force field that responds to contacts between two states (SOFA's contact response

@@ -338,3 +338,55 @@ fn one_large_model_pair_over_threads_gives_the_same_contacts_in_the_same_order()
     assert_eq!(one, run(2), "1 and 2 threads differ");
     assert_eq!(one, run(4), "1 and 4 threads differ");
 }
+
+/// A ball touching a fixed sphere (within LocalMinDistance's alarm distance), pulled away
+/// from it by gravity, with SOFA's sticking response.
+const STUCK_BALL: &str = r#"<Node name="root" gravity="0 9.81 0" dt="0.01">
+  <DefaultAnimationLoop/>
+  <CollisionPipeline/>
+  <BruteForceBroadPhase/>
+  <BVHNarrowPhase/>
+  <LocalMinDistance alarmDistance="0.5" contactDistance="0.1"/>
+  <CollisionResponse response="{response}" responseParams="{params}"/>
+  <Node name="ball">
+    <EulerImplicitSolver rayleighMass="0.5"/>
+    <CGLinearSolver iterations="100" tolerance="1e-14" threshold="1e-20"/>
+    <MechanicalObject name="ballDofs" position="0 1.5 0"/>
+    <UniformMass totalMass="1"/>
+    <SphereCollisionModel radius="0.3" contactStiffness="300"/>
+  </Node>
+  <Node name="anchor">
+    <MechanicalObject name="anchorDofs" position="0 0 0"/>
+    <SphereCollisionModel radius="1" simulated="0" moving="0" contactStiffness="100"/>
+  </Node>
+</Node>"#;
+
+#[test]
+fn a_stick_contact_holds_a_ball_where_it_last_touched_unless_not_kept_alive() {
+    let run = |response: &str, params: &str| {
+        let xml = STUCK_BALL
+            .replace("{response}", response)
+            .replace("{params}", params);
+        let mut sim = load(&xml);
+        for _ in 0..1500 {
+            sim.step();
+        }
+        (
+            state(&sim, "ballDofs")[1],
+            vec_of(&sim, "ballDofs", VecId::VELOCITY)[1],
+        )
+    };
+    // contact while the centres are closer than alarm + radii = 1.8; each collision step
+    // anchors the springs at the offset it finds, the last one before the ball leaves that
+    // range holds it: at rest, (sum of the stiffnesses)·stretch = m·g above an anchor below 1.8
+    let (y, v) = run("StickContactForceField", "");
+    let stretch = 9.81 / 400.0;
+    assert!(y > 1.5 && y < 1.8 + stretch + 1e-9, "y = {y}");
+    assert!(v.abs() < 1e-6, "v = {v}");
+    // without keepAlive the springs go with the contacts and the ball leaves
+    let (y, _) = run("StickContactForceField", "keepAlive=0");
+    assert!(y > 10.0, "y = {y}");
+    // the penalty response only pushes: the ball leaves too
+    let (y, _) = run("PenalityContactForceField", "");
+    assert!(y > 10.0, "y = {y}");
+}

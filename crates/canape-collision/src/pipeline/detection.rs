@@ -9,6 +9,7 @@ use crate::intersect::dispatch;
 use crate::lagrangian::ContactConstraint;
 use crate::penalty::PenaltyContactForceField;
 use crate::settings::Method;
+use crate::stick::StickContactForceField;
 use canape_core::collision::{
     CollisionChanges, CollisionModel, CollisionPipeline, CollisionShape, Contact,
 };
@@ -228,6 +229,20 @@ impl Pipeline {
             Some((mu, tol)) => AnyComponent::Passive(Box::new(ContactConstraint::new(
                 ea.state, eb.state, strides, mu, tol,
             ))),
+            None if self.stick.is_some() => {
+                let param = |e: &Entry| model_of(scene, e.passive).map(|m| m.params().clone());
+                let (pa, pb) = (param(ea)?, param(eb)?);
+                AnyComponent::ForceField(Box::new(StickContactForceField::new(
+                    ea.state,
+                    eb.state,
+                    sa.size(),
+                    strides,
+                    [!sim_a, !sim_b],
+                    pa.contact_stiffness + pb.contact_stiffness,
+                    pa.contact_friction + pb.contact_friction,
+                    self.stick == Some(true),
+                )))
+            }
             None => AnyComponent::ForceField(Box::new(PenaltyContactForceField::new(
                 ea.state,
                 eb.state,

@@ -232,6 +232,7 @@ pub(super) fn narrow(params: &Params, job: &Job, sc: &mut Scratch, threads: usiz
                 job.k
             },
             elements: o.elems,
+            gap: o.positions[1] - o.positions[0],
         });
     }
 }
