@@ -174,11 +174,6 @@ pub const INERT_CLASSES: &[(&str, Role, &str)] = &[
         "collision model (collision not simulated yet)",
     ),
     (
-        "TriangleOctreeCollisionModel",
-        Role::Collision,
-        "collision model (collision not simulated yet)",
-    ),
-    (
         "TetrahedronCollisionModel",
         Role::Collision,
         "collision model (collision not simulated yet)",

@@ -1,7 +1,8 @@
 //! A bounding-volume hierarchy over a model's element boxes, built from the first positions and
 //! refitted as they move (SOFA's CubeCollisionModel: cells split at the median along their
 //! longest axis down to a few elements), and the dual descent that lists the element pairs of two
-//! models whose boxes come within a gap of each other (BVHNarrowPhase).
+//! models whose boxes come within a gap of each other (BVHNarrowPhase), and the elements a ray
+//! passes by (RayTraceNarrowPhase).
 
 use canape_types::Vec3;
 
@@ -12,6 +13,28 @@ pub type Aabb = (Vec3, Vec3);
 #[inline]
 pub fn boxes_meet(a: &Aabb, b: &Aabb, gap: f64) -> bool {
     (0..3).all(|k| a.0[k] <= b.1[k] + gap && b.0[k] <= a.1[k] + gap)
+}
+
+/// Whether the ray `origin + t·dir`, t ≥ 0, meets box `b` (slab test; a zero component of
+/// `dir` needs the origin within that slab).
+#[inline]
+pub fn ray_meets(b: &Aabb, origin: Vec3, dir: Vec3) -> bool {
+    let (mut lo, mut hi) = (0.0_f64, f64::INFINITY);
+    for k in 0..3 {
+        if dir[k] == 0.0 {
+            if origin[k] < b.0[k] || origin[k] > b.1[k] {
+                return false;
+            }
+            continue;
+        }
+        let (t1, t2) = ((b.0[k] - origin[k]) / dir[k], (b.1[k] - origin[k]) / dir[k]);
+        lo = lo.max(t1.min(t2));
+        hi = hi.min(t1.max(t2));
+        if lo > hi {
+            return false;
+        }
+    }
+    true
 }
 
 #[derive(Clone, Copy, Debug)]
@@ -128,6 +151,39 @@ impl Bvh {
         self.cells.first().map(|c| c.bounds)
     }
 
+    /// Visit every element whose box the ray `origin + t·dir`, t ≥ 0, passes through (cells
+    /// first by the same slab test), in the hierarchy's order; `stack` is scratch space.
+    pub fn ray(
+        &self,
+        boxes: &[Aabb],
+        origin: Vec3,
+        dir: Vec3,
+        stack: &mut Vec<u32>,
+        mut visit: impl FnMut(usize),
+    ) {
+        if self.cells.is_empty() {
+            return;
+        }
+        stack.clear();
+        stack.push(0);
+        while let Some(c) = stack.pop() {
+            let cell = &self.cells[c as usize];
+            if !ray_meets(&cell.bounds, origin, dir) {
+                continue;
+            }
+            if cell.left == 0 {
+                for &i in &self.items[cell.start as usize..cell.end as usize] {
+                    if ray_meets(&boxes[i], origin, dir) {
+                        visit(i);
+                    }
+                }
+            } else {
+                stack.push(cell.right);
+                stack.push(cell.left);
+            }
+        }
+    }
+
     /// Every pair (i of `self`, j of `other`) whose element boxes meet within `gap`, appended
     /// to `out` (in no particular order); `stack` is scratch space.
     pub fn pairs(
@@ -182,6 +238,45 @@ fn union(boxes: &[Aabb], items: &[usize]) -> Aabb {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn a_ray_visits_exactly_the_boxes_it_passes_through() {
+        let mut seed = 11u64;
+        let mut r = move || {
+            seed = seed
+                .wrapping_mul(6364136223846793005)
+                .wrapping_add(1442695040888963407);
+            (seed >> 11) as f64 / (1u64 << 53) as f64
+        };
+        let boxes: Vec<Aabb> = (0..400)
+            .map(|_| {
+                let c = Vec3::new(r() * 4.0, r() * 4.0, r() * 4.0);
+                let h = Vec3::new(r(), r(), r()) * 0.2;
+                (c - h, c + h)
+            })
+            .collect();
+        let mut t = Bvh::default();
+        t.build(&boxes);
+        let mut stack = Vec::new();
+        let mut hits = 0;
+        for k in 0..500 {
+            let o = Vec3::new(r() * 4.0, r() * 4.0, r() * 4.0);
+            let mut d = Vec3::new(r() - 0.5, r() - 0.5, r() - 0.5);
+            // some rays along an axis (zero components)
+            if k % 5 == 0 {
+                d = Vec3::new(0.0, 0.0, 1.0);
+            }
+            let mut got = Vec::new();
+            t.ray(&boxes, o, d, &mut stack, |i| got.push(i));
+            got.sort_unstable();
+            let want: Vec<usize> = (0..boxes.len())
+                .filter(|&i| ray_meets(&boxes[i], o, d))
+                .collect();
+            assert_eq!(got, want);
+            hits += want.len();
+        }
+        assert!(hits > 100, "the rays meet boxes: {hits}");
+    }
 
     #[test]
     fn dual_descent_finds_exactly_the_brute_force_pairs() {

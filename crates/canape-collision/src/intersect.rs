@@ -85,7 +85,7 @@ pub struct Output {
     pub id: i64,
 }
 
-fn bary3(t: [u32; 3], a: f64, b: f64) -> ContactPoint {
+pub(crate) fn bary3(t: [u32; 3], a: f64, b: f64) -> ContactPoint {
     ContactPoint {
         index: t,
         weight: [1.0 - a - b, a, b],

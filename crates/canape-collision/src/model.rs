@@ -1,5 +1,6 @@
 //! Collision models (Sofa/Component/Collision/Geometry): PointCollisionModel,
-//! LineCollisionModel, TriangleCollisionModel and SphereCollisionModel. Each names its context
+//! LineCollisionModel, TriangleCollisionModel (and TriangleOctreeCollisionModel, the triangle
+//! model RayTraceNarrowPhase traces rays in) and SphereCollisionModel. Each names its context
 //! state and takes its elements from the context topology at init; the pipeline reads the
 //! state's positions when it collides.
 
@@ -140,6 +141,8 @@ pub struct GeometryModel {
     radii: Vec<f64>,
     default_radius: f64,
     adjacency: Adjacency,
+    /// A TriangleOctreeCollisionModel (a triangle model RayTraceNarrowPhase traces rays in).
+    octree: bool,
 }
 
 impl GeometryModel {
@@ -169,7 +172,27 @@ impl GeometryModel {
             radii: Vec::new(),
             default_radius: 1.0,
             adjacency: Adjacency::default(),
+            octree: false,
         }
+    }
+
+    /// A TriangleOctreeCollisionModel: a triangle model that RayTraceNarrowPhase tests by
+    /// rays (with TriangleOctreeModel's `drawOctree` Data, for display only).
+    pub fn octree() -> Self {
+        let mut m = GeometryModel::new(CollisionShape::Triangle);
+        m.data = std::mem::take(&mut m.data).with(
+            "drawOctree",
+            DataKind::Bool,
+            "0",
+            "draw the octree structure",
+        );
+        m.octree = true;
+        m
+    }
+
+    /// Whether this is a TriangleOctreeCollisionModel.
+    pub fn is_octree(&self) -> bool {
+        self.octree
     }
 
     /// The neighbourhoods LocalMinDistance's cones read.
@@ -210,6 +233,7 @@ impl GeometryModel {
         match self.shape {
             CollisionShape::Point => "PointCollisionModel",
             CollisionShape::Line => "LineCollisionModel",
+            CollisionShape::Triangle if self.octree => "TriangleOctreeCollisionModel",
             CollisionShape::Triangle => "TriangleCollisionModel",
             CollisionShape::Sphere => "SphereCollisionModel",
         }

@@ -17,6 +17,7 @@
 mod composite;
 mod detection;
 mod narrow;
+mod ray_trace;
 
 pub use composite::CompositePipeline;
 
@@ -100,6 +101,9 @@ pub struct Pipeline {
     /// With the StickContactForceField response: whether its springs outlive the contacts
     /// (`keepAlive`, true unless `responseParams` says `keepAlive=0`).
     stick: Option<bool>,
+    /// Whether the narrow phase is RayTraceNarrowPhase (vertices inside the other surface,
+    /// found by rays) rather than BVHNarrowPhase.
+    ray_trace: bool,
     entries: Vec<Entry>,
     /// Each model pair's response, by the pair's models.
     responses: std::collections::BTreeMap<[ComponentId; 2], Response>,
@@ -132,6 +136,9 @@ struct Scratch {
     best: Vec<(i64, usize)>,
     keep: Vec<bool>,
     contacts: Vec<Contact>,
+    /// RayTraceNarrowPhase's normals of the two models and its ray queries' stack.
+    normals: [ray_trace::Normals; 2],
+    ray_stack: Vec<u32>,
 }
 
 impl Default for Pipeline {
@@ -169,6 +176,7 @@ impl Pipeline {
             response: String::new(),
             lagrangian: None,
             stick: None,
+            ray_trace: false,
             entries: Vec::new(),
             responses: Default::default(),
             scratch: Scratch::default(),
@@ -222,6 +230,17 @@ impl Pipeline {
         self.node = Some(ctx.node);
         let scene = ctx.scene;
         let method_link = self.data.get(self.d.intersection_method).to_string();
+        let narrow_link = self.data.get(self.d.narrow_phase_detection).to_string();
+        self.ray_trace = find_setting(
+            ctx,
+            &narrow_link,
+            &[
+                "BVHNarrowPhase",
+                "ParallelBVHNarrowPhase",
+                "RayTraceNarrowPhase",
+            ],
+        )
+        .is_some_and(|(_, class)| class == "RayTraceNarrowPhase");
         let manager_link = self.data.get(self.d.contact_manager).to_string();
         if let Some(ds) = self.ds {
             let mut listed = Vec::new();

@@ -74,9 +74,23 @@ pub fn register(r: &mut Registry) {
             Ok(AnyComponent::Passive(Box::new(GeometryModel::new(shape))))
         });
     }
-    let settings: [(&'static str, &'static str); 10] = [
+    r.register(
+        "TriangleOctreeCollisionModel",
+        "collision model: the triangles of its topology, traced by rays (RayTraceNarrowPhase)",
+        |_, t| {
+            let t = t.trim();
+            if !(t.is_empty() || t.starts_with("Vec3")) {
+                return Err(format!(
+                    "TriangleOctreeCollisionModel does not support template '{t}' (Vec3d)"
+                ));
+            }
+            Ok(AnyComponent::Passive(Box::new(GeometryModel::octree())))
+        },
+    );
+    let settings: [(&'static str, &'static str); 11] = [
         ("LocalMinDistance", "intersection method: closest points within the alarm distance, filtered by the surfaces' normal cones"),
         ("BruteForceBroadPhase", "broad phase: pairs of models whose bounding boxes overlap"),
+        ("RayTraceNarrowPhase", "narrow phase between TriangleOctreeCollisionModels: vertices found inside the other surface by rays along their normals"),
         ("BVHNarrowPhase", "narrow phase: pairs of elements whose bounding boxes overlap, then the intersection tests"),
         ("ParallelBruteForceBroadPhase", "the MultiThreading plugin's broad phase: BruteForceBroadPhase (the narrow phase uses the simulation's threads, --threads)"),
         ("ParallelBVHNarrowPhase", "the MultiThreading plugin's narrow phase: BVHNarrowPhase on the simulation's threads (--threads), contacts in the same order"),

@@ -101,6 +101,12 @@ impl Setting {
             "LocalMinDistance" => LocalMinData::declare(ProximityData::declare(data).0).0,
             "CollisionResponse" => ResponseData::declare(data).0,
             "RuleBasedContactManager" => ResponseData::declare(RulesData::declare(data).0).0,
+            "RayTraceNarrowPhase" => data.with(
+                "draw",
+                DataKind::Bool,
+                "0",
+                "enable/disable display of results",
+            ),
             "BruteForceBroadPhase" | "ParallelBruteForceBroadPhase" => {
                 BroadPhaseData::declare(data).0
             }

@@ -390,3 +390,83 @@ fn a_stick_contact_holds_a_ball_where_it_last_touched_unless_not_kept_alive() {
     let (y, _) = run("PenalityContactForceField", "");
     assert!(y > 10.0, "y = {y}");
 }
+
+/// A closed triangulated box: its 8 corners (`x0..x1` × `y0..y1` × `z0..z1`, corner k at
+/// bit 0 → x1, bit 1 → y1, bit 2 → z1) and its 12 triangles, facing out.
+fn closed_box(lo: [f64; 3], hi: [f64; 3]) -> (String, &'static str) {
+    let mut pos = String::new();
+    for k in 0..8 {
+        let c = [0, 1, 2].map(|a| if k >> a & 1 == 1 { hi[a] } else { lo[a] });
+        pos += &format!("{} {} {}  ", c[0], c[1], c[2]);
+    }
+    let tris = "0 4 6  0 6 2  1 3 7  1 7 5  0 1 5  0 5 4  2 6 7  2 7 3  0 2 3  0 3 1  4 5 7  4 7 6";
+    (pos, tris)
+}
+
+#[test]
+fn ray_traced_contacts_bounce_a_closed_surface_off_another() {
+    // an octahedron thrown down onto a closed floor box, no gravity: its lowest vertex's normal
+    // points straight down (its four triangles are symmetric); the top vertex is moved aside so
+    // that the vertex's ray meets its own surface inside a triangle
+    let (c, r) = ([0.3, 0.7, 0.2], 0.5);
+    let octa: Vec<String> = [
+        [r, 0.0, 0.0],
+        [-r, 0.0, 0.0],
+        [0.02, r, 0.01],
+        [0.0, -r, 0.0],
+        [0.0, 0.0, r],
+        [0.0, 0.0, -r],
+    ]
+    .iter()
+    .map(|v| format!("{} {} {}", c[0] + v[0], c[1] + v[1], c[2] + v[2]))
+    .collect();
+    let octa_tris = "0 2 4  0 5 2  0 4 3  0 3 5  1 4 2  1 2 5  1 3 4  1 5 3";
+    let (floor, tris) = closed_box([-3.0, -1.0, -3.0], [3.0, 0.0, 3.0]);
+    let xml = format!(
+        r#"<Node name="root" gravity="0 0 0" dt="0.005">
+  <DefaultAnimationLoop/>
+  <CollisionPipeline/>
+  <BruteForceBroadPhase/>
+  <NARROW/>
+  <NewProximityIntersection alarmDistance="0.1" contactDistance="0.01"/>
+  <CollisionResponse response="PenalityContactForceField"/>
+  <Node name="octa">
+    <EulerImplicitSolver/>
+    <CGLinearSolver iterations="200" tolerance="1e-12" threshold="1e-20"/>
+    <MechanicalObject name="octaDofs" position="{octa}" velocity="{v}"/>
+    <MeshTopology triangles="{octa_tris}"/>
+    <UniformMass totalMass="1"/>
+    <MeshSpringForceField trianglesStiffness="5000"/>
+    <TriangleOctreeCollisionModel contactStiffness="10"/>
+  </Node>
+  <Node name="floor">
+    <MechanicalObject position="{floor}"/>
+    <MeshTopology triangles="{tris}"/>
+    <TriangleOctreeCollisionModel simulated="0" moving="0" contactStiffness="10"/>
+  </Node>
+</Node>"#,
+        octa = octa.join("  "),
+        v = "0 -2 0  ".repeat(6),
+    );
+    let run = |narrow: &str| {
+        let mut sim = load(&xml.replace("NARROW", narrow));
+        let (mut touched, mut deepest) = (false, f64::INFINITY);
+        for _ in 0..200 {
+            sim.step();
+            touched |= contacts_total(&sim) > 0;
+            deepest = deepest.min(state(&sim, "octaDofs")[3 * 3 + 1]);
+        }
+        let v = vec_of(&sim, "octaDofs", VecId::VELOCITY);
+        let vy = v.chunks(3).map(|p| p[1]).sum::<f64>() / 6.0;
+        (deepest, vy, touched)
+    };
+    // the lowest vertex reaches the floor's top (y = 0) after 0.1 s, is found inside the floor
+    // by its ray and pushed back out along its normal: the body comes back up
+    let (deepest, vy, touched) = run("RayTraceNarrowPhase");
+    assert!(touched, "no contact");
+    assert!(
+        deepest > -0.1 && deepest < 0.0,
+        "lowest vertex went down to {deepest}"
+    );
+    assert!(vy > 1.0, "vertical velocity after the bounce {vy}");
+}

@@ -1,7 +1,8 @@
 //! One collision step: the models gathered and their geometry refreshed, the broad phase, the
 //! narrow phase of each model pair and the contacts handed to the pairs' responses.
 
-use super::narrow::{job, narrow, threads, Job};
+use super::narrow::{job, narrow, select, threads, Job};
+use super::ray_trace::vertices_inside;
 use super::{model_of, Entry, Pipeline, Response, Scratch};
 
 use crate::bvh::{boxes_meet, Bvh};
@@ -33,6 +34,13 @@ fn can_collide(scene: &Scene, a: &Entry, b: &Entry) -> bool {
         return pa.self_collision && pb.self_collision;
     }
     !pa.group.iter().any(|g| pb.group.contains(g))
+}
+
+/// Whether a model is a TriangleOctreeCollisionModel (the models RayTraceNarrowPhase tests).
+fn is_octree(m: &dyn CollisionModel) -> bool {
+    m.as_any()
+        .and_then(|a| a.downcast_ref::<crate::model::GeometryModel>())
+        .is_some_and(|g| g.is_octree())
 }
 
 /// A simulated model with `selfCollision`: BruteForceBroadPhase pairs it with itself.
@@ -403,8 +411,17 @@ impl CollisionPipeline for Pipeline {
             else {
                 continue;
             };
-            let Some(swap) = dispatch(params.method, &params, ma.shape(), mb.shape()) else {
-                continue;
+            // RayTraceNarrowPhase: pairs of two TriangleOctreeCollisionModels, tested both ways
+            let swap = if self.ray_trace {
+                if a == b || !is_octree(ma) || !is_octree(mb) {
+                    continue;
+                }
+                false
+            } else {
+                let Some(swap) = dispatch(params.method, &params, ma.shape(), mb.shape()) else {
+                    continue;
+                };
+                swap
             };
             if !boxes_meet(&ea.bbox, &eb.bbox, gap) {
                 continue;
@@ -413,7 +430,32 @@ impl CollisionPipeline for Pipeline {
         }
         let threads = threads();
         let lagrangian = self.lagrangian.is_some();
-        if threads > 1 && self.jobs.len() > 1 {
+        if self.ray_trace {
+            for k in 0..self.jobs.len() {
+                let (f, s) = self.jobs[k];
+                for (a, b) in [(f, s), (s, f)] {
+                    {
+                        let Some(j) = job(scene, &self.entries, &params, a, b, lagrangian) else {
+                            continue;
+                        };
+                        let sc = &mut self.scratch;
+                        sc.normals[0].compute(&j.g1);
+                        sc.normals[1].compute(&j.g2);
+                        sc.outputs.clear();
+                        let normals = [&sc.normals[0], &sc.normals[1]];
+                        vertices_inside(&j, normals, &mut sc.ray_stack, &mut sc.outputs);
+                        select(&j, sc);
+                    }
+                    if self.scratch.contacts.is_empty() {
+                        continue;
+                    }
+                    let contacts = std::mem::take(&mut self.scratch.contacts);
+                    count += contacts.len();
+                    self.respond(scene, a, b, &contacts, &mut changes);
+                    self.scratch.contacts = contacts;
+                }
+            }
+        } else if threads > 1 && self.jobs.len() > 1 {
             // model pairs over threads, each with its own buffers; the responses then in order
             use rayon::prelude::*;
             let results: Vec<Vec<Contact>> = {

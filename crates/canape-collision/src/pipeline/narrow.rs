@@ -13,10 +13,10 @@ use canape_types::Vec3;
 /// One model pair ready for the narrow phase: both geometries in the intersection method's
 /// order, their hierarchies, and the response's constants. Plain data (shared by threads).
 pub(super) struct Job<'a> {
-    g1: Geometry<'a>,
-    g2: Geometry<'a>,
-    bvh: [&'a Bvh; 2],
-    boxes: [&'a [(Vec3, Vec3)]; 2],
+    pub(super) g1: Geometry<'a>,
+    pub(super) g2: Geometry<'a>,
+    pub(super) bvh: [&'a Bvh; 2],
+    pub(super) boxes: [&'a [(Vec3, Vec3)]; 2],
     /// Alarm distance plus both proximities: element boxes closer than this are tested.
     gap: f64,
     /// Contact distance plus both proximities, and the product of the contact stiffnesses.
@@ -159,6 +159,14 @@ pub(super) fn narrow(params: &Params, job: &Job, sc: &mut Scratch, threads: usiz
             );
         }
     }
+    select(job, sc);
+}
+
+/// The contacts of a model pair's detection outputs (`sc.outputs`, in any order) into
+/// `sc.contacts`: sorted by (elements, id), the Lagrangian response's selection or one contact
+/// per output id (the closest), with the penalty response's rest distance and stiffness.
+pub(super) fn select(job: &Job, sc: &mut Scratch) {
+    sc.contacts.clear();
     if sc.outputs.is_empty() {
         return;
     }
