@@ -14,6 +14,8 @@
 //! contact starts during the step, as SOFA's getConstraintViolation does. Every contact gives
 //! its rows, violated at the free motion or not: one that needs no force gets a zero impulse
 //! (SOFA's constraint-matrix visitor builds them all; its isActive is not asked here).
+//! A self-contact (a model with selfCollision, or two models of one state) has both points on
+//! the same state: its rows are a constraint on that one state, the two points' entries summed.
 //! At the velocity level (solveVelocityConstraintFirst) the violations are SOFA's
 //! getVelocityViolation: n·(v_P − v_Q + (P − Q)/dt) − d/dt for the normal row and the
 //! tangential free relative velocity for the friction rows.
@@ -147,6 +149,10 @@ fn tangents(n: &Vec3) -> (Vec3, Vec3) {
 
 impl LagrangianConstraint for ContactConstraint {
     fn sides(&self) -> [Option<ComponentId>; 2] {
+        // a self-contact (both points on one state) is a constraint on that state
+        if self.sides[0] == self.sides[1] {
+            return [Some(self.sides[0]), None];
+        }
         self.sides.map(Some)
     }
     fn order_key(&self) -> Option<(u32, u32)> {
@@ -155,10 +161,12 @@ impl LagrangianConstraint for ContactConstraint {
     fn build(&mut self, inputs: &ConstraintInputs<'_>, out: &mut ConstraintBuild) {
         let (c1, c2) = (self.strides[0].0, self.strides[1].0);
         let (d1, d2) = (self.strides[0].1, self.strides[1].1);
+        // the second point's side: the first state's for a self-contact
+        let o = usize::from(self.sides[0] != self.sides[1]);
         let ends = |c: &Contact, x: [&[f64]; 2]| {
             [
                 Self::point(x[0], c1, &c.first),
-                Self::point(x[1], c2, &c.second),
+                Self::point(x[o], c2, &c.second),
             ]
         };
         // every contact gives its rows, violated at the free motion or not (SOFA's
@@ -170,7 +178,7 @@ impl LagrangianConstraint for ContactConstraint {
             let v = if inputs.order == ConstraintOrder::Velocity {
                 let [q, p] = ends(c, inputs.x);
                 let vq = Self::point(inputs.v_free[0], d1, &c.first);
-                let vp = Self::point(inputs.v_free[1], d2, &c.second);
+                let vp = Self::point(inputs.v_free[o], d2, &c.second);
                 let rel = vp - vq;
                 let normal = n.dot(&(rel + (p - q) / inputs.dt)) - c.distance / inputs.dt;
                 [normal, rel.dot(&t), rel.dot(&s)]
@@ -195,7 +203,7 @@ impl LagrangianConstraint for ContactConstraint {
                 }
                 for (i, w) in c.second.iter() {
                     for a in 0..3 {
-                        out.entry(first + k, 1, d2 * i + a, w * dir[a]);
+                        out.entry(first + k, o as u8, d2 * i + a, w * dir[a]);
                     }
                 }
             }

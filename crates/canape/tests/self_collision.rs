@@ -1,6 +1,6 @@
 //! Self-collision (a collision model's `selfCollision`): the elements of one model meet each
 //! other as SOFA's pipeline lets them — each unordered pair once, neighbours (triangles sharing
-//! a vertex) left out — and the penalty response acts on the model's own state.
+//! a vertex) left out — and the penalty or Lagrangian response acts on the model's own state.
 
 mod common;
 
@@ -117,4 +117,60 @@ fn a_triangle_falling_on_triangles_of_its_own_model_is_held_and_neighbours_do_no
         through.step();
     }
     assert!(vec_of(&through, "dofs", VecId::POSITION)[3 * 4 + 1] < -1.0);
+}
+
+/// `two_spheres` with Lagrangian contacts: FreeMotionAnimationLoop and FrictionContactConstraint.
+fn two_spheres_lagrangian(self_collision: bool) -> String {
+    format!(
+        r#"<Node name="root" gravity="0 0 0" dt="0.01">
+  <FreeMotionAnimationLoop/>
+  <BlockGaussSeidelConstraintSolver maxIterations="200" tolerance="1e-12"/>
+  <CollisionPipeline/>
+  <BruteForceBroadPhase/>
+  <BVHNarrowPhase/>
+  <NewProximityIntersection alarmDistance="0.2" contactDistance="0.05"/>
+  <CollisionResponse response="FrictionContactConstraint" responseParams="mu=0"/>
+  <Node name="pair">
+    <EulerImplicitSolver rayleighMass="0" rayleighStiffness="0"/>
+    <CGLinearSolver iterations="100" tolerance="1e-16" threshold="1e-20"/>
+    <MechanicalObject name="dofs" position="-1 0 0  1 0 0" velocity="2 0 0  -2 0 0"/>
+    <UniformMass vertexMass="1"/>
+    <UncoupledConstraintCorrection/>
+    <SphereCollisionModel radius="0.2" selfCollision="{}"/>
+  </Node>
+</Node>"#,
+        self_collision as u8
+    )
+}
+
+#[test]
+fn spheres_of_one_model_stop_at_their_contact_distance_with_lagrangian_self_contacts() {
+    let mut on = load(&two_spheres_lagrangian(true));
+    let mut off = load(&two_spheres_lagrangian(false));
+    let mut touched = false;
+    // rest distance of the centres: contact distance + both radii
+    let rest = 0.05 + 0.4;
+    for _ in 0..100 {
+        on.step();
+        off.step();
+        let (x, v) = (
+            vec_of(&on, "dofs", VecId::POSITION),
+            vec_of(&on, "dofs", VecId::VELOCITY),
+        );
+        // the constraint impulses are internal: the momentum stays zero
+        for k in 0..3 {
+            assert!((v[k] + v[3 + k]).abs() < 1e-9, "momentum {v:?}");
+        }
+        assert!(x[3] - x[0] > rest - 1e-6, "centres {} apart", x[3] - x[0]);
+        touched |= v[0] < 2.0 - 1e-9;
+    }
+    assert!(touched, "the spheres never met");
+    // a unilateral constraint takes the approach speed away: they end at the rest distance
+    let x = vec_of(&on, "dofs", VecId::POSITION);
+    assert!((x[3] - x[0] - rest).abs() < 1e-6, "{x:?}");
+    let x_off = vec_of(&off, "dofs", VecId::POSITION);
+    assert!(
+        x_off[0] > x_off[3],
+        "without selfCollision they cross: {x_off:?}"
+    );
 }

@@ -227,13 +227,6 @@ impl Pipeline {
         let (sim_a, sim_b) = (simulated(ea), simulated(eb));
         let one_state = ea.state == eb.state;
         let component = match self.lagrangian {
-            Some(_) if one_state => {
-                changes.messages.push(format!(
-                    "self-collision of '{}' with a Lagrangian contact response is not implemented yet: its contacts are ignored",
-                    scene.info(ea.model).name
-                ));
-                return None;
-            }
             Some((mu, tol)) => AnyComponent::Passive(Box::new(ContactConstraint::new(
                 ea.state, eb.state, strides, mu, tol,
             ))),
