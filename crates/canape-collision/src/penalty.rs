@@ -9,8 +9,8 @@
 //! states (force up as Jᵀf with the weights, stiffness as Jᵀ K J): the same equations without
 //! the intermediate states.
 
-use canape_core::collision::{Contact, ContactResponse};
-use canape_core::component::{Component, ForceField, Interaction};
+use canape_core::collision::{Contact, ContactPoint, ContactResponse};
+use canape_core::component::{ForceField, Interaction};
 use canape_core::data::{base_fields, DataKind, DataTable};
 use canape_core::matrix::MatrixSink;
 use canape_core::scene::ComponentId;
@@ -70,12 +70,7 @@ impl PenaltyContactForceField {
 
 /// A contact end's position (an index beyond the vector, after the state was resized,
 /// reads as zero rather than failing: the next collision stage renews the contacts).
-pub(crate) fn point(
-    x: &[f64],
-    base: usize,
-    stride: usize,
-    p: &canape_core::collision::ContactPoint,
-) -> Vec3 {
+pub(crate) fn point(x: &[f64], base: usize, stride: usize, p: &ContactPoint) -> Vec3 {
     let mut s = Vec3::zeros();
     for (i, w) in p.iter() {
         let o = base + stride * i;
@@ -86,14 +81,42 @@ pub(crate) fn point(
     s
 }
 
-/// Add `v` to a contact end's points, by their weights.
-pub(crate) fn spread(
-    f: &mut [f64],
-    base: usize,
-    stride: usize,
-    p: &canape_core::collision::ContactPoint,
-    v: Vec3,
+/// Add a two-point spring's stiffness to `m`: ∂f₁/∂x₁ = −k·B, ∂f₁/∂x₂ = k·B and the opposite
+/// for f₂, the entry (a, b) of the scaled block e·B being `block(e, a, b)`, each end spread over its points' weights; `ends` are each
+/// end's (offset of its state, derivative stride, points, passive: no rows).
+pub(crate) fn add_pair_stiffness(
+    m: &mut dyn MatrixSink,
+    offset: usize,
+    ends: [(usize, usize, &ContactPoint, bool); 2],
+    k: f64,
+    block: impl Fn(f64, usize, usize) -> f64,
 ) {
+    let sign = [-1.0, 1.0];
+    for (r, &(rb, rd, rp, passive)) in ends.iter().enumerate() {
+        if passive {
+            continue;
+        }
+        for (ri, rw) in rp.iter() {
+            for (c, &(cb, cd, cp, _)) in ends.iter().enumerate() {
+                for (ci, cw) in cp.iter() {
+                    // f_r = s_r·(…): ∂f_r/∂x_c = −s_r·s_c·k·B
+                    let e = -sign[r] * sign[c] * k * rw * cw;
+                    // all 9 entries, zeros included: the pattern does not depend on the values
+                    for a in 0..3 {
+                        for bb in 0..3 {
+                            let (row, col) =
+                                (offset + rb + rd * ri + a, offset + cb + cd * ci + bb);
+                            m.add(row, col, block(e, a, bb));
+                        }
+                    }
+                }
+            }
+        }
+    }
+}
+
+/// Add `v` to a contact end's points, by their weights.
+pub(crate) fn spread(f: &mut [f64], base: usize, stride: usize, p: &ContactPoint, v: Vec3) {
     for (i, w) in p.iter() {
         let o = base + stride * i;
         if let Some(c) = f.get_mut(o..o + 3) {
@@ -104,17 +127,7 @@ pub(crate) fn spread(
     }
 }
 
-impl Component for PenaltyContactForceField {
-    fn class_name(&self) -> &'static str {
-        "PenalityContactForceField"
-    }
-    fn data(&self) -> &DataTable {
-        &self.data
-    }
-    fn data_mut(&mut self) -> &mut DataTable {
-        &mut self.data
-    }
-}
+canape_core::impl_component!(PenaltyContactForceField, "PenalityContactForceField");
 
 impl ContactResponse for PenaltyContactForceField {
     fn set_contacts(&mut self, contacts: &[Contact]) {
@@ -188,33 +201,13 @@ impl ForceField for PenaltyContactForceField {
                 continue;
             }
             let n = c.normal;
-            let k = c.stiffness * k_factor;
             let ends = [
-                (0usize, d1, &c.first, -1.0, self.first_passive),
-                (b, d2, &c.second, 1.0, self.second_passive),
+                (0usize, d1, &c.first, self.first_passive),
+                (b, d2, &c.second, self.second_passive),
             ];
-            for &(rb, rd, rp, rs, passive) in &ends {
-                if passive {
-                    continue;
-                }
-                for (ri, rw) in rp.iter() {
-                    for &(cb, cd, cp, cs, _) in &ends {
-                        for (ci, cw) in cp.iter() {
-                            // f_r = rs·(−k·pen)·n… : ∂f_r/∂x_c = −rs·cs·k·n nᵀ
-                            let s = -rs * cs * k * rw * cw;
-                            for a in 0..3 {
-                                for bb in 0..3 {
-                                    m.add(
-                                        offset + rb + rd * ri + a,
-                                        offset + cb + cd * ci + bb,
-                                        s * n[a] * n[bb],
-                                    );
-                                }
-                            }
-                        }
-                    }
-                }
-            }
+            add_pair_stiffness(m, offset, ends, c.stiffness * k_factor, |e, a, bb| {
+                e * n[a] * n[bb]
+            });
         }
     }
 

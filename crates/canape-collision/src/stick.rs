@@ -19,9 +19,9 @@
 //! As for the penalty response, a contact point is the weighted sum of its element's vertices
 //! applied directly on the collision models' states (SOFA maps it into a child state).
 
-use crate::penalty::{point, spread};
+use crate::penalty::{add_pair_stiffness, point, spread};
 use canape_core::collision::{Contact, ContactResponse};
-use canape_core::component::{Component, ForceField, Interaction};
+use canape_core::component::{ForceField, Interaction};
 use canape_core::data::{base_fields, DataKind, DataTable};
 use canape_core::matrix::MatrixSink;
 use canape_core::scene::ComponentId;
@@ -95,17 +95,7 @@ impl StickContactForceField {
     }
 }
 
-impl Component for StickContactForceField {
-    fn class_name(&self) -> &'static str {
-        "StickContactForceField"
-    }
-    fn data(&self) -> &DataTable {
-        &self.data
-    }
-    fn data_mut(&mut self) -> &mut DataTable {
-        &mut self.data
-    }
-}
+canape_core::impl_component!(StickContactForceField, "StickContactForceField");
 
 impl ContactResponse for StickContactForceField {
     fn set_contacts(&mut self, contacts: &[Contact]) {
@@ -170,28 +160,14 @@ impl ForceField for StickContactForceField {
     fn add_k_to_matrix(&self, m: &mut dyn MatrixSink, k_factor: f64, offset: usize) {
         let [(_, d1), (_, d2)] = self.strides;
         let (_, b) = self.bases();
-        let k = self.stiffness * k_factor;
         // ∂f₁/∂x₁ = −k·I, ∂f₁/∂x₂ = k·I and the opposite for f₂, spread over the weights
         for s in &self.springs {
             let ends = [
-                (0usize, d1, &s.first, -1.0, self.passive[0]),
-                (b, d2, &s.second, 1.0, self.passive[1]),
+                (0usize, d1, &s.first, self.passive[0]),
+                (b, d2, &s.second, self.passive[1]),
             ];
-            for &(rb, rd, rp, rs, passive) in &ends {
-                if passive {
-                    continue;
-                }
-                for (ri, rw) in rp.iter() {
-                    for &(cb, cd, cp, cs, _) in &ends {
-                        for (ci, cw) in cp.iter() {
-                            let e = -rs * cs * k * rw * cw;
-                            for a in 0..3 {
-                                m.add(offset + rb + rd * ri + a, offset + cb + cd * ci + a, e);
-                            }
-                        }
-                    }
-                }
-            }
+            let identity = |e: f64, a: usize, bb: usize| if a == bb { e } else { 0.0 };
+            add_pair_stiffness(m, offset, ends, self.stiffness * k_factor, identity);
         }
     }
 
