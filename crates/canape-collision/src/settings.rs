@@ -4,8 +4,10 @@
 //! and the contact
 //! manager (CollisionResponse). They hold Data; the pipeline reads them at init.
 
-use canape_core::component::{Component, Passive, Role};
-use canape_core::data::{base_fields, DataKind, DataTable, Flag, Real, Reals, Text, Words};
+use canape_core::component::{Component, Passive, Reaction, Role};
+use canape_core::data::{
+    base_fields, ChangedData, DataKind, DataTable, Flag, Real, Reals, Text, Words,
+};
 
 /// Which intersection method the pipeline uses.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -131,6 +133,23 @@ impl Component for Setting {
     }
     fn data_mut(&mut self) -> &mut DataTable {
         &mut self.data
+    }
+    /// Edited while running: the simulation then has the collision pipelines read their
+    /// settings again. A contact manager's response kind cannot change once the scene runs
+    /// (the pairs' responses already made are of the old kind).
+    fn data_changed(&mut self, changed: &ChangedData) -> Reaction {
+        let touched: Vec<&str> = changed
+            .names(&self.data)
+            .into_iter()
+            .filter(|n| matches!(*n, "response" | "responseParams" | "rules" | "variables"))
+            .collect();
+        if !touched.is_empty() {
+            return Reaction::Refused(vec![format!(
+                "{} cannot change while the simulation runs (the contact responses already made are of the first kind)",
+                touched.join(", ")
+            )]);
+        }
+        Reaction::Updated
     }
 }
 

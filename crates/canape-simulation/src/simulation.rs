@@ -610,6 +610,7 @@ pub fn is_editable_role(role: canape_core::component::Role) -> bool {
             | Role::LinearSolver
             | Role::Controller
             | Role::Engine
+            | Role::Collision
     )
 }
 

@@ -470,3 +470,55 @@ fn ray_traced_contacts_bounce_a_closed_surface_off_another() {
     );
     assert!(vy > 1.0, "vertical velocity after the bounce {vy}");
 }
+
+#[test]
+fn collision_settings_edited_while_running_take_effect_and_the_response_kind_is_kept() {
+    let (mass, radius, k1, k2) = (0.5, 0.3, 40.0, 10.0);
+    let xml = BALL_ON_FLOOR
+        .replace("{linear}", CG)
+        .replace("{mass}", &mass.to_string())
+        .replace("{radius}", &radius.to_string())
+        .replace("{k1}", &k1.to_string())
+        .replace("{k2}", &k2.to_string());
+    let mut sim = load(&xml);
+    let of_class = |sim: &Simulation, class: &str| {
+        sim.scene
+            .component_ids()
+            .find(|c| sim.scene.info(*c).class == class)
+            .unwrap()
+    };
+    // at rest the contact force k·(d − y) carries m·g, k = k1·k2/d, d = contactDistance + radius
+    let rest = |contact: f64, k1: f64| {
+        let d = contact + radius;
+        d - mass * 9.81 / (k1 * k2 / d)
+    };
+    let settle = |sim: &mut Simulation| {
+        for _ in 0..3000 {
+            sim.step();
+        }
+        state(sim, "ballDofs")[1]
+    };
+    let close = |y: f64, want: f64| ((y - want) / want).abs() < 1e-3;
+    let y = settle(&mut sim);
+    assert!(close(y, rest(0.1, k1)), "{y} vs {}", rest(0.1, k1));
+    // a new contact distance on the intersection method: the pipeline reads it again
+    let method = of_class(&sim, "MinProximityIntersection");
+    sim.set_data(method, "contactDistance", "0.2").unwrap();
+    let y = settle(&mut sim);
+    assert!(close(y, rest(0.2, k1)), "{y} vs {}", rest(0.2, k1));
+    // a new contact stiffness on the ball's collision model
+    let model = of_class(&sim, "SphereCollisionModel");
+    sim.set_data(model, "contactStiffness", "80").unwrap();
+    let y = settle(&mut sim);
+    assert!(close(y, rest(0.2, 80.0)), "{y} vs {}", rest(0.2, 80.0));
+    // the response kind cannot change while running: refused, the value put back
+    let manager = of_class(&sim, "CollisionResponse");
+    assert!(matches!(
+        sim.set_data(manager, "response", "StickContactForceField"),
+        Err(canape::core::scene::EditError::Refused { .. })
+    ));
+    assert_eq!(
+        sim.scene.component(manager).unwrap().data().str("response"),
+        "PenalityContactForceField"
+    );
+}

@@ -166,8 +166,40 @@ impl Simulation {
                 }
             }
         }
+        if role == Role::Collision {
+            self.reread_collision_settings(id, &mut diags);
+        }
         self.after_edit(solvers, role == Role::ProjectiveConstraint);
         Ok(diags.iter().cloned().collect())
+    }
+
+    /// After an edit of a collision component other than a pipeline (an intersection method,
+    /// a contact manager, a collision model): the pipelines read their settings again (they
+    /// take them at init; the responses they made stay).
+    fn reread_collision_settings(&mut self, edited: ComponentId, diags: &mut Diagnostics) {
+        let passives: Vec<(ComponentId, usize)> = self
+            .scene
+            .component_ids()
+            .filter(|&c| c != edited)
+            .filter_map(|c| match self.scene.info(c).slot {
+                canape_core::scene::Slot::Passive(i) => Some((c, i)),
+                _ => None,
+            })
+            .collect();
+        let mut pipelines = Vec::new();
+        for (c, i) in passives {
+            if self.scene.passives[i]
+                .as_mut()
+                .is_some_and(|p| p.collision_pipeline().is_some())
+            {
+                pipelines.push(c);
+            }
+        }
+        for p in pipelines {
+            if let Err(reason) = crate::init::reinit_component(&mut self.scene, p, diags) {
+                diags.push(Diagnostic::error(reason).on(self.scene.component_label(p)));
+            }
+        }
     }
 
     /// What every accepted edit tells the solvers: the matrix may have changed; projected DOFs
