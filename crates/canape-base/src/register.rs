@@ -27,7 +27,7 @@ use crate::topology::RegularGridTopology;
 use crate::topology::Tetra2TriangleTopologicalMapping;
 use crate::topology::Triangle2EdgeTopologicalMapping;
 use crate::visual::OglModel;
-use canape_core::registry::{known_template, vec3_only, Registry};
+use canape_core::registry::{known_template, vec3_only, Registry, TemplateError};
 use canape_core::scene::AnyComponent;
 use canape_core::state::MechanicalObject;
 use canape_types::DofType;
@@ -45,8 +45,9 @@ pub fn register(r: &mut Registry) {
         "MechanicalObject",
         "state vectors (position, velocity, force…) of one DOF type",
         |_, t| {
-            let d = DofType::from_template(t).ok_or_else(|| {
-                format!("unknown template '{t}' (expected Vec1d, Vec2d, Vec3d or Rigid3d)")
+            let d = DofType::from_template(t).ok_or_else(|| TemplateError::Unknown {
+                template: t.to_string(),
+                expected: "Vec1d, Vec2d, Vec3d or Rigid3d",
             })?;
             Ok(AnyComponent::State(MechanicalObject::new(d)))
         },
@@ -146,8 +147,14 @@ pub fn register(r: &mut Registry) {
         "InteractionEllipsoidForceField",
         "ellipsoids carried by a Rigid3 frame pushing Vec3 points (template Vec3,Rigid3)",
         |_, t| {
-            if !t.is_empty() && !t.replace(' ', "").eq_ignore_ascii_case("Vec3,Rigid3") && !t.replace(' ', "").eq_ignore_ascii_case("Vec3d,Rigid3d") {
-                return Err(format!("template '{t}' is not supported: InteractionEllipsoidForceField is Vec3,Rigid3"));
+            if !t.is_empty()
+                && !t.replace(' ', "").eq_ignore_ascii_case("Vec3,Rigid3")
+                && !t.replace(' ', "").eq_ignore_ascii_case("Vec3d,Rigid3d")
+            {
+                return Err(TemplateError::NotSupported {
+                    template: t.to_string(),
+                    why: "InteractionEllipsoidForceField is Vec3,Rigid3",
+                });
             }
             Ok(AnyComponent::ForceField(Box::new(
                 crate::mechanical_load::ellipsoid::InteractionEllipsoidForceField::new(),
@@ -541,12 +548,26 @@ pub fn register(r: &mut Registry) {
             crate::mechanical_load::loads::ConstantForceField::new(),
         )))
     });
-    r.register("BarycentricMapping", "maps points inside tetrahedra/hexahedra of the input", |_, t| {
-        if !t.is_empty() && !t.split(',').all(|p| DofType::from_template(p) == Some(DofType::Vec3) || p.trim().starts_with("Ogl") || p.trim().starts_with("ExtVec3")) {
-            return Err(format!("template '{t}' is not supported by BarycentricMapping yet (Vec3d to Vec3d only)"));
-        }
-        Ok(AnyComponent::Mapping(Box::new(BarycentricMapping::new())))
-    });
+    r.register(
+        "BarycentricMapping",
+        "maps points inside tetrahedra/hexahedra of the input",
+        |_, t| {
+            if !t.is_empty()
+                && !t.split(',').all(|p| {
+                    DofType::from_template(p) == Some(DofType::Vec3)
+                        || p.trim().starts_with("Ogl")
+                        || p.trim().starts_with("ExtVec3")
+                })
+            {
+                return Err(TemplateError::MappingTypesYet {
+                    template: t.to_string(),
+                    class: "BarycentricMapping".to_string(),
+                    only: "Vec3d to Vec3d",
+                });
+            }
+            Ok(AnyComponent::Mapping(Box::new(BarycentricMapping::new())))
+        },
+    );
     r.register(
         "IdentityMapping",
         "output = input (same type, or Rigid3 centers to Vec3)",
@@ -791,9 +812,10 @@ pub fn register(r: &mut Registry) {
                 Some(canape_core::types::DofType::Rigid3) => {}
                 _ if t.trim().is_empty() => {}
                 _ => {
-                    return Err(format!(
-                        "template '{t}' is not supported: Vertex2Frame outputs Rigid3d frames"
-                    ))
+                    return Err(TemplateError::NotSupported {
+                        template: t.to_string(),
+                        why: "Vertex2Frame outputs Rigid3d frames",
+                    })
                 }
             }
             Ok(AnyComponent::Engine(Box::new(
@@ -806,7 +828,10 @@ pub fn register(r: &mut Registry) {
         "the concatenation of its input vectors (input1, input2, …)",
         |_, t| {
             let kind = crate::engine::merge_vectors::list_kind(t).ok_or_else(|| {
-                format!("template '{t}' is not supported: MergeVectors merges lists of numbers (int, unsigned, double, Vec, Rigid)")
+                TemplateError::NotSupported {
+                    template: t.to_string(),
+                    why: "MergeVectors merges lists of numbers (int, unsigned, double, Vec, Rigid)",
+                }
             })?;
             Ok(AnyComponent::Engine(Box::new(
                 crate::engine::merge_vectors::MergeVectors::new(kind),
@@ -840,9 +865,10 @@ pub fn register(r: &mut Registry) {
                 Some(canape_core::types::DofType::Rigid3) => {}
                 _ if t.trim().is_empty() => {}
                 _ => {
-                    return Err(format!(
-                        "template '{t}' is not supported: GenerateRigidMass is Rigid3d"
-                    ))
+                    return Err(TemplateError::NotSupported {
+                        template: t.to_string(),
+                        why: "GenerateRigidMass is Rigid3d",
+                    })
                 }
             }
             Ok(AnyComponent::Engine(Box::new(

@@ -5,7 +5,7 @@ use crate::model::GeometryModel;
 use crate::pipeline::Pipeline;
 use crate::settings::Setting;
 use canape_core::collision::CollisionShape;
-use canape_core::registry::Registry;
+use canape_core::registry::{Registry, TemplateError};
 use canape_core::scene::AnyComponent;
 
 /// Register this crate's components.
@@ -67,9 +67,11 @@ pub fn register(r: &mut Registry) {
                 } else {
                     "Vec3d"
                 };
-                return Err(format!(
-                    "{class} does not support template '{t}' ({allowed})"
-                ));
+                return Err(TemplateError::ModelTemplate {
+                    class: class.to_string(),
+                    template: t.to_string(),
+                    allowed,
+                });
             }
             Ok(AnyComponent::Passive(Box::new(GeometryModel::new(shape))))
         });

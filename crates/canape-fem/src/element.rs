@@ -27,6 +27,7 @@ pub use fem_mass::FemMass;
 pub use force_field::{ElementFemForceField, Rotation};
 
 use canape_core::mesh::Mesh;
+use canape_core::registry::TemplateError;
 use canape_types::{Mat3, Vec3};
 
 /// Element shape of a template `Vec3,Tetrahedron` / `Vec3,Hexahedron` / `Vec3,Prism`.
@@ -39,20 +40,23 @@ pub enum Shape {
 
 impl Shape {
     /// Parse SOFA's two-part template.
-    pub fn from_template(t: &str) -> Result<Shape, String> {
+    pub fn from_template(t: &str) -> Result<Shape, TemplateError> {
         let parts: Vec<&str> = t.split(',').map(str::trim).collect();
         if !parts[0].is_empty()
             && canape_types::DofType::from_template(parts[0]) != Some(canape_types::DofType::Vec3)
         {
-            return Err(format!("template '{t}': only Vec3d states are supported"));
+            return Err(TemplateError::ElementStateNotVec3 {
+                template: t.to_string(),
+            });
         }
         match parts.get(1).copied() {
             None | Some("Tetrahedron") => Ok(Shape::Tetrahedron),
             Some("Hexahedron") => Ok(Shape::Hexahedron),
             Some("Prism") => Ok(Shape::Prism),
-            Some(o) => Err(format!(
-                "template '{t}': element '{o}' is not supported yet (Tetrahedron, Hexahedron, Prism)"
-            )),
+            Some(o) => Err(TemplateError::UnknownElement {
+                template: t.to_string(),
+                element: o.to_string(),
+            }),
         }
     }
     fn nodes(self) -> usize {

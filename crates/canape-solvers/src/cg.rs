@@ -8,6 +8,7 @@
 use canape_core::component::{LinearSystem, Reaction, SolveStats};
 use canape_core::data::{ChangedData, DataKind, DataTable, Flag, Int, Real, Text, Words};
 use canape_core::matrix::{Bsr3, BsrCache, Csr, SymBsr3, SymBsrCache};
+use canape_core::registry::TemplateError;
 use canape_core::scene::InitContext;
 
 canape_core::data_schema! {
@@ -54,12 +55,18 @@ pub struct CgLinearSolver {
 
 impl CgLinearSolver {
     /// `template` selects the matrix-free (`GraphScattered`, "") or assembled variant.
-    pub fn new(template: &str) -> Result<Self, String> {
+    pub fn new(template: &str) -> Result<Self, TemplateError> {
         let assembled = match template {
             "" | "GraphScattered" => false,
             t if t.starts_with("CompressedRowSparseMatrix") => true,
             t if t.starts_with("FullMatrix") || t.starts_with("SparseMatrix") => true,
-            other => return Err(format!("template '{other}' is not available for CGLinearSolver (use GraphScattered or CompressedRowSparseMatrix[Mat3x3])")),
+            other => {
+                return Err(TemplateError::MatrixNotAvailableUse {
+                    template: other.to_string(),
+                    class: "CGLinearSolver".to_string(),
+                    advice: "use GraphScattered or CompressedRowSparseMatrix[Mat3x3]",
+                })
+            }
         };
         let (data, d) = CgData::declare(DataTable::new());
         Ok(CgLinearSolver {

@@ -31,6 +31,7 @@ use canape_core::component::{LinearSolver, LinearSystem, SolveStats};
 use canape_core::data::{Data, DataKind, DataTable, Flag, Int, Text, Words};
 use canape_core::impl_component;
 use canape_core::matrix::Csr;
+use canape_core::registry::TemplateError;
 use canape_core::scene::InitContext;
 use faer::dyn_stack::MemBuffer;
 use faer::sparse::linalg::cholesky::SymbolicCholesky;
@@ -237,7 +238,7 @@ impl Clone for DirectSolver {
 }
 
 impl DirectSolver {
-    pub fn new(class: &'static str, template: &str) -> Result<Self, String> {
+    pub fn new(class: &'static str, template: &str) -> Result<Self, TemplateError> {
         let t = template.trim();
         if !(t.is_empty()
             || t.starts_with("CompressedRowSparseMatrix")
@@ -246,7 +247,11 @@ impl DirectSolver {
             || t == "double"
             || (class == "BTDLinearSolver" && t.starts_with("BTDMatrix6")))
         {
-            return Err(format!("template '{t}' is not available for {class} (use CompressedRowSparseMatrixd or CompressedRowSparseMatrixMat3x3d)"));
+            return Err(TemplateError::MatrixNotAvailableUse {
+                template: t.to_string(),
+                class: class.to_string(),
+                advice: "use CompressedRowSparseMatrixd or CompressedRowSparseMatrixMat3x3d",
+            });
         }
         let (kind, precomputed) = match class {
             "EigenSparseLU" => (Factorization::Lu, false),

@@ -12,6 +12,7 @@
 use canape_core::component::{LinearSystem, Reaction, SolveStats};
 use canape_core::data::{ChangedData, DataKind, DataTable, Flag, Int, Real, Text, Words};
 use canape_core::matrix::Csr;
+use canape_core::registry::TemplateError;
 use canape_core::scene::{InitContext, Target};
 use canape_types::Mat3;
 
@@ -248,9 +249,13 @@ pub struct PcgLinearSolver {
 }
 
 impl PcgLinearSolver {
-    pub fn new(template: &str) -> Result<Self, String> {
+    pub fn new(template: &str) -> Result<Self, TemplateError> {
         if !(template.is_empty() || template == "GraphScattered") {
-            return Err(format!("template '{template}' is not available for PCGLinearSolver (matrix-free GraphScattered only, as in SOFA)"));
+            return Err(TemplateError::MatrixNotAvailableUse {
+                template: template.to_string(),
+                class: "PCGLinearSolver".to_string(),
+                advice: "matrix-free GraphScattered only, as in SOFA",
+            });
         }
         let (data, d) = PcgData::declare(DataTable::new());
         Ok(PcgLinearSolver {
@@ -579,14 +584,15 @@ pub struct MinResLinearSolver {
 }
 
 impl MinResLinearSolver {
-    pub fn new(template: &str) -> Result<Self, String> {
+    pub fn new(template: &str) -> Result<Self, TemplateError> {
         if !(template.is_empty()
             || template == "GraphScattered"
             || template.starts_with("CompressedRowSparseMatrix"))
         {
-            return Err(format!(
-                "template '{template}' is not available for MinResLinearSolver"
-            ));
+            return Err(TemplateError::MatrixNotAvailable {
+                template: template.to_string(),
+                class: "MinResLinearSolver".to_string(),
+            });
         }
         let (data, d) = MinResData::declare(DataTable::new());
         Ok(MinResLinearSolver {

@@ -7,6 +7,7 @@
 
 use canape_core::component::{LinearSolver, LinearSystem, Reaction, SolveStats};
 use canape_core::data::{ChangedData, DataKind, DataTable, Flag, Real, Text, Value, Words};
+use canape_core::registry::TemplateError;
 use canape_core::scene::InitContext;
 use faer::Mat;
 
@@ -39,13 +40,17 @@ pub struct SvdLinearSolver {
 }
 
 impl SvdLinearSolver {
-    pub fn new(template: &str) -> Result<Self, String> {
+    pub fn new(template: &str) -> Result<Self, TemplateError> {
         let t = template.trim();
         if !(t.is_empty()
             || t.starts_with("FullMatrix")
             || t.starts_with("CompressedRowSparseMatrix"))
         {
-            return Err(format!("template '{t}' is not available for SVDLinearSolver (use FullMatrix or CompressedRowSparseMatrixd)"));
+            return Err(TemplateError::MatrixNotAvailableUse {
+                template: t.to_string(),
+                class: "SVDLinearSolver".to_string(),
+                advice: "use FullMatrix or CompressedRowSparseMatrixd",
+            });
         }
         let (data, d) = SvdData::declare(DataTable::new());
         Ok(SvdLinearSolver {

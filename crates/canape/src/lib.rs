@@ -172,7 +172,7 @@ pub fn create_component(
             return Err(format!("unknown component class '{class}'{hint}"));
         }
     };
-    let mut c = (entry.create)(entry.class, template)?;
+    let mut c = (entry.create)(entry.class, template).map_err(|e| e.to_string())?;
     for (name, value) in attrs {
         let data = c.base_mut().data_mut();
         if data.field(name).is_none() && !data.set_extra(name, value) {

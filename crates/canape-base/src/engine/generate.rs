@@ -9,7 +9,7 @@ pub mod mesh_subset;
 pub mod nearest_point;
 pub mod spiral;
 
-use canape_core::registry::{vec3_only, Registry};
+use canape_core::registry::{vec3_only, Registry, TemplateError};
 use canape_core::scene::{AnyComponent, InitContext};
 use canape_types::DofType;
 
@@ -64,19 +64,22 @@ pub(crate) fn register(r: &mut Registry) {
 }
 
 /// The DOF type a template names (its first part; Vec3d when empty).
-fn template_dof(template: &str) -> Result<DofType, String> {
+fn template_dof(template: &str) -> Result<DofType, TemplateError> {
     let first = template.split(',').next().unwrap_or("").trim();
-    DofType::from_template(first).ok_or_else(|| {
-        format!("unknown template '{template}' (expected Vec1d, Vec2d, Vec3d, Rigid2d or Rigid3d)")
+    DofType::from_template(first).ok_or_else(|| TemplateError::Unknown {
+        template: template.to_string(),
+        expected: "Vec1d, Vec2d, Vec3d, Rigid2d or Rigid3d",
     })
 }
 
 /// The refusal of a template a class does not support.
-fn unsupported(template: &str, d: DofType, class: &str, supported: &str) -> String {
-    format!(
-        "template '{template}' ({}) is not supported by {class}: only {supported} are",
-        d.name()
-    )
+fn unsupported(template: &str, d: DofType, class: &str, supported: &'static str) -> TemplateError {
+    TemplateError::OnlySupports {
+        template: template.to_string(),
+        dof: d.name(),
+        class: class.to_string(),
+        supported,
+    }
 }
 
 /// The most elements of one kind an engine here generates (as many as points a state may have).

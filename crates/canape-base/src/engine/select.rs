@@ -10,7 +10,7 @@ pub mod values_from_positions;
 use canape_core::component::Role;
 use canape_core::data::Value;
 use canape_core::mesh::Mesh;
-use canape_core::registry::{vec3_only, Registry};
+use canape_core::registry::{vec3_only, Registry, TemplateError};
 use canape_core::scene::{AnyComponent, ComponentId, InitContext};
 use canape_types::DofType;
 
@@ -48,7 +48,7 @@ pub(crate) fn register(r: &mut Registry) {
 
 /// The number of scalars of one coordinate for an engine registered for Vec3d and Rigid3d
 /// (SOFA's `CPos` is then the first 3): 3 without a template.
-fn coord_width(template: &str, class: &str) -> Result<usize, String> {
+fn coord_width(template: &str, class: &str) -> Result<usize, TemplateError> {
     let first = template.split(',').next().unwrap_or("").trim();
     if first.is_empty() {
         return Ok(3);
@@ -56,13 +56,16 @@ fn coord_width(template: &str, class: &str) -> Result<usize, String> {
     match DofType::from_template(first) {
         Some(DofType::Vec3) => Ok(3),
         Some(DofType::Rigid3) => Ok(7),
-        Some(d) => Err(format!(
-            "template '{template}' ({}) is not supported by {class}: only Vec3d and Rigid3d are",
-            d.name()
-        )),
-        None => Err(format!(
-            "unknown template '{template}' (expected Vec3d or Rigid3d)"
-        )),
+        Some(d) => Err(TemplateError::OnlySupports {
+            template: template.to_string(),
+            dof: d.name(),
+            class: class.to_string(),
+            supported: "Vec3d and Rigid3d",
+        }),
+        None => Err(TemplateError::Unknown {
+            template: template.to_string(),
+            expected: "Vec3d or Rigid3d",
+        }),
     }
 }
 

@@ -18,7 +18,7 @@ use crate::mapping::nonlinear::rigid::RigidMapping;
 use canape_core::component::{Component, JEntry, MapInputs, Mapping};
 use canape_core::data::{DataKind, DataTable, Int, Real};
 use canape_core::impl_component;
-use canape_core::registry::Registry;
+use canape_core::registry::{Registry, TemplateError};
 use canape_core::scene::{AnyComponent, ComponentId, InitContext};
 use canape_types::DofType;
 
@@ -37,9 +37,11 @@ pub(crate) fn register(r: &mut Registry) {
                 || (parts.len() == 2 && template_fits(t, DofType::Rigid3, DofType::Vec3))
                 || (parts.len() == 1 && DofType::from_template(parts[0]) == Some(DofType::Rigid3));
             if !fits {
-                return Err(format!(
-                    "template '{t}' is not supported by TubularMapping (Rigid3d,Vec3d only)"
-                ));
+                return Err(TemplateError::MappingTypes {
+                    template: t.to_string(),
+                    class: "TubularMapping".to_string(),
+                    only: "Rigid3d,Vec3d",
+                });
             }
             Ok(AnyComponent::Mapping(Box::new(TubularMapping::new())))
         },

@@ -25,6 +25,7 @@ pub use sphere::SphereForceField;
 
 use canape_core::component::Reaction;
 use canape_core::data::{ChangedData, Data, DataTable, Real, Reals};
+use canape_core::registry::TemplateError;
 use canape_core::scene::InitContext;
 use canape_types::DofType;
 // what the tests reach through `use super::*`
@@ -33,7 +34,7 @@ use canape_core::component::ForceField;
 
 /// The template check of SphereForceField and EllipsoidForceField (and of ConicalForceField
 /// with `vec3` set): SOFA instantiates them on Vec1, Vec2 and Vec3 (the cone on Vec3 alone).
-pub fn vec_template(template: &str, class: &str, vec3: bool) -> Result<(), String> {
+pub fn vec_template(template: &str, class: &str, vec3: bool) -> Result<(), TemplateError> {
     let first = template.split(',').next().unwrap_or("");
     let supported = if vec3 {
         "Vec3d"
@@ -43,13 +44,17 @@ pub fn vec_template(template: &str, class: &str, vec3: bool) -> Result<(), Strin
     match DofType::from_template(first) {
         Some(DofType::Vec3) => Ok(()),
         Some(DofType::Vec1 | DofType::Vec2) if !vec3 => Ok(()),
-        Some(d) => Err(format!(
-            "template '{template}' ({}) is not supported by {class}: SOFA defines it on {supported}",
-            d.name()
-        )),
-        None => Err(format!(
-            "unknown template '{template}' ({class} is defined on {supported})"
-        )),
+        Some(d) => Err(TemplateError::NotSofaInstance {
+            template: template.to_string(),
+            dof: d.name(),
+            class: class.to_string(),
+            supported,
+        }),
+        None => Err(TemplateError::UnknownFor {
+            template: template.to_string(),
+            class: class.to_string(),
+            supported,
+        }),
     }
 }
 

@@ -12,6 +12,7 @@ use canape_core::data::{
 };
 use canape_core::impl_component;
 use canape_core::matrix::MatrixSink;
+use canape_core::registry::TemplateError;
 use canape_core::scene::InitContext;
 use canape_core::state::VecId;
 use canape_types::dof::quat_of;
@@ -69,16 +70,22 @@ pub struct RestShapeSpringsForceField {
 }
 
 impl RestShapeSpringsForceField {
-    pub fn new(template: &str) -> Result<Self, String> {
+    pub fn new(template: &str) -> Result<Self, TemplateError> {
         let dof = if template.trim().is_empty() {
             DofType::Vec3
         } else {
             DofType::from_template(template.split(',').next().unwrap_or("")).ok_or_else(|| {
-                format!("unknown template '{template}' (expected Vec1d, Vec2d, Vec3d or Rigid3d)")
+                TemplateError::Unknown {
+                    template: template.to_string(),
+                    expected: "Vec1d, Vec2d, Vec3d or Rigid3d",
+                }
             })?
         };
         if dof == DofType::Rigid2 {
-            return Err("template 'Rigid2d' is not supported by RestShapeSpringsForceField".into());
+            return Err(TemplateError::DofNotSupported {
+                dof: DofType::Rigid2.name(),
+                class: "RestShapeSpringsForceField".to_string(),
+            });
         }
         let (data, ff) = ForceFieldData::declare(base_fields(DataTable::new()));
         let (data, d) = RestShapeSpringsData::declare(data);

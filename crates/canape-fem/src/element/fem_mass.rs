@@ -8,6 +8,7 @@ use canape_core::data::{DataKind, DataTable, MassData, Text};
 use canape_core::impl_component;
 use canape_core::matrix::MatrixSink;
 use canape_core::mesh::Mesh;
+use canape_core::registry::TemplateError;
 use canape_core::scene::InitContext;
 use canape_types::{get3, Vec3};
 
@@ -35,13 +36,12 @@ pub struct FemMass {
 }
 
 impl FemMass {
-    pub fn new(template: &str) -> Result<Self, String> {
+    pub fn new(template: &str) -> Result<Self, TemplateError> {
         let shape = Shape::from_template(template)?;
         if shape == Shape::Tetrahedron && !template.contains("Tetrahedron") {
-            return Err(
-                "FEMMass needs its element in the template (Vec3,Hexahedron or Vec3,Tetrahedron)"
-                    .into(),
-            );
+            return Err(TemplateError::ElementMissing {
+                class: "FEMMass".to_string(),
+            });
         }
         let (data, mass) = MassData::declare(canape_core::data::base_fields(DataTable::new()));
         let (data, d) = FemMassData::declare(data);

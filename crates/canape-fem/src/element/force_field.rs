@@ -10,6 +10,7 @@ use canape_core::data::{
 };
 use canape_core::matrix::MatrixSink;
 use canape_core::mesh::Mesh;
+use canape_core::registry::TemplateError;
 use canape_core::scene::InitContext;
 use canape_types::{get3, Mat3, Vec3};
 
@@ -131,7 +132,7 @@ pub struct ElementFemForceField {
 }
 
 impl ElementFemForceField {
-    pub fn new(corotational: bool, template: &str) -> Result<Self, String> {
+    pub fn new(corotational: bool, template: &str) -> Result<Self, TemplateError> {
         let shape = Shape::from_template(template)?;
         let (data, ff) = ForceFieldData::declare(canape_core::data::base_fields(DataTable::new()));
         let (mut data, d) = ElementFemData::declare(data);

@@ -28,7 +28,7 @@ pub use direction::DirectionProjectiveConstraint;
 pub use fixed_rotation::FixedRotationProjectiveConstraint;
 
 use canape_core::data::{Data, DataTable, Reals};
-use canape_core::registry::Registry;
+use canape_core::registry::{Registry, TemplateError};
 use canape_core::scene::{AnyComponent, InitContext};
 use canape_types::{DofType, Vec3};
 // what the tests reach through `use super::*`
@@ -88,29 +88,27 @@ pub(crate) fn register(r: &mut Registry) {
 /// Accept a template whose DOF type (its first part) is one of `allowed`, the types SOFA
 /// instantiates the class for. An empty template is accepted: the component then has no
 /// context state, which its init reports.
-fn template_among(template: &str, class: &str, allowed: &[DofType]) -> Result<(), String> {
+fn template_among(
+    template: &str,
+    class: &str,
+    allowed: &'static [DofType],
+) -> Result<(), TemplateError> {
     let first = template.split(',').next().unwrap_or("").trim();
     if first.is_empty() {
         return Ok(());
     }
-    let names = || {
-        allowed
-            .iter()
-            .map(|d| d.name())
-            .collect::<Vec<_>>()
-            .join(" and ")
-    };
     match DofType::from_template(first) {
         Some(d) if allowed.contains(&d) => Ok(()),
-        Some(d) => Err(format!(
-            "template '{template}' ({}) is not supported: SOFA defines {class} for {} only",
-            d.name(),
-            names()
-        )),
-        None => Err(format!(
-            "unknown template '{template}' (expected {})",
-            names()
-        )),
+        Some(d) => Err(TemplateError::NotDefinedFor {
+            template: template.to_string(),
+            dof: d.name(),
+            class: class.to_string(),
+            allowed,
+        }),
+        None => Err(TemplateError::UnknownDof {
+            template: template.to_string(),
+            allowed,
+        }),
     }
 }
 

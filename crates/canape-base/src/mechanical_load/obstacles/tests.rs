@@ -471,7 +471,7 @@ fn templates_are_sofas() {
     }
     for t in ["Rigid3d", "Rigid2d", "Vec6d"] {
         let e = vec_template(t, "EllipsoidForceField", false).unwrap_err();
-        assert!(e.contains("EllipsoidForceField"), "{e}");
+        assert!(e.to_string().contains("EllipsoidForceField"), "{e}");
     }
     assert!(vec_template("Vec3d", "ConicalForceField", true).is_ok());
     assert!(vec_template("Vec2d", "ConicalForceField", true).is_err());
