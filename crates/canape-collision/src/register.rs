@@ -82,9 +82,11 @@ pub fn register(r: &mut Registry) {
         |_, t| {
             let t = t.trim();
             if !(t.is_empty() || t.starts_with("Vec3")) {
-                return Err(format!(
-                    "TriangleOctreeCollisionModel does not support template '{t}' (Vec3d)"
-                ));
+                return Err(TemplateError::ModelTemplate {
+                    class: "TriangleOctreeCollisionModel".to_string(),
+                    template: t.to_string(),
+                    allowed: "Vec3d",
+                });
             }
             Ok(AnyComponent::Passive(Box::new(GeometryModel::octree())))
         },
