@@ -8,6 +8,12 @@
 //!   each integration to start + (i + 1)·stepDt with i counting the integrations of the current
 //!   collision stage, so a step advances the time by dt / collisionSteps (while the states are
 //!   integrated over the whole dt).
+//! - MultiTagAnimationLoop (Sofa/Component/AnimationLoop/.../MultiTagAnimationLoop.cpp): the
+//!   loop's own `tags` are its passes; each step, after AnimateBegin, for each tag in turn a
+//!   collision stage and an integration over dt of the solver groups whose ODE solver carries
+//!   that tag, then time += dt, AnimateEnd, visual mappings. Without tags nothing is integrated
+//!   (as SOFA; reported at init). SOFA orders the passes by its global tag ids (order of first
+//!   use of each tag name in the process); here they follow the loop's `tags` as written.
 
 use crate::base_data;
 use canape_core::component::{default_step, AnimationLoop, Event, LoopStages, Reaction};
@@ -158,6 +164,58 @@ impl AnimationLoop for MultiStepAnimationLoop {
                 stages.set_time(start + f64::from(i + 1) * step_dt);
             }
         }
+        stages.send(&Event::AnimateEnd { dt });
+        stages.update_mappings();
+    }
+}
+
+/// MultiTagAnimationLoop: one collision and integration pass per tag of its own `tags`, each
+/// integrating the solver groups whose ODE solver carries the tag.
+#[derive(Clone)]
+pub struct MultiTagAnimationLoop {
+    data: DataTable,
+    /// The passes: the loop's `tags` read at init, without repeats.
+    passes: Vec<String>,
+}
+
+impl Default for MultiTagAnimationLoop {
+    fn default() -> Self {
+        Self::new()
+    }
+}
+
+impl MultiTagAnimationLoop {
+    pub fn new() -> Self {
+        MultiTagAnimationLoop {
+            data: loop_data(),
+            passes: Vec::new(),
+        }
+    }
+
+    fn init_impl(&mut self, ctx: &mut InitContext<'_>) {
+        self.passes.clear();
+        for t in self.data.words("tags") {
+            if !self.passes.contains(t) {
+                self.passes.push(t.clone());
+            }
+        }
+        if self.passes.is_empty() {
+            ctx.warn("MultiTagAnimationLoop has no tags: no solver is integrated (give it the tags of the solvers to run, one pass per tag)");
+        }
+    }
+}
+
+impl_component!(MultiTagAnimationLoop, "MultiTagAnimationLoop", init);
+
+impl AnimationLoop for MultiTagAnimationLoop {
+    fn step(&mut self, stages: &mut dyn LoopStages, dt: f64) {
+        stages.send(&Event::AnimateBegin { dt });
+        let start = stages.time();
+        for tag in &self.passes {
+            stages.collision();
+            stages.integrate_tagged(dt, tag);
+        }
+        stages.set_time(start + dt);
         stages.send(&Event::AnimateEnd { dt });
         stages.update_mappings();
     }

@@ -361,6 +361,15 @@ pub fn register(r: &mut Registry) {
         },
     );
     r.register(
+        "MultiTagAnimationLoop",
+        "one collision and integration pass per tag of the loop, each integrating the solvers with that tag",
+        |_, _| {
+            Ok(AnyComponent::AnimationLoop(Box::new(
+                crate::animation_loop::MultiTagAnimationLoop::new(),
+            )))
+        },
+    );
+    r.register(
         "FreeMotionAnimationLoop",
         "free motion, collision, then Lagrangian constraints solved and corrected",
         |_, _| {

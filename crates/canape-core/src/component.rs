@@ -595,6 +595,9 @@ pub trait LoopStages {
     /// Every solver group integrates over `dt`, then positions and velocities are projected and
     /// propagated down the mappings (SOFA's solve + project + propagate).
     fn integrate(&mut self, dt: f64);
+    /// `integrate` for the solver groups whose ODE solver carries `tag` in its `tags` only
+    /// (SOFA's solve visitor filtered by MultiTagAnimationLoop's current tag).
+    fn integrate_tagged(&mut self, dt: f64, tag: &str);
     /// Mappings to visual models (SOFA's UpdateMappingVisitor).
     fn update_mappings(&mut self);
     /// FreeMotionAnimationLoop's free motion: every solver group integrates over `dt` into the

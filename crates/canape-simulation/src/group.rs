@@ -157,6 +157,9 @@ pub struct Group {
     pub forces: Vec<ForceEntry>,
     /// (projective constraint slot, group state index).
     pub projective: Vec<(usize, usize)>,
+    /// The ODE solver's `tags` when the group was built (MultiTagAnimationLoop integrates the
+    /// groups whose solver carries the tag of the pass).
+    pub tags: Vec<String>,
 }
 
 impl Group {
@@ -241,7 +244,12 @@ pub fn build_groups_checked(scene: &Scene, diags: &mut Diagnostics) -> Vec<Group
                     _ => None,
                 })
                 .collect();
+            let tags = scene
+                .component(ode_id)
+                .map(|c| c.data().words("tags").to_vec())
+                .unwrap_or_default();
             let mut g = Group {
+                tags,
                 node: n,
                 ode,
                 extra_odes,

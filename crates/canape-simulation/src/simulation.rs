@@ -307,7 +307,12 @@ impl Simulation {
     /// Every solver group integrates over `dt`, then positions and velocities are projected and
     /// propagated down the mappings.
     fn integrate(&mut self, dt: f64) {
-        self.solve_groups(dt);
+        self.integrate_groups(dt, None);
+    }
+
+    /// `integrate`, for the groups whose ODE solver carries `tag` only (all when None).
+    fn integrate_groups(&mut self, dt: f64, tag: Option<&str>) {
+        self.solve_groups(dt, tag);
         let tp = Instant::now();
         self.project_and_check(false);
         self.step_clock.projection += tp.elapsed();
@@ -319,7 +324,7 @@ impl Simulation {
     /// Each solver group's ODE solver over `dt` (document order), time-dependent components
     /// given the step's start time first; external forces are cleared afterwards (they last one
     /// integration: SOFA clears them at endIntegration).
-    fn solve_groups(&mut self, dt: f64) {
+    fn solve_groups(&mut self, dt: f64, tag: Option<&str>) {
         let scene = &mut self.scene;
         let t = scene.time;
         for c in scene.projective.iter_mut().flatten() {
@@ -329,6 +334,9 @@ impl Simulation {
             f.set_time(t);
         }
         for (g, work) in self.groups.iter().zip(self.works.iter_mut()) {
+            if tag.is_some_and(|t| !g.tags.iter().any(|x| x == t)) {
+                continue;
+            }
             let Some(mut ode) = scene.odes[g.ode].take() else {
                 continue;
             };
@@ -645,6 +653,9 @@ impl LoopStages for Stages<'_> {
     }
     fn integrate(&mut self, dt: f64) {
         self.sim.integrate(dt);
+    }
+    fn integrate_tagged(&mut self, dt: f64, tag: &str) {
+        self.sim.integrate_groups(dt, Some(tag));
     }
     fn update_mappings(&mut self) {
         // positions already went down every mapping (visual ones too) after the integration

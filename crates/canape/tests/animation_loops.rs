@@ -2,7 +2,8 @@
 //! controllers in SOFA's order and graph order; a controller's Data change takes effect in the
 //! step it is made in; a controller's error is reported and the simulation goes on;
 //! MultiStepAnimationLoop integrates collisionSteps × integrationSteps sub-steps (the same
-//! states as that many default steps of the sub-step) and keeps SOFA's time.
+//! states as that many default steps of the sub-step) and keeps SOFA's time; MultiTagAnimationLoop
+//! integrates, once per step and tag, the solvers carrying that tag.
 
 use canape::core::component::{Controller, ControllerError, Event, SceneControl};
 use canape::core::data::{DataKind, DataTable};
@@ -253,4 +254,45 @@ fn only_the_root_animation_loop_runs() {
         .diagnostics
         .iter()
         .any(|d| d.to_string().contains("/root/n/") && d.to_string().contains("is not used")));
+}
+
+#[test]
+fn multi_tag_loop_integrates_the_solvers_of_each_tag_once_per_step() {
+    // three falling particles under explicit solvers tagged "a", "b" and none
+    let scene = |lp: &str| {
+        format!(
+            r#"<Node name="root" dt="0.01" gravity="0 -10 0">{lp}
+  <Node name="A"><EulerExplicitSolver tags="a"/><MechanicalObject name="pa" position="0 0 0"/><UniformMass vertexMass="1"/></Node>
+  <Node name="B"><EulerExplicitSolver tags="b other"/><MechanicalObject name="pb" position="0 0 0"/><UniformMass vertexMass="1"/></Node>
+  <Node name="C"><EulerExplicitSolver/><MechanicalObject name="pc" position="0 0 0"/><UniformMass vertexMass="1"/></Node>
+</Node>"#
+        )
+    };
+    let run = |lp: &str| {
+        let mut sim = load_scene_str(
+            &scene(lp),
+            "tags.scn",
+            &std::env::temp_dir(),
+            &LoadOptions::default(),
+        )
+        .unwrap();
+        for _ in 0..10 {
+            sim.step();
+        }
+        let y = |k: usize| sim.scene.states[k].as_ref().unwrap().vec(VecId::POSITION)[1];
+        ([y(0), y(1), y(2)], sim.time())
+    };
+    let (default, t) = run("<DefaultAnimationLoop/>");
+    assert!((t - 0.1).abs() < 1e-12);
+    assert!(default.iter().all(|&y| y < -0.01), "{default:?}");
+    // one pass per tag: "a" then "b" integrate their own solver's particle over dt each step,
+    // exactly as the default loop does; the untagged solver is not run
+    let (tagged, t) = run(r#"<MultiTagAnimationLoop tags="a b"/>"#);
+    assert!((t - 0.1).abs() < 1e-12, "t = {t}");
+    assert_eq!(tagged[0], default[0]);
+    assert_eq!(tagged[1], default[1]);
+    assert_eq!(tagged[2], 0.0);
+    // only "b": only the second particle falls
+    let (only_b, _) = run(r#"<MultiTagAnimationLoop tags="b"/>"#);
+    assert_eq!(only_b, [0.0, default[1], 0.0]);
 }

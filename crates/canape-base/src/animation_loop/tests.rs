@@ -30,6 +30,9 @@ impl LoopStages for Recorder {
     fn integrate(&mut self, dt: f64) {
         self.log.push(("integrate".into(), dt.to_bits()));
     }
+    fn integrate_tagged(&mut self, dt: f64, tag: &str) {
+        self.log.push((format!("integrate {tag}"), dt.to_bits()));
+    }
     fn update_mappings(&mut self) {
         self.log.push(("mappings".into(), 0));
     }

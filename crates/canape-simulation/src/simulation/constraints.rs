@@ -101,7 +101,7 @@ impl Simulation {
                 }
             }
         }
-        self.solve_groups(dt);
+        self.solve_groups(dt, None);
         let scene = &mut self.scene;
         for g in &self.groups {
             for (k, &si) in g.states.iter().enumerate() {
