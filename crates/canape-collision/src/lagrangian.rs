@@ -16,6 +16,9 @@
 //! (SOFA's constraint-matrix visitor builds them all; its isActive is not asked here).
 //! A self-contact (a model with selfCollision, or two models of one state) has both points on
 //! the same state: its rows are a constraint on that one state, the two points' entries summed.
+//! The "AugmentedLagrangianResponseConstraint" response builds the same rows
+//! (AugmentedLagrangianResponse + AugmentedLagrangianConstraint); with friction its blocks are
+//! resolved by the augmented Lagrangian update (`Resolution::AugmentedFriction`).
 //! At the velocity level (solveVelocityConstraintFirst) the violations are SOFA's
 //! getVelocityViolation: n·(v_P − v_Q + (P − Q)/dt) − d/dt for the normal row and the
 //! tangential free relative velocity for the friction rows.
@@ -38,6 +41,9 @@ pub struct ContactConstraint {
     strides: [(usize, usize); 2],
     mu: f64,
     tolerance: f64,
+    /// AugmentedLagrangianResponseConstraint's ε: friction blocks resolved by the augmented
+    /// Lagrangian update (without friction its resolution is the plain unilateral one).
+    epsilon: Option<f64>,
     contacts: Vec<Contact>,
     /// The pair's place among the contact responses (SOFA's contact map order).
     order_key: (u32, u32),
@@ -57,9 +63,16 @@ impl ContactConstraint {
             strides,
             mu,
             tolerance,
+            epsilon: None,
             contacts: Vec::new(),
             order_key: (u32::MAX, u32::MAX),
         }
+    }
+
+    /// AugmentedLagrangianConstraint's resolution with penalty parameter `epsilon`.
+    pub fn augmented(mut self, epsilon: f64) -> Self {
+        self.epsilon = Some(epsilon);
+        self
     }
 
     fn point(x: &[f64], stride: usize, p: &ContactPoint) -> Vec3 {
@@ -187,7 +200,13 @@ impl LagrangianConstraint for ContactConstraint {
             };
             let dirs: &[Vec3] = if self.mu > 0.0 { &[n, t, s] } else { &[n] };
             let resolution = if self.mu > 0.0 {
-                Resolution::Friction { mu: self.mu }
+                match self.epsilon {
+                    Some(epsilon) => Resolution::AugmentedFriction {
+                        mu: self.mu,
+                        epsilon,
+                    },
+                    None => Resolution::Friction { mu: self.mu },
+                }
             } else {
                 Resolution::Unilateral
             };

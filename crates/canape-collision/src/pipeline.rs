@@ -6,7 +6,8 @@
 //! hands each pair's contacts to its response, created the first time the pair touches: a
 //! penalty force field (BarycentricPenalityContact + PenalityContactForceField), with
 //! `StickContactForceField` springs that glue the contact points (BarycentricStickContact), or,
-//! with `FrictionContactConstraint`, a Lagrangian contact constraint (FrictionContact).
+//! with `FrictionContactConstraint` (or `AugmentedLagrangianResponseConstraint`), a Lagrangian
+//! contact constraint (FrictionContact, AugmentedLagrangianResponse).
 //!
 //! Contacts come out in a fixed order: model pairs in model order, element pairs in index
 //! order, then SOFA's output id.
@@ -98,6 +99,9 @@ pub struct Pipeline {
     /// The Lagrangian response's friction coefficient and tolerance (FrictionContactConstraint:
     /// `responseParams` mu, default 0.8, and tol), when it is the response.
     lagrangian: Option<(f64, f64)>,
+    /// AugmentedLagrangianResponseConstraint's penalty parameter ε (`responseParams`
+    /// epsilon, default 0), when it is the response.
+    augmented: Option<f64>,
     /// With the StickContactForceField response: whether its springs outlive the contacts
     /// (`keepAlive`, true unless `responseParams` says `keepAlive=0`).
     stick: Option<bool>,
@@ -175,6 +179,7 @@ impl Pipeline {
             params: None,
             response: String::new(),
             lagrangian: None,
+            augmented: None,
             stick: None,
             ray_trace: false,
             entries: Vec::new(),
@@ -340,6 +345,7 @@ impl Pipeline {
             "PenalityContactForceField" | "default" | "BarycentricPenalityContact"
         );
         self.lagrangian = None;
+        self.augmented = None;
         self.stick = None;
         if self.response == "StickContactForceField" {
             let text = manager_params.unwrap_or_default();
@@ -355,30 +361,38 @@ impl Pipeline {
                 }
             }
             self.stick = Some(keep);
-        } else if self.response == "FrictionContactConstraint" {
+        } else if self.response == "FrictionContactConstraint"
+            || self.response == "AugmentedLagrangianResponseConstraint"
+        {
+            let augmented = self.response == "AugmentedLagrangianResponseConstraint";
             let text = manager_params.unwrap_or_default();
-            let (mut mu, mut tol) = (0.8, 0.0);
+            // FrictionContact's mu defaults to 0.8, AugmentedLagrangianResponse's to 0
+            let (mut mu, mut tol, mut epsilon) = (if augmented { 0.0 } else { 0.8 }, 0.0, 0.0);
             for part in text.split('&').filter(|p| !p.trim().is_empty()) {
                 let (k, v) = part.split_once('=').unwrap_or((part, ""));
                 match (k.trim(), v.trim().parse::<f64>()) {
                     ("mu", Ok(x)) if x >= 0.0 && x.is_finite() => mu = x,
                     ("tol", Ok(x)) if x >= 0.0 && x.is_finite() => tol = x,
+                    ("epsilon", Ok(x)) if augmented && x >= 0.0 && x.is_finite() => epsilon = x,
                     _ => ctx.warn(format!(
-                        "responseParams '{part}' is not understood (FrictionContactConstraint takes mu=… and tol=…, non-negative): ignored"
+                        "responseParams '{part}' is not understood ({} takes mu=…{} and tol=…, non-negative): ignored",
+                        self.response,
+                        if augmented { ", epsilon=…" } else { "" }
                     )),
                 }
             }
             self.lagrangian = Some((mu, tol));
+            self.augmented = augmented.then_some(epsilon);
             let root_loop = scene
                 .node_components(scene.root(), Role::AnimationLoop)
                 .next()
                 .map(|c| scene.info(c).class);
             if root_loop != Some("FreeMotionAnimationLoop") {
-                ctx.warn("FrictionContactConstraint makes Lagrangian contact constraints, which only FreeMotionAnimationLoop solves: with this animation loop contacts get no response");
+                ctx.warn(format!("{} makes Lagrangian contact constraints, which only FreeMotionAnimationLoop solves: with this animation loop contacts get no response", self.response));
             }
         } else if !self.response.is_empty() && !penalty {
             ctx.warn(format!(
-                "contact response '{}' is not implemented yet (PenalityContactForceField, StickContactForceField and FrictionContactConstraint are): contacts get no response",
+                "contact response '{}' is not implemented yet (PenalityContactForceField, StickContactForceField, FrictionContactConstraint and AugmentedLagrangianResponseConstraint are): contacts get no response",
                 self.response
             ));
             self.params = None;

@@ -101,7 +101,7 @@ pub fn register(r: &mut Registry) {
         ("MinProximityIntersection", "intersection method: closest points within the alarm distance"),
         ("NewProximityIntersection", "intersection method: closest points within the alarm distance (triangle pairs by vertices and edges)"),
         ("DiscreteIntersection", "intersection method: overlapping spheres"),
-        ("CollisionResponse", "contact manager: creates the contact responses (PenalityContactForceField, StickContactForceField, FrictionContactConstraint)"),
+        ("CollisionResponse", "contact manager: creates the contact responses (PenalityContactForceField, StickContactForceField, FrictionContactConstraint, AugmentedLagrangianResponseConstraint)"),
         ("RuleBasedContactManager", "contact manager with per-group rules; the default response for every pair (its rules are not applied yet)"),
     ];
     for (class, desc) in settings {

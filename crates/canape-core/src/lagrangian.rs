@@ -23,6 +23,9 @@ pub enum Resolution {
     /// A contact with Coulomb friction: normal row then two tangent rows
     /// (UnilateralConstraintResolutionWithFriction).
     Friction { mu: f64 },
+    /// A contact with Coulomb friction solved by the augmented Lagrangian update: each pass
+    /// moves the impulses by −ε times the violations (AugmentedLagrangianResolutionWithFriction).
+    AugmentedFriction { mu: f64, epsilon: f64 },
     /// An equality on `rows` rows solved as one block by a factorization of its W block,
     /// f −= W_block⁻¹ d (BilateralConstraintResolutionNDof).
     BilateralBlock { rows: u32 },
@@ -34,7 +37,7 @@ impl Resolution {
         match self {
             Resolution::Bilateral { rows } => rows as usize,
             Resolution::Unilateral => 1,
-            Resolution::Friction { .. } => 3,
+            Resolution::Friction { .. } | Resolution::AugmentedFriction { .. } => 3,
             Resolution::BilateralBlock { rows } => rows as usize,
         }
     }

@@ -119,17 +119,18 @@ fn a_triangle_falling_on_triangles_of_its_own_model_is_held_and_neighbours_do_no
     assert!(vec_of(&through, "dofs", VecId::POSITION)[3 * 4 + 1] < -1.0);
 }
 
-/// `two_spheres` with Lagrangian contacts: FreeMotionAnimationLoop and FrictionContactConstraint.
-fn two_spheres_lagrangian(self_collision: bool) -> String {
+/// `two_spheres` with Lagrangian contacts: FreeMotionAnimationLoop and `response` (with its
+/// `responseParams`).
+fn two_spheres_lagrangian(self_collision: bool, response: &str) -> String {
     format!(
         r#"<Node name="root" gravity="0 0 0" dt="0.01">
   <FreeMotionAnimationLoop/>
-  <BlockGaussSeidelConstraintSolver maxIterations="200" tolerance="1e-12"/>
+  <BlockGaussSeidelConstraintSolver maxIterations="2000" tolerance="1e-14"/>
   <CollisionPipeline/>
   <BruteForceBroadPhase/>
   <BVHNarrowPhase/>
   <NewProximityIntersection alarmDistance="0.2" contactDistance="0.05"/>
-  <CollisionResponse response="FrictionContactConstraint" responseParams="mu=0"/>
+  <CollisionResponse {response}/>
   <Node name="pair">
     <EulerImplicitSolver rayleighMass="0" rayleighStiffness="0"/>
     <CGLinearSolver iterations="100" tolerance="1e-16" threshold="1e-20"/>
@@ -145,8 +146,9 @@ fn two_spheres_lagrangian(self_collision: bool) -> String {
 
 #[test]
 fn spheres_of_one_model_stop_at_their_contact_distance_with_lagrangian_self_contacts() {
-    let mut on = load(&two_spheres_lagrangian(true));
-    let mut off = load(&two_spheres_lagrangian(false));
+    let response = r#"response="FrictionContactConstraint" responseParams="mu=0""#;
+    let mut on = load(&two_spheres_lagrangian(true, response));
+    let mut off = load(&two_spheres_lagrangian(false, response));
     let mut touched = false;
     // rest distance of the centres: contact distance + both radii
     let rest = 0.05 + 0.4;
@@ -173,4 +175,33 @@ fn spheres_of_one_model_stop_at_their_contact_distance_with_lagrangian_self_cont
         x_off[0] > x_off[3],
         "without selfCollision they cross: {x_off:?}"
     );
+}
+
+#[test]
+fn augmented_lagrangian_contacts_keep_the_spheres_apart() {
+    // AugmentedLagrangianResponse's passes (impulses −= ε·violation, three rows per contact
+    // with friction) within the solver's iterations: an inexact impulse that keeps the spheres
+    // from crossing, pushes them back apart, and is internal
+    let response = r#"response="AugmentedLagrangianResponseConstraint" responseParams="mu=0.5&amp;epsilon=1000""#;
+    let mut sim = load(&two_spheres_lagrangian(true, response));
+    let mut closest = f64::INFINITY;
+    for _ in 0..100 {
+        sim.step();
+        let (x, v) = (
+            vec_of(&sim, "dofs", VecId::POSITION),
+            vec_of(&sim, "dofs", VecId::VELOCITY),
+        );
+        for k in 0..3 {
+            assert!((v[k] + v[3 + k]).abs() < 1e-9, "momentum {v:?}");
+        }
+        closest = closest.min(x[3] - x[0]);
+    }
+    let (x, v) = (
+        vec_of(&sim, "dofs", VecId::POSITION),
+        vec_of(&sim, "dofs", VecId::VELOCITY),
+    );
+    // they met (closer than the alarm distance) but never came within 0.4 of each other's
+    // centres (rest distance 0.45), and they separate
+    assert!(closest < 0.6 && closest > 0.4, "closest {closest}");
+    assert!(x[3] - x[0] > 0.45 && v[3] > v[0], "{x:?} {v:?}");
 }

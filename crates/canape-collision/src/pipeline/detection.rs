@@ -227,9 +227,13 @@ impl Pipeline {
         let (sim_a, sim_b) = (simulated(ea), simulated(eb));
         let one_state = ea.state == eb.state;
         let component = match self.lagrangian {
-            Some((mu, tol)) => AnyComponent::Passive(Box::new(ContactConstraint::new(
-                ea.state, eb.state, strides, mu, tol,
-            ))),
+            Some((mu, tol)) => {
+                let c = ContactConstraint::new(ea.state, eb.state, strides, mu, tol);
+                AnyComponent::Passive(Box::new(match self.augmented {
+                    Some(epsilon) => c.augmented(epsilon),
+                    None => c,
+                }))
+            }
             None if self.stick.is_some() => {
                 let param = |e: &Entry| model_of(scene, e.passive).map(|m| m.params().clone());
                 let (pa, pb) = (param(ea)?, param(eb)?);

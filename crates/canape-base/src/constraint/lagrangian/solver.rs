@@ -328,6 +328,31 @@ fn resolve(b: &Block, st: &BlockState, w: &[f64], n: usize, d: &mut [f64], f: &m
                 f[j] = 0.0;
             }
         }
+        // AugmentedLagrangianConstraint.cpp: the normal impulse −= ε·d_n, kept ≥ 0 (else the
+        // contact is released); the tangential ones −= ε·d_t while inside the Coulomb cone,
+        // else moved by μ·ε·d_n along the tangential violation's direction (as SOFA writes it;
+        // skipped when that direction is undefined, where SOFA would divide by zero)
+        (Resolution::AugmentedFriction { mu, epsilon }, _) => {
+            f[j] -= d[j] * epsilon;
+            if f[j] < 0.0 {
+                f[j] = 0.0;
+                f[j + 1] = 0.0;
+                f[j + 2] = 0.0;
+                return;
+            }
+            let ft = f[j + 1] - d[j + 1] * epsilon;
+            let fs = f[j + 2] - d[j + 2] * epsilon;
+            if (ft * ft + fs * fs).sqrt() - mu * f[j].abs() < 0.0 {
+                f[j + 1] = ft;
+                f[j + 2] = fs;
+            } else {
+                let norm = (d[j + 1] * d[j + 1] + d[j + 2] * d[j + 2]).sqrt();
+                if norm > 0.0 {
+                    f[j + 1] -= mu * d[j] * epsilon * d[j + 1] / norm;
+                    f[j + 2] -= mu * d[j] * epsilon * d[j + 2] / norm;
+                }
+            }
+        }
         (Resolution::Friction { mu }, BlockState::Friction(ws)) => {
             let [w0, w1, w2, w3, w5] = *ws;
             let f0 = f[j];

@@ -168,3 +168,54 @@ fn nncg_and_unbuilt_reach_the_same_solution() {
         }
     }
 }
+
+#[test]
+fn augmented_friction_converges_to_the_sticking_contact_and_releases_a_separating_one() {
+    // a coupled W; a penetrating contact whose exact solution f = −W⁻¹ d_free is inside the
+    // cone: the augmented Lagrangian passes (f −= ε·d) converge to it, as the exact block
+    // resolution does
+    let w = [2.0, 0.3, 0.1, 0.3, 1.5, 0.2, 0.1, 0.2, 1.0];
+    let dfree = [-1.0, 0.1, -0.05];
+    let solve = |resolution, dfree: &[f64]| {
+        let mut p = problem(
+            &w,
+            dfree,
+            vec![Block {
+                first_row: 0,
+                resolution,
+                tolerance: 0.0,
+            }],
+        );
+        let mut gs = GaussSeidel {
+            tolerance: 1e-15,
+            max_iterations: 10_000,
+            ..Default::default()
+        };
+        gs.run(&mut p);
+        p.force
+    };
+    let exact = solve(Resolution::Friction { mu: 0.9 }, &dfree);
+    let augmented = solve(
+        Resolution::AugmentedFriction {
+            mu: 0.9,
+            epsilon: 0.3,
+        },
+        &dfree,
+    );
+    let w3 = nalgebra::Matrix3::from_row_slice(&w);
+    let f = -w3.try_inverse().unwrap() * nalgebra::Vector3::from_row_slice(&dfree);
+    for k in 0..3 {
+        assert!((augmented[k] - f[k]).abs() < 1e-9, "{augmented:?} vs {f:?}");
+        assert!((exact[k] - f[k]).abs() < 1e-9, "{exact:?} vs {f:?}");
+    }
+    assert!(f[0] > 0.0 && (f[1] * f[1] + f[2] * f[2]).sqrt() < 0.9 * f[0]);
+    // a separating contact gets no impulse
+    let apart = solve(
+        Resolution::AugmentedFriction {
+            mu: 0.9,
+            epsilon: 0.3,
+        },
+        &[0.5, 0.1, 0.0],
+    );
+    assert_eq!(apart, vec![0.0, 0.0, 0.0]);
+}
