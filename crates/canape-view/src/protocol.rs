@@ -65,78 +65,141 @@ pub enum Command {
     Unwatch,
 }
 
-fn field<'a>(o: &'a Map<String, Value>, name: &str) -> Result<&'a Value, String> {
-    o.get(name).ok_or_else(|| format!("missing field '{name}'"))
+/// Why a message from the page was refused. The Display text is what the page is sent.
+#[derive(Debug, thiserror::Error)]
+pub enum ProtocolError {
+    /// The message is longer than [`MAX_MESSAGE`].
+    #[error("message too large")]
+    TooLarge,
+    /// The message is not JSON (the Display text carries the parser's).
+    #[error("not JSON: {0}")]
+    NotJson(serde_json::Error),
+    #[error("a command must be a JSON object")]
+    NotAnObject,
+    #[error("a command needs a string 'type'")]
+    MissingType,
+    #[error("unknown command type '{shown}'")]
+    UnknownCommand {
+        /// The type's first 40 characters.
+        shown: String,
+    },
+    #[error("unexpected field '{shown}' in '{command}'")]
+    UnexpectedField {
+        /// The field's first 40 characters.
+        shown: String,
+        command: String,
+    },
+    #[error("missing field '{name}'")]
+    MissingField { name: &'static str },
+    #[error("'{name}' must be a number")]
+    NotANumber { name: &'static str },
+    #[error("'{name}' must be finite")]
+    NotFinite { name: &'static str },
+    #[error("'{name}' must be a non-negative integer")]
+    NotAnId { name: &'static str },
+    #[error("'{name}' must be a string")]
+    NotText { name: &'static str },
+    #[error("'{name}' is longer than {max} bytes")]
+    TextTooLong { name: &'static str, max: usize },
+    #[error("'{name}' contains control characters")]
+    ControlCharacters { name: &'static str },
+    #[error("'{name}' must be a boolean")]
+    NotABoolean { name: &'static str },
+    #[error("'{name}' must be one character")]
+    NotOneCharacter { name: &'static str },
+    #[error("'{name}' must be an array of 3 numbers")]
+    NotAVector { name: &'static str },
+    #[error("'{name}' must hold 3 finite numbers")]
+    NonFiniteVector { name: &'static str },
+    #[error("'{name}' must be a non-zero direction")]
+    ZeroDirection { name: &'static str },
+    /// A number outside the interval the command accepts (`range` as shown, e.g. "(0, 10]").
+    #[error("'{name}' must be in {range}")]
+    OutOfRange {
+        name: &'static str,
+        range: &'static str,
+    },
 }
 
-fn number(o: &Map<String, Value>, name: &str) -> Result<f64, String> {
+fn field<'a>(o: &'a Map<String, Value>, name: &'static str) -> Result<&'a Value, ProtocolError> {
+    o.get(name).ok_or(ProtocolError::MissingField { name })
+}
+
+fn number(o: &Map<String, Value>, name: &'static str) -> Result<f64, ProtocolError> {
     let v = field(o, name)?
         .as_f64()
-        .ok_or_else(|| format!("'{name}' must be a number"))?;
+        .ok_or(ProtocolError::NotANumber { name })?;
     if !v.is_finite() {
-        return Err(format!("'{name}' must be finite"));
+        return Err(ProtocolError::NotFinite { name });
     }
     Ok(v)
 }
 
-fn id(o: &Map<String, Value>, name: &str) -> Result<u32, String> {
+fn id(o: &Map<String, Value>, name: &'static str) -> Result<u32, ProtocolError> {
     field(o, name)?
         .as_u64()
         .and_then(|v| u32::try_from(v).ok())
-        .ok_or_else(|| format!("'{name}' must be a non-negative integer"))
+        .ok_or(ProtocolError::NotAnId { name })
 }
 
-fn text(o: &Map<String, Value>, name: &str) -> Result<String, String> {
+fn text(o: &Map<String, Value>, name: &'static str) -> Result<String, ProtocolError> {
     let s = field(o, name)?
         .as_str()
-        .ok_or_else(|| format!("'{name}' must be a string"))?;
+        .ok_or(ProtocolError::NotText { name })?;
     if s.len() > MAX_TEXT {
-        return Err(format!("'{name}' is longer than {MAX_TEXT} bytes"));
+        return Err(ProtocolError::TextTooLong {
+            name,
+            max: MAX_TEXT,
+        });
     }
     if s.chars().any(|c| c.is_control() && c != '\t') {
-        return Err(format!("'{name}' contains control characters"));
+        return Err(ProtocolError::ControlCharacters { name });
     }
     Ok(s.to_string())
 }
 
-fn vec3(o: &Map<String, Value>, name: &str) -> Result<[f64; 3], String> {
+fn boolean(o: &Map<String, Value>, name: &'static str) -> Result<bool, ProtocolError> {
+    field(o, name)?
+        .as_bool()
+        .ok_or(ProtocolError::NotABoolean { name })
+}
+
+fn vec3(o: &Map<String, Value>, name: &'static str) -> Result<[f64; 3], ProtocolError> {
     let a = field(o, name)?
         .as_array()
         .filter(|a| a.len() == 3)
-        .ok_or_else(|| format!("'{name}' must be an array of 3 numbers"))?;
+        .ok_or(ProtocolError::NotAVector { name })?;
     let mut out = [0.0; 3];
     for (k, v) in a.iter().enumerate() {
         out[k] = v
             .as_f64()
             .filter(|x| x.is_finite())
-            .ok_or_else(|| format!("'{name}' must hold 3 finite numbers"))?;
+            .ok_or(ProtocolError::NonFiniteVector { name })?;
     }
     Ok(out)
 }
 
-fn ray(o: &Map<String, Value>) -> Result<([f64; 3], [f64; 3]), String> {
+fn ray(o: &Map<String, Value>) -> Result<([f64; 3], [f64; 3]), ProtocolError> {
     let origin = vec3(o, "origin")?;
     let dir = vec3(o, "dir")?;
     let n = (dir[0] * dir[0] + dir[1] * dir[1] + dir[2] * dir[2]).sqrt();
     if n.is_nan() || n <= 1e-12 {
-        return Err("'dir' must be a non-zero direction".into());
+        return Err(ProtocolError::ZeroDirection { name: "dir" });
     }
     Ok((origin, dir.map(|v| v / n)))
 }
 
 /// Parse and validate one text message from the page.
-pub fn parse_command(msg: &str) -> Result<Command, String> {
+pub fn parse_command(msg: &str) -> Result<Command, ProtocolError> {
     if msg.len() > MAX_MESSAGE {
-        return Err("message too large".into());
+        return Err(ProtocolError::TooLarge);
     }
-    let v: Value = serde_json::from_str(msg).map_err(|e| format!("not JSON: {e}"))?;
-    let o = v
-        .as_object()
-        .ok_or_else(|| "a command must be a JSON object".to_string())?;
+    let v: Value = serde_json::from_str(msg).map_err(ProtocolError::NotJson)?;
+    let o = v.as_object().ok_or(ProtocolError::NotAnObject)?;
     let ty = o
         .get("type")
         .and_then(Value::as_str)
-        .ok_or_else(|| "a command needs a string 'type'".to_string())?;
+        .ok_or(ProtocolError::MissingType)?;
     let (allowed, cmd): (&[&str], Command) = match ty {
         "play" => (&[], Command::Play),
         "pause" => (&[], Command::Pause),
@@ -155,7 +218,10 @@ pub fn parse_command(msg: &str) -> Result<Command, String> {
         "set_dt" => {
             let dt = number(o, "dt")?;
             if !(dt > 0.0 && dt <= 10.0) {
-                return Err("'dt' must be in (0, 10]".into());
+                return Err(ProtocolError::OutOfRange {
+                    name: "dt",
+                    range: "(0, 10]",
+                });
             }
             (&["dt"], Command::SetDt(dt))
         }
@@ -163,17 +229,13 @@ pub fn parse_command(msg: &str) -> Result<Command, String> {
             let k = text(o, "key")?;
             let mut chars = k.chars();
             let (Some(key), None) = (chars.next(), chars.next()) else {
-                return Err("'key' must be one character".into());
+                return Err(ProtocolError::NotOneCharacter { name: "key" });
             };
-            let down = field(o, "down")?
-                .as_bool()
-                .ok_or_else(|| "'down' must be a boolean".to_string())?;
+            let down = boolean(o, "down")?;
             (&["key", "down"], Command::Key { key, down })
         }
         "set_realtime" => {
-            let on = field(o, "on")?
-                .as_bool()
-                .ok_or_else(|| "'on' must be a boolean".to_string())?;
+            let on = boolean(o, "on")?;
             (&["on"], Command::SetRealtime(on))
         }
         "select" => (&["component"], Command::Select(id(o, "component")?)),
@@ -205,13 +267,16 @@ pub fn parse_command(msg: &str) -> Result<Command, String> {
         "set_grab_stiffness" => {
             let k = number(o, "stiffness")?;
             if !(0.0..=1e12).contains(&k) {
-                return Err("'stiffness' must be in [0, 1e12]".into());
+                return Err(ProtocolError::OutOfRange {
+                    name: "stiffness",
+                    range: "[0, 1e12]",
+                });
             }
             (&["stiffness"], Command::SetGrabStiffness(k))
         }
         other => {
             let shown: String = other.chars().take(40).collect();
-            return Err(format!("unknown command type '{shown}'"));
+            return Err(ProtocolError::UnknownCommand { shown });
         }
     };
     if let Some(extra) = o
@@ -219,7 +284,10 @@ pub fn parse_command(msg: &str) -> Result<Command, String> {
         .find(|k| *k != "type" && !allowed.contains(&k.as_str()))
     {
         let shown: String = extra.chars().take(40).collect();
-        return Err(format!("unexpected field '{shown}' in '{ty}'"));
+        return Err(ProtocolError::UnexpectedField {
+            shown,
+            command: ty.to_string(),
+        });
     }
     Ok(cmd)
 }
@@ -247,14 +315,17 @@ mod tests {
     #[test]
     fn watch_commands_parse_and_check_their_fields() {
         assert_eq!(
-            parse_command(r#"{"type":"watch","component":3,"data":"position","index":70}"#),
-            Ok(Command::Watch {
+            parse_command(r#"{"type":"watch","component":3,"data":"position","index":70}"#).ok(),
+            Some(Command::Watch {
                 component: 3,
                 data: "position".into(),
                 index: 70
             })
         );
-        assert_eq!(parse_command(r#"{"type":"unwatch"}"#), Ok(Command::Unwatch));
+        assert_eq!(
+            parse_command(r#"{"type":"unwatch"}"#).ok(),
+            Some(Command::Unwatch)
+        );
         for bad in [
             r#"{"type":"watch","component":3,"data":"position","index":-1}"#,
             r#"{"type":"watch","component":3,"data":"position"}"#,
@@ -267,24 +338,28 @@ mod tests {
 
     #[test]
     fn valid_commands_parse() {
-        assert_eq!(parse_command(r#"{"type":"play"}"#), Ok(Command::Play));
         assert_eq!(
-            parse_command(r#"{"type":"set_dt","dt":0.02}"#),
-            Ok(Command::SetDt(0.02))
+            parse_command(r#"{"type":"play"}"#).ok(),
+            Some(Command::Play)
+        );
+        assert_eq!(
+            parse_command(r#"{"type":"set_dt","dt":0.02}"#).ok(),
+            Some(Command::SetDt(0.02))
         );
         assert_eq!(
             parse_command(
                 r#"{"type":"set_data","component":3,"data":"youngModulus","value":"2000"}"#
-            ),
-            Ok(Command::SetData {
+            )
+            .ok(),
+            Some(Command::SetData {
                 component: 3,
                 data: "youngModulus".into(),
                 value: "2000".into()
             })
         );
         assert_eq!(
-            parse_command(r#"{"type":"key","key":"a","down":true}"#),
-            Ok(Command::Key {
+            parse_command(r#"{"type":"key","key":"a","down":true}"#).ok(),
+            Some(Command::Key {
                 key: 'a',
                 down: true
             })
@@ -294,6 +369,70 @@ mod tests {
             Ok(Command::Grab { dir, .. }) => assert_eq!(dir, [0.0, 0.0, -1.0]),
             other => panic!("{other:?}"),
         }
+    }
+
+    #[test]
+    fn refusals_read_as_the_page_is_told() {
+        let long = format!(
+            r#"{{"type":"set_data","component":1,"data":"x","value":"{}"}}"#,
+            "1".repeat(5000)
+        );
+        let huge = "x".repeat(MAX_MESSAGE + 1);
+        for (msg, text) in [
+            (huge.as_str(), "message too large"),
+            ("[]", "a command must be a JSON object"),
+            (r#"{"type":42}"#, "a command needs a string 'type'"),
+            (r#"{"type":"shutdown"}"#, "unknown command type 'shutdown'"),
+            (
+                r#"{"type":"play","extra":1}"#,
+                "unexpected field 'extra' in 'play'",
+            ),
+            (r#"{"type":"set_dt"}"#, "missing field 'dt'"),
+            (r#"{"type":"set_dt","dt":"0.1"}"#, "'dt' must be a number"),
+            (r#"{"type":"set_dt","dt":-1}"#, "'dt' must be in (0, 10]"),
+            (
+                r#"{"type":"set_grab_stiffness","stiffness":-5}"#,
+                "'stiffness' must be in [0, 1e12]",
+            ),
+            (
+                r#"{"type":"select","component":-1}"#,
+                "'component' must be a non-negative integer",
+            ),
+            (
+                r#"{"type":"watch","component":3,"data":7,"index":0}"#,
+                "'data' must be a string",
+            ),
+            (long.as_str(), "'value' is longer than 4096 bytes"),
+            (
+                r#"{"type":"set_data","component":1,"data":"a\u0000b","value":"1"}"#,
+                "'data' contains control characters",
+            ),
+            (
+                r#"{"type":"key","key":"ab","down":true}"#,
+                "'key' must be one character",
+            ),
+            (
+                r#"{"type":"set_realtime","on":"yes"}"#,
+                "'on' must be a boolean",
+            ),
+            (
+                r#"{"type":"grab","origin":[0,0],"dir":[0,0,1]}"#,
+                "'origin' must be an array of 3 numbers",
+            ),
+            (
+                r#"{"type":"grab","origin":[0,0,"x"],"dir":[0,0,1]}"#,
+                "'origin' must hold 3 finite numbers",
+            ),
+            (
+                r#"{"type":"grab","origin":[0,0,0],"dir":[0,0,0]}"#,
+                "'dir' must be a non-zero direction",
+            ),
+        ] {
+            assert_eq!(parse_command(msg).unwrap_err().to_string(), text, "{msg}");
+        }
+        let e = parse_command("{").unwrap_err().to_string();
+        let parser = serde_json::from_str::<Value>("{").unwrap_err();
+        assert_eq!(e, format!("not JSON: {parser}"));
     }
 
     #[test]

@@ -298,7 +298,7 @@ fn serve_socket(
                     )))?,
                     Err(TrySendError::Disconnected(_)) => return Ok(()),
                 },
-                Err(e) => ws.send(Message::text(error_message(&e)))?,
+                Err(e) => ws.send(Message::text(error_message(&e.to_string())))?,
             },
             Ok(Message::Binary(_)) => ws.send(Message::text(error_message(
                 "binary messages are not accepted",

@@ -9,7 +9,7 @@ use crate::protocol::{error_message, notice_message, refused_message, Command};
 use crate::scene_view::{self, SourceKind, View};
 use canape::Simulation;
 use canape_base::gui::mouse::MouseSpringForceField;
-use canape_core::scene::{AnyComponent, ComponentId, NodeId, Slot};
+use canape_core::scene::{AnyComponent, ComponentId, EditError, NodeId, Slot};
 use canape_core::state::VecId;
 use serde_json::json;
 use std::collections::BTreeMap;
@@ -265,7 +265,7 @@ impl Session {
         }
     }
 
-    fn set_spring(&mut self, g: &Grab, index: i64) -> Result<(), String> {
+    fn set_spring(&mut self, g: &Grab, index: i64) -> Result<(), EditError> {
         let t = format!("{} {} {}", g.target[0], g.target[1], g.target[2]);
         let k = self.stiffness.to_string();
         let i = index.to_string();
@@ -275,7 +275,6 @@ impl Session {
                 &[("index", &i), ("target", &t), ("stiffness", &k)],
             )
             .map(|_| ())
-            .map_err(|e| e.to_string())
     }
 
     /// Apply one command; replies go to `client`, changes are broadcast.
@@ -451,7 +450,7 @@ impl Session {
                         };
                         match self.set_spring(&g, vertex as i64) {
                             Ok(()) => self.grab = Some(g),
-                            Err(e) => shared.send_to(client, error_message(&e)),
+                            Err(e) => shared.send_to(client, error_message(&e.to_string())),
                         }
                     }
                     None => {
@@ -468,7 +467,7 @@ impl Session {
                     ];
                     match self.set_spring(&g, g.vertex as i64) {
                         Ok(()) => self.grab = Some(g),
-                        Err(e) => shared.send_to(client, error_message(&e)),
+                        Err(e) => shared.send_to(client, error_message(&e.to_string())),
                     }
                 } else {
                     changed = false;
@@ -511,7 +510,7 @@ impl Session {
                 self.stiffness = k;
                 if let Some(g) = self.grab {
                     if let Err(e) = self.set_spring(&g, g.vertex as i64) {
-                        shared.send_to(client, error_message(&e));
+                        shared.send_to(client, error_message(&e.to_string()));
                     }
                 }
             }
