@@ -4,6 +4,14 @@
 use canape_core::data::DataTable;
 use canape_types::Mat3;
 
+/// A `method` Data naming no method the force field has: it falls back to its default one. The
+/// Display text is the name given (the init warning words the rest).
+#[derive(Clone, Debug, PartialEq, Eq, thiserror::Error)]
+pub enum MethodError {
+    #[error("{method}")]
+    Unknown { method: String },
+}
+
 /// Data every SOFA force field has (ForceField base + Base).
 pub use canape_core::data::force_field_fields as force_field_data;
 

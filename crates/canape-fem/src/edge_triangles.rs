@@ -11,6 +11,14 @@ use canape_core::mesh::Mesh;
 use canape_core::scene::InitContext;
 use canape_types::Vec3;
 
+/// Why a triangle set cannot be seen through its edges.
+#[derive(Clone, Debug, PartialEq, Eq, thiserror::Error)]
+pub enum EdgeTrianglesError {
+    /// A side of a triangle missing from the topology's explicit edge list.
+    #[error("triangle {triangle}'s side ({a}, {b}) is not among the topology's edges")]
+    SideNotAnEdge { triangle: usize, a: usize, b: usize },
+}
+
 /// A triangle set seen through its edges.
 #[derive(Clone, Debug, Default)]
 pub struct EdgeTriangles {
@@ -28,7 +36,7 @@ pub struct EdgeTriangles {
 impl EdgeTriangles {
     /// The edges of `mesh`'s triangles; an error names a triangle side missing from the
     /// topology's explicit edge list.
-    pub fn new(mesh: &Mesh) -> Result<Self, String> {
+    pub fn new(mesh: &Mesh) -> Result<Self, EdgeTrianglesError> {
         let triangles: Vec<[usize; 3]> = mesh
             .triangles
             .iter()
@@ -59,9 +67,9 @@ impl EdgeTriangles {
             let mut te = [0; 3];
             for (j, slot) in te.iter_mut().enumerate() {
                 let (a, b) = (t[(j + 1) % 3], t[(j + 2) % 3]);
-                *slot = *index.get(&[a.min(b), a.max(b)]).ok_or_else(|| {
-                    format!("triangle {ti}'s side ({a}, {b}) is not among the topology's edges")
-                })?;
+                *slot = *index
+                    .get(&[a.min(b), a.max(b)])
+                    .ok_or(EdgeTrianglesError::SideNotAnEdge { triangle: ti, a, b })?;
             }
             edges_in_triangle.push(te);
         }
@@ -139,7 +147,7 @@ pub fn init_inputs(
     let topo = match EdgeTriangles::new(&mesh) {
         Ok(t) => t,
         Err(e) => {
-            ctx.error(e);
+            ctx.error(e.to_string());
             return None;
         }
     };

@@ -107,7 +107,7 @@ impl FastTetrahedralCorotationalForceField {
     }
 
     /// Read `method` (SOFA's names); unknown names select qr and are returned as error.
-    pub fn set_method_from_data(&mut self) -> Result<(), String> {
+    pub fn set_method_from_data(&mut self) -> Result<(), crate::common::MethodError> {
         let m = self.data.get(self.d.method).to_string();
         let (method, ok) = match m.as_str() {
             "qr" | "large" => (FastMethod::Qr, true),
@@ -120,7 +120,7 @@ impl FastTetrahedralCorotationalForceField {
         if ok {
             Ok(())
         } else {
-            Err(m)
+            Err(crate::common::MethodError::Unknown { method: m })
         }
     }
 

@@ -275,7 +275,7 @@ impl HexahedronFemForceField {
     }
 
     /// Read `method` from Data; an unknown name selects `large` and is returned as error.
-    pub fn set_method_from_data(&mut self) -> Result<(), String> {
+    pub fn set_method_from_data(&mut self) -> Result<(), crate::common::MethodError> {
         let (m, ok) = match self.data.get(self.h.d.method) {
             "large" => (HexaMethod::Large, true),
             "polar" => (HexaMethod::Polar, true),
@@ -286,7 +286,9 @@ impl HexahedronFemForceField {
         if ok {
             Ok(())
         } else {
-            Err(self.data.get(self.h.d.method).to_string())
+            Err(crate::common::MethodError::Unknown {
+                method: self.data.get(self.h.d.method).to_string(),
+            })
         }
     }
 

@@ -91,17 +91,37 @@ fn spectral(vals: &Vec3, vecs: &Mat3, f: impl Fn(f64) -> f64) -> Mat3 {
     m
 }
 
+/// Why a hyperelastic material cannot be made from its name and `ParameterSet`.
+#[derive(Clone, Debug, PartialEq, Eq, thiserror::Error)]
+pub enum MaterialError {
+    #[error("material {name} needs {needed} parameters in ParameterSet ({given} given)")]
+    MissingParameters {
+        name: String,
+        needed: usize,
+        given: usize,
+    },
+    #[error("ParameterSet holds a non-finite value")]
+    NonFiniteParameter,
+    #[error("Ogden's α1 (second parameter) must not be 0")]
+    OgdenZeroAlpha,
+    #[error("StableNeoHookean needs μ + λ ≠ 0")]
+    StableNeoHookeanDegenerate,
+    #[error("unknown material '{name}' (ArrudaBoyce, StVenantKirchhoff, NeoHookean, MooneyRivlin, VerondaWestman, Costa, Ogden, StableNeoHookean)")]
+    Unknown { name: String },
+}
+
 impl Material {
     /// The material named as SOFA names it, with its parameters.
-    pub fn from_name(name: &str, p: &[f64]) -> Result<Material, String> {
-        let need = |n: usize| -> Result<(), String> {
+    pub fn from_name(name: &str, p: &[f64]) -> Result<Material, MaterialError> {
+        let need = |n: usize| -> Result<(), MaterialError> {
             if p.len() < n {
-                Err(format!(
-                    "material {name} needs {n} parameters in ParameterSet ({} given)",
-                    p.len()
-                ))
+                Err(MaterialError::MissingParameters {
+                    name: name.to_string(),
+                    needed: n,
+                    given: p.len(),
+                })
             } else if p[..n].iter().any(|v| !v.is_finite()) {
-                Err("ParameterSet holds a non-finite value".into())
+                Err(MaterialError::NonFiniteParameter)
             } else {
                 Ok(())
             }
@@ -113,19 +133,33 @@ impl Material {
             }
             "StVenantKirchhoff" => {
                 need(2)?;
-                Material::StVenantKirchhoff { mu: p[0], lambda: p[1] }
+                Material::StVenantKirchhoff {
+                    mu: p[0],
+                    lambda: p[1],
+                }
             }
             "NeoHookean" => {
                 need(2)?;
-                Material::NeoHookean { mu: p[0], lambda: p[1] }
+                Material::NeoHookean {
+                    mu: p[0],
+                    lambda: p[1],
+                }
             }
             "MooneyRivlin" => {
                 need(3)?;
-                Material::MooneyRivlin { c1: p[0], c2: p[1], k0: p[2] }
+                Material::MooneyRivlin {
+                    c1: p[0],
+                    c2: p[1],
+                    k0: p[2],
+                }
             }
             "VerondaWestman" => {
                 need(3)?;
-                Material::VerondaWestman { c1: p[0], c2: p[1], k0: p[2] }
+                Material::VerondaWestman {
+                    c1: p[0],
+                    c2: p[1],
+                    k0: p[2],
+                }
             }
             "Costa" => {
                 need(8)?;
@@ -138,21 +172,28 @@ impl Material {
             "Ogden" => {
                 need(3)?;
                 if p[1] == 0.0 {
-                    return Err("Ogden's α1 (second parameter) must not be 0".into());
+                    return Err(MaterialError::OgdenZeroAlpha);
                 }
-                Material::Ogden { mu: p[0], alpha: p[1], k0: p[2] }
+                Material::Ogden {
+                    mu: p[0],
+                    alpha: p[1],
+                    k0: p[2],
+                }
             }
             "StableNeoHookean" => {
                 need(2)?;
                 if p[0] + p[1] == 0.0 {
-                    return Err("StableNeoHookean needs μ + λ ≠ 0".into());
+                    return Err(MaterialError::StableNeoHookeanDegenerate);
                 }
-                Material::StableNeoHookean { mu: p[0], lambda: p[1] }
+                Material::StableNeoHookean {
+                    mu: p[0],
+                    lambda: p[1],
+                }
             }
             _ => {
-                return Err(format!(
-                    "unknown material '{name}' (ArrudaBoyce, StVenantKirchhoff, NeoHookean, MooneyRivlin, VerondaWestman, Costa, Ogden, StableNeoHookean)"
-                ))
+                return Err(MaterialError::Unknown {
+                    name: name.to_string(),
+                })
             }
         })
     }
@@ -491,7 +532,7 @@ impl TetrahedronHyperelasticityFemForceField {
         let material = match self.material_from_data() {
             Ok(m) => m,
             Err(e) => {
-                ctx.error(e);
+                ctx.error(e.to_string());
                 return;
             }
         };
@@ -516,7 +557,7 @@ impl TetrahedronHyperelasticityFemForceField {
     }
 
     /// The material named by `materialName` with `ParameterSet`.
-    fn material_from_data(&self) -> Result<Material, String> {
+    fn material_from_data(&self) -> Result<Material, MaterialError> {
         let name = self.data.get(self.d.material_name).trim();
         Material::from_name(name, self.data.get(self.d.parameter_set))
     }
@@ -547,7 +588,7 @@ impl TetrahedronHyperelasticityFemForceField {
                 self.rayleigh = self.data.get(self.ff.rayleigh_stiffness);
                 Reaction::Updated
             }
-            Err(e) => Reaction::Refused(vec![e]),
+            Err(e) => Reaction::Refused(vec![e.to_string()]),
         }
     }
 }

@@ -77,21 +77,41 @@ impl Default for JointSpring {
     }
 }
 
+/// Why JointSpringForceField's `spring` text cannot be read.
+#[derive(Clone, Debug, PartialEq, Eq, thiserror::Error)]
+pub enum JointSpringError {
+    #[error("expected BEGIN_SPRING, found '{found}'")]
+    ExpectedBegin { found: String },
+    #[error("a spring has no END_SPRING")]
+    NoEnd,
+    #[error("unknown key '{key}' in a spring")]
+    UnknownKey { key: String },
+    /// The list ends where `what` needs a value.
+    #[error("{what}: missing value")]
+    MissingValue { what: &'static str },
+    #[error("{what}: '{token}' is not a number")]
+    NotANumber { what: &'static str, token: String },
+}
+
 /// Parse SOFA's `BEGIN_SPRING m1 m2 {KEY values} END_SPRING` list (JointSpring's operator>>:
 /// one spring object is reused, so omitted stiffness and damping keys keep the previous
 /// spring's values, while axes, limits, rest pose and KS_B are reset for each spring).
-fn parse_springs(text: &str) -> Result<Vec<JointSpring>, String> {
+fn parse_springs(text: &str) -> Result<Vec<JointSpring>, JointSpringError> {
     let mut toks = text.split_whitespace().peekable();
     let mut out = Vec::new();
     let mut cur = JointSpring::default();
-    let num = |t: Option<&str>, what: &str| -> Result<f64, String> {
-        let t = t.ok_or_else(|| format!("{what}: missing value"))?;
-        t.parse::<f64>()
-            .map_err(|_| format!("{what}: '{t}' is not a number"))
+    let num = |t: Option<&str>, what: &'static str| -> Result<f64, JointSpringError> {
+        let t = t.ok_or(JointSpringError::MissingValue { what })?;
+        t.parse::<f64>().map_err(|_| JointSpringError::NotANumber {
+            what,
+            token: t.to_string(),
+        })
     };
     while let Some(t) = toks.next() {
         if t != "BEGIN_SPRING" {
-            return Err(format!("expected BEGIN_SPRING, found '{t}'"));
+            return Err(JointSpringError::ExpectedBegin {
+                found: t.to_string(),
+            });
         }
         cur.m1 = num(toks.next(), "BEGIN_SPRING first index")? as usize;
         cur.m2 = num(toks.next(), "BEGIN_SPRING second index")? as usize;
@@ -103,7 +123,7 @@ fn parse_springs(text: &str) -> Result<Vec<JointSpring>, String> {
         let mut trans_found = false;
         loop {
             let Some(key) = toks.next() else {
-                return Err("a spring has no END_SPRING".into());
+                return Err(JointSpringError::NoEnd);
             };
             match key {
                 "END_SPRING" => break,
@@ -123,12 +143,10 @@ fn parse_springs(text: &str) -> Result<Vec<JointSpring>, String> {
                 "KS_B" => cur.bloc_r = num(toks.next(), "KS_B")?,
                 "KD" => cur.kd = num(toks.next(), "KD")?,
                 "R_LIM_X" | "R_LIM_Y" | "R_LIM_Z" => {
-                    let a = ["R_LIM_X", "R_LIM_Y", "R_LIM_Z"]
-                        .iter()
-                        .position(|k| *k == key)
-                        .unwrap_or(0);
-                    cur.limits[2 * a] = num(toks.next(), key)?;
-                    cur.limits[2 * a + 1] = num(toks.next(), key)?;
+                    const LIMITS: [&str; 3] = ["R_LIM_X", "R_LIM_Y", "R_LIM_Z"];
+                    let a = LIMITS.iter().position(|k| *k == key).unwrap_or(0);
+                    cur.limits[2 * a] = num(toks.next(), LIMITS[a])?;
+                    cur.limits[2 * a + 1] = num(toks.next(), LIMITS[a])?;
                 }
                 "REST_T" => {
                     for k in 0..3 {
@@ -142,7 +160,11 @@ fn parse_springs(text: &str) -> Result<Vec<JointSpring>, String> {
                         .collect::<Result<_, _>>()?;
                     cur.init_rot = Quaternion::new(v[3], v[0], v[1], v[2]);
                 }
-                other => return Err(format!("unknown key '{other}' in a spring")),
+                other => {
+                    return Err(JointSpringError::UnknownKey {
+                        key: other.to_string(),
+                    })
+                }
             }
         }
         // SOFA's flags, as it sets them (not negated)
@@ -495,6 +517,22 @@ mod tests {
         assert!(s[1].need_init);
         assert!(parse_springs("BEGIN_SPRING 0 1 KS_Q 1 END_SPRING").is_err());
         assert!(parse_springs("BEGIN_SPRING 0 1 KS_T 1").is_err());
+        for (text, why) in [
+            ("KD 1", "expected BEGIN_SPRING, found 'KD'"),
+            (
+                "BEGIN_SPRING 0 1 KS_Q 1 END_SPRING",
+                "unknown key 'KS_Q' in a spring",
+            ),
+            ("BEGIN_SPRING 0 1 KS_T 1", "KS_T: missing value"),
+            ("BEGIN_SPRING 0 1 KD 1", "a spring has no END_SPRING"),
+            ("BEGIN_SPRING 0", "BEGIN_SPRING second index: missing value"),
+            (
+                "BEGIN_SPRING 0 1 R_LIM_Y 0 x END_SPRING",
+                "R_LIM_Y: 'x' is not a number",
+            ),
+        ] {
+            assert_eq!(parse_springs(text).unwrap_err().to_string(), why, "{text}");
+        }
     }
 
     /// A joint with `attrs` between the two frames of a Rigid3 state, initialised.

@@ -53,6 +53,8 @@ pub use tetra_tensor_mass::TetrahedralTensorMassForceField;
 pub use triangle::{TriangularFemForceField, TriangularFemForceFieldOptim};
 
 #[cfg(test)]
+mod error_texts;
+#[cfg(test)]
 mod fd_check;
 #[cfg(test)]
 mod fd_tests;

@@ -107,20 +107,62 @@ impl Default for SpringForceField {
     }
 }
 
+/// Why a spring force field cannot build its springs (from its Data or its context topology).
+#[derive(Clone, Debug, PartialEq, Eq, thiserror::Error)]
+pub enum SpringSetupError {
+    #[error("no MechanicalObject in the context")]
+    NoState,
+    /// The context state is not Vec3 (`class` is the component's class).
+    #[error("{class} acts on Vec3d states; the context state is {dof}")]
+    NotVec3 {
+        class: &'static str,
+        dof: &'static str,
+    },
+    #[error("spring {spring} has a negative index")]
+    NegativeIndex { spring: usize },
+    #[error("indices1 has {indices1} entries but indices2 has {indices2}")]
+    IndexCounts { indices1: usize, indices2: usize },
+    /// A listed spring's end beyond its state (one state).
+    #[error("a spring joins points {a} and {b}, but the state has {points} points")]
+    PointBeyondState { a: usize, b: usize, points: usize },
+    /// A listed spring's end beyond its object (between two states).
+    #[error(
+        "a spring joins point {a} of object1 ({na} points) and point {b} of object2 ({nb} points)"
+    )]
+    PointBeyondObjects {
+        a: usize,
+        na: usize,
+        b: usize,
+        nb: usize,
+    },
+    #[error("no topology in the context: the springs are built from its elements")]
+    NoTopology,
+    #[error("no topology with quads in the context")]
+    NoQuads,
+    #[error("no topology with triangles or quads in the context")]
+    NoFaces,
+    #[error("the topology uses point {max}, but the state has {points} points")]
+    TopologyBeyondState { max: u32, points: usize },
+    #[error("the quads use points beyond the state's {points} points")]
+    QuadsBeyondState { points: usize },
+    #[error("the faces use points beyond the state's {points} points")]
+    FacesBeyondState { points: usize },
+}
+
 /// The context state, when it is Vec3 (the springs built from a topology are 3D): the error
 /// names the component and the state's type otherwise.
 fn vec3_state<'a>(
     ctx: &InitContext<'a>,
-    what: &str,
-) -> Result<&'a canape_core::state::MechanicalObject, String> {
+    class: &'static str,
+) -> Result<&'a canape_core::state::MechanicalObject, SpringSetupError> {
     let Some(st) = ctx.state() else {
-        return Err("no MechanicalObject in the context".into());
+        return Err(SpringSetupError::NoState);
     };
     if st.dof != canape_types::DofType::Vec3 {
-        return Err(format!(
-            "{what} acts on Vec3d states; the context state is {}",
-            st.dof.name()
-        ));
+        return Err(SpringSetupError::NotVec3 {
+            class,
+            dof: st.dof.name(),
+        });
     }
     Ok(st)
 }
@@ -156,25 +198,25 @@ impl SpringForceField {
         self.springs.clear();
         if let Some(h) = self.h.mesh {
             if let Err(e) = self.springs_from_mesh(ctx, h) {
-                ctx.error(e);
+                ctx.error(e.to_string());
             }
             return;
         }
         if self.quad_bending {
             if let Err(e) = self.springs_from_quads(ctx) {
-                ctx.error(e);
+                ctx.error(e.to_string());
             }
             return;
         }
         if self.triangle_bending {
             if let Err(e) = self.springs_from_triangles(ctx) {
-                ctx.error(e);
+                ctx.error(e.to_string());
             }
             return;
         }
         if self.quadular {
             if let Err(e) = self.springs_from_quadular(ctx) {
-                ctx.error(e);
+                ctx.error(e.to_string());
             }
             return;
         }
@@ -195,7 +237,7 @@ impl SpringForceField {
             self.pair = Some((ends.states[0], ends.states[1], na));
         }
         if let Err(e) = self.setup_pair(na, nb) {
-            ctx.error(e);
+            ctx.error(e.to_string());
         }
         if let Some(g) = self.h.grid {
             if ends.pair {
@@ -207,7 +249,7 @@ impl SpringForceField {
     }
 
     /// Build the springs from Data for a state of `n` points (used by init and tests).
-    pub fn setup_from_data(&mut self, n: usize) -> Result<(), String> {
+    pub fn setup_from_data(&mut self, n: usize) -> Result<(), SpringSetupError> {
         self.pair = None;
         self.setup_pair(n, n)
     }
@@ -215,7 +257,7 @@ impl SpringForceField {
     /// Build the springs from Data, their first ends among `na` points of object1 and their
     /// second ends among `nb` points of object2. Between two states, second ends are numbered
     /// after the first state's points (the concatenated vectors of an interaction).
-    fn setup_pair(&mut self, na: usize, nb: usize) -> Result<(), String> {
+    fn setup_pair(&mut self, na: usize, nb: usize) -> Result<(), SpringSetupError> {
         let words = |h: Data<Words>| -> Vec<bool> {
             self.data
                 .get(h)
@@ -230,7 +272,7 @@ impl SpringForceField {
         if !s.is_empty() {
             for (k, c) in s.chunks_exact(5).enumerate() {
                 if c[0] < 0.0 || c[1] < 0.0 {
-                    return Err(format!("spring {k} has a negative index"));
+                    return Err(SpringSetupError::NegativeIndex { spring: k });
                 }
                 self.springs.push(Spring {
                     a: c[0] as usize,
@@ -248,11 +290,10 @@ impl SpringForceField {
                 self.data.get(self.h.s.indices2).to_vec(),
             );
             if i1.len() != i2.len() {
-                return Err(format!(
-                    "indices1 has {} entries but indices2 has {}",
-                    i1.len(),
-                    i2.len()
-                ));
+                return Err(SpringSetupError::IndexCounts {
+                    indices1: i1.len(),
+                    indices2: i2.len(),
+                });
             }
             let ls = self.data.get(self.h.s.lengths);
             for k in 0..i1.len() {
@@ -271,19 +312,22 @@ impl SpringForceField {
             }
         }
         if let Some(bad) = self.springs.iter().find(|s| s.a >= na || s.b >= nb) {
-            let msg = if self.pair.is_some() {
-                format!(
-                    "a spring joins point {} of object1 ({na} points) and point {} of object2 ({nb} points)",
-                    bad.a, bad.b
-                )
+            let e = if self.pair.is_some() {
+                SpringSetupError::PointBeyondObjects {
+                    a: bad.a,
+                    na,
+                    b: bad.b,
+                    nb,
+                }
             } else {
-                format!(
-                    "a spring joins points {} and {}, but the state has {na} points",
-                    bad.a, bad.b
-                )
+                SpringSetupError::PointBeyondState {
+                    a: bad.a,
+                    b: bad.b,
+                    points: na,
+                }
             };
             self.springs.clear();
-            return Err(msg);
+            return Err(e);
         }
         if self.pair.is_some() {
             self.springs.iter_mut().for_each(|s| s.b += na);

@@ -45,7 +45,7 @@
 //! implemented").
 
 use crate::edge_tetrahedra::{at, init_inputs, shape_vectors, EdgeTetrahedra, LOCAL_EDGES};
-use crate::hyperelastic::{Material, Strain};
+use crate::hyperelastic::{Material, MaterialError, Strain};
 use canape_core::component::{ForceField, Reaction};
 use canape_core::data::{ChangedData, DataKind, DataTable, ForceFieldData, Reals, Text};
 use canape_core::matrix::MatrixSink;
@@ -159,6 +159,23 @@ impl Default for StandardTetrahedralFemForceField {
     }
 }
 
+/// Why StandardTetrahedralFEMForceField refuses its material.
+#[derive(Clone, Debug, PartialEq, thiserror::Error)]
+pub enum StandardMaterialError {
+    /// A material SOFA's class does not offer.
+    #[error("material name '{name}' is not valid for this force field (SOFA's StandardTetrahedralFEMForceField offers {})", MATERIALS.join(", "))]
+    NotOffered { name: String },
+    /// The material cannot be made from its parameters.
+    #[error(transparent)]
+    Material(#[from] MaterialError),
+    #[error("material {name}: its parameters give non-finite moduli at rest")]
+    NonFiniteModuli { name: String },
+    #[error("material {name}: the parameters give a shear modulus {shear} ≤ 0 at rest (a negative modulus?): the material is unstable")]
+    NonPositiveShear { name: String, shear: f64 },
+    #[error("material {name}: the parameters give a bulk modulus {bulk} < 0 at rest: the material is unstable")]
+    NegativeBulk { name: String, bulk: f64 },
+}
+
 impl StandardTetrahedralFemForceField {
     pub fn new() -> Self {
         let (data, ff) = ForceFieldData::declare(canape_core::data::base_fields(DataTable::new()));
@@ -189,35 +206,33 @@ impl StandardTetrahedralFemForceField {
 
     /// The material named by the Data, refused when SOFA's class does not offer it, when its
     /// parameters are missing or not finite, or when it is not stable at rest.
-    fn material_from_data(&self) -> Result<(Material, Option<String>), String> {
+    fn material_from_data(&self) -> Result<(Material, Option<String>), StandardMaterialError> {
         let name = self.data.get(self.d.material_name).trim();
         if !MATERIALS.contains(&name) {
-            return Err(format!(
-                "material name '{name}' is not valid for this force field (SOFA's \
-                 StandardTetrahedralFEMForceField offers {})",
-                MATERIALS.join(", ")
-            ));
+            return Err(StandardMaterialError::NotOffered {
+                name: name.to_string(),
+            });
         }
         let material = Material::from_name(name, self.data.get(self.d.parameter_set))?;
         let (shear, bulk) = rest_moduli(&material);
         let scale = shear.iter().fold(bulk.abs(), |m, v| m.max(v.abs()));
         if shear.iter().chain([&bulk]).any(|v| !v.is_finite()) {
-            return Err(format!(
-                "material {name}: its parameters give non-finite moduli at rest"
-            ));
+            return Err(StandardMaterialError::NonFiniteModuli {
+                name: name.to_string(),
+            });
         }
         if let Some(m) = shear.iter().find(|m| **m <= 0.0) {
-            return Err(format!(
-                "material {name}: the parameters give a shear modulus {m} ≤ 0 at rest (a \
-                 negative modulus?): the material is unstable"
-            ));
+            return Err(StandardMaterialError::NonPositiveShear {
+                name: name.to_string(),
+                shear: *m,
+            });
         }
         let mut warning = None;
         if bulk < -1e-12 * scale {
-            return Err(format!(
-                "material {name}: the parameters give a bulk modulus {bulk} < 0 at rest: the \
-                 material is unstable"
-            ));
+            return Err(StandardMaterialError::NegativeBulk {
+                name: name.to_string(),
+                bulk,
+            });
         } else if bulk <= 1e-12 * scale {
             warning = Some(format!(
                 "material {name}: the parameters give no bulk stiffness at rest (volume changes \
@@ -241,7 +256,7 @@ impl StandardTetrahedralFemForceField {
                 m
             }
             Err(e) => {
-                ctx.error(e);
+                ctx.error(e.to_string());
                 return;
             }
         };
@@ -306,7 +321,7 @@ impl StandardTetrahedralFemForceField {
                 self.rayleigh = self.data.get(self.ff.rayleigh_stiffness);
                 Reaction::Updated
             }
-            Err(e) => Reaction::Refused(vec![e]),
+            Err(e) => Reaction::Refused(vec![e.to_string()]),
         }
     }
 }

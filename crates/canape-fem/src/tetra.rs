@@ -168,7 +168,7 @@ impl TetrahedronFemForceField {
     }
 
     /// Read `method` from Data; an unknown name selects `large` (as SOFA) and is returned as error.
-    pub fn set_method_from_data(&mut self) -> Result<(), String> {
+    pub fn set_method_from_data(&mut self) -> Result<(), crate::common::MethodError> {
         let m = self.data.get(self.h.method).to_string();
         let (method, ok) = match (m.as_str(), self.flavor) {
             ("small", _) => (Method::Small, true),
@@ -181,7 +181,7 @@ impl TetrahedronFemForceField {
         if ok {
             Ok(())
         } else {
-            Err(m)
+            Err(crate::common::MethodError::Unknown { method: m })
         }
     }
 

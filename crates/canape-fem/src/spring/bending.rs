@@ -1,7 +1,7 @@
 //! The bending springs: TriangleBendingSprings, QuadBendingSprings and QuadularBendingSprings,
 //! springs across the edges shared by two faces of the context topology.
 
-use super::{vec3_state, Spring, SpringForceField};
+use super::{vec3_state, Spring, SpringForceField, SpringSetupError};
 use canape_core::data::{Data, DataKind, Ints, Reals};
 use canape_core::scene::InitContext;
 use canape_types::{get3, Mat3};
@@ -57,20 +57,18 @@ impl SpringForceField {
     pub(super) fn springs_from_quadular(
         &mut self,
         ctx: &mut InitContext<'_>,
-    ) -> Result<(), String> {
+    ) -> Result<(), SpringSetupError> {
         let (ks, kd) = self.quadular_coefficients();
         let st = vec3_state(ctx, "QuadularBendingSprings")?;
         let rest = st.vec(canape_core::state::VecId::REST_POSITION).to_vec();
         let n = st.size();
         let Some(topo) = ctx.topology_where(|m| !m.quads.is_empty()) else {
-            return Err("no topology with quads in the context".into());
+            return Err(SpringSetupError::NoQuads);
         };
         let mesh = topo.mesh();
         let quads = mesh.quads.clone();
         if quads.iter().flatten().any(|&i| i as usize >= n) {
-            return Err(format!(
-                "the quads use points beyond the state's {n} points"
-            ));
+            return Err(SpringSetupError::QuadsBeyondState { points: n });
         }
         // edge k of a quad joins q[k+1] and q[k+2]; the topology's edges, else the quads' own
         let edges: Vec<[u32; 2]> = if mesh.edges.is_empty() {
@@ -158,14 +156,14 @@ impl SpringForceField {
     pub(super) fn springs_from_triangles(
         &mut self,
         ctx: &mut InitContext<'_>,
-    ) -> Result<(), String> {
+    ) -> Result<(), SpringSetupError> {
         let (ks, kd) = self.bending_coefficients();
         let st = vec3_state(ctx, "TriangleBendingSprings")?;
         let x = st.vec(canape_core::state::VecId::POSITION).to_vec();
         let n = st.size();
         let Some(topo) = ctx.topology_where(|m| !m.triangles.is_empty() || !m.quads.is_empty())
         else {
-            return Err("no topology with triangles or quads in the context".into());
+            return Err(SpringSetupError::NoFaces);
         };
         let m = topo.mesh();
         let mut faces: Vec<[u32; 3]> = m.triangles.clone();
@@ -174,9 +172,7 @@ impl SpringForceField {
             faces.push([q[0], q[2], q[3]]);
         }
         if faces.iter().flatten().any(|&i| i as usize >= n) {
-            return Err(format!(
-                "the faces use points beyond the state's {n} points"
-            ));
+            return Err(SpringSetupError::FacesBeyondState { points: n });
         }
         let mut edge_map: std::collections::BTreeMap<(u32, u32), u32> = Default::default();
         let mut springs = Vec::new();
@@ -210,7 +206,10 @@ impl SpringForceField {
     /// The springs of a QuadBendingSprings: SOFA's edge map over the quads in order, each quad
     /// registering its four edges with the opposite edge; the second quad on an edge pairs
     /// its opposite points with the first quad's; a pair is made once.
-    pub(super) fn springs_from_quads(&mut self, ctx: &mut InitContext<'_>) -> Result<(), String> {
+    pub(super) fn springs_from_quads(
+        &mut self,
+        ctx: &mut InitContext<'_>,
+    ) -> Result<(), SpringSetupError> {
         let (ks, kd) = self.bending_coefficients();
         let range = self
             .h
@@ -221,13 +220,11 @@ impl SpringForceField {
         let x = st.vec(canape_core::state::VecId::POSITION).to_vec();
         let n = st.size();
         let Some(topo) = ctx.topology_where(|m| !m.quads.is_empty()) else {
-            return Err("no topology with quads in the context".into());
+            return Err(SpringSetupError::NoQuads);
         };
         let quads = topo.mesh().quads.clone();
         if quads.iter().flatten().any(|&i| i as usize >= n) {
-            return Err(format!(
-                "the quads use points beyond the state's {n} points"
-            ));
+            return Err(SpringSetupError::QuadsBeyondState { points: n });
         }
         let outside = |a: u32, b: u32| -> bool {
             match range[..] {

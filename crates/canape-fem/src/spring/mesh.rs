@@ -1,7 +1,7 @@
 //! MeshSpringForceField: a spring along every pair of points of each element of the context
 //! topology.
 
-use super::{vec3_state, Spring, SpringForceField};
+use super::{vec3_state, Spring, SpringForceField, SpringSetupError};
 use canape_core::data::{Data, DataKind, Flag, Ints, Real, Reals};
 use canape_core::scene::InitContext;
 use canape_types::Mat3;
@@ -50,7 +50,7 @@ impl SpringForceField {
         &mut self,
         ctx: &mut InitContext<'_>,
         h: MeshSpringData,
-    ) -> Result<(), String> {
+    ) -> Result<(), SpringSetupError> {
         let (d, s) = (&self.data, self.h.s);
         // `stiffness`/`damping` (and the old `tetrasStiffness`) set every element kind, as
         // SOFA's aliases do; a kind's own Data wins
@@ -98,16 +98,12 @@ impl SpringForceField {
                 || !m.tetrahedra.is_empty()
                 || !m.hexahedra.is_empty()
         }) else {
-            return Err(
-                "no topology in the context: the springs are built from its elements".into(),
-            );
+            return Err(SpringSetupError::NoTopology);
         };
         let m = topo.mesh();
         if let Some(max) = m.max_index() {
             if max as usize >= n {
-                return Err(format!(
-                    "the topology uses point {max}, but the state has {n} points"
-                ));
+                return Err(SpringSetupError::TopologyBeyondState { max, points: n });
             }
         }
         // the edges SOFA's MeshTopology gives when none are listed: those of its elements
