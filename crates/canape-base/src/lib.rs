@@ -19,6 +19,8 @@ pub mod topology;
 pub mod visual;
 
 #[cfg(test)]
+mod error_texts;
+#[cfg(test)]
 mod test_support;
 
 /// Data every SOFA component has (Base/BaseObject), declared on each table.

@@ -114,6 +114,55 @@ impl Notes {
     }
 }
 
+/// Why MeshTetraStuffing builds no volume mesh: an empty or inconsistent input, a degenerate
+/// cell size or box, or a lattice too large.
+#[derive(Clone, Debug, PartialEq, thiserror::Error)]
+pub enum StuffingError {
+    #[error(
+        "Empty input mesh. Use data dependency to link them to a loaded Topology or MeshLoader"
+    )]
+    EmptyInput,
+    #[error("input point {index} is not finite: {point:?}")]
+    NonFinitePoint { index: usize, point: [f64; 3] },
+    #[error("input triangle {triangle} uses point {point}, but there are {points} input points")]
+    TriangleBeyondPoints {
+        triangle: usize,
+        point: u32,
+        points: usize,
+    },
+    #[error("input quad {quad} uses point {point}, but there are {points} input points")]
+    QuadBeyondPoints {
+        quad: usize,
+        point: u32,
+        points: usize,
+    },
+    #[error("size must be a non-zero number (the cell size, or minus the number of cells along the box's largest side), not {size}")]
+    BadSize { size: f64 },
+    #[error("vbbox is not finite: {bbox:?}")]
+    NonFiniteBox { bbox: [[f64; 3]; 2] },
+    #[error("degenerate cell size {cellsize} (size {size}, box {lo:?}–{hi:?}): the surface has no extent")]
+    DegenerateCellSize {
+        cellsize: f64,
+        size: f64,
+        lo: [f64; 3],
+        hi: [f64; 3],
+    },
+    #[error("the cell size {cellsize} is too small for the box {lo:?}–{hi:?}: the lattice would be too large")]
+    CellTooSmall {
+        cellsize: f64,
+        lo: [f64; 3],
+        hi: [f64; 3],
+    },
+    #[error("vbbox is inverted along axis {axis} ({lo} > {hi}): no lattice")]
+    InvertedBox { axis: usize, lo: f64, hi: f64 },
+    #[error("the cell size {cellsize} gives a lattice of {points} points (more than {max}): use a larger size")]
+    TooManyPoints {
+        cellsize: f64,
+        points: usize,
+        max: usize,
+    },
+}
+
 /// Build the volume mesh of the closed surface (`points`, `triangles` and `quads`, the quads
 /// split into (0,1,2), (0,2,3) after the triangles). Err (with the reason) on an empty or
 /// inconsistent input or a degenerate cell size.
@@ -122,41 +171,42 @@ pub fn stuff(
     triangles: &[[u32; 3]],
     quads: &[[u32; 4]],
     params: &StuffingParams,
-) -> Result<Stuffing, String> {
+) -> Result<Stuffing, StuffingError> {
     if points.is_empty() || (triangles.is_empty() && quads.is_empty()) {
-        return Err(
-            "Empty input mesh. Use data dependency to link them to a loaded Topology or MeshLoader"
-                .into(),
-        );
+        return Err(StuffingError::EmptyInput);
     }
     let n = points.len();
     if let Some(i) = points.iter().position(|p| p.iter().any(|c| !c.is_finite())) {
-        return Err(format!("input point {i} is not finite: {:?}", points[i]));
+        return Err(StuffingError::NonFinitePoint {
+            index: i,
+            point: points[i],
+        });
     }
     let mut tris: Vec<[usize; 3]> = Vec::with_capacity(triangles.len() + 2 * quads.len());
     for (k, t) in triangles.iter().enumerate() {
         if let Some(&i) = t.iter().find(|&&i| i as usize >= n) {
-            return Err(format!(
-                "input triangle {k} uses point {i}, but there are {n} input points"
-            ));
+            return Err(StuffingError::TriangleBeyondPoints {
+                triangle: k,
+                point: i,
+                points: n,
+            });
         }
         tris.push(t.map(|i| i as usize));
     }
     for (k, q) in quads.iter().enumerate() {
         if let Some(&i) = q.iter().find(|&&i| i as usize >= n) {
-            return Err(format!(
-                "input quad {k} uses point {i}, but there are {n} input points"
-            ));
+            return Err(StuffingError::QuadBeyondPoints {
+                quad: k,
+                point: i,
+                points: n,
+            });
         }
         let q = q.map(|i| i as usize);
         tris.push([q[0], q[1], q[2]]);
         tris.push([q[0], q[2], q[3]]);
     }
     if !params.size.is_finite() || params.size == 0.0 {
-        return Err(format!(
-            "size must be a non-zero number (the cell size, or minus the number of cells along the box's largest side), not {}",
-            params.size
-        ));
+        return Err(StuffingError::BadSize { size: params.size });
     }
 
     // the input's box (every point counts, used or not; SOFA's else-if is kept)
@@ -180,7 +230,7 @@ pub fn stuff(
         }
     }
     if bb.iter().flatten().any(|c| !c.is_finite()) {
-        return Err(format!("vbbox is not finite: {bb:?}"));
+        return Err(StuffingError::NonFiniteBox { bbox: bb });
     }
     let mut cellsize = params.size;
     if cellsize < 0.0 {
@@ -195,10 +245,12 @@ pub fn stuff(
         cellsize = bsize / -cellsize;
     }
     if !(cellsize > 0.0 && cellsize.is_finite()) {
-        return Err(format!(
-            "degenerate cell size {cellsize} (size {}, box {:?}–{:?}): the surface has no extent",
-            params.size, bb[0], bb[1]
-        ));
+        return Err(StuffingError::DegenerateCellSize {
+            cellsize,
+            size: params.size,
+            lo: bb[0],
+            hi: bb[1],
+        });
     }
     let lattice = Lattice::around(&bb, cellsize)?;
 
@@ -359,8 +411,8 @@ impl MeshTetraStuffing {
             .collect();
         let result = match stuff(&points, &triangles, &quads, &self.params()) {
             Ok(r) => r,
-            Err(msg) => {
-                ctx.error(msg);
+            Err(e) => {
+                ctx.error(e.to_string());
                 return;
             }
         };

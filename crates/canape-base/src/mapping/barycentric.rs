@@ -137,6 +137,24 @@ fn hexa_weights(a: f64, b: f64, c: f64) -> [f64; 8] {
     ]
 }
 
+/// Why barycentric weights cannot be computed.
+#[derive(Clone, Debug, PartialEq, Eq, thiserror::Error)]
+pub enum BarycentricError {
+    #[error("the input topology uses point {max}, but the input state has {points} points")]
+    TopologyBeyondState { max: u32, points: usize },
+    #[error(
+        "the input topology has no elements (tetrahedra, hexahedra, triangles, quads or edges)"
+    )]
+    NoElements,
+    #[error("no element is near enough to a mapped point")]
+    NoElementNear,
+    #[error("the input grid has no hexahedron to map points in")]
+    NoHexahedron,
+    /// The grid's locator answered a hexahedron it does not have.
+    #[error("the input grid located a point in hexahedron {hexahedron}, beyond its {count}")]
+    HexahedronBeyondGrid { hexahedron: usize, count: usize },
+}
+
 /// Compute the weights of `points` in the elements of `mesh` (positions `x`), as SOFA's
 /// BarycentricMapperMeshTopology::init does
 /// (Sofa/Component/Mapping/Linear/.../BarycentricMappers/BarycentricMapperMeshTopology.inl). One
@@ -153,13 +171,11 @@ pub fn compute_weights(
     x: &[f64],
     mesh: &canape_core::mesh::Mesh,
     points: &[f64],
-) -> Result<BarycentricWeights, String> {
+) -> Result<BarycentricWeights, BarycentricError> {
     let n = x.len() / 3;
     if let Some(m) = mesh.max_index() {
         if m as usize >= n {
-            return Err(format!(
-                "the input topology uses point {m}, but the input state has {n} points"
-            ));
+            return Err(BarycentricError::TopologyBeyondState { max: m, points: n });
         }
     }
     let pt = |i: u32| get3(x, i as usize);
@@ -214,10 +230,7 @@ pub fn compute_weights(
         }
         return Ok(wts);
     } else {
-        return Err(
-            "the input topology has no elements (tetrahedra, hexahedra, triangles, quads or edges)"
-                .into(),
-        );
+        return Err(BarycentricError::NoElements);
     }
     for p in points.chunks_exact(3) {
         let p = Vec3::new(p[0], p[1], p[2]);
@@ -235,7 +248,7 @@ pub fn compute_weights(
             }
         }
         let Some((_, k, v)) = best else {
-            return Err("no element is near enough to a mapped point".into());
+            return Err(BarycentricError::NoElementNear);
         };
         let (shape, verts, _) = &elements[k];
         let w = shape_weights(*shape, &v);
@@ -256,12 +269,13 @@ pub fn locate_in_cubes(
     mesh: &canape_core::mesh::Mesh,
     nb_inputs: usize,
     points: &[f64],
-) -> Result<BarycentricWeights, String> {
+) -> Result<BarycentricWeights, BarycentricError> {
     if let Some(m) = mesh.max_index() {
         if m as usize >= nb_inputs {
-            return Err(format!(
-                "the input topology uses point {m}, but the input state has {nb_inputs} points"
-            ));
+            return Err(BarycentricError::TopologyBeyondState {
+                max: m,
+                points: nb_inputs,
+            });
         }
     }
     let mut wts = BarycentricWeights::default();
@@ -271,13 +285,13 @@ pub fn locate_in_cubes(
             .find_cube(&p)
             .or_else(|| locator.find_nearest_cube(&p));
         let Some((h, [a, b, c])) = found else {
-            return Err("the input grid has no hexahedron to map points in".into());
+            return Err(BarycentricError::NoHexahedron);
         };
         let Some(hexa) = mesh.hexahedra.get(h) else {
-            return Err(format!(
-                "the input grid located a point in hexahedron {h}, beyond its {}",
-                mesh.hexahedra.len()
-            ));
+            return Err(BarycentricError::HexahedronBeyondGrid {
+                hexahedron: h,
+                count: mesh.hexahedra.len(),
+            });
         };
         let w = hexa_weights(a, b, c);
         let pairs: Vec<(u32, f64)> = hexa.iter().copied().zip(w).collect();
@@ -432,7 +446,7 @@ impl BarycentricMapping {
                     self.input = vec![input];
                     self.output = Some(output);
                 }
-                Err(e) => ctx.error(e),
+                Err(e) => ctx.error(e.to_string()),
             }
             return;
         }
@@ -455,7 +469,7 @@ impl BarycentricMapping {
                 self.input = vec![input];
                 self.output = Some(output);
             }
-            Err(e) => ctx.error(e),
+            Err(e) => ctx.error(e.to_string()),
         }
     }
 }

@@ -79,6 +79,19 @@ impl Default for TubularMapping {
     }
 }
 
+/// Why TubularMapping's settings make no tube.
+#[derive(Clone, Debug, PartialEq, thiserror::Error)]
+pub enum TubularError {
+    #[error("no radius is given")]
+    NoRadius,
+    #[error("radius {radius} is not a positive number")]
+    BadRadius { radius: f64 },
+    #[error(
+        "nbPointsOnEachCircle is {n}: a number of points per circle from 1 to {max} is needed"
+    )]
+    PointsPerCircle { n: i64, max: usize },
+}
+
 impl TubularMapping {
     pub fn new() -> Self {
         let (data, m) = mapping_base(DataTable::new());
@@ -94,19 +107,20 @@ impl TubularMapping {
     }
 
     /// The number of points per circle and the radius, checked.
-    fn settings(&self) -> Result<(usize, f64), String> {
+    fn settings(&self) -> Result<(usize, f64), TubularError> {
         if !self.data.was_set(self.d.radius) {
-            return Err("no radius is given".into());
+            return Err(TubularError::NoRadius);
         }
         let radius = self.data.get(self.d.radius);
         if !(radius.is_finite() && radius > 0.0) {
-            return Err(format!("radius {radius} is not a positive number"));
+            return Err(TubularError::BadRadius { radius });
         }
         let n = self.data.get(self.d.nb_points_on_each_circle);
         if n <= 0 || n as u64 > MAX_OUTPUT_POINTS as u64 {
-            return Err(format!(
-                "nbPointsOnEachCircle is {n}: a number of points per circle from 1 to {MAX_OUTPUT_POINTS} is needed"
-            ));
+            return Err(TubularError::PointsPerCircle {
+                n,
+                max: MAX_OUTPUT_POINTS,
+            });
         }
         Ok((n as usize, radius))
     }

@@ -58,38 +58,59 @@ impl Default for UniformMass {
 
 const IDENTITY3: [f64; 9] = [1.0, 0.0, 0.0, 0.0, 1.0, 0.0, 0.0, 0.0, 1.0];
 
+/// Why UniformMass's `vertexMass` text gives no mass.
+#[derive(Clone, Debug, PartialEq, Eq, thiserror::Error)]
+pub enum VertexMassError {
+    #[error("'{word}' is not a number (in '{text}')")]
+    NotANumber { word: String, text: String },
+    #[error("no value")]
+    NoValue,
+    #[error("{n} numbers; a Rigid3 mass is 'mass volume' and 9 inertia entries (11 numbers) or one number")]
+    Rigid3Count { n: usize },
+    #[error("{n} numbers; a Rigid2 mass is 'mass volume inertia' (3 numbers) or one number")]
+    Rigid2Count { n: usize },
+    #[error("{n} numbers; one mass per particle is expected")]
+    ParticleCount { n: usize },
+}
+
+/// Why UniformMass's Data give no mass (the Display text names the Data).
+#[derive(Clone, Debug, PartialEq, Eq, thiserror::Error)]
+pub enum UniformMassError {
+    #[error("vertexMass: {0}")]
+    VertexMass(VertexMassError),
+}
+
 /// The mass of one DOF from UniformMass's `vertexMass` text: one number, or for rigid DOFs
 /// SOFA's RigidMass text "mass volume inertia" (Rigid3: the 3×3 inertia matrix per unit mass,
 /// row-major; Rigid2: one number), brackets and commas read as spaces. A rigid mass given as
 /// one number keeps the identity inertia.
-fn parse_vertex_mass(text: &str, dof: DofType) -> Result<(f64, Option<[f64; 9]>), String> {
+fn parse_vertex_mass(text: &str, dof: DofType) -> Result<(f64, Option<[f64; 9]>), VertexMassError> {
     let cleaned: String = text
         .chars()
         .map(|c| if matches!(c, '[' | ']' | ',') { ' ' } else { c })
         .collect();
     let mut nums = Vec::new();
     for w in cleaned.split_whitespace() {
-        nums.push(
-            w.parse::<f64>()
-                .map_err(|_| format!("'{w}' is not a number (in '{}')", text.trim()))?,
-        );
+        nums.push(w.parse::<f64>().map_err(|_| VertexMassError::NotANumber {
+            word: w.to_string(),
+            text: text.trim().to_string(),
+        })?);
     }
     match (dof, nums.len()) {
-        (_, 0) => Err("no value".into()),
+        (_, 0) => Err(VertexMassError::NoValue),
         (_, 1) => Ok((nums[0], None)),
         (DofType::Rigid3, 11) => {
             let mut i = [0.0; 9];
             i.copy_from_slice(&nums[2..11]);
             Ok((nums[0], Some(i)))
         }
-        (DofType::Rigid2, 3) => Ok((nums[0], Some([nums[2], 0.0, 0.0, 0.0, 0.0, 0.0, 0.0, 0.0, 0.0]))),
-        (DofType::Rigid3, n) => Err(format!(
-            "{n} numbers; a Rigid3 mass is 'mass volume' and 9 inertia entries (11 numbers) or one number"
+        (DofType::Rigid2, 3) => Ok((
+            nums[0],
+            Some([nums[2], 0.0, 0.0, 0.0, 0.0, 0.0, 0.0, 0.0, 0.0]),
         )),
-        (DofType::Rigid2, n) => Err(format!(
-            "{n} numbers; a Rigid2 mass is 'mass volume inertia' (3 numbers) or one number"
-        )),
-        (_, n) => Err(format!("{n} numbers; one mass per particle is expected")),
+        (DofType::Rigid3, n) => Err(VertexMassError::Rigid3Count { n }),
+        (DofType::Rigid2, n) => Err(VertexMassError::Rigid2Count { n }),
+        (_, n) => Err(VertexMassError::ParticleCount { n }),
     }
 }
 
@@ -129,10 +150,10 @@ impl UniformMass {
 
     /// The mass of one DOF and the rigid inertia per unit mass (identity when not given) that
     /// `vertexMass` gives, or why it gives none.
-    fn given_vertex_mass(&self) -> Result<(f64, [f64; 9]), String> {
+    fn given_vertex_mass(&self) -> Result<(f64, [f64; 9]), UniformMassError> {
         parse_vertex_mass(self.data.get(self.d.vertex_mass), self.dof)
             .map(|(m, inertia)| (m, inertia.unwrap_or(IDENTITY3)))
-            .map_err(|e| format!("vertexMass: {e}"))
+            .map_err(UniformMassError::VertexMass)
     }
 
     /// SOFA's choice of the mass of each of `count` DOFs: totalMass / count when the total
@@ -210,7 +231,7 @@ impl UniformMass {
                 vm
             }
             Err(e) => {
-                ctx.error(e);
+                ctx.error(e.to_string());
                 self.valid = false;
                 return;
             }
@@ -257,7 +278,7 @@ impl UniformMass {
             let (vm, inertia) = if vertex {
                 match self.given_vertex_mass() {
                     Ok(given) => given,
-                    Err(e) => return Reaction::Refused(vec![e]),
+                    Err(e) => return Reaction::Refused(vec![e.to_string()]),
                 }
             } else {
                 (self.m, self.inertia)
@@ -373,6 +394,30 @@ impl Mass for UniformMass {
 mod tests {
     use super::*;
     use canape_core::component::Component;
+
+    #[test]
+    fn vertex_mass_refusals_read_as_before() {
+        let why = |text: &str, dof: DofType| {
+            UniformMassError::VertexMass(parse_vertex_mass(text, dof).unwrap_err()).to_string()
+        };
+        assert_eq!(
+            why(" 1 x ", DofType::Vec3),
+            "vertexMass: 'x' is not a number (in '1 x')"
+        );
+        assert_eq!(why("[]", DofType::Vec3), "vertexMass: no value");
+        assert_eq!(
+            why("1 2", DofType::Vec3),
+            "vertexMass: 2 numbers; one mass per particle is expected"
+        );
+        assert_eq!(
+            why("1 2 3 4 5 6 7 8", DofType::Rigid3),
+            "vertexMass: 8 numbers; a Rigid3 mass is 'mass volume' and 9 inertia entries (11 numbers) or one number"
+        );
+        assert_eq!(
+            why("1 2", DofType::Rigid2),
+            "vertexMass: 2 numbers; a Rigid2 mass is 'mass volume inertia' (3 numbers) or one number"
+        );
+    }
 
     /// What a UniformMass gives, as bits: its mass per DOF, M·dx for a pseudo-random dx (factors
     /// 1 and 0.3), its gravity forces, its Rayleigh mass; and its published vertexMass and

@@ -77,6 +77,21 @@ struct Settings {
     flip: bool,
 }
 
+/// Why Edge2QuadTopologicalMapping's settings build no quad.
+#[derive(Clone, Debug, PartialEq, thiserror::Error)]
+pub enum Edge2QuadError {
+    #[error("no radius (neither radius nor radiusFocal) is given: no quad is created")]
+    NoRadius,
+    #[error("radius {radius} is not a positive number: no quad is created")]
+    BadRadius { radius: f64 },
+    #[error(
+        "nbPointsOnEachCircle is {n}: at least 1 point per circle is needed, no quad is created"
+    )]
+    NoPointPerCircle { n: i64 },
+    #[error("nbPointsOnEachCircle {n} is too large: no quad is created")]
+    TooManyPointsPerCircle { n: usize },
+}
+
 impl Edge2QuadTopologicalMapping {
     pub fn new() -> Self {
         let (data, dm) = mapping_data(DataTable::new());
@@ -86,31 +101,23 @@ impl Edge2QuadTopologicalMapping {
 
     /// The checked settings, or the reason nothing is built (SOFA's init leaves the component
     /// invalid in these cases, or would build an empty or absurd tube).
-    fn settings(&self) -> Result<Settings, String> {
+    fn settings(&self) -> Result<Settings, Edge2QuadError> {
         let (d, h) = (&self.data, self.d);
         let (radius_set, focal_set) = (d.was_set(h.radius), d.was_set(h.radius_focal));
         if !radius_set && !focal_set {
-            return Err(
-                "no radius (neither radius nor radiusFocal) is given: no quad is created".into(),
-            );
+            return Err(Edge2QuadError::NoRadius);
         }
         let radius = d.get(h.radius);
         if !(radius.is_finite() && radius > 0.0) {
-            return Err(format!(
-                "radius {radius} is not a positive number: no quad is created"
-            ));
+            return Err(Edge2QuadError::BadRadius { radius });
         }
         let n = d.get(h.nb_points_on_each_circle);
         if n <= 0 {
-            return Err(format!(
-                "nbPointsOnEachCircle is {n}: at least 1 point per circle is needed, no quad is created"
-            ));
+            return Err(Edge2QuadError::NoPointPerCircle { n });
         }
         let n = n as usize;
         if n > MAX_OUTPUT_POINTS {
-            return Err(format!(
-                "nbPointsOnEachCircle {n} is too large: no quad is created"
-            ));
+            return Err(Edge2QuadError::TooManyPointsPerCircle { n });
         }
         let focal = d.get(h.radius_focal);
         let ellipse = if focal_set && focal.is_finite() && focal > 0.0 {
@@ -218,7 +225,7 @@ impl TopologicalMapping for Edge2QuadTopologicalMapping {
     fn warnings(&self, input: &Mesh) -> Vec<String> {
         let s = match self.settings() {
             Ok(s) => s,
-            Err(e) => return vec![e],
+            Err(e) => return vec![e.to_string()],
         };
         let mut w = Vec::new();
         let (d, h) = (&self.data, self.d);

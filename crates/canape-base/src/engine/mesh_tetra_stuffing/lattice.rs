@@ -1,6 +1,6 @@
 //! The body-centred cubic lattice: where it lies, its points and their neighbours.
 
-use super::{MAX_LATTICE_POINTS, P3};
+use super::{StuffingError, MAX_LATTICE_POINTS, P3};
 
 /// Where the lattice lies and how its points are numbered: the g grid (cell corners) first, x
 /// fastest, then the h grid (cell centres, one more layer all round).
@@ -19,7 +19,7 @@ impl Lattice {
     /// The grids around the box `bb` (MeshTetraStuffing.cpp, doUpdate: centred on the box, two
     /// cells of margin beyond the truncated half-extent on each side); Err (with the reason)
     /// when the lattice would be empty or too large.
-    pub(super) fn around(bb: &[P3; 2], cellsize: f64) -> Result<Self, String> {
+    pub(super) fn around(bb: &[P3; 2], cellsize: f64) -> Result<Self, StuffingError> {
         let mut gsize = [0usize; 3];
         let mut hsize = [0usize; 3];
         let mut g0 = [0.0; 3];
@@ -29,20 +29,22 @@ impl Lattice {
             let below = (p0 - bb[0][c]) / cellsize;
             let above = (bb[1][c] - p0) / cellsize;
             if !(below.abs() < 1e7 && above.abs() < 1e7) {
-                return Err(format!(
-                    "the cell size {cellsize} is too small for the box {:?}–{:?}: the lattice would be too large",
-                    bb[0], bb[1]
-                ));
+                return Err(StuffingError::CellTooSmall {
+                    cellsize,
+                    lo: bb[0],
+                    hi: bb[1],
+                });
             }
             // int() truncates toward zero, as `as` does
             let c0 = -((below as i64) + 2);
             let c1 = (above as i64) + 2;
             let n = c1 - c0 + 1;
             if n < 1 {
-                return Err(format!(
-                    "vbbox is inverted along axis {c} ({} > {}): no lattice",
-                    bb[0][c], bb[1][c]
-                ));
+                return Err(StuffingError::InvertedBox {
+                    axis: c,
+                    lo: bb[0][c],
+                    hi: bb[1][c],
+                });
             }
             gsize[c] = n as usize;
             g0[c] = p0 + c0 as f64 * cellsize;
@@ -52,9 +54,11 @@ impl Lattice {
         let ph0 = gsize[0] * gsize[1] * gsize[2];
         let total = ph0 + hsize[0] * hsize[1] * hsize[2];
         if total > MAX_LATTICE_POINTS {
-            return Err(format!(
-                "the cell size {cellsize} gives a lattice of {total} points (more than {MAX_LATTICE_POINTS}): use a larger size"
-            ));
+            return Err(StuffingError::TooManyPoints {
+                cellsize,
+                points: total,
+                max: MAX_LATTICE_POINTS,
+            });
         }
         Ok(Lattice {
             cellsize,

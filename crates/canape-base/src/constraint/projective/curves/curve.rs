@@ -106,25 +106,33 @@ struct Parabola {
     lin: f64,
 }
 
+/// Why three points define no parabola y(x) in SOFA's frame.
+#[derive(Clone, Debug, PartialEq, Eq, thiserror::Error)]
+pub enum ParabolaError {
+    #[error("P1, P2 and P3 must be three different points")]
+    SamePoints,
+    #[error("P1, P2 and P3 are aligned: they define no parabola")]
+    Aligned,
+    #[error("P2 is straight above P1 or P3 seen from the P1→P3 axis: no parabola y(x) passes through the three points")]
+    AboveAnEnd,
+}
+
 impl Parabola {
-    fn through(p1: Vec3, p2: Vec3, p3: Vec3) -> Result<Parabola, String> {
+    fn through(p1: Vec3, p2: Vec3, p3: Vec3) -> Result<Parabola, ParabolaError> {
         let (e12, e13) = (p2 - p1, p3 - p1);
         if e12 == Vec3::zeros() || e13 == Vec3::zeros() || p3 == p2 {
-            return Err("P1, P2 and P3 must be three different points".into());
+            return Err(ParabolaError::SamePoints);
         }
         let normal = e13.cross(&e12);
         if normal.norm() <= 1e-12 * e13.norm() * e12.norm() {
-            return Err("P1, P2 and P3 are aligned: they define no parabola".into());
+            return Err(ParabolaError::Aligned);
         }
         let ax = e13.normalize();
         let ay = normal.cross(&e13).normalize();
         let span = e13.norm();
         let (x2, y2) = (e12.dot(&ax), e12.dot(&ay));
         if x2.abs() <= 1e-12 * span || (span - x2).abs() <= 1e-12 * span {
-            return Err(
-                "P2 is straight above P1 or P3 seen from the P1→P3 axis: no parabola y(x) passes through the three points"
-                    .into(),
-            );
+            return Err(ParabolaError::AboveAnEnd);
         }
         let denom = span * x2 - x2 * x2;
         Ok(Parabola {
@@ -411,5 +419,25 @@ impl ProjectiveConstraint for CurveProjectiveConstraint {
     fn fixed_scalar_dofs(&self, _deriv_size: usize) -> Vec<usize> {
         // SOFA does not apply these constraints to assembled matrices
         Vec::new()
+    }
+}
+
+#[cfg(test)]
+mod parabola_refusals {
+    use super::*;
+
+    #[test]
+    fn read_as_before() {
+        let (o, x, y) = (Vec3::zeros(), Vec3::x(), Vec3::y());
+        let why = |p1, p2, p3| Parabola::through(p1, p2, p3).unwrap_err().to_string();
+        assert_eq!(why(o, o, x), "P1, P2 and P3 must be three different points");
+        assert_eq!(
+            why(o, x, x * 2.0),
+            "P1, P2 and P3 are aligned: they define no parabola"
+        );
+        assert_eq!(
+            why(o, y, x),
+            "P2 is straight above P1 or P3 seen from the P1→P3 axis: no parabola y(x) passes through the three points"
+        );
     }
 }
