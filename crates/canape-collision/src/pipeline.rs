@@ -105,6 +105,9 @@ pub struct Pipeline {
     /// With the StickContactForceField response: whether its springs outlive the contacts
     /// (`keepAlive`, true unless `responseParams` says `keepAlive=0`).
     stick: Option<bool>,
+    /// The settings read at init (narrow phase, intersection method, contact manager): an
+    /// edit of one of them re-initialises the pipeline.
+    sources: Vec<ComponentId>,
     /// Whether the narrow phase is RayTraceNarrowPhase (vertices inside the other surface,
     /// found by rays) rather than BVHNarrowPhase.
     ray_trace: bool,
@@ -182,6 +185,7 @@ impl Pipeline {
             augmented: None,
             stick: None,
             ray_trace: false,
+            sources: Vec::new(),
             entries: Vec::new(),
             responses: Default::default(),
             scratch: Scratch::default(),
@@ -236,7 +240,7 @@ impl Pipeline {
         let scene = ctx.scene;
         let method_link = self.data.get(self.d.intersection_method).to_string();
         let narrow_link = self.data.get(self.d.narrow_phase_detection).to_string();
-        self.ray_trace = find_setting(
+        let narrow = find_setting(
             ctx,
             &narrow_link,
             &[
@@ -244,8 +248,10 @@ impl Pipeline {
                 "ParallelBVHNarrowPhase",
                 "RayTraceNarrowPhase",
             ],
-        )
-        .is_some_and(|(_, class)| class == "RayTraceNarrowPhase");
+        );
+        self.ray_trace = narrow.is_some_and(|(_, class)| class == "RayTraceNarrowPhase");
+        self.sources.clear();
+        self.sources.extend(narrow.map(|(id, _)| id));
         let manager_link = self.data.get(self.d.contact_manager).to_string();
         if let Some(ds) = self.ds {
             let mut listed = Vec::new();
@@ -269,6 +275,7 @@ impl Pipeline {
                 "LocalMinDistance",
             ],
         );
+        self.sources.extend(method.map(|(id, _)| id));
         self.params = match method {
             None => {
                 ctx.warn("no intersection method (MinProximityIntersection, NewProximityIntersection, DiscreteIntersection, LocalMinDistance) beside the pipeline: no collision is detected");
@@ -313,6 +320,7 @@ impl Pipeline {
             &manager_link,
             &["CollisionResponse", "RuleBasedContactManager"],
         );
+        self.sources.extend(manager.map(|(id, _)| id));
         if let Some((id, _)) = manager {
             let rules = scene
                 .component(id)
@@ -413,6 +421,9 @@ canape_core::impl_component!(
 impl Passive for Pipeline {
     fn role(&self) -> Role {
         Role::Collision
+    }
+    fn init_sources(&self) -> Vec<ComponentId> {
+        self.sources.clone()
     }
     fn is_collision_pipeline(&self) -> bool {
         // a sub-pipeline runs when its composite does

@@ -398,6 +398,11 @@ pub trait OdeSolver: Component + OdeSolverClone {
             velocity: 1.0,
         }
     }
+    /// Components whose Data this solver copied at its last init (a Newton solver's
+    /// parameters): an edit of one of them re-initialises this solver too.
+    fn init_sources(&self) -> Vec<crate::scene::ComponentId> {
+        Vec::new()
+    }
 }
 
 /// A topology: points and elements.
@@ -703,6 +708,12 @@ pub enum ControllerError {
 /// Any other component (visual model, collision model, plugin marker…).
 pub trait Passive: Component + PassiveClone {
     fn role(&self) -> Role;
+    /// Components whose Data this one copied at its last init (a collision pipeline's
+    /// intersection method and contact manager): an edit of one of them re-initialises this
+    /// one too.
+    fn init_sources(&self) -> Vec<crate::scene::ComponentId> {
+        Vec::new()
+    }
     /// Mesh to display (visual models), if any.
     fn visual_mesh(&self) -> Option<&Mesh> {
         None

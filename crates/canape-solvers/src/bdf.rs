@@ -410,6 +410,9 @@ impl NonLinearFunction for BdfResidual<'_> {
 }
 
 impl OdeSolver for BdfOdeSolver {
+    fn init_sources(&self) -> Vec<ComponentId> {
+        self.newton.into_iter().collect()
+    }
     fn solve(&mut self, ops: &mut dyn MechanicalOps, dt: f64) {
         if !self.valid || dt == 0.0 || !dt.is_finite() {
             return;

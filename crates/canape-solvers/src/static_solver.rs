@@ -221,6 +221,9 @@ impl NonLinearFunction for StaticResidual<'_> {
 }
 
 impl OdeSolver for StaticSolver {
+    fn init_sources(&self) -> Vec<ComponentId> {
+        self.newton.into_iter().collect()
+    }
     fn solve(&mut self, ops: &mut dyn MechanicalOps, _dt: f64) {
         let dx = ops.persistent(0);
         let mut f = StaticResidual { ops, dx };

@@ -604,3 +604,48 @@ fn moves_that_would_change_what_components_use_are_refused() {
         Err(SceneError::StaleNode(_))
     ));
 }
+
+#[test]
+fn an_edited_newton_solver_reaches_the_static_solver_that_copied_its_parameters() {
+    // a corotational cantilever (geometrically nonlinear) solved statically: one Newton
+    // iteration per step by default, twenty after the edit
+    let xml = |iterations: &str| {
+        format!(
+            r#"<Node name="root" dt="1" gravity="0 -10 0">
+  <DefaultAnimationLoop/>
+  <NewtonRaphsonSolver name="newton" {iterations}/>
+  <StaticSolver/>
+  <SparseLDLSolver/>
+  <RegularGridTopology name="grid" min="0 0 0" max="4 1 1" n="5 2 2"/>
+  <MechanicalObject name="dofs"/>
+  <UniformMass totalMass="20"/>
+  <HexahedronFEMForceField youngModulus="300" poissonRatio="0.3" method="large"/>
+  <BoxROI name="clamp" box="-0.1 -0.1 -0.1 0.1 1.1 1.1"/>
+  <FixedProjectiveConstraint indices="@clamp.indices"/>
+</Node>"#
+        )
+    };
+    let run = |sim: &mut Simulation| {
+        for _ in 0..3 {
+            sim.step();
+        }
+        dofs(sim, VecId::POSITION)
+    };
+    let mut edited = load(&xml(""));
+    let newton = find(&edited, "newton");
+    edited
+        .set_data(newton, "maxNbIterationsNewton", "20")
+        .unwrap();
+    let mut built = load(&xml(r#"maxNbIterationsNewton="20""#));
+    let mut default = load(&xml(""));
+    let (e, b, d) = (run(&mut edited), run(&mut built), run(&mut default));
+    assert!(e.iter().all(|v| v.is_finite()), "{e:?}");
+    assert_eq!(
+        e, b,
+        "the edit acts as if the scene had been written with it"
+    );
+    assert_ne!(
+        e, d,
+        "twenty Newton iterations do not give one iteration's states"
+    );
+}

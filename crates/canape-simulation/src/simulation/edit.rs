@@ -81,7 +81,7 @@ impl Simulation {
     ) -> Result<Vec<Diagnostic>, EditError> {
         self.scene.check_component(id)?;
         let info = self.scene.info(id);
-        if !is_editable_role(info.role) {
+        if !is_editable_role(info.role) && self.readers_of(id).is_empty() {
             return Err(EditError::NotEditable {
                 class: info.class,
                 role: info.role,
@@ -166,38 +166,38 @@ impl Simulation {
                 }
             }
         }
-        if role == Role::Collision {
-            self.reread_collision_settings(id, &mut diags);
-        }
+        self.reinit_readers_of(id, &mut diags);
         self.after_edit(solvers, role == Role::ProjectiveConstraint);
         Ok(diags.iter().cloned().collect())
     }
 
-    /// After an edit of a collision component other than a pipeline (an intersection method,
-    /// a contact manager, a collision model): the pipelines read their settings again (they
-    /// take them at init; the responses they made stay).
-    fn reread_collision_settings(&mut self, edited: ComponentId, diags: &mut Diagnostics) {
-        let passives: Vec<(ComponentId, usize)> = self
-            .scene
+    /// The components that copied Data of `source` at their init (`init_sources`): a
+    /// component they read is editable whatever its role, and its edits re-initialise them.
+    fn readers_of(&self, source: ComponentId) -> Vec<ComponentId> {
+        use canape_core::scene::Slot;
+        self.scene
             .component_ids()
-            .filter(|&c| c != edited)
-            .filter_map(|c| match self.scene.info(c).slot {
-                canape_core::scene::Slot::Passive(i) => Some((c, i)),
-                _ => None,
+            .filter(|&c| c != source)
+            .filter(|&c| {
+                let sources = match self.scene.info(c).slot {
+                    Slot::Ode(i) => self.scene.odes[i].as_ref().map(|o| o.init_sources()),
+                    Slot::Passive(i) => self.scene.passives[i].as_ref().map(|p| p.init_sources()),
+                    _ => None,
+                };
+                sources.is_some_and(|s| s.contains(&source))
             })
-            .collect();
-        let mut pipelines = Vec::new();
-        for (c, i) in passives {
-            if self.scene.passives[i]
-                .as_mut()
-                .is_some_and(|p| p.collision_pipeline().is_some())
-            {
-                pipelines.push(c);
-            }
-        }
-        for p in pipelines {
-            if let Err(reason) = crate::init::reinit_component(&mut self.scene, p, diags) {
-                diags.push(Diagnostic::error(reason).on(self.scene.component_label(p)));
+            .collect()
+    }
+
+    /// After an accepted edit of `edited`: the components that copied its Data at their init
+    /// (`OdeSolver::init_sources`, `Passive::init_sources`: StaticSolver and BDFOdeSolver
+    /// their NewtonRaphsonSolver's parameters, a collision pipeline its intersection method
+    /// and contact manager) are re-initialised to read them again.
+    fn reinit_readers_of(&mut self, edited: ComponentId, diags: &mut Diagnostics) {
+        let readers = self.readers_of(edited);
+        for r in readers {
+            if let Err(reason) = crate::init::reinit_component(&mut self.scene, r, diags) {
+                diags.push(Diagnostic::error(reason).on(self.scene.component_label(r)));
             }
         }
     }
