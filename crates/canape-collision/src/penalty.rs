@@ -229,8 +229,4 @@ impl ForceField for PenaltyContactForceField {
     fn contacts(&self) -> &[Contact] {
         &self.contacts
     }
-
-    fn draw_edges(&self) -> Vec<[u32; 2]> {
-        Vec::new()
-    }
 }

@@ -192,10 +192,6 @@ impl ForceField for StickContactForceField {
     fn contacts(&self) -> &[Contact] {
         &self.springs
     }
-
-    fn draw_edges(&self) -> Vec<[u32; 2]> {
-        Vec::new()
-    }
 }
 
 #[cfg(test)]
