@@ -205,28 +205,26 @@ impl Pipeline {
     }
 }
 
-/// The component a link names when it is one of `classes`, else the first component of one
-/// of `classes` in `node` or its ancestors (nearest first).
+/// The component Data `data`'s link names (`text`), which must be one of `classes` (a wrong
+/// link is reported and the search goes on), else the first component of one of `classes` in
+/// the node or its ancestors (nearest first).
 fn find_setting(
-    ctx: &InitContext<'_>,
-    link: &str,
+    ctx: &mut InitContext<'_>,
+    data: &'static str,
+    text: &str,
     classes: &[&str],
+    what: &'static str,
 ) -> Option<(ComponentId, &'static str)> {
-    let scene = ctx.scene;
-    if !link.trim().is_empty() {
-        if let Some(Target::Component(c)) = ctx.linked(link) {
-            let class = scene.component(c)?.class_name();
-            return classes.contains(&class).then_some((c, class));
-        }
-        return None;
+    match ctx.link_class(data, text, classes, what) {
+        Ok(Some(c)) => return Some((c, ctx.scene.info(c).class)),
+        Ok(None) => {}
+        Err(e) => ctx.error(format!("{e}: looking for {what} in this node and above")),
     }
+    let scene = ctx.scene;
     for n in scene.lineage(ctx.node) {
         for &c in &scene.node(n).components {
-            let Some(comp) = scene.component(c) else {
-                continue;
-            };
-            let class = comp.class_name();
-            if classes.contains(&class) {
+            let class = scene.info(c).class;
+            if scene.component(c).is_some() && classes.contains(&class) {
                 return Some((c, class));
             }
         }
@@ -242,12 +240,14 @@ impl Pipeline {
         let narrow_link = self.data.get(self.d.narrow_phase_detection).to_string();
         let narrow = find_setting(
             ctx,
+            "narrowPhaseDetection",
             &narrow_link,
             &[
                 "BVHNarrowPhase",
                 "ParallelBVHNarrowPhase",
                 "RayTraceNarrowPhase",
             ],
+            "a narrow phase",
         );
         self.ray_trace = narrow.is_some_and(|(_, class)| class == "RayTraceNarrowPhase");
         self.sources.clear();
@@ -267,6 +267,7 @@ impl Pipeline {
         }
         let method = find_setting(
             ctx,
+            "intersectionMethod",
             &method_link,
             &[
                 "MinProximityIntersection",
@@ -274,6 +275,7 @@ impl Pipeline {
                 "DiscreteIntersection",
                 "LocalMinDistance",
             ],
+            "an intersection method",
         );
         self.sources.extend(method.map(|(id, _)| id));
         self.params = match method {
@@ -317,8 +319,10 @@ impl Pipeline {
         };
         let manager = find_setting(
             ctx,
+            "contactManager",
             &manager_link,
             &["CollisionResponse", "RuleBasedContactManager"],
+            "a contact manager",
         );
         self.sources.extend(manager.map(|(id, _)| id));
         if let Some((id, _)) = manager {

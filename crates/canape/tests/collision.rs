@@ -522,3 +522,47 @@ fn collision_settings_edited_while_running_take_effect_and_the_response_kind_is_
         "PenalityContactForceField"
     );
 }
+
+#[test]
+fn a_pipeline_link_to_the_wrong_component_is_reported_and_the_setting_found_in_the_context() {
+    let xml = BALL_ON_FLOOR
+        .replace("{linear}", CG)
+        .replace("{mass}", "0.5")
+        .replace("{radius}", "0.3")
+        .replace("{k1}", "40")
+        .replace("{k2}", "10")
+        .replace(
+            "<CollisionPipeline/>",
+            r#"<CollisionPipeline intersectionMethod="@floor" contactManager="@nothing"/>"#,
+        );
+    let mut sim = canape::load_scene_str(
+        &xml,
+        "links.scn",
+        std::path::Path::new("."),
+        &canape::LoadOptions::default(),
+    )
+    .expect("loads");
+    let text: Vec<String> = sim
+        .diagnostics
+        .iter()
+        .filter(|d| d.severity == canape::core::diag::Severity::Error)
+        .map(|d| d.message.clone())
+        .collect();
+    assert!(
+        text.iter()
+            .any(|m| m.contains("intersectionMethod='@floor'")
+                && m.contains("not an intersection method")),
+        "{text:?}"
+    );
+    assert!(
+        text.iter()
+            .any(|m| m.contains("contactManager='@nothing'") && m.contains("names nothing")),
+        "{text:?}"
+    );
+    // the method and the manager beside the pipeline are used: the ball lands on the floor
+    for _ in 0..300 {
+        sim.step();
+    }
+    assert!(contacts_total(&sim) > 0);
+    assert!(state(&sim, "ballDofs")[1] > 0.0);
+}

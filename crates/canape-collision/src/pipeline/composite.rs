@@ -4,7 +4,7 @@
 use canape_core::collision::{CollisionChanges, CollisionPipeline};
 use canape_core::component::{Passive, Role};
 use canape_core::data::{base_fields, DataKind, DataTable, Flag, Int, Text};
-use canape_core::scene::{ComponentId, InitContext, Scene, Slot, Target};
+use canape_core::scene::{ComponentId, InitContext, Scene, Slot};
 
 canape_core::data_schema! {
     /// CompositeCollisionPipeline's Data (after the base Data).
@@ -54,16 +54,15 @@ impl CompositePipeline {
             .map(str::to_string)
             .collect();
         for l in links {
-            match ctx.linked(&l) {
-                Some(Target::Component(c))
-                    if ctx.scene.component(c).map(|c| c.class_name())
-                        == Some("SubCollisionPipeline") =>
-                {
-                    self.subs.push(c)
-                }
-                _ => ctx.error(format!(
-                    "subCollisionPipelines: '{l}' names no SubCollisionPipeline"
-                )),
+            match ctx.link_class(
+                "subCollisionPipelines",
+                &l,
+                &["SubCollisionPipeline"],
+                "a SubCollisionPipeline",
+            ) {
+                Ok(Some(c)) => self.subs.push(c),
+                Ok(None) => {}
+                Err(e) => ctx.error(e.to_string()),
             }
         }
     }

@@ -127,6 +127,50 @@ impl InitContext<'_> {
         self.link_text::<ToState>(data, text)
     }
 
+    /// The component an object link names, for the text of Data `data`, when it is of one of
+    /// `classes` (`what` names them in messages: "an intersection method"); `Ok(None)` when
+    /// the text is empty. For links whose target is known by its class rather than its role
+    /// (a collision pipeline's settings, a solver's preconditioner).
+    pub fn link_class(
+        &self,
+        data: &'static str,
+        text: &str,
+        classes: &[&str],
+        what: &'static str,
+    ) -> Result<Option<ComponentId>, LinkError> {
+        let text = text.trim();
+        if text.is_empty() {
+            return Ok(None);
+        }
+        let Some(path) = text.strip_prefix('@') else {
+            return Err(LinkError::NotALink {
+                data,
+                link: text.to_string(),
+            });
+        };
+        match self.scene.resolve_path(self.node, Some(self.id), path) {
+            Some(Target::Component(c)) if classes.contains(&self.scene.info(c).class) => {
+                Ok(Some(c))
+            }
+            Some(Target::Component(c)) => Err(LinkError::WrongRole {
+                data,
+                link: text.to_string(),
+                found: self.scene.component_label(c),
+                expected: what,
+            }),
+            Some(Target::Node(n)) => Err(LinkError::WrongRole {
+                data,
+                link: text.to_string(),
+                found: format!("the node '{}'", self.scene.node(n).name),
+                expected: what,
+            }),
+            None => Err(LinkError::NotFound {
+                data,
+                link: text.to_string(),
+            }),
+        }
+    }
+
     fn link_text<R: LinkRole>(
         &self,
         data: &'static str,
