@@ -24,7 +24,7 @@ mod paths;
 mod removal;
 pub use context::InitContext;
 pub use errors::{EditError, SceneError};
-pub use links::{Link, LinkError, LinkRole, ToState, ToTopology};
+pub use links::{Link, LinkError, LinkRole, ToLinearSolver, ToState, ToTopology};
 
 /// Handle of a node: index into the node arena and the generation of that index.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, PartialOrd, Ord)]

@@ -11,7 +11,7 @@
 use canape_core::component::{Passive, Role};
 use canape_core::data::{base_fields, DataKind, DataTable, Flag, Int, Real, Reals, Text};
 use canape_core::impl_component;
-use canape_core::scene::{ComponentId, InitContext, Target};
+use canape_core::scene::{ComponentId, InitContext, ToLinearSolver};
 
 /// The class name the scene gives the component.
 pub const CLASS: &str = "NewtonRaphsonSolver";
@@ -405,22 +405,14 @@ pub fn resolve_newton(
             .component(c)
             .map(|x| NewtonParams::from_data(x.data()))
     };
-    let link = link.trim();
-    if !link.is_empty() {
-        match ctx.linked(link) {
-            Some(Target::Component(c)) if scene.info(c).class == CLASS => {
-                if let Some(p) = params(c) {
-                    return Some((c, p));
-                }
+    match ctx.link_class("newtonSolver", link, &[CLASS], "a NewtonRaphsonSolver") {
+        Ok(Some(c)) => {
+            if let Some(p) = params(c) {
+                return Some((c, p));
             }
-            Some(Target::Component(c)) => ctx.warn(format!(
-                "newtonSolver link '{link}' names a {}, not a {CLASS}: looking for one in this node and below",
-                scene.info(c).class
-            )),
-            _ => ctx.warn(format!(
-                "newtonSolver link '{link}' names no object: looking for a {CLASS} in this node and below"
-            )),
         }
+        Ok(None) => {}
+        Err(e) => ctx.warn(format!("{e}: looking for a {CLASS} in this node and below")),
     }
     scene
         .subtree(ctx.node)
@@ -444,13 +436,14 @@ pub(crate) fn check_linear_solver_link(ctx: &mut InitContext<'_>, link: &str) {
         .lineage(ctx.node)
         .into_iter()
         .find_map(|n| scene.node_components(n, Role::LinearSolver).next());
-    match ctx.linked(link) {
-        Some(Target::Component(c)) if scene.info(c).role == Role::LinearSolver => {
-            if Some(c) != nearest {
+    match ctx.link_text_of::<ToLinearSolver>("linearSolver", link) {
+        Ok(Some(l)) => {
+            if Some(l.id()) != nearest {
                 ctx.warn(format!("linearSolver link '{link}' names a linear solver that is not the nearest one in the context: the nearest one solves this group"));
             }
         }
-        _ => ctx.warn(format!("linearSolver link '{link}' names no linear solver")),
+        Ok(None) => {}
+        Err(e) => ctx.warn(e.to_string()),
     }
 }
 

@@ -13,7 +13,7 @@ use canape_core::component::{LinearSystem, Reaction, SolveStats};
 use canape_core::data::{ChangedData, DataKind, DataTable, Flag, Int, Real, Text, Words};
 use canape_core::matrix::Csr;
 use canape_core::registry::TemplateError;
-use canape_core::scene::{InitContext, Target};
+use canape_core::scene::InitContext;
 use canape_types::Mat3;
 
 use crate::direct::DirectSolver;
@@ -107,6 +107,15 @@ pub enum PreconditionerKind {
 }
 
 /// Direct solver classes a WarpPreconditioner can use.
+/// The preconditioner components PCG's `preconditioner` link may name (besides the direct
+/// solvers of `WARP_SOLVERS`).
+const PRECONDITIONERS: &[&str] = &[
+    "JacobiPreconditioner",
+    "BlockJacobiPreconditioner",
+    "SSORPreconditioner",
+    "WarpPreconditioner",
+];
+
 const WARP_SOLVERS: &[&str] = &[
     "SparseLDLSolver",
     "AsyncSparseLDLSolver",
@@ -285,37 +294,38 @@ impl PcgLinearSolver {
         self.read_criteria();
         self.kind = None;
         let link = self.data.get(self.d.preconditioner).trim().to_string();
-        if !link.is_empty() {
-            match ctx.linked(&link) {
-                Some(Target::Component(c)) => {
-                    let comp = ctx.scene.component(c);
-                    self.kind = match comp.map(|c| (c.class_name(), c.data().real("omega"))) {
-                        Some(("JacobiPreconditioner", _)) => Some(PreconditionerKind::Jacobi),
-                        Some(("BlockJacobiPreconditioner", _)) => {
-                            Some(PreconditionerKind::BlockJacobi)
-                        }
-                        Some(("SSORPreconditioner", omega)) => {
-                            Some(PreconditionerKind::Ssor { omega })
-                        }
-                        Some(("WarpPreconditioner", _)) => {
-                            self.warp = warp_solver(ctx, c);
-                            self.warp.is_some().then_some(PreconditionerKind::Warp)
-                        }
-                        // a direct solver as preconditioner (SOFA's PCG calls its solve on the
-                        // assembled matrix): the warp preconditioner without rotation
-                        Some((class, _)) if WARP_SOLVERS.contains(&class) => {
-                            self.warp = direct_copy(ctx, c, "PCGLinearSolver preconditioner");
-                            self.warp.is_some().then_some(PreconditionerKind::Warp)
-                        }
-                        Some((other, _)) => {
-                            ctx.error(format!("preconditioner '{other}' is not supported (JacobiPreconditioner, BlockJacobiPreconditioner, SSORPreconditioner, WarpPreconditioner and the direct solvers {} are)", WARP_SOLVERS.join(", ")));
-                            None
-                        }
-                        None => None,
-                    };
-                }
-                _ => ctx.error(format!("preconditioner link '{link}' names no object")),
+        let accepted: Vec<&str> = PRECONDITIONERS
+            .iter()
+            .chain(WARP_SOLVERS)
+            .copied()
+            .collect();
+        match ctx.link_class(
+            "preconditioner",
+            &link,
+            &accepted,
+            "a preconditioner (JacobiPreconditioner, BlockJacobiPreconditioner, SSORPreconditioner, WarpPreconditioner) or a direct solver",
+        ) {
+            Ok(Some(c)) => {
+                let comp = ctx.scene.component(c);
+                self.kind = match comp.map(|c| (c.class_name(), c.data().real("omega"))) {
+                    Some(("JacobiPreconditioner", _)) => Some(PreconditionerKind::Jacobi),
+                    Some(("BlockJacobiPreconditioner", _)) => Some(PreconditionerKind::BlockJacobi),
+                    Some(("SSORPreconditioner", omega)) => Some(PreconditionerKind::Ssor { omega }),
+                    Some(("WarpPreconditioner", _)) => {
+                        self.warp = warp_solver(ctx, c);
+                        self.warp.is_some().then_some(PreconditionerKind::Warp)
+                    }
+                    // a direct solver as preconditioner (SOFA's PCG calls its solve on the
+                    // assembled matrix): the warp preconditioner without rotation
+                    Some(_) => {
+                        self.warp = direct_copy(ctx, c, "PCGLinearSolver preconditioner");
+                        self.warp.is_some().then_some(PreconditionerKind::Warp)
+                    }
+                    None => None,
+                };
             }
+            Ok(None) => {}
+            Err(e) => ctx.error(e.to_string()),
         }
         if !self.data.get(self.d.use_precond) {
             self.kind = None;
@@ -366,12 +376,10 @@ fn warp_solver(
             .copied()
             .find(|&s| WARP_SOLVERS.contains(&ctx.scene.info(s).class))
     } else {
-        match ctx.linked(&link) {
-            Some(Target::Component(s)) => Some(s),
-            _ => {
-                ctx.error(format!(
-                    "WarpPreconditioner: linearSolver link '{link}' names no object"
-                ));
+        match ctx.link_class("linearSolver", &link, WARP_SOLVERS, "a direct solver") {
+            Ok(s) => s,
+            Err(e) => {
+                ctx.error(format!("WarpPreconditioner: {e}"));
                 return None;
             }
         }

@@ -557,6 +557,10 @@ mod tests {
         let (st, d) = init_static(&mut s, root, &[("newtonSolver", "@nothing")]);
         assert_eq!(st.newton_solver(), Some(first));
         assert_eq!(warnings(&d).len(), 1);
-        assert!(warnings(&d)[0].contains("names no object"));
+        assert!(
+            warnings(&d)[0].contains("newtonSolver='@nothing' names nothing"),
+            "{:?}",
+            warnings(&d)
+        );
     }
 }

@@ -17,6 +17,8 @@ pub trait LinkRole {
 pub struct ToState;
 /// Links to a topology (container or grid).
 pub struct ToTopology;
+/// Links to a linear solver.
+pub struct ToLinearSolver;
 
 impl LinkRole for ToState {
     const ROLE: Role = Role::State;
@@ -25,6 +27,10 @@ impl LinkRole for ToState {
 impl LinkRole for ToTopology {
     const ROLE: Role = Role::Topology;
     const WHAT: &'static str = "a topology";
+}
+impl LinkRole for ToLinearSolver {
+    const ROLE: Role = Role::LinearSolver;
+    const WHAT: &'static str = "a linear solver";
 }
 
 /// A link resolved to a component of role `R`.
@@ -93,6 +99,15 @@ impl InitContext<'_> {
         name: &'static str,
     ) -> Result<Option<Link<R>>, LinkError> {
         self.link_text::<R>(name, table.str(name))
+    }
+
+    /// As [`InitContext::link`], for the text `text` of Data `data` (a link read by hand).
+    pub fn link_text_of<R: LinkRole>(
+        &self,
+        data: &'static str,
+        text: &str,
+    ) -> Result<Option<Link<R>>, LinkError> {
+        self.link_text::<R>(data, text)
     }
 
     /// The state an object link names — a MechanicalObject, or a node, meaning its state (SOFA's

@@ -102,9 +102,17 @@ impl FemMass {
         let link = self.data.get(self.d.nodal_mass_density).trim().to_string();
         let scene = ctx.scene;
         let dens_id = if !link.is_empty() {
-            match ctx.linked(&link) {
-                Some(canape_core::scene::Target::Component(c)) => Some(c),
-                _ => None,
+            match ctx.link_class(
+                "nodalMassDensity",
+                &link,
+                &["NodalMassDensity"],
+                "a NodalMassDensity",
+            ) {
+                Ok(c) => c,
+                Err(e) => {
+                    ctx.error(format!("{e}: the mass is invalid"));
+                    return;
+                }
             }
         } else {
             scene.lineage(ctx.node).into_iter().find_map(|nd| {
