@@ -115,6 +115,20 @@ pub(crate) fn add_pair_stiffness(
     }
 }
 
+/// A contact response's two states as an interaction; None for a self-contact (both ends on
+/// one state: a force field of that state).
+pub(crate) fn pair_interaction(
+    first: ComponentId,
+    second: ComponentId,
+    second_passive: bool,
+) -> Option<Interaction> {
+    (first != second).then_some(Interaction {
+        first,
+        second,
+        second_passive,
+    })
+}
+
 /// Add `v` to a contact end's points, by their weights.
 pub(crate) fn spread(f: &mut [f64], base: usize, stride: usize, p: &ContactPoint, v: Vec3) {
     for (i, w) in p.iter() {
@@ -143,15 +157,7 @@ impl ContactResponse for PenaltyContactForceField {
 
 impl ForceField for PenaltyContactForceField {
     fn interaction(&self) -> Option<Interaction> {
-        // a self-contact: both ends on one state, a force field of that state
-        if self.first == self.second {
-            return None;
-        }
-        Some(Interaction {
-            first: self.first,
-            second: self.second,
-            second_passive: self.second_passive,
-        })
+        pair_interaction(self.first, self.second, self.second_passive)
     }
 
     fn add_force(&mut self, x: &[f64], _v: &[f64], f: &mut [f64]) {

@@ -19,7 +19,7 @@
 //! As for the penalty response, a contact point is the weighted sum of its element's vertices
 //! applied directly on the collision models' states (SOFA maps it into a child state).
 
-use crate::penalty::{add_pair_stiffness, point, spread};
+use crate::penalty::{add_pair_stiffness, pair_interaction, point, spread};
 use canape_core::collision::{Contact, ContactResponse};
 use canape_core::component::{ForceField, Interaction};
 use canape_core::data::{base_fields, DataKind, DataTable};
@@ -113,14 +113,7 @@ impl ContactResponse for StickContactForceField {
 
 impl ForceField for StickContactForceField {
     fn interaction(&self) -> Option<Interaction> {
-        if self.first == self.second {
-            return None;
-        }
-        Some(Interaction {
-            first: self.first,
-            second: self.second,
-            second_passive: self.passive[1],
-        })
+        pair_interaction(self.first, self.second, self.passive[1])
     }
 
     fn add_force(&mut self, x: &[f64], v: &[f64], f: &mut [f64]) {

@@ -153,37 +153,9 @@ impl InitContext<'_> {
         classes: &[&str],
         what: &'static str,
     ) -> Result<Option<ComponentId>, LinkError> {
-        let text = text.trim();
-        if text.is_empty() {
-            return Ok(None);
-        }
-        let Some(path) = text.strip_prefix('@') else {
-            return Err(LinkError::NotALink {
-                data,
-                link: text.to_string(),
-            });
-        };
-        match self.scene.resolve_path(self.node, Some(self.id), path) {
-            Some(Target::Component(c)) if classes.contains(&self.scene.info(c).class) => {
-                Ok(Some(c))
-            }
-            Some(Target::Component(c)) => Err(LinkError::WrongRole {
-                data,
-                link: text.to_string(),
-                found: self.scene.component_label(c),
-                expected: what,
-            }),
-            Some(Target::Node(n)) => Err(LinkError::WrongRole {
-                data,
-                link: text.to_string(),
-                found: format!("the node '{}'", self.scene.node(n).name),
-                expected: what,
-            }),
-            None => Err(LinkError::NotFound {
-                data,
-                link: text.to_string(),
-            }),
-        }
+        self.resolve_link(data, text, what, |c| {
+            classes.contains(&self.scene.info(c).class)
+        })
     }
 
     fn link_text<R: LinkRole>(
@@ -191,6 +163,23 @@ impl InitContext<'_> {
         data: &'static str,
         text: &str,
     ) -> Result<Option<Link<R>>, LinkError> {
+        let found =
+            self.resolve_link(data, text, R::WHAT, |c| self.scene.info(c).role == R::ROLE)?;
+        Ok(found.map(|id| Link {
+            id,
+            _role: PhantomData,
+        }))
+    }
+
+    /// The component the link `text` of Data `data` names, when `accept` takes it (`what`
+    /// names the expected kind in messages); `Ok(None)` for an empty text.
+    fn resolve_link(
+        &self,
+        data: &'static str,
+        text: &str,
+        what: &'static str,
+        accept: impl Fn(ComponentId) -> bool,
+    ) -> Result<Option<ComponentId>, LinkError> {
         let text = text.trim();
         if text.is_empty() {
             return Ok(None);
@@ -202,21 +191,18 @@ impl InitContext<'_> {
             });
         };
         match self.scene.resolve_path(self.node, Some(self.id), path) {
-            Some(Target::Component(c)) if self.scene.info(c).role == R::ROLE => Ok(Some(Link {
-                id: c,
-                _role: PhantomData,
-            })),
+            Some(Target::Component(c)) if accept(c) => Ok(Some(c)),
             Some(Target::Component(c)) => Err(LinkError::WrongRole {
                 data,
                 link: text.to_string(),
                 found: self.scene.component_label(c),
-                expected: R::WHAT,
+                expected: what,
             }),
             Some(Target::Node(n)) => Err(LinkError::WrongRole {
                 data,
                 link: text.to_string(),
                 found: format!("the node '{}'", self.scene.node(n).name),
-                expected: R::WHAT,
+                expected: what,
             }),
             None => Err(LinkError::NotFound {
                 data,
