@@ -21,6 +21,47 @@ use canape_core::data::{ChangedData, DataKind, DataTable, Flag, Int, Text};
 use canape_core::impl_component;
 use canape_core::scene::InitContext;
 
+/// Register the animation loops.
+pub fn register(r: &mut canape_core::registry::Registry) {
+    use canape_core::scene::AnyComponent;
+    r.register(
+        "DefaultAnimationLoop",
+        "the default animation loop: events, collision, integration, mappings",
+        |_, _| {
+            Ok(AnyComponent::AnimationLoop(Box::new(
+                DefaultAnimationLoop::new(),
+            )))
+        },
+    );
+    r.register(
+        "MultiStepAnimationLoop",
+        "several collision and integration steps per animation step",
+        |_, _| {
+            Ok(AnyComponent::AnimationLoop(Box::new(
+                MultiStepAnimationLoop::new(),
+            )))
+        },
+    );
+    r.register(
+        "MultiTagAnimationLoop",
+        "one collision and integration pass per tag of the loop, each integrating the solvers with that tag",
+        |_, _| {
+            Ok(AnyComponent::AnimationLoop(Box::new(
+                MultiTagAnimationLoop::new(),
+            )))
+        },
+    );
+    r.register(
+        "FreeMotionAnimationLoop",
+        "free motion, collision, then Lagrangian constraints solved and corrected",
+        |_, _| {
+            Ok(AnyComponent::AnimationLoop(Box::new(
+                FreeMotionAnimationLoop::new(),
+            )))
+        },
+    );
+}
+
 canape_core::data_schema! {
     /// What every animation loop adds to the base Data.
     pub struct LoopData {

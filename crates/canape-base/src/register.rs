@@ -41,6 +41,7 @@ pub fn register(r: &mut Registry) {
     crate::mapping::tubular::register(r);
     crate::mechanical_load::tait::register(r);
     crate::topology::subset_mapping::register(r);
+    crate::animation_loop::register(r);
     r.register(
         "MechanicalObject",
         "state vectors (position, velocity, force…) of one DOF type",
@@ -339,42 +340,6 @@ pub fn register(r: &mut Registry) {
         |_, _| {
             Ok(AnyComponent::TopoMapping(Box::new(
                 Triangle2EdgeTopologicalMapping::new(),
-            )))
-        },
-    );
-    r.register(
-        "DefaultAnimationLoop",
-        "the default animation loop: events, collision, integration, mappings",
-        |_, _| {
-            Ok(AnyComponent::AnimationLoop(Box::new(
-                crate::animation_loop::DefaultAnimationLoop::new(),
-            )))
-        },
-    );
-    r.register(
-        "MultiStepAnimationLoop",
-        "several collision and integration steps per animation step",
-        |_, _| {
-            Ok(AnyComponent::AnimationLoop(Box::new(
-                crate::animation_loop::MultiStepAnimationLoop::new(),
-            )))
-        },
-    );
-    r.register(
-        "MultiTagAnimationLoop",
-        "one collision and integration pass per tag of the loop, each integrating the solvers with that tag",
-        |_, _| {
-            Ok(AnyComponent::AnimationLoop(Box::new(
-                crate::animation_loop::MultiTagAnimationLoop::new(),
-            )))
-        },
-    );
-    r.register(
-        "FreeMotionAnimationLoop",
-        "free motion, collision, then Lagrangian constraints solved and corrected",
-        |_, _| {
-            Ok(AnyComponent::AnimationLoop(Box::new(
-                crate::animation_loop::FreeMotionAnimationLoop::new(),
             )))
         },
     );
