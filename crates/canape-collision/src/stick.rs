@@ -21,8 +21,8 @@
 
 use crate::penalty::{add_pair_stiffness, pair_interaction, point, spread};
 use canape_core::collision::{Contact, ContactResponse};
-use canape_core::component::{ForceField, Interaction};
-use canape_core::data::{base_fields, DataKind, DataTable};
+use canape_core::component::{Component, ForceField, Interaction, Reaction};
+use canape_core::data::{base_fields, ChangedData, DataKind, DataTable};
 use canape_core::matrix::MatrixSink;
 use canape_core::scene::ComponentId;
 use canape_types::Vec3;
@@ -95,7 +95,22 @@ impl StickContactForceField {
     }
 }
 
-canape_core::impl_component!(StickContactForceField, "StickContactForceField");
+impl Component for StickContactForceField {
+    fn class_name(&self) -> &'static str {
+        "StickContactForceField"
+    }
+    fn data(&self) -> &DataTable {
+        &self.data
+    }
+    fn data_mut(&mut self) -> &mut DataTable {
+        &mut self.data
+    }
+    /// `keepAlive` edited while running takes effect at the next collision stage.
+    fn data_changed(&mut self, _changed: &ChangedData) -> Reaction {
+        self.keep_alive = self.data.bool("keepAlive");
+        Reaction::Updated
+    }
+}
 
 impl ContactResponse for StickContactForceField {
     fn set_contacts(&mut self, contacts: &[Contact]) {
@@ -269,6 +284,17 @@ mod tests {
         assert!((on_triangle - 0.7).abs() < 1e-12);
         assert!((f[8] - 0.5 * 0.7).abs() < 1e-12);
         assert!(f.iter().sum::<f64>().abs() < 1e-12, "no net force");
+    }
+
+    #[test]
+    fn an_edited_keep_alive_takes_effect() {
+        let x = positions();
+        let mut s = triangle_and_point(true, &x);
+        s.data_mut().set_str("keepAlive", "0").unwrap();
+        let changed = ChangedData::from_indices(vec![s.data().index_of("keepAlive").unwrap()]);
+        assert_eq!(s.data_changed(&changed), Reaction::Updated);
+        s.set_contacts(&[]);
+        assert!(ContactResponse::contacts(&s).is_empty());
     }
 
     #[test]

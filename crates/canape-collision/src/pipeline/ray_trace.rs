@@ -95,14 +95,12 @@ fn trace(
     let mut best: Option<(usize, f64, f64, f64)> = None;
     job.bvh[side].ray(job.boxes[side], origin, dir, stack, |i| {
         let Some(t) = g.triangles.get(i) else { return };
-        let Some(p) = t
-            .iter()
-            .map(|&k| g.x.get(k as usize).copied())
-            .collect::<Option<Vec<Vec3>>>()
-        else {
+        // (no allocation: this runs for every candidate triangle of every ray)
+        let corner = |k: u32| g.x.get(k as usize).copied();
+        let (Some(a), Some(b), Some(c)) = (corner(t[0]), corner(t[1]), corner(t[2])) else {
             return;
         };
-        if let Some((d, u, v)) = ray_triangle([p[0], p[1], p[2]], origin, dir) {
+        if let Some((d, u, v)) = ray_triangle([a, b, c], origin, dir) {
             if best.is_none_or(|b| d < b.1) {
                 best = Some((i, d, u, v));
             }
