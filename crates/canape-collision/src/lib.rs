@@ -1,7 +1,8 @@
 //! Collision detection and penalty contact, as SOFA's collision pipeline does it: collision
 //! models (`model`), the pipeline's configuration components (`settings`), the bounding-volume
 //! hierarchy of element boxes (`bvh`), the proximity intersection tests (`intersect`), the pipeline itself (`pipeline`: broad phase, narrow phase,
-//! contact responses), the penalty response force field (`penalty`), the sticking one (`stick`) and the Lagrangian contact
+//! contact responses), the choice of a pair's response (`response`: response names, model
+//! responses, RuleBasedContactManager's rules), the penalty response force field (`penalty`), the sticking one (`stick`) and the Lagrangian contact
 //! constraint (`lagrangian`).
 //!
 //! The simulation runs the pipeline in the animation loop's collision stage through the core's
@@ -16,6 +17,7 @@ pub mod model;
 pub mod penalty;
 pub mod pipeline;
 pub mod register;
+pub mod response;
 pub mod settings;
 pub mod stick;
 

@@ -4,6 +4,7 @@
 //! state and takes its elements from the context topology at init; the pipeline reads the
 //! state's positions when it collides.
 
+use crate::response::{OwnResponse, ResponseError};
 use canape_core::collision::{CollisionModel, CollisionParams, CollisionShape};
 use canape_core::component::{Passive, Reaction, Role};
 use canape_core::data::{
@@ -143,6 +144,8 @@ pub struct GeometryModel {
     adjacency: Adjacency,
     /// A TriangleOctreeCollisionModel (a triangle model RayTraceNarrowPhase traces rays in).
     octree: bool,
+    /// Its own `contactResponse`, when set (it takes precedence over the contact manager's).
+    response: Option<OwnResponse>,
 }
 
 impl GeometryModel {
@@ -173,6 +176,7 @@ impl GeometryModel {
             default_radius: 1.0,
             adjacency: Adjacency::default(),
             octree: false,
+            response: None,
         }
     }
 
@@ -198,6 +202,25 @@ impl GeometryModel {
     /// The neighbourhoods LocalMinDistance's cones read.
     pub fn adjacency(&self) -> &Adjacency {
         &self.adjacency
+    }
+
+    /// Its own contact response (`contactResponse`), when set.
+    pub fn own_response(&self) -> Option<&OwnResponse> {
+        self.response.as_ref()
+    }
+
+    /// Set its own contact response (as `contactResponse` does; for models built in code).
+    pub fn set_own_response(&mut self, text: &str) -> Vec<ResponseError> {
+        if text.trim().is_empty() {
+            self.response = None;
+            return Vec::new();
+        }
+        let (kind, errors) = crate::response::parse(text);
+        self.response = Some(OwnResponse {
+            text: text.trim().to_string(),
+            kind,
+        });
+        errors
     }
 
     /// A model built in code (tests, applications): its state and elements given directly.
@@ -253,6 +276,11 @@ impl GeometryModel {
     /// parameters at each detection) take effect in place; the rest re-initialises.
     fn data_changed_impl(&mut self, changed: &ChangedData) -> Reaction {
         let d = &self.d;
+        if changed.has(d.contact_response) {
+            return Reaction::Refused(vec![
+                "contactResponse cannot change while the simulation runs (the contact responses already made are of the first kind)".to_string(),
+            ]);
+        }
         if !changed.only(&[d.contact_stiffness.index(), d.contact_friction.index()]) {
             return Reaction::Reinit;
         }
@@ -278,6 +306,18 @@ impl GeometryModel {
             contact_stiffness: self.contact_stiffness(),
             contact_friction: t.get(d.contact_friction),
         };
+        let own = t.get(d.contact_response).to_string();
+        for e in self.set_own_response(&own) {
+            ctx.warn(format!("contactResponse: {e}"));
+        }
+        if self
+            .response
+            .as_ref()
+            .and_then(|r| r.kind)
+            .is_some_and(|k| k.is_lagrangian())
+        {
+            crate::response::check_free_motion(ctx, "contactResponse");
+        }
         self.state = ctx.scene.context_state(ctx.node);
         let Some(state) = ctx.state() else {
             ctx.error("a collision model needs a MechanicalObject in its node or above it: it is not used");

@@ -2,8 +2,10 @@
 //! each step, from the collision models' current positions, the broad phase keeps the pairs of
 //! models that may collide and whose bounding boxes come within the alarm distance
 //! (BruteForceBroadPhase), the narrow phase tests the element pairs whose boxes do
-//! (BVHNarrowPhase) with the intersection method, and the contact manager (CollisionResponse)
-//! hands each pair's contacts to its response, created the first time the pair touches: a
+//! (BVHNarrowPhase) with the intersection method, and the contact manager (CollisionResponse,
+//! or RuleBasedContactManager with its rules; the models' own `contactResponse` first, see
+//! `crate::response`) hands each pair's contacts to its response, created the first time the
+//! pair touches: a
 //! penalty force field (BarycentricPenalityContact + PenalityContactForceField), with
 //! `StickContactForceField` springs that glue the contact points (BarycentricStickContact), or,
 //! with `FrictionContactConstraint` (or `AugmentedLagrangianResponseConstraint`), a Lagrangian
@@ -24,6 +26,7 @@ pub use composite::CompositePipeline;
 
 use crate::bvh::Bvh;
 use crate::intersect::{Output, Params};
+use crate::response::{self, Chooser, ResponseKind};
 use crate::settings::Method;
 use canape_core::collision::{CollisionModel, CollisionPipeline, Contact};
 use canape_core::component::{Passive, Role};
@@ -95,16 +98,10 @@ pub struct Pipeline {
     listed: Option<Vec<ComponentId>>,
     node: Option<NodeId>,
     params: Option<Params>,
-    response: String,
-    /// The Lagrangian response's friction coefficient and tolerance (FrictionContactConstraint:
-    /// `responseParams` mu, default 0.8, and tol), when it is the response.
-    lagrangian: Option<(f64, f64)>,
-    /// AugmentedLagrangianResponseConstraint's penalty parameter ε (`responseParams`
-    /// epsilon, default 0), when it is the response.
-    augmented: Option<f64>,
-    /// With the StickContactForceField response: whether its springs outlive the contacts
-    /// (`keepAlive`, true unless `responseParams` says `keepAlive=0`).
-    stick: Option<bool>,
+    /// The contact manager's choice of response for a pair of models.
+    chooser: Chooser,
+    /// The response chosen for each model pair met so far (no response: `None`).
+    kinds: std::collections::BTreeMap<[ComponentId; 2], Option<ResponseKind>>,
     /// The settings read at init (narrow phase, intersection method, contact manager): an
     /// edit of one of them re-initialises the pipeline.
     sources: Vec<ComponentId>,
@@ -118,7 +115,9 @@ pub struct Pipeline {
     /// contact count is stable).
     scratch: Scratch,
     /// The model pairs to test this step (entry indices, the intersection method's order).
-    jobs: Vec<(usize, usize)>,
+    /// The model pairs to test this step (entry indices, the intersection method's order)
+    /// with their response.
+    jobs: Vec<(usize, usize, Option<ResponseKind>)>,
     /// The broad phase's model order along x and its pairs.
     sweep: Vec<usize>,
     model_pairs: Vec<(usize, usize)>,
@@ -180,10 +179,8 @@ impl Pipeline {
             listed: None,
             node: None,
             params: None,
-            response: String::new(),
-            lagrangian: None,
-            augmented: None,
-            stick: None,
+            chooser: Chooser::default(),
+            kinds: Default::default(),
             ray_trace: false,
             sources: Vec::new(),
             entries: Vec::new(),
@@ -325,90 +322,78 @@ impl Pipeline {
             "a contact manager",
         );
         self.sources.extend(manager.map(|(id, _)| id));
-        if let Some((id, _)) = manager {
-            let rules = scene
-                .component(id)
-                .filter(|c| c.class_name() == "RuleBasedContactManager")
-                .and_then(|c| c.read_data("rules"))
-                .map(|v| v.to_string())
-                .unwrap_or_default();
-            if !rules.trim().is_empty() && rules.trim() != "default" {
-                ctx.warn(format!("RuleBasedContactManager rules '{}' are not applied yet: every pair of models gets the default response", rules.trim()));
-            }
-        }
-        let manager_params = manager
-            .as_ref()
-            .and_then(|(id, _)| scene.component(*id))
-            .and_then(|c| c.read_data("responseParams"))
-            .map(|v| v.to_string());
-        self.response = match manager {
-            Some((id, _)) => scene
-                .component(id)
-                .and_then(|c| c.read_data("response"))
-                .map(|v| v.to_string())
-                .unwrap_or_else(|| "PenalityContactForceField".to_string()),
-            None => {
-                ctx.warn("no contact manager (CollisionResponse) beside the pipeline: contacts get no response");
-                String::new()
-            }
+        self.kinds.clear();
+        self.chooser = Chooser::default();
+        let Some((manager, class)) = manager else {
+            ctx.warn("no contact manager (CollisionResponse) beside the pipeline: contacts get no response");
+            return;
         };
-        let penalty = matches!(
-            self.response.as_str(),
-            "PenalityContactForceField" | "default" | "BarycentricPenalityContact"
-        );
-        self.lagrangian = None;
-        self.augmented = None;
-        self.stick = None;
-        if self.response == "StickContactForceField" {
-            let text = manager_params.unwrap_or_default();
-            let mut keep = true;
-            for part in text.split('&').filter(|p| !p.trim().is_empty()) {
-                let (k, v) = part.split_once('=').unwrap_or((part, ""));
-                match (k.trim(), v.trim()) {
-                    ("keepAlive", "1" | "true") => keep = true,
-                    ("keepAlive", "0" | "false") => keep = false,
-                    _ => ctx.warn(format!(
-                        "responseParams '{part}' is not understood (StickContactForceField takes keepAlive=0 or 1): ignored"
-                    )),
-                }
-            }
-            self.stick = Some(keep);
-        } else if self.response == "FrictionContactConstraint"
-            || self.response == "AugmentedLagrangianResponseConstraint"
-        {
-            let augmented = self.response == "AugmentedLagrangianResponseConstraint";
-            let text = manager_params.unwrap_or_default();
-            // FrictionContact's mu defaults to 0.8, AugmentedLagrangianResponse's to 0
-            let (mut mu, mut tol, mut epsilon) = (if augmented { 0.0 } else { 0.8 }, 0.0, 0.0);
-            for part in text.split('&').filter(|p| !p.trim().is_empty()) {
-                let (k, v) = part.split_once('=').unwrap_or((part, ""));
-                match (k.trim(), v.trim().parse::<f64>()) {
-                    ("mu", Ok(x)) if x >= 0.0 && x.is_finite() => mu = x,
-                    ("tol", Ok(x)) if x >= 0.0 && x.is_finite() => tol = x,
-                    ("epsilon", Ok(x)) if augmented && x >= 0.0 && x.is_finite() => epsilon = x,
-                    _ => ctx.warn(format!(
-                        "responseParams '{part}' is not understood ({} takes mu=…{} and tol=…, non-negative): ignored",
-                        self.response,
-                        if augmented { ", epsilon=…" } else { "" }
-                    )),
-                }
-            }
-            self.lagrangian = Some((mu, tol));
-            self.augmented = augmented.then_some(epsilon);
-            let root_loop = scene
-                .node_components(scene.root(), Role::AnimationLoop)
-                .next()
-                .map(|c| scene.info(c).class);
-            if root_loop != Some("FreeMotionAnimationLoop") {
-                ctx.warn(format!("{} makes Lagrangian contact constraints, which only FreeMotionAnimationLoop solves: with this animation loop contacts get no response", self.response));
-            }
-        } else if !self.response.is_empty() && !penalty {
-            ctx.warn(format!(
-                "contact response '{}' is not implemented yet (PenalityContactForceField, StickContactForceField, FrictionContactConstraint and AugmentedLagrangianResponseConstraint are): contacts get no response",
-                self.response
-            ));
-            self.params = None;
+        let read = |n: &str| {
+            scene
+                .component(manager)
+                .and_then(|c| c.read_data(n))
+                .map(|v| v.to_string())
+                .unwrap_or_default()
+        };
+        // CollisionResponse::getContactResponse: the response, then `?` and its parameters
+        let name = read("response");
+        let name = if name.trim().is_empty() {
+            "PenalityContactForceField".to_string()
+        } else {
+            name.trim().to_string()
+        };
+        let params = read("responseParams");
+        let text = if params.trim().is_empty() {
+            name.clone()
+        } else {
+            format!("{name}?{}", params.trim())
+        };
+        let (default, errors) = response::parse(&text);
+        for e in errors {
+            ctx.warn(e.to_string());
         }
+        self.chooser.default = default;
+        if default.is_some_and(|k| k.is_lagrangian()) {
+            response::check_free_motion(ctx, &name);
+        }
+        if class == "RuleBasedContactManager" {
+            self.chooser.rule_based = true;
+            let (rules, errors) = response::parse_rules(&read("rules"));
+            for e in errors {
+                ctx.warn(e.to_string());
+            }
+            if rules
+                .iter()
+                .any(|r| r.kind.is_some_and(|k| k.is_lagrangian()))
+                && !default.is_some_and(|k| k.is_lagrangian())
+            {
+                response::check_free_motion(ctx, "a rule's response");
+            }
+            self.chooser.rules = rules;
+        }
+    }
+
+    /// The response of the model pair (f, s) of the entries (chosen on the pair's first
+    /// detection and kept).
+    fn kind_of(&mut self, scene: &Scene, f: usize, s: usize) -> Option<ResponseKind> {
+        let key = [self.entries[f].model, self.entries[s].model];
+        if let Some(k) = self.kinds.get(&key) {
+            return *k;
+        }
+        let view = |e: &Entry| -> Option<response::ModelView<'_>> {
+            let m = model_of(scene, e.passive)?;
+            let own = m
+                .as_any()
+                .and_then(|a| a.downcast_ref::<crate::model::GeometryModel>())
+                .and_then(|g| g.own_response());
+            Some((scene.info(e.model).name.as_str(), m.params(), own))
+        };
+        let kind = match (view(&self.entries[f]), view(&self.entries[s])) {
+            (Some(a), Some(b)) => self.chooser.choose(a, b),
+            _ => None,
+        };
+        self.kinds.insert(key, kind);
+        kind
     }
 }
 

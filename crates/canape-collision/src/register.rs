@@ -102,7 +102,7 @@ pub fn register(r: &mut Registry) {
         ("NewProximityIntersection", "intersection method: closest points within the alarm distance (triangle pairs by vertices and edges)"),
         ("DiscreteIntersection", "intersection method: overlapping spheres"),
         ("CollisionResponse", "contact manager: creates the contact responses (PenalityContactForceField, StickContactForceField, FrictionContactConstraint, AugmentedLagrangianResponseConstraint)"),
-        ("RuleBasedContactManager", "contact manager with per-group rules; the default response for every pair (its rules are not applied yet)"),
+        ("RuleBasedContactManager", "contact manager choosing each pair's response by rules (model names, group numbers, *), else its default response"),
     ];
     for (class, desc) in settings {
         r.register(class, desc, |class, _| {

@@ -566,3 +566,114 @@ fn a_pipeline_link_to_the_wrong_component_is_reported_and_the_setting_found_in_t
     assert!(contacts_total(&sim) > 0);
     assert!(state(&sim, "ballDofs")[1] > 0.0);
 }
+
+/// Two balls, each touching its own fixed anchor and pulled away from it by gravity: ball A's
+/// model is in group 1, ball B's anchor model is named `anchorB`.
+const TWO_STUCK_BALLS: &str = r#"<Node name="root" gravity="0 9.81 0" dt="0.01">
+  <DefaultAnimationLoop/>
+  <CollisionPipeline/>
+  <BruteForceBroadPhase/>
+  <BVHNarrowPhase/>
+  <LocalMinDistance alarmDistance="0.5" contactDistance="0.1"/>
+  {manager}
+  <Node name="ballA">
+    <EulerImplicitSolver rayleighMass="0.5"/>
+    <CGLinearSolver iterations="100" tolerance="1e-14" threshold="1e-20"/>
+    <MechanicalObject name="aDofs" position="0 1.5 0"/>
+    <UniformMass totalMass="1"/>
+    <SphereCollisionModel name="A" group="1" radius="0.3" contactStiffness="300" {ownA}/>
+  </Node>
+  <Node name="ballB">
+    <EulerImplicitSolver rayleighMass="0.5"/>
+    <CGLinearSolver iterations="100" tolerance="1e-14" threshold="1e-20"/>
+    <MechanicalObject name="bDofs" position="10 1.5 0"/>
+    <UniformMass totalMass="1"/>
+    <SphereCollisionModel name="B" radius="0.3" contactStiffness="300" {ownB}/>
+  </Node>
+  <Node name="anchors">
+    <MechanicalObject position="0 0 0"/>
+    <SphereCollisionModel name="anchorA" radius="1" simulated="0" moving="0" contactStiffness="100"/>
+    <Node name="b">
+      <MechanicalObject position="10 0 0"/>
+      <SphereCollisionModel name="anchorB" radius="1" simulated="0" moving="0" contactStiffness="100"/>
+    </Node>
+  </Node>
+</Node>"#;
+
+#[test]
+fn contact_rules_and_the_models_own_responses_choose_each_pairs_response() {
+    // whether each ball is still held by its anchor after 15 s (see the stick test above:
+    // held below 1.8 + m·g/k, a ball the penalty response pushes leaves past y = 10)
+    let held = |manager: &str, own_a: &str, own_b: &str| {
+        let xml = TWO_STUCK_BALLS
+            .replace("{manager}", manager)
+            .replace("{ownA}", own_a)
+            .replace("{ownB}", own_b);
+        let mut sim = load(&xml);
+        for _ in 0..1500 {
+            sim.step();
+        }
+        let y = |name: &str| state(&sim, name)[1];
+        let (a, b) = (y("aDofs"), y("bDofs"));
+        for y in [a, b] {
+            assert!(!(1.8 + 9.81 / 400.0 + 1e-9..=10.0).contains(&y), "y = {y}");
+        }
+        (a < 2.0, b < 2.0)
+    };
+    let rules = |r: &str| {
+        format!(r#"<RuleBasedContactManager response="PenalityContactForceField" rules="{r}"/>"#)
+    };
+    // by group number (either way round), by model name, else the default
+    assert_eq!(
+        held(&rules("1 * StickContactForceField"), "", ""),
+        (true, false)
+    );
+    assert_eq!(
+        held(&rules("anchorA 1 StickContactForceField"), "", ""),
+        (true, false)
+    );
+    assert_eq!(
+        held(&rules("* anchorB StickContactForceField"), "", ""),
+        (false, true)
+    );
+    assert_eq!(
+        held(
+            &rules("2 * StickContactForceField  * * StickContactForceField?keepAlive=0"),
+            "",
+            ""
+        ),
+        (false, false)
+    );
+    assert_eq!(held(&rules("default"), "", ""), (false, false));
+    // a model's own contactResponse comes before the rules
+    let own = r#"contactResponse="PenalityContactForceField""#;
+    assert_eq!(
+        held(&rules("* * StickContactForceField"), own, ""),
+        (false, true)
+    );
+    // with CollisionResponse, a model's own response when the other sets none
+    let plain = r#"<CollisionResponse response="PenalityContactForceField"/>"#;
+    let stick = r#"contactResponse="StickContactForceField""#;
+    assert_eq!(held(plain, "", stick), (false, true));
+    assert_eq!(held(plain, stick, ""), (true, false));
+}
+
+#[test]
+fn a_bad_rule_or_response_is_reported_with_its_text() {
+    let xml = TWO_STUCK_BALLS
+        .replace(
+            "{manager}",
+            r#"<RuleBasedContactManager response="PenalityContactForceField" rules="1 * Glue  * *"/>"#,
+        )
+        .replace("{ownA}", "")
+        .replace("{ownB}", r#"contactResponse="StickContactForceField?glue=1""#);
+    let sim = load(&xml);
+    let text: Vec<String> = sim.diagnostics.iter().map(|d| d.to_string()).collect();
+    let all = text.join("\n");
+    assert!(
+        all.contains("contact response 'Glue' is not implemented yet"),
+        "{all}"
+    );
+    assert!(all.contains("rules: '* *' is not a whole rule"), "{all}");
+    assert!(all.contains("contactResponse: responseParams 'glue=1' is not understood (StickContactForceField takes keepAlive=0 or 1): ignored"), "{all}");
+}

@@ -9,6 +9,7 @@ use crate::bvh::{boxes_meet, Bvh};
 use crate::intersect::dispatch;
 use crate::lagrangian::ContactConstraint;
 use crate::penalty::PenaltyContactForceField;
+use crate::response::ResponseKind;
 use crate::settings::Method;
 use crate::stick::StickContactForceField;
 use canape_core::collision::{
@@ -183,17 +184,19 @@ impl Pipeline {
             .sort_unstable_by_key(|&(a, b)| (a, if a == b { 0 } else { b + 1 }));
     }
 
-    /// The response force field of a pair of models, created on its first contact.
-    /// Hand a model pair's contacts to its response force field (made on first contact).
+    /// Hand a model pair's contacts to its response (made on first contact, of `kind`; a pair
+    /// with no response keeps its contacts unanswered).
     fn respond(
         &mut self,
         scene: &mut Scene,
         f: usize,
         s: usize,
+        kind: Option<ResponseKind>,
         contacts: &[Contact],
         changes: &mut CollisionChanges,
     ) {
-        if let Some(ff) = self.response_for(scene, f, s, changes) {
+        let Some(kind) = kind else { return };
+        if let Some(ff) = self.response_for(scene, f, s, kind, changes) {
             if let Some(r) = response_of(scene, ff) {
                 r.set_contacts(contacts);
             }
@@ -205,6 +208,7 @@ impl Pipeline {
         scene: &mut Scene,
         a: usize,
         b: usize,
+        kind: ResponseKind,
         changes: &mut CollisionChanges,
     ) -> Option<ComponentId> {
         let models = [self.entries[a].model, self.entries[b].model];
@@ -226,15 +230,15 @@ impl Pipeline {
             |e: &Entry| model_of(scene, e.passive).is_some_and(|m| m.params().simulated);
         let (sim_a, sim_b) = (simulated(ea), simulated(eb));
         let one_state = ea.state == eb.state;
-        let component = match self.lagrangian {
-            Some((mu, tol)) => {
+        let component = match kind {
+            ResponseKind::Friction { mu, tol, epsilon } => {
                 let c = ContactConstraint::new(ea.state, eb.state, strides, mu, tol);
-                AnyComponent::Passive(Box::new(match self.augmented {
+                AnyComponent::Passive(Box::new(match epsilon {
                     Some(epsilon) => c.augmented(epsilon),
                     None => c,
                 }))
             }
-            None if self.stick.is_some() => {
+            ResponseKind::Stick { keep_alive } => {
                 let param = |e: &Entry| model_of(scene, e.passive).map(|m| m.params().clone());
                 let (pa, pb) = (param(ea)?, param(eb)?);
                 AnyComponent::ForceField(Box::new(StickContactForceField::new(
@@ -245,17 +249,19 @@ impl Pipeline {
                     [!sim_a, !sim_b],
                     pa.contact_stiffness + pb.contact_stiffness,
                     pa.contact_friction + pb.contact_friction,
-                    self.stick == Some(true),
+                    keep_alive,
                 )))
             }
-            None => AnyComponent::ForceField(Box::new(PenaltyContactForceField::new(
-                ea.state,
-                eb.state,
-                sa.size(),
-                strides,
-                !sim_a,
-                !sim_b,
-            ))),
+            ResponseKind::Penalty => {
+                AnyComponent::ForceField(Box::new(PenaltyContactForceField::new(
+                    ea.state,
+                    eb.state,
+                    sa.size(),
+                    strides,
+                    !sim_a,
+                    !sim_b,
+                )))
+            }
         };
         // SOFA's placement (CollisionResponse::createResponse): beside the simulated model when
         // the other is not simulated, else in the pipeline's node, where a solver above both
@@ -399,7 +405,8 @@ impl CollisionPipeline for Pipeline {
         }
         // the pairs to test, in the broad phase's order
         self.jobs.clear();
-        for &(a, b) in &self.model_pairs {
+        for p in 0..self.model_pairs.len() {
+            let (a, b) = self.model_pairs[p];
             let (ea, eb) = (&self.entries[a], &self.entries[b]);
             if !can_collide(scene, ea, eb) {
                 continue;
@@ -423,14 +430,17 @@ impl CollisionPipeline for Pipeline {
             if !boxes_meet(&ea.bbox, &eb.bbox, gap) {
                 continue;
             }
-            self.jobs.push(if swap { (b, a) } else { (a, b) });
+            let (f, s) = if swap { (b, a) } else { (a, b) };
+            let kind = self.kind_of(scene, f, s);
+            self.jobs.push((f, s, kind));
         }
         let threads = threads();
-        let lagrangian = self.lagrangian.is_some();
         if self.ray_trace {
             for k in 0..self.jobs.len() {
-                let (f, s) = self.jobs[k];
+                let (f, s, _) = self.jobs[k];
                 for (a, b) in [(f, s), (s, f)] {
+                    let kind = self.kind_of(scene, a, b);
+                    let lagrangian = kind.is_some_and(|k| k.is_lagrangian());
                     {
                         let Some(j) = job(scene, &self.entries, &params, a, b, lagrangian) else {
                             continue;
@@ -448,7 +458,7 @@ impl CollisionPipeline for Pipeline {
                     }
                     let contacts = std::mem::take(&mut self.scratch.contacts);
                     count += contacts.len();
-                    self.respond(scene, a, b, &contacts, &mut changes);
+                    self.respond(scene, a, b, kind, &contacts, &mut changes);
                     self.scratch.contacts = contacts;
                 }
             }
@@ -459,7 +469,10 @@ impl CollisionPipeline for Pipeline {
                 let jobs: Vec<Option<Job>> = self
                     .jobs
                     .iter()
-                    .map(|&(f, s)| job(scene, &self.entries, &params, f, s, lagrangian))
+                    .map(|&(f, s, kind)| {
+                        let lagrangian = kind.is_some_and(|k| k.is_lagrangian());
+                        job(scene, &self.entries, &params, f, s, lagrangian)
+                    })
                     .collect();
                 jobs.par_iter()
                     .map_init(Scratch::default, |sc, j| match j {
@@ -475,14 +488,15 @@ impl CollisionPipeline for Pipeline {
                 if contacts.is_empty() {
                     continue;
                 }
-                let (f, s) = self.jobs[k];
+                let (f, s, kind) = self.jobs[k];
                 count += contacts.len();
-                self.respond(scene, f, s, &contacts, &mut changes);
+                self.respond(scene, f, s, kind, &contacts, &mut changes);
             }
         } else {
             for k in 0..self.jobs.len() {
-                let (f, s) = self.jobs[k];
+                let (f, s, kind) = self.jobs[k];
                 {
+                    let lagrangian = kind.is_some_and(|k| k.is_lagrangian());
                     let Some(j) = job(scene, &self.entries, &params, f, s, lagrangian) else {
                         continue;
                     };
@@ -493,7 +507,7 @@ impl CollisionPipeline for Pipeline {
                 }
                 let contacts = std::mem::take(&mut self.scratch.contacts);
                 count += contacts.len();
-                self.respond(scene, f, s, &contacts, &mut changes);
+                self.respond(scene, f, s, kind, &contacts, &mut changes);
                 self.scratch.contacts = contacts;
             }
         }
