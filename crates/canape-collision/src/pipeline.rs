@@ -31,7 +31,7 @@ use crate::settings::Method;
 use canape_core::collision::{CollisionModel, CollisionPipeline, Contact};
 use canape_core::component::{Passive, Role};
 use canape_core::data::{base_fields, DataKind, DataTable, Flag, Int, Text};
-use canape_core::scene::{ComponentId, InitContext, NodeId, Scene, Slot, Target};
+use canape_core::scene::{ComponentId, InitContext, NodeId, Scene};
 use canape_types::Vec3;
 
 canape_core::data_schema! {
@@ -253,11 +253,10 @@ impl Pipeline {
         if let Some(ds) = self.ds {
             let mut listed = Vec::new();
             for l in self.data.get(ds.collision_models).split_whitespace() {
-                match ctx.linked(l) {
-                    Some(Target::Component(c)) if matches!(scene.info(c).slot, Slot::Passive(i) if model_of(scene, i).is_some()) => {
-                        listed.push(c)
-                    }
-                    _ => ctx.error(format!("collisionModels: '{l}' names no collision model")),
+                match ctx.link_collision_model("collisionModels", l) {
+                    Ok(Some(c)) => listed.push(c),
+                    Ok(None) => {}
+                    Err(e) => ctx.error(format!("{e}: it is left out of this pipeline")),
                 }
             }
             self.listed = Some(listed);

@@ -626,3 +626,40 @@ fn plane_force_field_quotes_the_normal_given() {
         "{errors:?}"
     );
 }
+
+#[test]
+fn links_to_the_wrong_kind_of_component_are_refused_with_what_they_name() {
+    let sim = load(
+        "wrong-links.scn",
+        r#"<Node name="root" dt="0.01">
+  <DefaultAnimationLoop/>
+  <CompositeCollisionPipeline subCollisionPipelines="@sub"/>
+  <SubCollisionPipeline name="sub" collisionModels="@ball/dofs @ball/model" broadPhase="@bp" narrowPhase="@np" intersectionMethod="@im" contactManager="@cm"/>
+  <BruteForceBroadPhase name="bp"/>
+  <BVHNarrowPhase name="np"/>
+  <MinProximityIntersection name="im"/>
+  <CollisionResponse name="cm"/>
+  <Node name="ball">
+    <MechanicalObject name="dofs" position="0 0 0  1 0 0  0 1 0"/>
+    <TriangleSetTopologyContainer name="tri" triangles="0 1 2"/>
+    <SphereCollisionModel name="model" radius="0.1"/>
+    <Node name="sub">
+      <TriangleSetTopologyContainer name="part"/>
+      <SubsetTopologicalMapping input="@../dofs" output="@part"/>
+    </Node>
+  </Node>
+</Node>
+"#,
+    );
+    let errors = messages(&sim, Severity::Error).join("\n");
+    assert!(
+        errors.contains("collisionModels='@ball/dofs' names")
+            && errors.contains("not a collision model: it is left out of this pipeline"),
+        "{errors}"
+    );
+    assert!(!errors.contains("@ball/model"), "{errors}");
+    assert!(
+        errors.contains("input='@../dofs' names") && errors.contains("not a topology"),
+        "{errors}"
+    );
+}

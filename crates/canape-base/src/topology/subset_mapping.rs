@@ -34,7 +34,7 @@ use canape_core::data::{BaseData, Data, DataKind, DataTable, Flag, Ints, Text, V
 use canape_core::impl_component;
 use canape_core::mesh::Mesh;
 use canape_core::registry::Registry;
-use canape_core::scene::{AnyComponent, ComponentId, InitContext, Target};
+use canape_core::scene::{AnyComponent, ComponentId, InitContext};
 use std::collections::BTreeMap;
 
 /// Register this module's classes.
@@ -326,23 +326,20 @@ impl SubsetTopologicalMapping {
     fn topology(
         &self,
         ctx: &mut InitContext<'_>,
-        which: &str,
+        which: &'static str,
         h: Data<Text>,
     ) -> Option<ComponentId> {
-        let link = self.data.get(h).trim().to_string();
-        if link.is_empty() {
-            ctx.error(format!("no {which} topology given ({which}=\"@…\")"));
-            return None;
+        match ctx.link_topology_or_node(which, self.data.get(h)) {
+            Ok(Some(l)) => Some(l.id()),
+            Ok(None) => {
+                ctx.error(format!("no {which} topology given ({which}=\"@…\")"));
+                None
+            }
+            Err(e) => {
+                ctx.error(e.to_string());
+                None
+            }
         }
-        let found = match ctx.linked(&link) {
-            Some(Target::Component(c)) if ctx.scene.topology(c).is_some() => Some(c),
-            Some(Target::Node(n)) => ctx.scene.node_components(n, Role::Topology).last(),
-            _ => None,
-        };
-        if found.is_none() {
-            ctx.error(format!("{which} topology '{link}' not found"));
-        }
-        found
     }
 
     fn init_impl(&mut self, ctx: &mut InitContext<'_>) {

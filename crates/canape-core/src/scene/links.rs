@@ -118,12 +118,35 @@ impl InitContext<'_> {
         data: &'static str,
         text: &str,
     ) -> Result<Option<Link<ToState>>, LinkError> {
+        self.link_or_node::<ToState>(data, text, "it has no MechanicalObject", |c| c.next())
+    }
+
+    /// The topology an object link names — a topology, or a node, meaning the last topology of
+    /// that node (a topological mapping's `input="@node"`) — for the text of Data `data`;
+    /// `Ok(None)` when the text is empty.
+    pub fn link_topology_or_node(
+        &self,
+        data: &'static str,
+        text: &str,
+    ) -> Result<Option<Link<ToTopology>>, LinkError> {
+        self.link_or_node::<ToTopology>(data, text, "it has no topology", |c| c.last())
+    }
+
+    /// A link of role `R` that may also name a node: the component `pick` takes among the
+    /// node's components of that role (`none` says why a node without one is refused).
+    fn link_or_node<R: LinkRole>(
+        &self,
+        data: &'static str,
+        text: &str,
+        none: &'static str,
+        pick: impl FnOnce(&mut dyn Iterator<Item = ComponentId>) -> Option<ComponentId>,
+    ) -> Result<Option<Link<R>>, LinkError> {
         let trimmed = text.trim();
         if let Some(Target::Node(n)) = trimmed
             .strip_prefix('@')
             .and_then(|p| self.scene.resolve_path(self.node, Some(self.id), p))
         {
-            return match self.scene.node_components(n, Role::State).next() {
+            return match pick(&mut self.scene.node_components(n, R::ROLE)) {
                 Some(c) => Ok(Some(Link {
                     id: c,
                     _role: PhantomData,
@@ -131,15 +154,25 @@ impl InitContext<'_> {
                 None => Err(LinkError::WrongRole {
                     data,
                     link: trimmed.to_string(),
-                    found: format!(
-                        "the node '{}' (it has no MechanicalObject)",
-                        self.scene.node(n).name
-                    ),
-                    expected: ToState::WHAT,
+                    found: format!("the node '{}' ({none})", self.scene.node(n).name),
+                    expected: R::WHAT,
                 }),
             };
         }
-        self.link_text::<ToState>(data, text)
+        self.link_text::<R>(data, text)
+    }
+
+    /// The collision model an object link names, for the text of Data `data` (one word of a
+    /// list); `Ok(None)` when the text is empty.
+    pub fn link_collision_model(
+        &self,
+        data: &'static str,
+        text: &str,
+    ) -> Result<Option<ComponentId>, LinkError> {
+        self.resolve_link(data, text, "a collision model", |c| {
+            matches!(self.scene.info(c).slot, super::Slot::Passive(i)
+                if self.scene.passives[i].as_ref().is_some_and(|p| p.collision_model().is_some()))
+        })
     }
 
     /// The component an object link names, for the text of Data `data`, when it is of one of
