@@ -231,7 +231,7 @@ impl MeshContainer {
             // SOFA's MeshTopology / TopologyContainer `filename`: the mesh of the file
             match ctx.read_mesh(&file) {
                 Ok(m) => from_data = m,
-                Err(e) => ctx.error(e),
+                Err(e) => ctx.error(e.to_string()),
             }
         }
         if self.mesh == Mesh::default() || from_data != Mesh::default() {

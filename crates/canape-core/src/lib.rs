@@ -14,6 +14,9 @@ pub mod registry;
 pub mod scene;
 pub mod state;
 
+#[cfg(test)]
+mod error_texts;
+
 /// Sparse assembly and CSR matrices (the `canape-sparse` crate).
 pub use canape_sparse as matrix;
 pub use canape_types as types;

@@ -22,9 +22,10 @@ mod links;
 mod moving;
 mod paths;
 mod removal;
-pub use context::InitContext;
+pub use context::{InitContext, MeshFileError};
 pub use errors::{EditError, SceneError};
 pub use links::{Link, LinkError, LinkRole, ToLinearSolver, ToState, ToTopology};
+pub use paths::DataLinkError;
 
 /// Handle of a node: index into the node arena and the generation of that index.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, PartialOrd, Ord)]
@@ -212,8 +213,12 @@ pub struct Node {
     by_role: Vec<(Role, Vec<ComponentId>)>,
 }
 
-/// Reads a mesh file (a path already resolved by the builder) into a [`Mesh`].
-pub type MeshReader = fn(&str) -> Result<Mesh, String>;
+/// Reads a mesh file (a path already resolved by the builder) into a [`Mesh`]. The reader's
+/// error type belongs to its crate (canape-io's `MeshReadError`), hence boxed.
+pub type MeshReader = fn(&str) -> Result<Mesh, MeshReaderError>;
+
+/// The error of a [`MeshReader`]: whatever typed error the installed reader returns.
+pub type MeshReaderError = Box<dyn std::error::Error + Send + Sync>;
 
 /// The whole scene: graph plus component arenas. No global state: many scenes may coexist, and
 /// a scene clones component by component (each role's boxed trait object is `Clone`).

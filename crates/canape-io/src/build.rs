@@ -75,7 +75,7 @@ impl<'a> Builder<'a> {
             scene: {
                 let mut scene = Scene::new();
                 let read: canape_core::scene::MeshReader =
-                    |path| crate::loaders::read_mesh_file(path).map_err(|e| e.to_string());
+                    |path| crate::loaders::read_mesh_file(path).map_err(Into::into);
                 scene.mesh_reader = Some(read);
                 scene
             },

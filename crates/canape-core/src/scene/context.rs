@@ -70,12 +70,12 @@ impl<'a> InitContext<'a> {
     }
     /// Resolve an object link (`@grid`, `@../dofs`) written in Data `name`.
     /// Read a mesh file with the scene's reader (see [`Scene::mesh_reader`]).
-    pub fn read_mesh(&self, path: &str) -> Result<Mesh, String> {
+    pub fn read_mesh(&self, path: &str) -> Result<Mesh, MeshFileError> {
         match self.scene.mesh_reader {
-            Some(read) => read(path),
-            None => Err(format!(
-                "cannot read '{path}': no mesh reader is installed (the scene builder installs one)"
-            )),
+            Some(read) => read(path).map_err(MeshFileError::Read),
+            None => Err(MeshFileError::NoReader {
+                path: path.to_string(),
+            }),
         }
     }
 
@@ -84,4 +84,14 @@ impl<'a> InitContext<'a> {
         let p = l.strip_prefix('@')?;
         self.scene.resolve_path(self.node, Some(self.id), p)
     }
+}
+
+/// Why [`InitContext::read_mesh`] returned no mesh.
+#[derive(Debug, thiserror::Error)]
+pub enum MeshFileError {
+    #[error("cannot read '{path}': no mesh reader is installed (the scene builder installs one)")]
+    NoReader { path: String },
+    /// The installed reader failed: its own error (canape-io's `MeshReadError`), shown as is.
+    #[error(transparent)]
+    Read(super::MeshReaderError),
 }

@@ -112,12 +112,16 @@ impl Scene {
         node: NodeId,
         from: Option<ComponentId>,
         link: &str,
-    ) -> Result<Value, String> {
-        let (path, data) = split_data_link(link)
-            .ok_or_else(|| format!("'{link}' does not name a Data (expected @path.dataName)"))?;
-        let target = self
-            .resolve_path(node, from, path)
-            .ok_or_else(|| format!("link '{link}': no object or node at '{path}'"))?;
+    ) -> Result<Value, DataLinkError> {
+        let (path, data) = split_data_link(link).ok_or_else(|| DataLinkError::NotDataLink {
+            link: link.to_string(),
+        })?;
+        let target =
+            self.resolve_path(node, from, path)
+                .ok_or_else(|| DataLinkError::NotFound {
+                    link: link.to_string(),
+                    path: path.to_string(),
+                })?;
         let id = match target {
             Target::Component(c) => c,
             Target::Node(n) => {
@@ -127,23 +131,52 @@ impl Scene {
                     "gravity" => Ok(Value::Reals(vec![nd.gravity.x, nd.gravity.y, nd.gravity.z])),
                     "dt" => Ok(Value::Real(nd.dt)),
                     "name" => Ok(Value::Str(nd.name.clone())),
-                    _ => Err(format!(
-                        "link '{link}': node '{}' has no Data '{data}'",
-                        nd.name
-                    )),
+                    _ => Err(DataLinkError::NoNodeData {
+                        link: link.to_string(),
+                        node: nd.name.clone(),
+                        data: data.to_string(),
+                    }),
                 };
             }
         };
-        let c = self.component(id).ok_or_else(|| {
-            format!("link '{link}': the target is being initialised (circular link)")
+        let c = self.component(id).ok_or_else(|| DataLinkError::Circular {
+            link: link.to_string(),
         })?;
         if c.data().field(data).is_none() {
-            return Err(format!(
-                "link '{link}': {} has no Data '{data}'",
-                self.component_label(id)
-            ));
+            return Err(DataLinkError::NoData {
+                link: link.to_string(),
+                component: self.component_label(id),
+                data: data.to_string(),
+            });
         }
-        c.read_data(data)
-            .ok_or_else(|| format!("link '{link}': cannot read Data '{data}'"))
+        c.read_data(data).ok_or_else(|| DataLinkError::Unreadable {
+            link: link.to_string(),
+            data: data.to_string(),
+        })
     }
+}
+
+/// Why a Data link (`@path.dataName`) could not be read.
+#[derive(Clone, Debug, PartialEq, Eq, thiserror::Error)]
+pub enum DataLinkError {
+    #[error("'{link}' does not name a Data (expected @path.dataName)")]
+    NotDataLink { link: String },
+    #[error("link '{link}': no object or node at '{path}'")]
+    NotFound { link: String, path: String },
+    #[error("link '{link}': node '{node}' has no Data '{data}'")]
+    NoNodeData {
+        link: String,
+        node: String,
+        data: String,
+    },
+    #[error("link '{link}': the target is being initialised (circular link)")]
+    Circular { link: String },
+    #[error("link '{link}': {component} has no Data '{data}'")]
+    NoData {
+        link: String,
+        component: String,
+        data: String,
+    },
+    #[error("link '{link}': cannot read Data '{data}'")]
+    Unreadable { link: String, data: String },
 }
