@@ -612,8 +612,8 @@ impl PySimulation {
             .iter()
             .map(|(a, b)| (a.as_str(), b.as_str()))
             .collect();
-        let comp =
-            canape::create_component(class, template, &pairs).map_err(PyValueError::new_err)?;
+        let comp = canape::create_component(class, template, &pairs)
+            .map_err(|e| PyValueError::new_err(e.to_string()))?;
         self.cell
             .reentry
             .with(|c| -> PyResult<()> {

@@ -579,19 +579,29 @@ pub fn propagate_engine_outputs(
     projective
 }
 
+/// Why [`reinit_component`] did not re-initialise a component.
+#[derive(Clone, Debug, PartialEq, Eq, thiserror::Error)]
+pub enum ReinitError {
+    /// States, topologies, topological mappings and loaders are only initialised once.
+    #[error("{component} ({class}) cannot be re-initialised while the simulation runs")]
+    NotWhileRunning {
+        component: String,
+        class: &'static str,
+    },
+}
+
 pub fn reinit_component(
     scene: &mut Scene,
     id: ComponentId,
     diags: &mut Diagnostics,
-) -> Result<(), String> {
+) -> Result<(), ReinitError> {
     let slot = scene.info(id).slot;
     match slot {
         Slot::State(_) | Slot::Topology(_) | Slot::TopoMapping(_) | Slot::Loader(_) => {
-            Err(format!(
-                "{} ({}) cannot be re-initialised while the simulation runs",
-                scene.component_label(id),
-                scene.info(id).class
-            ))
+            Err(ReinitError::NotWhileRunning {
+                component: scene.component_label(id),
+                class: scene.info(id).class,
+            })
         }
         _ => {
             generic_init(scene, id, slot, diags);

@@ -8,3 +8,6 @@ pub mod mapped;
 pub mod simulation;
 
 pub use simulation::{is_editable_role, PhaseTimes, Simulation, Snapshot};
+
+#[cfg(test)]
+mod error_texts;

@@ -132,14 +132,29 @@ pub fn bench_scene(
     r
 }
 
+/// Why [`perf_suite`] gave no scenes.
+#[derive(Debug, thiserror::Error)]
+pub enum PerfSuiteError {
+    #[error("cannot read {}: {source}", .list.display())]
+    Read {
+        list: PathBuf,
+        #[source]
+        source: std::io::Error,
+    },
+    #[error("perf.scenes must lie in <sofa>/perf/")]
+    Location,
+}
+
 /// Scenes of SOFA's `perf.scenes` (path relative to the SOFA tree, last step).
-pub fn perf_suite(list: &Path) -> Result<Vec<(PathBuf, usize)>, String> {
-    let t = std::fs::read_to_string(list)
-        .map_err(|e| format!("cannot read {}: {e}", list.display()))?;
+pub fn perf_suite(list: &Path) -> Result<Vec<(PathBuf, usize)>, PerfSuiteError> {
+    let t = std::fs::read_to_string(list).map_err(|source| PerfSuiteError::Read {
+        list: list.to_path_buf(),
+        source,
+    })?;
     let root = list
         .parent()
         .and_then(Path::parent)
-        .ok_or("perf.scenes must lie in <sofa>/perf/")?;
+        .ok_or(PerfSuiteError::Location)?;
     Ok(t.lines()
         .filter(|l| !l.trim().is_empty() && !l.starts_with('#'))
         .filter_map(|l| {

@@ -6,6 +6,9 @@ pub mod record;
 pub mod registry;
 pub mod regression;
 
+#[cfg(test)]
+mod error_texts;
+
 pub use canape_core as core;
 pub use canape_core::types;
 pub use canape_io as io;
@@ -153,6 +156,40 @@ fn build_with(
     Ok((scene, diags))
 }
 
+/// Why [`create_component`] created nothing.
+#[derive(Clone, Debug, PartialEq, thiserror::Error)]
+pub enum CreateError {
+    /// The class was removed from SOFA: the registry's explanation.
+    #[error("{reason}")]
+    Removed { class: String, reason: String },
+    #[error("unknown component class '{class}'{}", hint(.suggestions))]
+    UnknownClass {
+        class: String,
+        suggestions: Vec<&'static str>,
+    },
+    #[error(transparent)]
+    Template(#[from] canape_core::registry::TemplateError),
+    #[error("{class} has no Data '{name}'{}", hint(.suggestions))]
+    NoData {
+        class: String,
+        name: String,
+        suggestions: Vec<&'static str>,
+    },
+    #[error("{class}.{name} = '{value}': {reason}")]
+    BadValue {
+        class: String,
+        name: String,
+        value: String,
+        #[source]
+        reason: canape_core::data::DataError,
+    },
+}
+
+/// ` (did you mean 'a' or 'b'?)`, or nothing without suggestions.
+fn hint(suggestions: &[&str]) -> String {
+    canape_core::diag::did_you_mean(suggestions).map_or(String::new(), |h| format!(" ({h})"))
+}
+
 /// Create a component of a built-in class with Data given as text, as a scene file would (for
 /// [`Simulation::add_component`]). An unknown class or Data, or a bad value, is an error naming
 /// it, with the closest names as suggestions.
@@ -160,31 +197,44 @@ pub fn create_component(
     class: &str,
     template: &str,
     attrs: &[(&str, &str)],
-) -> Result<canape_core::scene::AnyComponent, String> {
+) -> Result<canape_core::scene::AnyComponent, CreateError> {
     use canape_core::registry::Lookup;
     let registry = registry::registry();
     let entry = match registry.lookup(class) {
         Lookup::Found(e) | Lookup::Renamed { new: e, .. } => e,
-        Lookup::Removed(why) => return Err(why),
+        Lookup::Removed(reason) => {
+            return Err(CreateError::Removed {
+                class: class.to_string(),
+                reason,
+            })
+        }
         Lookup::Unknown { suggestions } => {
-            let hint = canape_core::diag::did_you_mean(&suggestions)
-                .map_or(String::new(), |h| format!(" ({h})"));
-            return Err(format!("unknown component class '{class}'{hint}"));
+            return Err(CreateError::UnknownClass {
+                class: class.to_string(),
+                suggestions,
+            });
         }
     };
-    let mut c = (entry.create)(entry.class, template).map_err(|e| e.to_string())?;
+    let mut c = (entry.create)(entry.class, template)?;
     for (name, value) in attrs {
         let data = c.base_mut().data_mut();
         if data.field(name).is_none() && !data.set_extra(name, value) {
             let names = data.all_names();
-            let near = canape_core::diag::closest(name, names.iter().copied(), 3);
-            let hint =
-                canape_core::diag::did_you_mean(&near).map_or(String::new(), |h| format!(" ({h})"));
-            return Err(format!("{class} has no Data '{name}'{hint}"));
+            let suggestions = canape_core::diag::closest(name, names.iter().copied(), 3);
+            return Err(CreateError::NoData {
+                class: class.to_string(),
+                name: name.to_string(),
+                suggestions,
+            });
         }
         if data.field(name).is_some() {
             data.set_str(name, value)
-                .map_err(|e| format!("{class}.{name} = '{value}': {e}"))?;
+                .map_err(|reason| CreateError::BadValue {
+                    class: class.to_string(),
+                    name: name.to_string(),
+                    value: value.to_string(),
+                    reason,
+                })?;
         }
     }
     Ok(c)

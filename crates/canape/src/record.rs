@@ -254,6 +254,43 @@ impl VtkSeries {
     }
 }
 
+/// Why a [`CsvSeries`] could not start.
+#[derive(Debug, thiserror::Error)]
+pub enum CsvError {
+    #[error("--csv needs at least one --data PATH.DATA")]
+    NoData,
+    #[error("'{spec}' is not a Data path (write /node/object.data)")]
+    NotDataPath { spec: String },
+    #[error("'{spec}': no component at '{path}'")]
+    NoComponent { spec: String, path: String },
+    #[error("'{spec}': {source}")]
+    Value {
+        spec: String,
+        #[source]
+        source: CsvValueError,
+    },
+    #[error("cannot write {}: {source}", .file.display())]
+    Create {
+        file: std::path::PathBuf,
+        #[source]
+        source: std::io::Error,
+    },
+    /// Writing the header failed.
+    #[error(transparent)]
+    Write(std::io::Error),
+}
+
+/// Why a recorded Data gave no numbers.
+#[derive(Clone, Debug, PartialEq, Eq, thiserror::Error)]
+pub enum CsvValueError {
+    #[error("the component is gone")]
+    Gone,
+    #[error("Data '{data}' is not numeric")]
+    NotNumeric { data: String },
+    #[error("no Data '{data}'")]
+    NoData { data: String },
+}
+
 /// A CSV table of chosen Data over time: `time` then one column per number of each Data (a
 /// state's `position`, `velocity`, `force` or `rest_position` read from the state's vectors;
 /// any numeric Data of any component from its table), a row per recorded frame, flushed as it
@@ -265,11 +302,11 @@ pub struct CsvSeries {
 
 impl CsvSeries {
     /// `specs` are SOFA link paths to Data (`@/node/object.position`, the `@` optional).
-    pub fn new(sim: &Simulation, file: &Path, specs: &[String]) -> Result<CsvSeries, String> {
+    pub fn new(sim: &Simulation, file: &Path, specs: &[String]) -> Result<CsvSeries, CsvError> {
         use canape_core::scene::{split_data_link, Target};
         use std::io::Write;
         if specs.is_empty() {
-            return Err("--csv needs at least one --data PATH.DATA".into());
+            return Err(CsvError::NoData);
         }
         let scene = &sim.scene;
         let mut columns = Vec::new();
@@ -277,12 +314,13 @@ impl CsvSeries {
         for spec in specs {
             let s = spec.trim().trim_start_matches('@');
             let Some((path, data)) = split_data_link(s) else {
-                return Err(format!(
-                    "'{spec}' is not a Data path (write /node/object.data)"
-                ));
+                return Err(CsvError::NotDataPath { spec: spec.clone() });
             };
             let Some(Target::Component(id)) = scene.resolve_path(scene.root(), None, path) else {
-                return Err(format!("'{spec}': no component at '{path}'"));
+                return Err(CsvError::NoComponent {
+                    spec: spec.clone(),
+                    path: path.to_string(),
+                });
             };
             let vec = scene.state(id).and(match data {
                 "position" | "x" => Some(VecId::POSITION),
@@ -293,40 +331,42 @@ impl CsvSeries {
             });
             let col = (id, data.to_string(), vec);
             let n = Self::values(sim, &col)
-                .map_err(|e| format!("'{spec}': {e}"))?
+                .map_err(|source| CsvError::Value {
+                    spec: spec.clone(),
+                    source,
+                })?
                 .len();
             header.extend((0..n).map(|k| format!("{s}[{k}]")));
             columns.push(col);
         }
-        let f = canape_io::state_io::create_replacing(file)
-            .map_err(|e| format!("cannot write {}: {e}", file.display()))?;
+        let f = canape_io::state_io::create_replacing(file).map_err(|source| CsvError::Create {
+            file: file.to_path_buf(),
+            source,
+        })?;
         let mut out = std::io::BufWriter::new(f);
         writeln!(out, "{}", header.join(","))
             .and_then(|_| out.flush())
-            .map_err(|e| e.to_string())?;
+            .map_err(CsvError::Write)?;
         Ok(CsvSeries { out, columns })
     }
 
     fn values(
         sim: &Simulation,
         (id, data, vec): &(ComponentId, String, Option<VecId>),
-    ) -> Result<Vec<f64>, String> {
+    ) -> Result<Vec<f64>, CsvValueError> {
         use canape_core::data::Value;
         if let (Some(v), Some(s)) = (vec, sim.scene.state(*id)) {
             return Ok(s.vec(*v).to_vec());
         }
-        let c = sim
-            .scene
-            .component(*id)
-            .ok_or_else(|| "the component is gone".to_string())?;
+        let c = sim.scene.component(*id).ok_or(CsvValueError::Gone)?;
         match c.data().value(data) {
             Some(Value::Real(x)) => Ok(vec![*x]),
             Some(Value::Int(i)) => Ok(vec![*i as f64]),
             Some(Value::Bool(b)) => Ok(vec![f64::from(u8::from(*b))]),
             Some(Value::Reals(v)) => Ok(v.clone()),
             Some(Value::Ints(v)) => Ok(v.iter().map(|&i| i as f64).collect()),
-            Some(_) => Err(format!("Data '{data}' is not numeric")),
-            None => Err(format!("no Data '{data}'")),
+            Some(_) => Err(CsvValueError::NotNumeric { data: data.clone() }),
+            None => Err(CsvValueError::NoData { data: data.clone() }),
         }
     }
 

@@ -228,7 +228,9 @@ fn a_fragment_with_an_error_adds_nothing() {
     assert!(err.contains("UniformMass"), "a suggestion: {err}");
     assert_eq!(sim.scene.node(beam).children.len(), kids);
     assert_eq!(sim.scene.component_ids().count(), n);
-    let err = create_component("ConstantForceField", "", &[("forcez", "0 1 0")]).unwrap_err();
+    let err = create_component("ConstantForceField", "", &[("forcez", "0 1 0")])
+        .unwrap_err()
+        .to_string();
     assert!(err.contains("forces"), "{err}");
     steps(&mut sim, 2);
 }

@@ -38,12 +38,9 @@ impl Proto {
             .map(|comp| Proto {
                 comp: Mutex::new(comp),
             })
-            .map_err(|e| {
-                if e.contains("has no Data") {
-                    PyTypeError::new_err(e)
-                } else {
-                    PyValueError::new_err(e)
-                }
+            .map_err(|e| match e {
+                canape::CreateError::NoData { .. } => PyTypeError::new_err(e.to_string()),
+                _ => PyValueError::new_err(e.to_string()),
             })
     }
 

@@ -150,7 +150,7 @@ impl Simulation {
                 {
                     return Err(EditError::Refused {
                         component: self.scene.component_label(id),
-                        reasons: vec![reason],
+                        reasons: vec![reason.to_string()],
                     });
                 }
                 if diags.has_errors() {
@@ -197,7 +197,7 @@ impl Simulation {
         let readers = self.readers_of(edited);
         for r in readers {
             if let Err(reason) = crate::init::reinit_component(&mut self.scene, r, diags) {
-                diags.push(Diagnostic::error(reason).on(self.scene.component_label(r)));
+                diags.push(Diagnostic::error(reason.to_string()).on(self.scene.component_label(r)));
             }
         }
     }
@@ -235,7 +235,8 @@ impl Simulation {
         for id in dirty {
             self.engine_updates += 1;
             if let Err(reason) = crate::init::reinit_component(&mut self.scene, id, &mut diags) {
-                diags.push(Diagnostic::error(reason).on(self.scene.component_label(id)));
+                diags
+                    .push(Diagnostic::error(reason.to_string()).on(self.scene.component_label(id)));
                 continue;
             }
             projective |= crate::init::propagate_engine_outputs(&mut self.scene, id, &mut diags, 0);
