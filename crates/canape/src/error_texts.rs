@@ -60,7 +60,7 @@ fn create_errors_read_as_before() {
                 class: "UniformMass".into(),
                 name: "totalMass".into(),
                 value: "heavy".into(),
-                reason: DataError::NotNumber("heavy".into()),
+                reason: Box::new(DataError::NotNumber("heavy".into())),
             },
             "UniformMass.totalMass = 'heavy': 'heavy' is not a number",
         ),

@@ -181,7 +181,7 @@ pub enum CreateError {
         name: String,
         value: String,
         #[source]
-        reason: canape_core::data::DataError,
+        reason: Box<canape_core::data::DataError>,
     },
 }
 
@@ -233,7 +233,7 @@ pub fn create_component(
                     class: class.to_string(),
                     name: name.to_string(),
                     value: value.to_string(),
-                    reason,
+                    reason: Box::new(reason),
                 })?;
         }
     }

@@ -191,11 +191,8 @@ impl LcpConstraintSolver {
                 let mut d = [p.dfree[j], p.dfree[j + 1], p.dfree[j + 2]];
                 for (l, dl) in d.iter_mut().enumerate() {
                     let row = &p.w[(j + l) * n..(j + l + 1) * n];
-                    for (k, (wk, fk)) in row.iter().zip(&p.force).enumerate() {
-                        if k < j || k >= j + 3 {
-                            *dl += wk * fk;
-                        }
-                    }
+                    *dl += super::row_dot(&row[..j], &p.force[..j])
+                        + super::row_dot(&row[j + 3..], &p.force[j + 3..]);
                 }
                 let with_old = [
                     d[0] + b[0] * old[0] + b[1] * old[1] + b[2] * old[2],
@@ -293,12 +290,9 @@ impl LcpConstraintSolver {
             for i in 0..n {
                 let row = &p.w[i * n..(i + 1) * n];
                 let wii = row[i];
-                let mut u = p.dfree[i];
-                for (k, (wk, fk)) in row.iter().zip(&p.force).enumerate() {
-                    if k != i {
-                        u += wk * fk;
-                    }
-                }
+                let u = p.dfree[i]
+                    + (super::row_dot(&row[..i], &p.force[..i])
+                        + super::row_dot(&row[i + 1..], &p.force[i + 1..]));
                 let old = p.force[i];
                 p.force[i] = if self.min_w != 0.0 && wii.abs() <= self.min_w {
                     0.0

@@ -219,3 +219,14 @@ fn augmented_friction_converges_to_the_sticking_contact_and_releases_a_separatin
     );
     assert_eq!(apart, vec![0.0, 0.0, 0.0]);
 }
+
+#[test]
+fn the_sweeps_row_products_equal_the_plain_sum_for_every_length() {
+    // integers: every partial sum is exact, so any order must give the plain sum exactly
+    for n in 0..23 {
+        let row: Vec<f64> = (0..n).map(|k| (k as f64 * 7.0) % 11.0 - 5.0).collect();
+        let f: Vec<f64> = (0..n + 3).map(|k| (k as f64 * 3.0) % 13.0 - 6.0).collect();
+        let plain: f64 = row.iter().zip(&f).map(|(a, b)| a * b).sum();
+        assert_eq!(row_dot(&row, &f), plain, "n = {n}");
+    }
+}
