@@ -1,7 +1,7 @@
 //! What a component's `init` sees of the scene ([`InitContext`]): its node, its context's state
 //! and topologies, links resolved from its node, and where to report problems.
 
-use super::{ComponentId, NodeId, Role, Scene, Target};
+use super::{ComponentId, NodeId, Role, Scene};
 use crate::component::Topology;
 use crate::diag::{Diagnostic, Diagnostics, SourceLoc};
 use crate::mesh::Mesh;
@@ -68,7 +68,6 @@ impl<'a> InitContext<'a> {
         }
         None
     }
-    /// Resolve an object link (`@grid`, `@../dofs`) written in Data `name`.
     /// Read a mesh file with the scene's reader (see [`Scene::mesh_reader`]).
     pub fn read_mesh(&self, path: &str) -> Result<Mesh, MeshFileError> {
         match self.scene.mesh_reader {
@@ -77,12 +76,6 @@ impl<'a> InitContext<'a> {
                 path: path.to_string(),
             }),
         }
-    }
-
-    pub fn linked(&self, link: &str) -> Option<Target> {
-        let l = link.trim();
-        let p = l.strip_prefix('@')?;
-        self.scene.resolve_path(self.node, Some(self.id), p)
     }
 }
 
