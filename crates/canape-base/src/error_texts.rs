@@ -138,3 +138,53 @@ fn mapping_errors_read_as_before() {
         ),
     ]);
 }
+
+#[test]
+fn load_and_engine_errors_read_as_before() {
+    use crate::engine::select::WidthMismatch;
+    use crate::engine::transform_position::{parse_tfm, TfmError};
+    use crate::mechanical_load::loads::ConstantForceError;
+    use canape_types::DofType;
+    assert_eq!(
+        parse_tfm("Fixed: 0 0 0").unwrap_err(),
+        TfmError::NoParameters
+    );
+    texts(&[
+        (
+            &parse_tfm("Fixed: 0 0 0").unwrap_err(),
+            "transformation not found (no line holding 'Parameters')",
+        ),
+        (
+            &parse_tfm("Parameters: 1 2 3").unwrap_err(),
+            "the 'Parameters' line holds 3 numbers, expected 12",
+        ),
+        (
+            &ConstantForceError::IndexOutOfRange { index: 7, n: 5 },
+            "index 7 is out of range (the state has 5 points)",
+        ),
+        (
+            &ConstantForceError::NotMultiple {
+                name: "totalForce",
+                values: 4,
+                dof: DofType::Rigid3,
+                ds: 6,
+            },
+            "totalForce has 4 values: a force on this Rigid3d state has 6",
+        ),
+        (
+            &ConstantForceError::ForcesCount {
+                vectors: 2,
+                indices: 3,
+            },
+            "forces has 2 vectors for 3 indices",
+        ),
+        (
+            &WidthMismatch {
+                state: "dofs".into(),
+                state_width: 7,
+                width: 3,
+            },
+            "the MechanicalObject 'dofs' has coordinates of 7 numbers, this engine's template 3",
+        ),
+    ]);
+}

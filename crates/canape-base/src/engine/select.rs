@@ -98,7 +98,10 @@ fn state_width(ctx: &InitContext<'_>, id: ComponentId) -> Option<usize> {
 /// Rest positions of the engine's own node: its MechanicalObject's `rest_position`, else its
 /// mesh loader's `position` (Vec3 only). `Err` names a state whose coordinates are not
 /// `width` wide.
-fn local_rest_positions(ctx: &InitContext<'_>, width: usize) -> Result<Option<Vec<f64>>, String> {
+fn local_rest_positions(
+    ctx: &InitContext<'_>,
+    width: usize,
+) -> Result<Option<Vec<f64>>, WidthMismatch> {
     if let Some(s) = local(ctx, Role::State) {
         return state_rest_positions(ctx, s, width).map(Some);
     }
@@ -110,18 +113,31 @@ fn local_rest_positions(ctx: &InitContext<'_>, width: usize) -> Result<Option<Ve
     Ok(None)
 }
 
+/// A state read for its rest positions has coordinates of another width than the engine's
+/// template.
+#[derive(Clone, Debug, PartialEq, Eq, thiserror::Error)]
+#[error(
+    "the MechanicalObject '{state}' has coordinates of {state_width} numbers, this engine's template {width}"
+)]
+pub struct WidthMismatch {
+    pub state: String,
+    pub state_width: usize,
+    pub width: usize,
+}
+
 /// The rest positions of state `s`, checked to be `width` wide.
 fn state_rest_positions(
     ctx: &InitContext<'_>,
     s: ComponentId,
     width: usize,
-) -> Result<Vec<f64>, String> {
+) -> Result<Vec<f64>, WidthMismatch> {
     let w = state_width(ctx, s).unwrap_or(width);
     if w != width {
-        return Err(format!(
-            "the MechanicalObject '{}' has coordinates of {w} numbers, this engine's template {width}",
-            ctx.scene.info(s).name
-        ));
+        return Err(WidthMismatch {
+            state: ctx.scene.info(s).name.clone(),
+            state_width: w,
+            width,
+        });
     }
     Ok(reals_of(ctx, s, "rest_position").unwrap_or_default())
 }

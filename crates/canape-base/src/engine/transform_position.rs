@@ -99,13 +99,22 @@ fn words(line: &str) -> Vec<&str> {
     line.split(' ').filter(|w| !w.is_empty()).collect()
 }
 
+/// Why a .tfm file gave no matrix.
+#[derive(Clone, Debug, PartialEq, Eq, thiserror::Error)]
+pub enum TfmError {
+    #[error("transformation not found (no line holding 'Parameters')")]
+    NoParameters,
+    #[error("the 'Parameters' line holds {count} numbers, expected 12")]
+    ParameterCount { count: usize },
+}
+
 /// The affine matrix of a .tfm file: the 12 numbers of its first line holding "Parameters",
 /// the first 9 the rotation rows, and the translation read backwards from the last three (as
 /// SOFA reads them). Errors are the messages to report; the matrix is then the identity.
-pub fn parse_tfm(text: &str) -> Result<Matrix4<f64>, String> {
+pub fn parse_tfm(text: &str) -> Result<Matrix4<f64>, TfmError> {
     let mut mat = Matrix4::identity();
     let Some(line) = text.lines().find(|l| l.contains("Parameters")) else {
-        return Err("transformation not found (no line holding 'Parameters')".into());
+        return Err(TfmError::NoParameters);
     };
     let values: Vec<f64> = words(line)
         .into_iter()
@@ -113,10 +122,9 @@ pub fn parse_tfm(text: &str) -> Result<Matrix4<f64>, String> {
         .map(atof)
         .collect();
     if values.len() != 12 {
-        return Err(format!(
-            "the 'Parameters' line holds {} numbers, expected 12",
-            values.len()
-        ));
+        return Err(TfmError::ParameterCount {
+            count: values.len(),
+        });
     }
     for i in 0..3 {
         for j in 0..3 {
@@ -289,7 +297,7 @@ impl TransformPosition {
         let (mat, errors) = match ext {
             "tfm" => match parse_tfm(&text) {
                 Ok(m) => (m, Vec::new()),
-                Err(e) => (Matrix4::identity(), vec![e]),
+                Err(e) => (Matrix4::identity(), vec![e.to_string()]),
             },
             "trm" => {
                 let (m, t, errors) = parse_trm(&text);

@@ -18,7 +18,7 @@ mod constant;
 #[cfg(test)]
 mod tests;
 
-pub use constant::ConstantForceField;
+pub use constant::{ConstantForceError, ConstantForceField};
 
 canape_core::data_schema! {
     /// PlaneForceField's own Data (after the force-field Data).

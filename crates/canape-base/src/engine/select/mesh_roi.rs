@@ -296,7 +296,7 @@ impl MeshRoi {
         match local_rest_positions(ctx, self.width) {
             Ok(p) => p.unwrap_or_default(),
             Err(e) => {
-                ctx.error(e);
+                ctx.error(e.to_string());
                 Vec::new()
             }
         }

@@ -53,7 +53,11 @@ impl ConstantForceField {
     /// `totalForce` shared equally over the points, else one of `forces` per point, else the
     /// single force of `forces` or `force` on every point; and the warning when none is given.
     /// An error makes the component do nothing.
-    fn loads(&self, n: usize, dof: DofType) -> Result<(Loads, Option<&'static str>), String> {
+    fn loads(
+        &self,
+        n: usize,
+        dof: DofType,
+    ) -> Result<(Loads, Option<&'static str>), ConstantForceError> {
         let (t, d) = (&self.data, &self.d);
         let ds = dof.deriv_size();
         let indices = t.get(d.indices);
@@ -63,9 +67,7 @@ impl ConstantForceField {
             indices.iter().map(|&i| i as usize).collect()
         };
         if let Some(bad) = idx.iter().find(|&&i| i >= n) {
-            return Err(format!(
-                "index {bad} is out of range (the state has {n} points)"
-            ));
+            return Err(ConstantForceError::IndexOutOfRange { index: *bad, n });
         }
         let forces = t.get(d.forces);
         let force = t.get(d.force);
@@ -73,11 +75,12 @@ impl ConstantForceField {
         let one = |s: &[f64], k: usize| s[ds * k..ds * (k + 1)].to_vec();
         for (name, v) in [("forces", forces), ("force", force), ("totalForce", total)] {
             if !v.len().is_multiple_of(ds) {
-                return Err(format!(
-                    "{name} has {} values: a force on this {} state has {ds}",
-                    v.len(),
-                    dof.name()
-                ));
+                return Err(ConstantForceError::NotMultiple {
+                    name,
+                    values: v.len(),
+                    dof,
+                    ds,
+                });
             }
         }
         let loads = if total.len() == ds && !idx.is_empty() {
@@ -96,11 +99,10 @@ impl ConstantForceField {
             };
             idx.iter().map(|&i| (i, f.clone())).collect()
         } else if !forces.is_empty() {
-            return Err(format!(
-                "forces has {} vectors for {} indices",
-                forces.len() / ds,
-                idx.len()
-            ));
+            return Err(ConstantForceError::ForcesCount {
+                vectors: forces.len() / ds,
+                indices: idx.len(),
+            });
         } else {
             let none = "no force given (forces, force or totalForce): the component does nothing";
             return Ok((Vec::new(), Some(none)));
@@ -125,9 +127,25 @@ impl ConstantForceField {
                     ctx.warn(w);
                 }
             }
-            Err(e) => ctx.error(e),
+            Err(e) => ctx.error(e.to_string()),
         }
     }
+}
+
+/// Why a ConstantForceField's Data give no forces (the component then does nothing).
+#[derive(Clone, Debug, PartialEq, Eq, thiserror::Error)]
+pub enum ConstantForceError {
+    #[error("index {index} is out of range (the state has {n} points)")]
+    IndexOutOfRange { index: usize, n: usize },
+    #[error("{name} has {values} values: a force on this {} state has {ds}", .dof.name())]
+    NotMultiple {
+        name: &'static str,
+        values: usize,
+        dof: DofType,
+        ds: usize,
+    },
+    #[error("forces has {vectors} vectors for {indices} indices")]
+    ForcesCount { vectors: usize, indices: usize },
 }
 
 impl ConstantForceField {
@@ -151,7 +169,7 @@ impl ConstantForceField {
                 Reaction::Updated
             }
             Ok((_, Some(_))) => Reaction::Reinit,
-            Err(e) => Reaction::Refused(vec![e]),
+            Err(e) => Reaction::Refused(vec![e.to_string()]),
         }
     }
 }
