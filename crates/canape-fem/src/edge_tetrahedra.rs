@@ -15,6 +15,15 @@ use canape_types::{Mat3, Vec3};
 /// SOFA's edgesInTetrahedronArray: local edge j joins local vertices `LOCAL_EDGES[j]`.
 pub const LOCAL_EDGES: [[usize; 2]; 6] = [[0, 1], [0, 2], [0, 3], [1, 2], [1, 3], [2, 3]];
 
+/// A side of a tetrahedron missing from the topology's explicit edge list.
+#[derive(Clone, Debug, PartialEq, Eq, thiserror::Error)]
+#[error("tetrahedron {tetrahedron}'s side ({a}, {b}) is not among the topology's edges")]
+pub struct MissingSide {
+    pub tetrahedron: usize,
+    pub a: usize,
+    pub b: usize,
+}
+
 /// A tetrahedron set seen through its edges.
 #[derive(Clone, Debug, Default)]
 pub struct EdgeTetrahedra {
@@ -87,7 +96,7 @@ impl EdgeTetrahedra {
     }
 
     /// Each tetrahedron's sides among `edges` (the first edge joining the two points).
-    fn locate(tets: &[[usize; 4]], edges: &[[usize; 2]]) -> Result<Vec<[usize; 6]>, String> {
+    fn locate(tets: &[[usize; 4]], edges: &[[usize; 2]]) -> Result<Vec<[usize; 6]>, MissingSide> {
         let mut index = std::collections::BTreeMap::new();
         for (k, e) in edges.iter().enumerate() {
             index.entry([e[0].min(e[1]), e[0].max(e[1])]).or_insert(k);
@@ -98,10 +107,10 @@ impl EdgeTetrahedra {
                 let mut te = [0; 6];
                 for (slot, [a, b]) in te.iter_mut().zip(LOCAL_EDGES) {
                     let (a, b) = (t[a], t[b]);
-                    *slot = *index.get(&[a.min(b), a.max(b)]).ok_or_else(|| {
-                        format!(
-                            "tetrahedron {ti}'s side ({a}, {b}) is not among the topology's edges"
-                        )
+                    *slot = *index.get(&[a.min(b), a.max(b)]).ok_or(MissingSide {
+                        tetrahedron: ti,
+                        a,
+                        b,
                     })?;
                 }
                 Ok(te)

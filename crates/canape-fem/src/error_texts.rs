@@ -174,3 +174,28 @@ fn spring_errors_read_as_before() {
         ),
     ]);
 }
+
+#[test]
+fn missing_side_reads_as_before() {
+    use crate::edge_tetrahedra::{EdgeTetrahedra, MissingSide};
+    use canape_core::mesh::Mesh;
+    texts(&[(
+        &MissingSide {
+            tetrahedron: 2,
+            a: 4,
+            b: 7,
+        },
+        "tetrahedron 2's side (4, 7) is not among the topology's edges",
+    )]);
+    // the warning the force fields give when the explicit edges lack a side
+    let mesh = Mesh {
+        tetrahedra: vec![[0, 1, 2, 3]],
+        edges: vec![[0, 1]],
+        ..Mesh::default()
+    };
+    let (_, warning) = EdgeTetrahedra::new(&mesh);
+    assert_eq!(
+        warning.as_deref(),
+        Some("tetrahedron 0's side (0, 2) is not among the topology's edges: the edges are rebuilt from the tetrahedra")
+    );
+}

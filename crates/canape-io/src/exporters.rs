@@ -23,7 +23,7 @@ mod mesh_exporter;
 mod monitor;
 mod vtk_exporter;
 
-pub use mesh_exporter::MeshExporter;
+pub use mesh_exporter::{MeshExporter, UnknownFormat};
 pub use monitor::Monitor;
 pub use vtk_exporter::VtkExporter;
 

@@ -27,3 +27,6 @@ pub mod vtk;
 pub mod vtk_read;
 pub mod write_state;
 pub mod xml;
+
+#[cfg(test)]
+mod error_texts;

@@ -356,18 +356,24 @@ fn obj(pts: &[[f64; 3]], m: &Mesh, name: &str) -> String {
     s
 }
 
+/// A MeshExporter `format` naming none of the formats.
+#[derive(Clone, Debug, PartialEq, Eq, thiserror::Error)]
+#[error("format '{format}' is not one of ALL, {}", MESH_FORMATS.join(", "))]
+pub struct UnknownFormat {
+    pub format: String,
+}
+
 /// The formats `format` names (ALL or empty: all of them), or why it names none.
-fn formats_of(format: &str) -> Result<Vec<&'static str>, String> {
+fn formats_of(format: &str) -> Result<Vec<&'static str>, UnknownFormat> {
     let f = format.trim();
     if f.eq_ignore_ascii_case("all") || f.is_empty() {
         Ok(MESH_FORMATS.to_vec())
     } else if let Some(k) = MESH_FORMATS.iter().find(|k| k.eq_ignore_ascii_case(f)) {
         Ok(vec![*k])
     } else {
-        Err(format!(
-            "format '{f}' is not one of ALL, {}",
-            MESH_FORMATS.join(", ")
-        ))
+        Err(UnknownFormat {
+            format: f.to_string(),
+        })
     }
 }
 
@@ -384,7 +390,7 @@ impl MeshExporter {
                 self.formats = formats;
                 Reaction::Updated
             }
-            Err(e) => Reaction::Refused(vec![e]),
+            Err(e) => Reaction::Refused(vec![e.to_string()]),
         }
     }
 
