@@ -108,7 +108,24 @@ const BAND_OVER_AMD: f64 = 1.75;
 enum Fallback {
     /// Cholesky failed (on a matrix assembled by its upper blocks only): LU needs all of it.
     NeedsFullMatrix,
-    Failed(String),
+    Failed(FactorError),
+}
+
+/// Why a direct solver has no factor (its solves then give NaN). The faer errors are shown as
+/// their debug text.
+#[derive(Clone, Debug, thiserror::Error)]
+pub enum FactorError {
+    #[error("symbolic factorization failed: {0:?}")]
+    Symbolic(faer::sparse::FaerError),
+    /// The symbolic analysis of the LU fallback (after a failed Cholesky).
+    #[error("symbolic LU failed: {0:?}")]
+    SymbolicLu(faer::sparse::FaerError),
+    #[error("the matrix is singular: {0:?}")]
+    Singular(faer::sparse::linalg::LuError),
+    #[error("the matrix is singular (zero pivot in column {column})")]
+    ZeroPivot { column: usize },
+    #[error("QR factorization failed: {0:?}")]
+    Qr(faer::sparse::FaerError),
 }
 
 canape_core::data_schema! {
@@ -165,7 +182,7 @@ pub struct DirectSolver {
     pattern: Option<(std::sync::Arc<[u32]>, SymbolicSparseColMat<u32>)>,
     symbolic: Option<Symbolic>,
     numeric: Option<Numeric>,
-    failed: Option<String>,
+    failed: Option<FactorError>,
     warned_fallback: bool,
     /// Storage of L reused from step to step, and the work space of factor and solve.
     l_values: Vec<f64>,

@@ -76,6 +76,8 @@ pub mod band;
 pub mod bdf;
 pub mod cg;
 pub mod direct;
+#[cfg(test)]
+mod error_texts;
 pub mod euler_explicit;
 pub mod euler_implicit;
 pub mod gband;

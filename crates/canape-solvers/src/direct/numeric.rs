@@ -3,7 +3,9 @@
 //! Cholesky that fails falls back to LU of the whole matrix), and the solves with the factor.
 
 use super::symbolic::{cholesky_plan, col_pattern, columns_of, CholeskyPlan};
-use super::{CholeskyOrdering, DirectSolver, Factorization, Fallback, Numeric, Symbolic};
+use super::{
+    CholeskyOrdering, DirectSolver, FactorError, Factorization, Fallback, Numeric, Symbolic,
+};
 use crate::band::BandPattern;
 use crate::gband::GeneralBand;
 use canape_core::component::LinearSystem;
@@ -161,13 +163,12 @@ impl DirectSolver {
                             ..Default::default()
                         },
                     )
-                    .map_err(|e| {
-                        Fallback::Failed(format!("symbolic factorization failed: {e:?}"))
-                    })?,
+                    .map_err(|e| Fallback::Failed(FactorError::Symbolic(e)))?,
                 )),
-                Factorization::Qr => Symbolic::Qr(SymbolicQr::try_new(sym).map_err(|e| {
-                    Fallback::Failed(format!("symbolic factorization failed: {e:?}"))
-                })?),
+                Factorization::Qr => Symbolic::Qr(
+                    SymbolicQr::try_new(sym)
+                        .map_err(|e| Fallback::Failed(FactorError::Symbolic(e)))?,
+                ),
             });
         }
         let mat = if self.kind == Factorization::Cholesky {
@@ -236,7 +237,7 @@ impl DirectSolver {
                     MemStack::new(buf),
                     Default::default(),
                 )
-                .map_err(|e| Fallback::Failed(format!("the matrix is singular: {e:?}")))?;
+                .map_err(|e| Fallback::Failed(FactorError::Singular(e)))?;
                 Numeric::LuSupernodal(num)
             }
             Symbolic::GeneralBand(_, Some(sym_band))
@@ -255,16 +256,15 @@ impl DirectSolver {
                 };
                 if let Err(e) = done {
                     self.band_factor = Some(f);
-                    return Err(Fallback::Failed(format!(
-                        "the matrix is singular (zero pivot in column {})",
-                        e.column
-                    )));
+                    return Err(Fallback::Failed(FactorError::ZeroPivot {
+                        column: e.column,
+                    }));
                 }
                 Numeric::GeneralBand(f)
             }
             Symbolic::Qr(s) => Numeric::Qr(
                 Qr::try_new_with_symbolic(s.clone(), mat)
-                    .map_err(|e| Fallback::Failed(format!("QR factorization failed: {e:?}")))?,
+                    .map_err(|e| Fallback::Failed(FactorError::Qr(e)))?,
             ),
         };
         self.numeric = Some(numeric);
@@ -278,14 +278,13 @@ impl DirectSolver {
 
     /// The matrix is not positive definite: factor the whole of it by LU instead (its own
     /// symbolic analysis; the Cholesky pattern and analysis are kept for the next steps).
-    fn factor_lu_fallback(&mut self, a: &Csr) -> Result<(), String> {
+    fn factor_lu_fallback(&mut self, a: &Csr) -> Result<(), FactorError> {
         self.warned_fallback = true;
         let (sym, src) = columns_of(a);
         let vals: Vec<f64> = src.iter().map(|&k| a.vals[k as usize]).collect();
-        let s =
-            SymbolicLu::try_new(sym.as_ref()).map_err(|e| format!("symbolic LU failed: {e:?}"))?;
+        let s = SymbolicLu::try_new(sym.as_ref()).map_err(FactorError::SymbolicLu)?;
         let lu = Lu::try_new_with_symbolic(s, SparseColMatRef::new(sym.as_ref(), &vals))
-            .map_err(|e| format!("the matrix is singular: {e:?}"))?;
+            .map_err(FactorError::Singular)?;
         self.numeric = Some(Numeric::Lu(Box::new(lu)));
         Ok(())
     }

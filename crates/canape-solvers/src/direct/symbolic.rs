@@ -2,7 +2,7 @@
 //! and the plan of a Cholesky factorization (band storage or faer's supernodal factor, in the
 //! given, reverse Cuthill–McKee's or AMD's order, with the matrix put in AMD's order by us).
 
-use super::{CholeskyOrdering, Fallback, BAND_OVER_AMD};
+use super::{CholeskyOrdering, FactorError, Fallback, BAND_OVER_AMD};
 use crate::band::BandPattern;
 use canape_core::matrix::Csr;
 use faer::sparse::linalg::cholesky::{
@@ -144,7 +144,7 @@ pub(super) fn cholesky_plan(a: &Csr, ordering: CholeskyOrdering) -> Result<Chole
                 ..Default::default()
             },
         )
-        .map_err(|e| Fallback::Failed(format!("symbolic factorization failed: {e:?}")))
+        .map_err(|e| Fallback::Failed(FactorError::Symbolic(e)))
     };
     if ordering == CholeskyOrdering::Natural {
         let given = symbolic(a, SymmetricOrdering::Identity)?;

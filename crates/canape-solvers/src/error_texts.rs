@@ -1,0 +1,38 @@
+//! The typed errors read as the Strings they replaced.
+
+use crate::direct::FactorError;
+use faer::sparse::linalg::LuError;
+use faer::sparse::FaerError;
+
+#[test]
+fn factor_errors_read_as_before() {
+    let cases: [(FactorError, &str); 6] = [
+        (
+            FactorError::Symbolic(FaerError::IndexOverflow),
+            "symbolic factorization failed: IndexOverflow",
+        ),
+        (
+            FactorError::SymbolicLu(FaerError::OutOfMemory),
+            "symbolic LU failed: OutOfMemory",
+        ),
+        (
+            FactorError::Singular(LuError::SymbolicSingular { index: 4 }),
+            "the matrix is singular: SymbolicSingular { index: 4 }",
+        ),
+        (
+            FactorError::Singular(LuError::Generic(FaerError::OutOfMemory)),
+            "the matrix is singular: Generic(OutOfMemory)",
+        ),
+        (
+            FactorError::ZeroPivot { column: 12 },
+            "the matrix is singular (zero pivot in column 12)",
+        ),
+        (
+            FactorError::Qr(FaerError::IndexOverflow),
+            "QR factorization failed: IndexOverflow",
+        ),
+    ];
+    for (e, text) in cases {
+        assert_eq!(e.to_string(), text);
+    }
+}
