@@ -11,6 +11,9 @@ pub mod scene_view;
 pub mod server;
 pub mod session;
 
+#[cfg(test)]
+mod error_texts;
+
 use canape::Simulation;
 use session::{Session, Shared};
 use std::net::{SocketAddr, TcpListener};

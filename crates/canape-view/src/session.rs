@@ -19,6 +19,19 @@ use std::sync::{Arc, Condvar, Mutex};
 use std::time::{Duration, Instant};
 use tungstenite::{Bytes, Utf8Bytes};
 
+/// Why an edit of the root node's Data from the viewer was refused.
+#[derive(Clone, Debug, PartialEq, thiserror::Error)]
+pub enum NodeEditError {
+    #[error("gravity needs three numbers")]
+    GravityNotThree,
+    #[error("dt must be a number")]
+    DtNotNumber,
+    #[error("node Data '{data}' cannot be edited")]
+    NotEditable { data: String },
+    #[error(transparent)]
+    Edit(#[from] EditError),
+}
+
 /// The latest published picture and texts every connection sends.
 #[derive(Clone, Debug, Default)]
 pub struct Latest {
@@ -395,18 +408,20 @@ impl Session {
                             .filter_map(|t| t.parse().ok())
                             .collect();
                         if v.len() != 3 || value.split_whitespace().count() != 3 {
-                            Err("gravity needs three numbers".to_string())
+                            Err(NodeEditError::GravityNotThree)
                         } else {
                             self.sim
                                 .set_gravity(canape_types::Vec3::new(v[0], v[1], v[2]))
-                                .map_err(String::from)
+                                .map_err(NodeEditError::from)
                         }
                     }
                     "dt" => match value.trim().parse::<f64>() {
-                        Ok(dt) => self.sim.set_dt(dt).map_err(String::from),
-                        Err(_) => Err("dt must be a number".into()),
+                        Ok(dt) => self.sim.set_dt(dt).map_err(NodeEditError::from),
+                        Err(_) => Err(NodeEditError::DtNotNumber),
                     },
-                    other => Err(format!("node Data '{other}' cannot be edited")),
+                    other => Err(NodeEditError::NotEditable {
+                        data: other.to_string(),
+                    }),
                 };
                 match r {
                     Ok(()) => {
@@ -416,6 +431,7 @@ impl Session {
                         }
                     }
                     Err(e) => {
+                        let e = e.to_string();
                         shared.send_to(client, error_message(&e));
                         shared.send_to(client, refused_message("node", node, &data, &e));
                         if let Some(d) = scene_view::node_data(&self.sim, self.sim.scene.root()) {
