@@ -190,17 +190,24 @@ const EXIT_CODES: &str = "Exit codes:
   3  the simulation diverged (stopped at that step; the states recorded so far are written)
   4  parts of the scene were not loaded (errors above; the rest ran, as in SOFA), or --strict refused to run";
 
-fn positive_dt(s: &str) -> Result<f64, String> {
+/// Why a `--dt` value was refused (clap shows it after the argument).
+#[derive(Clone, Debug, PartialEq, Eq, thiserror::Error)]
+enum DtArgError {
+    #[error("'{0}' is not a number")]
+    NotANumber(String),
+    #[error("dt must be a positive, finite number of seconds ({0} given)")]
+    NotPositive(String),
+}
+
+fn positive_dt(s: &str) -> Result<f64, DtArgError> {
     let v: f64 = s
         .trim()
         .parse()
-        .map_err(|_| format!("'{s}' is not a number"))?;
+        .map_err(|_| DtArgError::NotANumber(s.to_string()))?;
     if v.is_finite() && v > 0.0 {
         Ok(v)
     } else {
-        Err(format!(
-            "dt must be a positive, finite number of seconds ({s} given)"
-        ))
+        Err(DtArgError::NotPositive(s.to_string()))
     }
 }
 
@@ -321,5 +328,29 @@ fn main() -> ExitCode {
                 )
             }
         }
+    }
+}
+
+#[cfg(test)]
+mod error_texts {
+    //! The typed errors read as the Strings they replaced (clap shows the text).
+
+    use super::{positive_dt, DtArgError};
+
+    #[test]
+    fn dt_errors_read_as_before() {
+        assert_eq!(
+            positive_dt("fast"),
+            Err(DtArgError::NotANumber("fast".into()))
+        );
+        assert_eq!(
+            positive_dt("fast").unwrap_err().to_string(),
+            "'fast' is not a number"
+        );
+        assert_eq!(
+            positive_dt(" -0.01").unwrap_err().to_string(),
+            "dt must be a positive, finite number of seconds ( -0.01 given)"
+        );
+        assert_eq!(positive_dt("0.02"), Ok(0.02));
     }
 }
