@@ -58,7 +58,7 @@ impl PyMapping {
         inputs: &MapInputs<'_>,
         out: &mut [f64],
         coords: bool,
-    ) -> Result<(), String> {
+    ) -> PyResult<()> {
         Python::attach(|py| {
             let r = (|| -> PyResult<()> {
                 let ow = width(self.out_dof, coords);
@@ -72,10 +72,7 @@ impl PyMapping {
                     .call_method1(method, (PyDict::new(py), o.clone(), ins))?;
                 copy_back(&o, out)
             })();
-            r.map_err(|e| {
-                self.fail(py, method, &e);
-                String::new()
-            })
+            r.inspect_err(|e| self.fail(py, method, e))
         })
     }
 }
@@ -224,7 +221,7 @@ impl Mapping for PyMapping {
 struct ProbeInputs<'a>(&'a [Vec<f64>]);
 
 impl PyMapping {
-    fn probe_j(&self, inputs: &ProbeInputs<'_>, out: &mut [f64]) -> Result<(), String> {
+    fn probe_j(&self, inputs: &ProbeInputs<'_>, out: &mut [f64]) -> PyResult<()> {
         Python::attach(|py| {
             let r = (|| -> PyResult<()> {
                 let o = rows(py, out, self.out_dof.deriv_size())?;
@@ -237,10 +234,7 @@ impl PyMapping {
                     .call_method1("_apply_j", (PyDict::new(py), o.clone(), ins))?;
                 copy_back(&o, out)
             })();
-            r.map_err(|e| {
-                self.fail(py, "applyJ", &e);
-                String::new()
-            })
+            r.inspect_err(|e| self.fail(py, "applyJ", e))
         })
     }
 }

@@ -31,6 +31,11 @@ use pyo3::types::PyDict;
 use std::path::PathBuf;
 use std::sync::{Arc, Mutex};
 
+/// `step` on a simulation that was not started (a RuntimeError in Python).
+#[derive(Clone, Copy, Debug, PartialEq, Eq, thiserror::Error)]
+#[error("the simulation is not initialised yet")]
+struct NotInitialised;
+
 /// A scene being built or running, as Python sees it.
 #[pyclass(name = "Simulation", module = "canape._native")]
 pub struct PySimulation {
@@ -425,7 +430,7 @@ impl PySimulation {
         let r = py.detach(move || {
             cell.with_busy(|stage| {
                 let Stage::Running(sim) = stage else {
-                    return Err("the simulation is not initialised yet");
+                    return Err(NotInitialised);
                 };
                 let before = sim.diagnostics.len();
                 for _ in 0..n {
