@@ -180,8 +180,9 @@ pub struct ComponentInfo {
     pub slot: Slot,
     pub role: Role,
     pub loc: Option<SourceLoc>,
-    /// Data links as written (`data name`, `@path`), resolved before init.
-    pub data_links: Vec<(String, String)>,
+    /// Data links (`data="@path.dataName"`): as written, and resolved when the component is
+    /// initialised.
+    pub data_links: Vec<DataLink>,
     pub initialized: bool,
     /// Generation of this table entry (bumped when the component is removed).
     pub generation: u32,
@@ -680,15 +681,45 @@ impl Scene {
 impl Scene {
     /// Number of scalars per entry of the Data a `@path.data` link reads (`DataKind::Reals(w)`),
     /// when it names a component's Data of that kind.
-    pub fn link_width(&self, node: NodeId, from: Option<ComponentId>, link: &str) -> Option<usize> {
-        let (path, data) = split_data_link(link)?;
-        let Target::Component(c) = self.resolve_path(node, from, path)? else {
+    pub fn link_width(&self, link: &DataLink) -> Option<usize> {
+        let Some(Target::Component(c)) = link.source else {
             return None;
         };
-        match self.component(c)?.data().field(data)?.kind {
+        match self.component(c)?.data().field(link.source_data())?.kind {
             crate::data::DataKind::Reals(w) => Some(w),
             _ => None,
         }
+    }
+}
+
+/// A Data whose value comes from another one (SOFA's parent Data: `data="@path.dataName"`).
+/// The path is resolved once, when the component is initialised, into `source` (a generational
+/// handle: a source removed later is refused as stale, never read in its place); values are
+/// pulled through it at init and when an engine's outputs change.
+#[derive(Clone, Debug, PartialEq)]
+pub struct DataLink {
+    /// The Data it sets.
+    pub data: String,
+    /// The link as written (`@path.dataName`).
+    pub text: String,
+    /// What the path named when the component was initialised (`None` before, or when it
+    /// named nothing).
+    pub source: Option<Target>,
+}
+
+impl DataLink {
+    /// A link written for Data `data`, not resolved yet.
+    pub fn new(data: impl Into<String>, text: impl Into<String>) -> Self {
+        DataLink {
+            data: data.into(),
+            text: text.into(),
+            source: None,
+        }
+    }
+
+    /// The name of the Data it reads (after the path's last `.`).
+    pub fn source_data(&self) -> &str {
+        split_data_link(&self.text).map_or("", |(_, d)| d)
     }
 }
 

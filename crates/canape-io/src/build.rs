@@ -9,7 +9,7 @@ use canape_core::component::Role;
 use canape_core::data::{parse_bool, parse_real, DataKind};
 use canape_core::diag::{closest, did_you_mean, Diagnostic, Diagnostics};
 use canape_core::registry::{Lookup, Registry};
-use canape_core::scene::{split_data_link, ComponentId, NodeId, Scene, Target};
+use canape_core::scene::{split_data_link, ComponentId, DataLink, NodeId, Scene, Target};
 use canape_types::Vec3;
 use std::collections::BTreeMap;
 
@@ -556,7 +556,7 @@ impl<'a> Builder<'a> {
         if v.starts_with('@') && !OBJECT_LINKS.contains(&fname) {
             if split_data_link(v).is_some() {
                 let info = self.scene.info_mut(id);
-                info.data_links.push((fname.to_string(), v.to_string()));
+                info.data_links.push(DataLink::new(fname, v));
                 if let Some(c) = self.scene.component_mut(id) {
                     if let Some(f) = c.data_mut().field_mut(fname) {
                         f.link = Some(v.to_string());
@@ -645,7 +645,7 @@ impl<'a> Builder<'a> {
                 self.scene
                     .info_mut(id)
                     .data_links
-                    .push((name.to_string(), link.clone()));
+                    .push(DataLink::new(name, link.clone()));
                 if let Some(c) = self.scene.component_mut(id) {
                     if let Some(f) = c.data_mut().field_mut(name) {
                         f.link = Some(link);

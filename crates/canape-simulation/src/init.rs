@@ -5,7 +5,7 @@
 use canape_core::component::{MapInputs, Role};
 use canape_core::data::Value;
 use canape_core::diag::{Diagnostic, Diagnostics};
-use canape_core::scene::{split_data_link, ComponentId, InitContext, NodeId, Scene, Slot, Target};
+use canape_core::scene::{ComponentId, DataLink, InitContext, NodeId, Scene, Slot, Target};
 use canape_core::state::VecId;
 
 /// All components of active nodes, depth-first in document order (node's own components first,
@@ -138,23 +138,23 @@ pub fn init_component(
         _ => {}
     }
 
-    // pull Data links
-    let links = scene.info(id).data_links.clone();
-    for (data, link) in links {
-        if let Some((path, _)) = split_data_link(&link) {
-            if let Some(Target::Component(src)) = scene.resolve_path(node, Some(id), path) {
-                if src != id {
-                    init_component(scene, src, diags, visiting);
-                }
+    // pull Data links, each resolved here once (its source initialised first)
+    for k in 0..scene.info(id).data_links.len() {
+        let mut link = scene.info(id).data_links[k].clone();
+        let resolved = scene.resolve_data_link(node, id, &link);
+        if let Ok(Target::Component(src)) = resolved {
+            if src != id {
+                init_component(scene, src, diags, visiting);
             }
         }
-        match scene.read_link(node, Some(id), &link) {
+        link.source = resolved.as_ref().ok().copied();
+        scene.info_mut(id).data_links[k].source = link.source;
+        let (data, link_text) = (&link.data, &link.text);
+        match resolved.and_then(|_| scene.read_data_link(&link)) {
             Ok(mut v) => {
                 // 3D points linked into a state of another type (a grid's positions as Rigid3
                 // centers): converted as SOFA converts them
-                if let (Some(st), Some(3)) =
-                    (scene.state(id), scene.link_width(node, Some(id), &link))
-                {
+                if let (Some(st), Some(3)) = (scene.state(id), scene.link_width(&link)) {
                     let coord = matches!(data.as_str(), "position" | "x" | "rest_position" | "x0");
                     if st.dof != canape_types::DofType::Vec3 && coord {
                         if let Value::Reals(r) = &v {
@@ -166,11 +166,13 @@ pub fn init_component(
                 let label = scene.component_label(id);
                 let loc = scene.info(id).loc.clone();
                 if let Some(c) = scene.component_mut(id) {
-                    if let Err(e) = c.data_mut().set_value(&data, v) {
+                    if let Err(e) = c.data_mut().set_value(data, v) {
                         diags.push(
-                            Diagnostic::error(format!("Data '{data}' linked to '{link}': {e}"))
-                                .at(loc)
-                                .on(label),
+                            Diagnostic::error(format!(
+                                "Data '{data}' linked to '{link_text}': {e}"
+                            ))
+                            .at(loc)
+                            .on(label),
                         );
                     }
                 }
@@ -479,25 +481,20 @@ pub fn propagate_engine_outputs(
         );
         return projective;
     }
-    let mut readers: Vec<(ComponentId, String, String)> = Vec::new();
+    // the Data linked to the engine's outputs, by the links resolved at their init
+    let mut readers: Vec<(ComponentId, DataLink)> = Vec::new();
     for dep in scene.component_ids() {
-        let node = scene.info(dep).node;
-        for (data, link) in &scene.info(dep).data_links {
-            let Some((path, _)) = split_data_link(link) else {
-                continue;
-            };
-            if let Some(Target::Component(c)) = scene.resolve_path(node, Some(dep), path) {
-                if c == src && dep != src {
-                    readers.push((dep, data.clone(), link.clone()));
-                }
+        for link in &scene.info(dep).data_links {
+            if link.source == Some(Target::Component(src)) && dep != src {
+                readers.push((dep, link.clone()));
             }
         }
     }
     let mut reinit: Vec<ComponentId> = Vec::new();
-    for (dep, data, link) in readers {
-        let node = scene.info(dep).node;
+    for (dep, link) in readers {
+        let (data, link) = (link.data.clone(), link);
         let label = scene.component_label(dep);
-        let v = match scene.read_link(node, Some(dep), &link) {
+        let v = match scene.read_data_link(&link) {
             Ok(v) => v,
             Err(e) => {
                 diags.push(
@@ -506,6 +503,7 @@ pub fn propagate_engine_outputs(
                 continue;
             }
         };
+        let link = link.text;
         if let Some(c) = scene.component_mut(dep) {
             if let Err(e) = c.data_mut().set_value(&data, v.clone()) {
                 diags.push(

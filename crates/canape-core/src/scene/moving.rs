@@ -70,7 +70,7 @@ impl Scene {
                 let node = info.node;
                 let mut uses: Uses = Vec::new();
                 let mut links: Vec<String> =
-                    info.data_links.iter().map(|(_, l)| l.clone()).collect();
+                    info.data_links.iter().map(|l| l.text.clone()).collect();
                 if let Some(c) = self.component(u) {
                     for f in c.data().fields() {
                         match &f.value {

@@ -1,7 +1,7 @@
 //! Link paths: `@name`, `@../node/name`, `@/root/path`, `@name.data`, resolved from a node the way
 //! SOFA's PathResolver does, and reading a linked Data.
 
-use super::{split_data_link, ComponentId, NodeId, Scene, Target};
+use super::{split_data_link, ComponentId, DataLink, NodeId, Scene, Target};
 use crate::data::Value;
 
 impl Scene {
@@ -122,6 +122,45 @@ impl Scene {
                     link: link.to_string(),
                     path: path.to_string(),
                 })?;
+        self.read_target(target, data, link)
+    }
+
+    /// Resolve the path of a component's Data link once, from the component (`from`, in
+    /// `node`): what it names, or why it names nothing.
+    pub fn resolve_data_link(
+        &self,
+        node: NodeId,
+        from: ComponentId,
+        link: &DataLink,
+    ) -> Result<Target, DataLinkError> {
+        let text = &link.text;
+        let (path, _) = split_data_link(text).ok_or_else(|| DataLinkError::NotDataLink {
+            link: text.to_string(),
+        })?;
+        self.resolve_path(node, Some(from), path)
+            .ok_or_else(|| DataLinkError::NotFound {
+                link: text.to_string(),
+                path: path.to_string(),
+            })
+    }
+
+    /// Read the value of a resolved Data link (see [`Scene::resolve_data_link`]) from what it
+    /// named; a source removed since is refused.
+    pub fn read_data_link(&self, link: &DataLink) -> Result<Value, DataLinkError> {
+        let target = link.source.ok_or_else(|| DataLinkError::Unresolved {
+            link: link.text.clone(),
+        })?;
+        if let Target::Component(c) = target {
+            self.check_component(c)
+                .map_err(|_| DataLinkError::Removed {
+                    link: link.text.clone(),
+                })?;
+        }
+        self.read_target(target, link.source_data(), &link.text)
+    }
+
+    /// Read Data `data` of `target` for the link `link` (for messages).
+    fn read_target(&self, target: Target, data: &str, link: &str) -> Result<Value, DataLinkError> {
         let id = match target {
             Target::Component(c) => c,
             Target::Node(n) => {
@@ -179,4 +218,8 @@ pub enum DataLinkError {
     },
     #[error("link '{link}': cannot read Data '{data}'")]
     Unreadable { link: String, data: String },
+    #[error("link '{link}': not resolved yet (its component is not initialised)")]
+    Unresolved { link: String },
+    #[error("link '{link}': the component it named was removed")]
+    Removed { link: String },
 }

@@ -42,7 +42,7 @@ impl Scene {
             let info = self.info(u);
             let node = info.node;
             // links as written: data links kept for init, and object links in Data values
-            let mut links: Vec<String> = info.data_links.iter().map(|(_, l)| l.clone()).collect();
+            let mut links: Vec<String> = info.data_links.iter().map(|l| l.text.clone()).collect();
             if let Some(c) = self.component(u) {
                 for f in c.data().fields() {
                     match &f.value {

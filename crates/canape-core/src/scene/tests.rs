@@ -88,3 +88,46 @@ fn path_resolution() {
     assert_eq!(s.context_state(b), Some(mo2));
     assert_eq!(s.node_path(b), "/root/A/B");
 }
+
+#[test]
+fn a_data_link_resolved_once_reads_its_source_and_refuses_it_once_removed() {
+    let mut s = Scene::new();
+    let root = s.add_node("root", None);
+    let mo = |s: &mut Scene, name: &str| {
+        s.add_component(
+            root,
+            name,
+            AnyComponent::State(MechanicalObject::new(canape_types::DofType::Vec3)),
+            None,
+        )
+    };
+    let src = mo(&mut s, "src");
+    let reader = mo(&mut s, "reader");
+    let mut link = DataLink::new("position", "@src.position");
+    assert_eq!(link.source_data(), "position");
+    // not resolved yet
+    assert!(matches!(
+        s.read_data_link(&link),
+        Err(DataLinkError::Unresolved { .. })
+    ));
+    link.source = Some(s.resolve_data_link(root, reader, &link).unwrap());
+    assert_eq!(link.source, Some(Target::Component(src)));
+    assert!(s.read_data_link(&link).is_ok());
+    // a path that names nothing is refused at resolution
+    let broken = DataLink::new("position", "@nothing.position");
+    assert_eq!(
+        s.resolve_data_link(root, reader, &broken)
+            .unwrap_err()
+            .to_string(),
+        "link '@nothing.position': no object or node at 'nothing'"
+    );
+    // the handle is generational: once the source is gone (and its slot reused), the link
+    // does not read the newcomer
+    s.remove_component(src).unwrap();
+    let newcomer = mo(&mut s, "src");
+    assert_eq!(newcomer.index(), src.index());
+    assert_eq!(
+        s.read_data_link(&link).unwrap_err().to_string(),
+        "link '@src.position': the component it named was removed"
+    );
+}
