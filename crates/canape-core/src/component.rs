@@ -329,6 +329,12 @@ pub trait LinearSolver: Component + LinearSolverClone {
     fn matrix_changed(&mut self) {
         self.restart();
     }
+    /// Why the last solve could not be done (a factorization that failed, a system too large
+    /// for the solver), while it could not: the simulation reports it once per solver, with
+    /// the step (a solver that fails gives no solution, not a silently wrong one).
+    fn failure(&self) -> Option<&(dyn std::error::Error + 'static)> {
+        None
+    }
     /// (symbolic analyses, numeric factorizations) computed since creation, for solvers that
     /// factor.
     fn factorization_counts(&self) -> Option<(u64, u64)> {

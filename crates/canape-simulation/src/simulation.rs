@@ -58,6 +58,8 @@ pub struct Simulation {
     pub diagnostics: Diagnostics,
     /// Force-field slots whose inverted elements were reported (once each).
     inversions_reported: std::collections::BTreeSet<usize>,
+    /// Linear solvers whose failure was reported (by slot; again after they recover).
+    failures_reported: std::collections::BTreeSet<usize>,
     pub times: PhaseTimes,
     pub last_solve: Vec<SolveStats>,
     /// Root dt (SOFA's context dt), used when `step` is given no dt.
@@ -135,6 +137,7 @@ impl Simulation {
             groups,
             diagnostics,
             inversions_reported: Default::default(),
+            failures_reported: Default::default(),
             times: PhaseTimes::default(),
             last_solve: Vec::new(),
             dt,
@@ -506,6 +509,34 @@ impl Simulation {
         }
     }
 
+    /// A linear solver that could not solve this step (a failed factorization: its
+    /// `LinearSolver::failure`), reported with the step's number when it starts failing.
+    fn report_solver_failures(&mut self) {
+        let step = self.times.steps + 1;
+        for (i, ls) in self.scene.linears.iter().enumerate() {
+            let Some(e) = ls.as_ref().and_then(|l| l.failure()) else {
+                self.failures_reported.remove(&i);
+                continue;
+            };
+            if !self.failures_reported.insert(i) {
+                continue;
+            }
+            let mut d = Diagnostic::error(format!(
+                "step {step}: the linear solve failed ({e}): this step's motion is not a solution"
+            ));
+            if let Some(id) = self
+                .scene
+                .component_ids()
+                .find(|c| self.scene.info(*c).slot == canape_core::scene::Slot::Linear(i))
+            {
+                d = d
+                    .at(self.scene.info(id).loc.clone())
+                    .on(self.scene.component_label(id));
+            }
+            self.diagnostics.push(d);
+        }
+    }
+
     /// Whether any simulated state holds a NaN or infinite value.
     pub fn find_non_finite(&self) -> Option<String> {
         for (i, s) in self.scene.states.iter().enumerate() {
@@ -578,6 +609,7 @@ impl Simulation {
         }
         self.apply_pending();
         self.report_inversions();
+        self.report_solver_failures();
         let clock = std::mem::take(&mut self.step_clock);
         let mapping = self.step_mapping;
         let collision = self.step_collision;

@@ -126,6 +126,10 @@ pub enum FactorError {
     ZeroPivot { column: usize },
     #[error("QR factorization failed: {0:?}")]
     Qr(faer::sparse::FaerError),
+    /// The factor was made but solving with it gave NaN or infinite values from a finite
+    /// right-hand side (a zero pivot of an LDLᵀ or LU factor).
+    #[error("the solution is not finite: the matrix is singular")]
+    NonFiniteSolution,
 }
 
 canape_core::data_schema! {
@@ -353,6 +357,12 @@ impl LinearSolver for DirectSolver {
             self.factorize(sys);
         }
         self.solve_factored(b, x);
+        if self.failed.is_none()
+            && x.iter().any(|v| !v.is_finite())
+            && b.iter().all(|v| v.is_finite())
+        {
+            self.failed = Some(FactorError::NonFiniteSolution);
+        }
         SolveStats {
             iterations: 1,
             residual: 0.0,
@@ -400,6 +410,9 @@ impl LinearSolver for DirectSolver {
     }
     fn factorization_counts(&self) -> Option<(u64, u64)> {
         Some((self.symbolic_factorizations, self.factorizations))
+    }
+    fn failure(&self) -> Option<&(dyn std::error::Error + 'static)> {
+        self.failed.as_ref().map(|e| e as _)
     }
     /// An AsyncSparseLDLSolver's lagged factor belongs to the steps before: after a restore
     /// the first solve factors its own matrix again (as after init).

@@ -6,7 +6,7 @@ use faer::sparse::FaerError;
 
 #[test]
 fn factor_errors_read_as_before() {
-    let cases: [(FactorError, &str); 6] = [
+    let cases: [(FactorError, &str); 7] = [
         (
             FactorError::Symbolic(FaerError::IndexOverflow),
             "symbolic factorization failed: IndexOverflow",
@@ -31,8 +31,25 @@ fn factor_errors_read_as_before() {
             FactorError::Qr(FaerError::IndexOverflow),
             "QR factorization failed: IndexOverflow",
         ),
+        (
+            FactorError::NonFiniteSolution,
+            "the solution is not finite: the matrix is singular",
+        ),
     ];
     for (e, text) in cases {
         assert_eq!(e.to_string(), text);
     }
+}
+
+#[test]
+fn svd_errors_read_as_before() {
+    use crate::svd::SvdError;
+    assert_eq!(
+        SvdError::TooLarge { n: 5000, max: 3000 }.to_string(),
+        "SVDLinearSolver: 5000 unknowns is more than the 3000 a dense decomposition is allowed here; use a sparse direct solver"
+    );
+    assert_eq!(
+        SvdError::NoConvergence.to_string(),
+        "SVDLinearSolver: the decomposition did not converge"
+    );
 }

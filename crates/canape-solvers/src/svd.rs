@@ -36,7 +36,16 @@ pub struct SvdLinearSolver {
     /// The last decomposition: U, the singular values (decreasing), V (for `solve_again`).
     last: Option<(Mat<f64>, Vec<f64>, Mat<f64>)>,
     /// Why the last solve could not be done.
-    pub failed: Option<String>,
+    failed: Option<SvdError>,
+}
+
+/// Why SVDLinearSolver could not solve.
+#[derive(Clone, Debug, PartialEq, thiserror::Error)]
+pub enum SvdError {
+    #[error("SVDLinearSolver: {n} unknowns is more than the {max} a dense decomposition is allowed here; use a sparse direct solver")]
+    TooLarge { n: usize, max: usize },
+    #[error("SVDLinearSolver: the decomposition did not converge")]
+    NoConvergence,
 }
 
 impl SvdLinearSolver {
@@ -115,7 +124,10 @@ impl LinearSolver for SvdLinearSolver {
         let n = sys.size();
         self.last = None;
         if n > MAX_UNKNOWNS {
-            self.failed = Some(format!("SVDLinearSolver: {n} unknowns is more than the {MAX_UNKNOWNS} a dense decomposition is allowed here; use a sparse direct solver"));
+            self.failed = Some(SvdError::TooLarge {
+                n,
+                max: MAX_UNKNOWNS,
+            });
             x.fill(f64::NAN);
             return SolveStats::default();
         }
@@ -127,7 +139,7 @@ impl LinearSolver for SvdLinearSolver {
             }
         }
         let Ok(svd) = m.svd() else {
-            self.failed = Some("SVDLinearSolver: the decomposition did not converge".into());
+            self.failed = Some(SvdError::NoConvergence);
             x.fill(f64::NAN);
             return SolveStats::default();
         };
@@ -157,6 +169,9 @@ impl LinearSolver for SvdLinearSolver {
             iterations: 1,
             residual: 0.0,
         }
+    }
+    fn failure(&self) -> Option<&(dyn std::error::Error + 'static)> {
+        self.failed.as_ref().map(|e| e as _)
     }
 }
 

@@ -663,3 +663,37 @@ fn links_to_the_wrong_kind_of_component_are_refused_with_what_they_name() {
         "{errors}"
     );
 }
+
+#[test]
+fn a_failed_factorization_is_reported_once_with_its_step_and_solver() {
+    // no mass and a free spring: the system matrix is singular
+    let mut sim = load(
+        "singular.scn",
+        r#"<Node name="root" dt="0.01" gravity="0 -9.81 0">
+  <DefaultAnimationLoop/>
+  <Node name="pair">
+    <EulerImplicitSolver/>
+    <SparseLDLSolver name="ldl"/>
+    <MechanicalObject name="dofs" position="0 0 0  1 0 0"/>
+    <UniformMass totalMass="0"/>
+    <SpringForceField spring="0 1 100 0 1"/>
+  </Node>
+</Node>
+"#,
+    );
+    for _ in 0..3 {
+        sim.step();
+    }
+    let errors = messages(&sim, Severity::Error);
+    let failed: Vec<&String> = errors
+        .iter()
+        .filter(|m| m.contains("the linear solve failed"))
+        .collect();
+    assert_eq!(failed.len(), 1, "{errors:?}");
+    assert!(
+        failed[0].contains("step 1:")
+            && failed[0].contains("/root/pair/ldl")
+            && failed[0].contains("singular.scn:5"),
+        "{failed:?}"
+    );
+}

@@ -21,6 +21,7 @@ impl Clone for Simulation {
             groups: self.groups.clone(),
             diagnostics: self.diagnostics.clone(),
             inversions_reported: self.inversions_reported.clone(),
+            failures_reported: self.failures_reported.clone(),
             times: self.times.clone(),
             last_solve: self.last_solve.clone(),
             dt: self.dt,

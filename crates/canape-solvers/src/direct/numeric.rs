@@ -87,9 +87,12 @@ impl DirectSolver {
                 Ok(())
             }
         };
-        if let Err(e) = result {
-            self.failed = Some(e);
-            self.numeric = None;
+        match result {
+            Err(e) => {
+                self.failed = Some(e);
+                self.numeric = None;
+            }
+            Ok(()) => self.failed = None,
         }
     }
 
