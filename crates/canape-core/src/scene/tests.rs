@@ -17,18 +17,21 @@ fn data_link_split() {
     assert_eq!(split_data_link("@.."), None);
 }
 
+/// Add an empty Vec3 MechanicalObject named `name` to `node`.
+fn add_state(s: &mut Scene, node: NodeId, name: &str) -> ComponentId {
+    s.add_component(
+        node,
+        name,
+        AnyComponent::State(MechanicalObject::new(canape_types::DofType::Vec3)),
+        None,
+    )
+}
+
 #[test]
 fn per_role_lists_follow_additions_removals_and_moves() {
     let mut s = Scene::new();
     let root = s.add_node("root", None);
-    let mo = |s: &mut Scene, name: &str| {
-        s.add_component(
-            root,
-            name,
-            AnyComponent::State(MechanicalObject::new(canape_types::DofType::Vec3)),
-            None,
-        )
-    };
+    let mo = |s: &mut Scene, name: &str| add_state(s, root, name);
     let ids: Vec<ComponentId> = (0..5).map(|k| mo(&mut s, &format!("m{k}"))).collect();
     let scan = |s: &Scene, role: Role| -> Vec<ComponentId> {
         s.node(root)
@@ -93,14 +96,7 @@ fn path_resolution() {
 fn a_data_link_resolved_once_reads_its_source_and_refuses_it_once_removed() {
     let mut s = Scene::new();
     let root = s.add_node("root", None);
-    let mo = |s: &mut Scene, name: &str| {
-        s.add_component(
-            root,
-            name,
-            AnyComponent::State(MechanicalObject::new(canape_types::DofType::Vec3)),
-            None,
-        )
-    };
+    let mo = |s: &mut Scene, name: &str| add_state(s, root, name);
     let src = mo(&mut s, "src");
     let reader = mo(&mut s, "reader");
     let mut link = DataLink::new("position", "@src.position");
