@@ -120,6 +120,61 @@ pub fn parse_real(t: &str) -> Option<f64> {
     })
 }
 
+/// The numbers of a word written without spaces between them, as a C++ stream reads them
+/// (SOFA reads vectors with `>>`): `0-0.707107` is 0 then −0.707107. Each number is the
+/// longest prefix of the form sign? digits (. digits)? (e sign? digits)?; None unless the
+/// whole word is read that way.
+fn glued_numbers(t: &str) -> Option<Vec<f64>> {
+    let b = t.as_bytes();
+    let digits = |mut i: usize| {
+        while i < b.len() && b[i].is_ascii_digit() {
+            i += 1;
+        }
+        i
+    };
+    let mut out = Vec::new();
+    let mut i = 0;
+    while i < b.len() {
+        let start = i;
+        if matches!(b[i], b'+' | b'-') {
+            i += 1;
+        }
+        let int_end = digits(i);
+        let mut end = int_end;
+        let mut any = int_end > i;
+        if end < b.len() && b[end] == b'.' {
+            let frac_end = digits(end + 1);
+            any |= frac_end > end + 1;
+            end = frac_end;
+        }
+        if !any {
+            return None;
+        }
+        if end < b.len() && matches!(b[end], b'e' | b'E') {
+            let mut k = end + 1;
+            if k < b.len() && matches!(b[k], b'+' | b'-') {
+                k += 1;
+            }
+            let exp_end = digits(k);
+            if exp_end > k {
+                end = exp_end;
+            }
+        }
+        out.push(t[start..end].parse::<f64>().ok()?);
+        i = end;
+    }
+    Some(out)
+}
+
+/// The numbers of one word of a vector: a number, or numbers glued together by their signs.
+fn push_reals(out: &mut Vec<f64>, t: &str) -> Result<(), DataError> {
+    match parse_real(t) {
+        Some(v) => out.push(v),
+        None => out.extend(glued_numbers(t).ok_or_else(|| DataError::NotNumber(t.to_string()))?),
+    }
+    Ok(())
+}
+
 /// Parse a SOFA boolean (`1`, `0`, `true`, `false`, case-insensitive).
 pub fn parse_bool(t: &str) -> Option<bool> {
     match t.trim().to_ascii_lowercase().as_str() {
@@ -156,7 +211,7 @@ impl DataKind {
             DataKind::Reals(w) => {
                 let mut out = Vec::new();
                 for t in tokens(text) {
-                    out.push(parse_real(t).ok_or_else(|| DataError::NotNumber(t.to_string()))?);
+                    push_reals(&mut out, t)?;
                 }
                 if w > 1 && out.len() % w != 0 {
                     return Err(DataError::NotMultiple {
@@ -171,7 +226,7 @@ impl DataKind {
             DataKind::Vector(n) => {
                 let mut out = Vec::new();
                 for t in tokens(text) {
-                    out.push(parse_real(t).ok_or_else(|| DataError::NotNumber(t.to_string()))?);
+                    push_reals(&mut out, t)?;
                 }
                 if out.len() != n {
                     return Err(DataError::WrongCount {
@@ -588,6 +643,27 @@ mod tests {
         assert!(p("1-x").is_err() && p("0-9-0").is_err() && p("-3").is_err());
         // a range beyond what a state may hold is refused, not allocated
         assert!(p("0-4000000000").is_err());
+    }
+
+    #[test]
+    fn numbers_glued_by_their_signs_read_as_a_cpp_stream_reads_them() {
+        let p = |t: &str| DataKind::Reals(0).parse(t);
+        assert_eq!(
+            p("0 0-0.25 0.75").unwrap(),
+            Value::Reals(vec![0.0, 0.0, -0.25, 0.75])
+        );
+        assert_eq!(
+            p("1e-3-2E+1+.5").unwrap(),
+            Value::Reals(vec![1e-3, -20.0, 0.5])
+        );
+        // what a stream cannot read whole stays an error naming the word
+        for bad in ["1-x", "--1", "1e", "-", "."] {
+            assert_eq!(p(bad), Err(DataError::NotNumber(bad.to_string())), "{bad}");
+        }
+        assert_eq!(
+            DataKind::Vector(3).parse("1-2 3").unwrap(),
+            Value::Reals(vec![1.0, -2.0, 3.0])
+        );
     }
 
     #[test]

@@ -99,12 +99,13 @@ fn parse_vertex_mass(text: &str, dof: DofType) -> Result<(f64, Option<[f64; 9]>)
     match (dof, nums.len()) {
         (_, 0) => Err(VertexMassError::NoValue),
         (_, 1) => Ok((nums[0], None)),
-        (DofType::Rigid3, 11) => {
+        // SOFA's RigidMass reads its numbers from a stream and leaves what follows unread
+        (DofType::Rigid3, n) if n >= 11 => {
             let mut i = [0.0; 9];
             i.copy_from_slice(&nums[2..11]);
             Ok((nums[0], Some(i)))
         }
-        (DofType::Rigid2, 3) => Ok((
+        (DofType::Rigid2, n) if n >= 3 => Ok((
             nums[0],
             Some([nums[2], 0.0, 0.0, 0.0, 0.0, 0.0, 0.0, 0.0, 0.0]),
         )),
@@ -227,6 +228,21 @@ impl UniformMass {
         self.inertia = IDENTITY3;
         let vm = match self.given_vertex_mass() {
             Ok((vm, inertia)) => {
+                let given = self.data.get(self.d.vertex_mass);
+                let n = given
+                    .split(|c: char| c.is_whitespace() || matches!(c, '[' | ']' | ','))
+                    .filter(|w| !w.is_empty())
+                    .count();
+                let read = match self.dof {
+                    DofType::Rigid3 => 11,
+                    DofType::Rigid2 => 3,
+                    _ => n,
+                };
+                if n > read && n > 1 {
+                    ctx.warn(format!(
+                        "vertexMass: {n} numbers; the first {read} (mass, volume, inertia) are read and the rest ignored, as SOFA does"
+                    ));
+                }
                 self.inertia = inertia;
                 vm
             }
@@ -394,6 +410,22 @@ impl Mass for UniformMass {
 mod tests {
     use super::*;
     use canape_core::component::Component;
+
+    #[test]
+    fn a_rigid_mass_reads_its_first_numbers_as_sofas_stream_does() {
+        // BilateralLagrangianConstraint_Rigid.scn writes 12 numbers: the 12th is not read
+        let (m, inertia) =
+            parse_vertex_mass("1 1 0.01 0 0 0 0.1 0 0 0 0.1 0", DofType::Rigid3).unwrap();
+        assert_eq!(m, 1.0);
+        assert_eq!(
+            inertia,
+            Some([0.01, 0.0, 0.0, 0.0, 0.1, 0.0, 0.0, 0.0, 0.1])
+        );
+        assert_eq!(
+            parse_vertex_mass("2 1 0.5 9", DofType::Rigid2).unwrap().0,
+            2.0
+        );
+    }
 
     #[test]
     fn vertex_mass_refusals_read_as_before() {
