@@ -351,24 +351,22 @@ impl Pipeline {
         for e in errors {
             ctx.warn(e.to_string());
         }
+        self.chooser.manager = true;
         self.chooser.default = default;
-        if default.is_some_and(|k| k.is_lagrangian()) {
-            response::check_free_motion(ctx, &name);
-        }
         if class == "RuleBasedContactManager" {
             self.chooser.rule_based = true;
             let (rules, errors) = response::parse_rules(&read("rules"));
             for e in errors {
                 ctx.warn(e.to_string());
             }
-            if rules
-                .iter()
-                .any(|r| r.kind.is_some_and(|k| k.is_lagrangian()))
-                && !default.is_some_and(|k| k.is_lagrangian())
-            {
-                response::check_free_motion(ctx, "a rule's response");
-            }
             self.chooser.rules = rules;
+        }
+        if self.chooser.any_lagrangian() {
+            let what = match default.is_some_and(|k| k.is_lagrangian()) {
+                true => name.as_str(),
+                false => "a rule's response",
+            };
+            response::check_free_motion(ctx, what);
         }
     }
 

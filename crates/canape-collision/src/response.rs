@@ -9,8 +9,9 @@
 //! pair either way round (a rule is a triplet: two model names, group numbers or `*`, then a
 //! response), else its default response.
 //!
-//! Everything here is parsed once, at init; the pipeline keeps the kind chosen for each model
-//! pair and never looks at a name during a step.
+//! Responses and rules are parsed once, at init. The pipeline chooses a pair's response on
+//! the pair's first detection (comparing the rules' names with the models' then, once per
+//! pair) and keeps the choice; `nullptr` is SOFA's deliberate "no response".
 
 use canape_core::collision::CollisionParams;
 use canape_core::component::Role;
@@ -86,6 +87,8 @@ pub fn parse(text: &str) -> (Option<ResponseKind>, Vec<ResponseError>) {
         .map(str::trim)
         .filter(|p| !p.is_empty());
     let kind = match name.trim() {
+        // CollisionResponse::createNewContacts: a pair deliberately left without response
+        "nullptr" => return (None, errors),
         "PenalityContactForceField" | "default" | "BarycentricPenalityContact" => {
             errors.extend(parts.map(|p| ResponseError::PenaltyParameter {
                 part: p.to_string(),
@@ -153,11 +156,19 @@ enum Side {
 
 impl Side {
     fn read(word: &str) -> Side {
-        // SOFA: a word of digits and minus signs only is a group number
-        match word.chars().all(|c| c == '-' || c.is_ascii_digit()) {
-            true => Side::Group(word.parse().unwrap_or(0)),
-            false => Side::Name(word.to_string()),
+        // SOFA: a word of digits and minus signs only is a group number, read by atoi (its
+        // leading integer: "12-3" is 12, "-" is 0)
+        if !word.chars().all(|c| c == '-' || c.is_ascii_digit()) {
+            return Side::Name(word.to_string());
         }
+        let (sign, digits) = match word.strip_prefix('-') {
+            Some(rest) => (-1, rest),
+            None => (1, word),
+        };
+        let end = digits
+            .find(|c: char| !c.is_ascii_digit())
+            .unwrap_or(digits.len());
+        Side::Group(sign * digits[..end].parse::<i64>().unwrap_or(0))
     }
 
     fn matches(&self, name: &str, params: &CollisionParams) -> bool {
@@ -225,6 +236,9 @@ pub struct OwnResponse {
 /// The contact manager's choice, made once per model pair.
 #[derive(Clone, Debug, Default, PartialEq)]
 pub struct Chooser {
+    /// Whether there is a contact manager at all (without one, no pair gets a response, not
+    /// even from its models' own `contactResponse`: SOFA's manager makes the contacts).
+    pub manager: bool,
     /// The manager's response (with its `responseParams`); `None` when there is no manager or
     /// its response is unknown.
     pub default: Option<ResponseKind>,
@@ -239,6 +253,9 @@ pub type ModelView<'a> = (&'a str, &'a CollisionParams, Option<&'a OwnResponse>)
 impl Chooser {
     /// The response of the pair (first, second), in the detection's order.
     pub fn choose(&self, a: ModelView<'_>, b: ModelView<'_>) -> Option<ResponseKind> {
+        if !self.manager {
+            return None;
+        }
         match (a.2, b.2) {
             (Some(ra), _) if self.rule_based => return ra.kind,
             (None, Some(rb)) if self.rule_based => return rb.kind,
@@ -324,6 +341,7 @@ mod tests {
         assert!(e.is_empty(), "{e:?}");
         assert_eq!(rules.len(), 3);
         let c = Chooser {
+            manager: true,
             default: None,
             rule_based: true,
             rules,
@@ -371,6 +389,7 @@ mod tests {
             epsilon: None,
         });
         let plain = Chooser {
+            manager: true,
             default,
             ..Default::default()
         };

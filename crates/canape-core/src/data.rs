@@ -166,8 +166,9 @@ fn glued_numbers(t: &str) -> Option<Vec<f64>> {
     Some(out)
 }
 
-/// The numbers of one word of a vector: a number, or numbers glued together by their signs.
-fn push_reals(out: &mut Vec<f64>, t: &str) -> Result<(), DataError> {
+/// The numbers of one word of a vector: a number, or numbers glued together by their signs
+/// (as a C++ stream reads them), appended to `out`.
+pub fn push_word_numbers(out: &mut Vec<f64>, t: &str) -> Result<(), DataError> {
     match parse_real(t) {
         Some(v) => out.push(v),
         None => out.extend(glued_numbers(t).ok_or_else(|| DataError::NotNumber(t.to_string()))?),
@@ -211,7 +212,7 @@ impl DataKind {
             DataKind::Reals(w) => {
                 let mut out = Vec::new();
                 for t in tokens(text) {
-                    push_reals(&mut out, t)?;
+                    push_word_numbers(&mut out, t)?;
                 }
                 if w > 1 && out.len() % w != 0 {
                     return Err(DataError::NotMultiple {
@@ -226,7 +227,7 @@ impl DataKind {
             DataKind::Vector(n) => {
                 let mut out = Vec::new();
                 for t in tokens(text) {
-                    push_reals(&mut out, t)?;
+                    push_word_numbers(&mut out, t)?;
                 }
                 if out.len() != n {
                     return Err(DataError::WrongCount {

@@ -128,7 +128,7 @@ pub enum FactorError {
     Qr(faer::sparse::FaerError),
     /// The factor was made but solving with it gave NaN or infinite values from a finite
     /// right-hand side (a zero pivot of an LDLᵀ or LU factor).
-    #[error("the solution is not finite: the matrix is singular")]
+    #[error("the solution is not finite: the matrix is singular or holds non-finite values")]
     NonFiniteSolution,
 }
 

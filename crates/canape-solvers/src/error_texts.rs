@@ -33,7 +33,7 @@ fn factor_errors_read_as_before() {
         ),
         (
             FactorError::NonFiniteSolution,
-            "the solution is not finite: the matrix is singular",
+            "the solution is not finite: the matrix is singular or holds non-finite values",
         ),
     ];
     for (e, text) in cases {

@@ -692,6 +692,7 @@ fn a_failed_factorization_is_reported_once_with_its_step_and_solver() {
     assert_eq!(failed.len(), 1, "{errors:?}");
     assert!(
         failed[0].contains("step 1:")
+            && failed[0].contains("the solution is not finite")
             && failed[0].contains("/root/pair/ldl")
             && failed[0].contains("singular.scn:5"),
         "{failed:?}"

@@ -84,19 +84,23 @@ pub enum UniformMassError {
 /// SOFA's RigidMass text "mass volume inertia" (Rigid3: the 3×3 inertia matrix per unit mass,
 /// row-major; Rigid2: one number), brackets and commas read as spaces. A rigid mass given as
 /// one number keeps the identity inertia.
-fn parse_vertex_mass(text: &str, dof: DofType) -> Result<(f64, Option<[f64; 9]>), VertexMassError> {
+fn parse_vertex_mass(text: &str, dof: DofType) -> Result<VertexMass, VertexMassError> {
     let cleaned: String = text
         .chars()
         .map(|c| if matches!(c, '[' | ']' | ',') { ' ' } else { c })
         .collect();
     let mut nums = Vec::new();
     for w in cleaned.split_whitespace() {
-        nums.push(w.parse::<f64>().map_err(|_| VertexMassError::NotANumber {
-            word: w.to_string(),
-            text: text.trim().to_string(),
-        })?);
+        // as SOFA's stream reads them: numbers glued by their signs are several
+        canape_core::data::push_word_numbers(&mut nums, w).map_err(|_| {
+            VertexMassError::NotANumber {
+                word: w.to_string(),
+                text: text.trim().to_string(),
+            }
+        })?;
     }
-    match (dof, nums.len()) {
+    let given = nums.len();
+    let (mass, inertia) = match (dof, nums.len()) {
         (_, 0) => Err(VertexMassError::NoValue),
         (_, 1) => Ok((nums[0], None)),
         // SOFA's RigidMass reads its numbers from a stream and leaves what follows unread
@@ -112,7 +116,27 @@ fn parse_vertex_mass(text: &str, dof: DofType) -> Result<(f64, Option<[f64; 9]>)
         (DofType::Rigid3, n) => Err(VertexMassError::Rigid3Count { n }),
         (DofType::Rigid2, n) => Err(VertexMassError::Rigid2Count { n }),
         (_, n) => Err(VertexMassError::ParticleCount { n }),
-    }
+    }?;
+    let read = match (dof, inertia) {
+        (DofType::Rigid3, Some(_)) => 11,
+        (DofType::Rigid2, Some(_)) => 3,
+        _ => given,
+    };
+    Ok(VertexMass {
+        mass,
+        inertia,
+        ignored: given - read,
+    })
+}
+
+/// What UniformMass's `vertexMass` text gives.
+#[derive(Clone, Copy, Debug, PartialEq)]
+struct VertexMass {
+    mass: f64,
+    /// The rigid inertia per unit mass, when given.
+    inertia: Option<[f64; 9]>,
+    /// Numbers after those SOFA's RigidMass reads (left unread by its stream).
+    ignored: usize,
 }
 
 impl UniformMass {
@@ -151,9 +175,9 @@ impl UniformMass {
 
     /// The mass of one DOF and the rigid inertia per unit mass (identity when not given) that
     /// `vertexMass` gives, or why it gives none.
-    fn given_vertex_mass(&self) -> Result<(f64, [f64; 9]), UniformMassError> {
+    fn given_vertex_mass(&self) -> Result<(f64, [f64; 9], usize), UniformMassError> {
         parse_vertex_mass(self.data.get(self.d.vertex_mass), self.dof)
-            .map(|(m, inertia)| (m, inertia.unwrap_or(IDENTITY3)))
+            .map(|v| (v.mass, v.inertia.unwrap_or(IDENTITY3), v.ignored))
             .map_err(UniformMassError::VertexMass)
     }
 
@@ -227,20 +251,12 @@ impl UniformMass {
         self.valid = true;
         self.inertia = IDENTITY3;
         let vm = match self.given_vertex_mass() {
-            Ok((vm, inertia)) => {
-                let given = self.data.get(self.d.vertex_mass);
-                let n = given
-                    .split(|c: char| c.is_whitespace() || matches!(c, '[' | ']' | ','))
-                    .filter(|w| !w.is_empty())
-                    .count();
-                let read = match self.dof {
-                    DofType::Rigid3 => 11,
-                    DofType::Rigid2 => 3,
-                    _ => n,
-                };
-                if n > read && n > 1 {
+            Ok((vm, inertia, ignored)) => {
+                if ignored > 0 && !total_set {
+                    let read = if self.dof == DofType::Rigid3 { 11 } else { 3 };
                     ctx.warn(format!(
-                        "vertexMass: {n} numbers; the first {read} (mass, volume, inertia) are read and the rest ignored, as SOFA does"
+                        "vertexMass: {} numbers; the first {read} (mass, volume, inertia) are read and the rest ignored, as SOFA does",
+                        ignored + read
                     ));
                 }
                 self.inertia = inertia;
@@ -293,7 +309,7 @@ impl UniformMass {
             // the inertia comes with a new vertexMass; a new totalMass keeps the current one
             let (vm, inertia) = if vertex {
                 match self.given_vertex_mass() {
-                    Ok(given) => given,
+                    Ok((vm, inertia, _)) => (vm, inertia),
                     Err(e) => return Reaction::Refused(vec![e.to_string()]),
                 }
             } else {
@@ -414,17 +430,18 @@ mod tests {
     #[test]
     fn a_rigid_mass_reads_its_first_numbers_as_sofas_stream_does() {
         // BilateralLagrangianConstraint_Rigid.scn writes 12 numbers: the 12th is not read
-        let (m, inertia) =
-            parse_vertex_mass("1 1 0.01 0 0 0 0.1 0 0 0 0.1 0", DofType::Rigid3).unwrap();
-        assert_eq!(m, 1.0);
+        let v = parse_vertex_mass("1 1 0.01 0 0 0 0.1 0 0 0 0.1 0", DofType::Rigid3).unwrap();
+        assert_eq!(v.mass, 1.0);
         assert_eq!(
-            inertia,
+            v.inertia,
             Some([0.01, 0.0, 0.0, 0.0, 0.1, 0.0, 0.0, 0.0, 0.1])
         );
-        assert_eq!(
-            parse_vertex_mass("2 1 0.5 9", DofType::Rigid2).unwrap().0,
-            2.0
-        );
+        assert_eq!(v.ignored, 1);
+        let v = parse_vertex_mass("2 1 0.5 9", DofType::Rigid2).unwrap();
+        assert_eq!((v.mass, v.ignored), (2.0, 1));
+        // numbers glued by their signs, as the stream reads them
+        let v = parse_vertex_mass("1 1 1 0 0 0 1 0 0 0 1-2", DofType::Rigid3).unwrap();
+        assert_eq!(v.ignored, 1);
     }
 
     #[test]

@@ -8,8 +8,7 @@
 //! move is refused, naming the component and the link or context that would change, and the graph
 //! is left as it was.
 
-use super::{split_data_link, ComponentId, NodeId, Role, Scene, SceneError, Target};
-use crate::data::Value;
+use super::{ComponentId, NodeId, Role, Scene, SceneError, Target};
 
 /// What one component uses, resolved: (how, target).
 type Uses = Vec<(String, Option<Target>)>;
@@ -69,25 +68,7 @@ impl Scene {
                 let info = self.info(u);
                 let node = info.node;
                 let mut uses: Uses = Vec::new();
-                let mut links: Vec<String> =
-                    info.data_links.iter().map(|l| l.text.clone()).collect();
-                if let Some(c) = self.component(u) {
-                    for f in c.data().fields() {
-                        match &f.value {
-                            Value::Str(t) if t.trim_start().starts_with('@') => {
-                                links.push(t.clone())
-                            }
-                            Value::Words(w) => {
-                                links.extend(w.iter().filter(|t| t.starts_with('@')).cloned())
-                            }
-                            _ => {}
-                        }
-                    }
-                }
-                for l in links {
-                    let l = l.trim().trim_start_matches('@').to_string();
-                    let path = split_data_link(&l).map_or(l.as_str(), |(p, _)| p);
-                    let t = self.resolve_path(node, Some(u), path);
+                for (l, t) in self.written_links(u) {
                     uses.push((format!("its link '@{l}'"), t));
                 }
                 if info.role != Role::State {

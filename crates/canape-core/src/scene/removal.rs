@@ -41,23 +41,8 @@ impl Scene {
             }
             let info = self.info(u);
             let node = info.node;
-            // links as written: data links kept for init, and object links in Data values
-            let mut links: Vec<String> = info.data_links.iter().map(|l| l.text.clone()).collect();
-            if let Some(c) = self.component(u) {
-                for f in c.data().fields() {
-                    match &f.value {
-                        Value::Str(t) if t.trim_start().starts_with('@') => links.push(t.clone()),
-                        Value::Words(w) => {
-                            links.extend(w.iter().filter(|t| t.starts_with('@')).cloned())
-                        }
-                        _ => {}
-                    }
-                }
-            }
-            for l in &links {
-                let l = l.trim().trim_start_matches('@');
-                let path = split_data_link(l).map_or(l, |(p, _)| p);
-                if let Some(t) = self.resolve_path(node, Some(u), path) {
+            for (l, t) in self.written_links(u) {
+                if let Some(t) = t {
                     if in_gone(&t) {
                         return Some((u, first_gone(&t), format!("link '@{l}'")));
                     }
@@ -87,6 +72,39 @@ impl Scene {
             }
         }
         None
+    }
+
+    /// What component `u`'s links name (each with its text, without the `@`): its Data links
+    /// by the handle resolved at its init (by their path before), and the object links written
+    /// in its Data values by their path.
+    pub(super) fn written_links(&self, u: ComponentId) -> Vec<(String, Option<Target>)> {
+        let info = self.info(u);
+        let node = info.node;
+        let resolve = |l: &str| {
+            let l = l.trim().trim_start_matches('@');
+            let path = split_data_link(l).map_or(l, |(p, _)| p);
+            (l.to_string(), self.resolve_path(node, Some(u), path))
+        };
+        let mut out: Vec<(String, Option<Target>)> = info
+            .data_links
+            .iter()
+            .map(|d| match d.source {
+                Some(t) => (d.text.trim().trim_start_matches('@').to_string(), Some(t)),
+                None => resolve(&d.text),
+            })
+            .collect();
+        if let Some(c) = self.component(u) {
+            for f in c.data().fields() {
+                match &f.value {
+                    Value::Str(t) if t.trim_start().starts_with('@') => out.push(resolve(t)),
+                    Value::Words(w) => {
+                        out.extend(w.iter().filter(|t| t.starts_with('@')).map(|t| resolve(t)))
+                    }
+                    _ => {}
+                }
+            }
+        }
+        out
     }
 
     /// Remove a component. Refused for a stale handle and when a live component uses it
