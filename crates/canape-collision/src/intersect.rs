@@ -1,7 +1,7 @@
 //! Proximity intersection tests between collision elements, as SOFA's intersection methods
 //! run them (Sofa/Component/Collision/Detection/Intersection: MinProximityIntersection and
 //! MeshMinProximityIntersection, NewProximityIntersection and MeshNewProximityIntersection,
-//! DiscreteIntersection). Each test writes [`Output`]s: the closest points on both elements
+//! DiscreteIntersection; oriented boxes in `obb`). Each test writes [`Output`]s: the closest points on both elements
 //! (as weights of the elements' vertices), the unit normal from the first element towards
 //! the second, and `value` = their distance minus the contact distance.
 //!
@@ -54,6 +54,8 @@ pub struct Geometry<'a> {
     pub flags: &'a [u8],
     /// Sphere radii per element (empty for other shapes).
     pub radii: &'a [f64],
+    /// Box frames per element (empty for other shapes).
+    pub frames: &'a [obb::Frame],
     /// Neighbourhoods for LocalMinDistance's cones (this crate's models).
     pub adjacency: Option<&'a crate::model::Adjacency>,
     pub proximity: f64,
@@ -90,6 +92,7 @@ pub(crate) fn bary3(t: [u32; 3], a: f64, b: f64) -> ContactPoint {
         index: t,
         weight: [1.0 - a - b, a, b],
         count: 3,
+        offset: Vec3::zeros(),
     }
 }
 
@@ -98,6 +101,7 @@ fn bary2(e: [u32; 2], a: f64) -> ContactPoint {
         index: [e[0], e[1], 0],
         weight: [1.0 - a, a, 0.0],
         count: 2,
+        offset: Vec3::zeros(),
     }
 }
 
@@ -112,10 +116,17 @@ pub fn dispatch(method: Method, p: &Params, a: CollisionShape, b: CollisionShape
             Line => 1,
             Sphere => 2,
             Point => 3,
+            Obb => 4,
         }
     }
     let swap = rank(b) < rank(a);
     let (f, s) = if swap { (b, a) } else { (a, b) };
+    // boxes: NewProximity's box–box and triangle–box only (the CollisionOBBCapsule plugin's
+    // registrations that are built here)
+    if f == Obb || s == Obb {
+        return (method == Method::NewProximity && matches!((f, s), (Obb, Obb) | (Triangle, Obb)))
+            .then_some(swap);
+    }
     let ok = match method {
         Method::Discrete => matches!((f, s), (Sphere, Sphere)),
         Method::MinProximity => match (f, s) {
@@ -415,6 +426,8 @@ pub fn intersect(
             }
             subtract(out, start, contact);
         }
+        (Obb, Obb) => obb::obb_obb(alarm, contact, g1, i, g2, j, out),
+        (Triangle, Obb) => obb::tri_obb(alarm, contact, g1, i, g2, j, out),
         _ => {}
     }
     for o in &mut out[start..] {
@@ -739,6 +752,7 @@ pub fn triangle_flags(tris: &[[u32; 3]]) -> Vec<u8> {
 
 mod local_min;
 use local_min::local_min;
+pub mod obb;
 
 #[cfg(test)]
 mod tests;

@@ -14,6 +14,8 @@
 //! contact starts during the step, as SOFA's getConstraintViolation does. Every contact gives
 //! its rows, violated at the free motion or not: one that needs no force gets a zero impulse
 //! (SOFA's constraint-matrix visitor builds them all; its isActive is not asked here).
+//! A point on a rigid body at lever arm r from its centre (an OBB's contact point) moves as
+//! v + ω × r: its rows on the Rigid3 derivative are (dir, r × dir) for each row direction.
 //! A self-contact (a model with selfCollision, or two models of one state) has both points on
 //! the same state: its rows are a constraint on that one state, the two points' entries summed.
 //! The "AugmentedLagrangianResponseConstraint" response builds the same rows
@@ -23,6 +25,7 @@
 //! getVelocityViolation: n·(v_P − v_Q + (P − Q)/dt) − d/dt for the normal row and the
 //! tangential free relative velocity for the friction rows.
 
+use crate::penalty::{arm, point_d};
 use canape_core::collision::{Contact, ContactPoint, ContactResponse};
 use canape_core::component::{Passive, Role};
 use canape_core::data::{base_fields, DataKind, DataTable};
@@ -81,6 +84,9 @@ impl ContactConstraint {
             if let Some(c) = x.get(stride * i..stride * i + 3) {
                 s += Vec3::new(c[0], c[1], c[2]) * w;
             }
+        }
+        if p.has_offset() {
+            s += crate::penalty::arm(x, 0, stride, p);
         }
         s
     }
@@ -188,10 +194,15 @@ impl LagrangianConstraint for ContactConstraint {
         for c in &self.contacts {
             let n = c.normal;
             let (t, s) = tangents(&n);
+            // lever arms of points on rigid bodies (rows [n, (r × n)] on their derivative)
+            let arms = [
+                arm(inputs.x[0], 0, c1, &c.first),
+                arm(inputs.x[o], 0, c2, &c.second),
+            ];
             let v = if inputs.order == ConstraintOrder::Velocity {
                 let [q, p] = ends(c, inputs.x);
-                let vq = Self::point(inputs.v_free[0], d1, &c.first);
-                let vp = Self::point(inputs.v_free[o], d2, &c.second);
+                let vq = point_d(inputs.v_free[0], 0, d1, &c.first, arms[0]);
+                let vp = point_d(inputs.v_free[o], 0, d2, &c.second, arms[1]);
                 let rel = vp - vq;
                 let normal = n.dot(&(rel + (p - q) / inputs.dt)) - c.distance / inputs.dt;
                 [normal, rel.dot(&t), rel.dot(&s)]
@@ -223,6 +234,22 @@ impl LagrangianConstraint for ContactConstraint {
                 for (i, w) in c.second.iter() {
                     for a in 0..3 {
                         out.entry(first + k, o as u8, d2 * i + a, w * dir[a]);
+                    }
+                }
+                // a point at lever arm r moves as v + ω × r: its row on ω is r × dir
+                for (side, (p, d, arm)) in [(&c.first, d1, arms[0]), (&c.second, d2, arms[1])]
+                    .into_iter()
+                    .enumerate()
+                {
+                    if arm == Vec3::zeros() || d < 6 {
+                        continue;
+                    }
+                    let sign = if side == 0 { -1.0 } else { 1.0 };
+                    let rot = arm.cross(dir) * sign;
+                    let i = p.index[0] as usize;
+                    let state = if side == 0 { 0 } else { o as u8 };
+                    for a in 0..3 {
+                        out.entry(first + k, state, d * i + 3 + a, rot[a]);
                     }
                 }
             }

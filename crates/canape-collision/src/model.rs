@@ -1,6 +1,8 @@
 //! Collision models (Sofa/Component/Collision/Geometry): PointCollisionModel,
 //! LineCollisionModel, TriangleCollisionModel (and TriangleOctreeCollisionModel, the triangle
-//! model RayTraceNarrowPhase traces rays in) and SphereCollisionModel. Each names its context
+//! model RayTraceNarrowPhase traces rays in), SphereCollisionModel and the CollisionOBBCapsule
+//! plugin's OBBCollisionModel (one oriented box per Rigid3 frame: centre the frame's position,
+//! axes its orientation's, half-sizes `extents`). Each names its context
 //! state and takes its elements from the context topology at init; the pipeline reads the
 //! state's positions when it collides.
 
@@ -11,6 +13,7 @@ use canape_core::data::{
     base_fields, ChangedData, DataKind, DataTable, Flag, Int, Ints, Real, Reals, Text, Words,
 };
 use canape_core::scene::{ComponentId, InitContext};
+use canape_types::Vec3;
 
 canape_core::data_schema! {
     /// The Data of every collision model (core/CollisionModel), after the base Data.
@@ -49,11 +52,22 @@ canape_core::data_schema! {
     }
 }
 
+canape_core::data_schema! {
+    /// What OBBCollisionModel adds to [`ModelData`] (CollisionOBBCapsule/geometry/OBBModel.inl):
+    /// the half-sizes of each box along its frame's axes, and those of the boxes beyond the
+    /// list.
+    pub struct ObbData {
+        extents: Reals = ("extents", DataKind::Reals(3), "", "Extents in x,y and z directions"),
+        default_extent: Real = ("defaultExtent", DataKind::Real, "1", "Default extent"),
+    }
+}
+
 /// The shape's own Data.
 #[derive(Clone, Copy, Debug)]
 enum ShapeData {
     Sphere(SphereData),
     Surface(SurfaceData),
+    Obb(ObbData),
 }
 
 /// What LocalMinDistance's normal cones read around an element (LocalMinDistance::testValidity):
@@ -140,6 +154,9 @@ pub struct GeometryModel {
     flags: Vec<u8>,
     /// Sphere radii: `listRadius`, and `radius` for the spheres beyond it.
     radii: Vec<f64>,
+    /// Box half-sizes: `extents`, and `defaultExtent` on each axis for the boxes beyond it.
+    extents: Vec<Vec3>,
+    default_extent: f64,
     default_radius: f64,
     adjacency: Adjacency,
     /// A TriangleOctreeCollisionModel (a triangle model RayTraceNarrowPhase traces rays in).
@@ -160,6 +177,10 @@ impl GeometryModel {
                 let (data, ds) = SurfaceData::declare(data);
                 (data, ShapeData::Surface(ds))
             }
+            CollisionShape::Obb => {
+                let (data, ds) = ObbData::declare(data);
+                (data, ShapeData::Obb(ds))
+            }
         };
         GeometryModel {
             shape,
@@ -174,6 +195,8 @@ impl GeometryModel {
             flags: Vec::new(),
             radii: Vec::new(),
             default_radius: 1.0,
+            extents: Vec::new(),
+            default_extent: 1.0,
             adjacency: Adjacency::default(),
             octree: false,
             response: None,
@@ -237,7 +260,7 @@ impl GeometryModel {
         m.params = params;
         m.state = Some(state);
         m.len = match shape {
-            CollisionShape::Point | CollisionShape::Sphere => points,
+            CollisionShape::Point | CollisionShape::Sphere | CollisionShape::Obb => points,
             CollisionShape::Line => edges.len(),
             CollisionShape::Triangle => triangles.len(),
         };
@@ -259,6 +282,7 @@ impl GeometryModel {
             CollisionShape::Triangle if self.octree => "TriangleOctreeCollisionModel",
             CollisionShape::Triangle => "TriangleCollisionModel",
             CollisionShape::Sphere => "SphereCollisionModel",
+            CollisionShape::Obb => "OBBCollisionModel",
         }
     }
 
@@ -324,6 +348,14 @@ impl GeometryModel {
             self.len = 0;
             return;
         };
+        if self.shape == CollisionShape::Obb && state.dof.coord_size() != 7 {
+            ctx.error(format!(
+                "OBBCollisionModel needs a Rigid3 state; its state holds {}: it is not used",
+                state.dof.name()
+            ));
+            self.state = None;
+            return;
+        }
         if state.dof.coord_size() < 3 {
             ctx.error(format!(
                 "a collision model needs 3D positions; its state holds {}: it is not used",
@@ -344,6 +376,20 @@ impl GeometryModel {
                 if let ShapeData::Sphere(ds) = self.ds {
                     self.radii = self.data.get(ds.list_radius).to_vec();
                     self.default_radius = self.data.get(ds.radius);
+                }
+            }
+            CollisionShape::Obb => {
+                // one box per frame of the state (OBBCollisionModel::doResize: the boxes
+                // beyond `extents` get `defaultExtent` on every axis)
+                self.len = points;
+                if let ShapeData::Obb(ds) = self.ds {
+                    self.extents = self
+                        .data
+                        .get(ds.extents)
+                        .chunks_exact(3)
+                        .map(|c| Vec3::new(c[0], c[1], c[2]))
+                        .collect();
+                    self.default_extent = self.data.get(ds.default_extent);
                 }
             }
             CollisionShape::Line => {
@@ -394,7 +440,7 @@ impl GeometryModel {
         }
         self.adjacency.both_side = match self.ds {
             ShapeData::Surface(ds) => self.data.get(ds.both_side),
-            ShapeData::Sphere(_) => false,
+            ShapeData::Sphere(_) | ShapeData::Obb(_) => false,
         };
         let scene = ctx.scene;
         self.adjacency.line_model_near =
@@ -446,6 +492,12 @@ impl CollisionModel for GeometryModel {
     }
     fn radius(&self, i: usize) -> f64 {
         self.radii.get(i).copied().unwrap_or(self.default_radius)
+    }
+    fn extent(&self, i: usize) -> Vec3 {
+        self.extents
+            .get(i)
+            .copied()
+            .unwrap_or(Vec3::repeat(self.default_extent))
     }
     fn triangle_flags(&self) -> &[u8] {
         &self.flags

@@ -72,6 +72,8 @@ struct Entry {
     count: usize,
     /// Sphere radii per element (empty for other shapes).
     radii: Vec<f64>,
+    /// Box frames per element (empty for other shapes).
+    frames: Vec<crate::intersect::obb::Frame>,
 }
 
 /// The response of one pair of models.

@@ -29,7 +29,7 @@ pub fn register(r: &mut Registry) {
             )))
         },
     );
-    let models: [(&'static str, &'static str); 4] = [
+    let models: [(&'static str, &'static str); 5] = [
         (
             "PointCollisionModel",
             "collision model: the points of its state",
@@ -46,6 +46,10 @@ pub fn register(r: &mut Registry) {
             "SphereCollisionModel",
             "collision model: a sphere at each point of its state",
         ),
+        (
+            "OBBCollisionModel",
+            "collision model: an oriented box at each rigid frame of its state (CollisionOBBCapsule)",
+        ),
     ];
     for (class, desc) in models {
         r.register(class, desc, |class, t| {
@@ -53,19 +57,24 @@ pub fn register(r: &mut Registry) {
                 "PointCollisionModel" => CollisionShape::Point,
                 "LineCollisionModel" => CollisionShape::Line,
                 "TriangleCollisionModel" => CollisionShape::Triangle,
+                "OBBCollisionModel" => CollisionShape::Obb,
                 _ => CollisionShape::Sphere,
             };
             // SOFA's templates: Vec3d for points, lines and triangles; Vec3d or Rigid3d for
-            // spheres
+            // spheres; Rigid3d for boxes
             let t = t.trim();
-            let ok = t.is_empty()
-                || t.starts_with("Vec3")
-                || (shape == CollisionShape::Sphere && t.starts_with("Rigid3"));
+            let ok = match shape {
+                CollisionShape::Obb => t.is_empty() || t.starts_with("Rigid3"),
+                CollisionShape::Sphere => {
+                    t.is_empty() || t.starts_with("Vec3") || t.starts_with("Rigid3")
+                }
+                _ => t.is_empty() || t.starts_with("Vec3"),
+            };
             if !ok {
-                let allowed = if shape == CollisionShape::Sphere {
-                    "Vec3d or Rigid3d"
-                } else {
-                    "Vec3d"
+                let allowed = match shape {
+                    CollisionShape::Sphere => "Vec3d or Rigid3d",
+                    CollisionShape::Obb => "Rigid3d",
+                    _ => "Vec3d",
                 };
                 return Err(TemplateError::ModelTemplate {
                     class: class.to_string(),

@@ -19,7 +19,7 @@
 //! As for the penalty response, a contact point is the weighted sum of its element's vertices
 //! applied directly on the collision models' states (SOFA maps it into a child state).
 
-use crate::penalty::{add_pair_stiffness, pair_interaction, point, spread};
+use crate::penalty::{add_pair_stiffness, arm, pair_interaction, point, point_d, spread};
 use canape_core::collision::{Contact, ContactResponse};
 use canape_core::component::{Component, ForceField, Interaction, Reaction};
 use canape_core::data::{base_fields, ChangedData, DataKind, DataTable};
@@ -48,6 +48,9 @@ pub struct StickContactForceField {
     keep_alive: bool,
     /// One spring per contact: its two points and its rest vector (`gap`).
     springs: Vec<Contact>,
+    /// Lever arms of each spring's two ends at the last `add_force` (zero but on rigid
+    /// bodies).
+    arms: Vec<[Vec3; 2]>,
 }
 
 impl StickContactForceField {
@@ -80,6 +83,7 @@ impl StickContactForceField {
             damping,
             keep_alive,
             springs: Vec::new(),
+            arms: Vec::new(),
         }
     }
 
@@ -120,6 +124,8 @@ impl ContactResponse for StickContactForceField {
         }
         self.springs.clear();
         self.springs.extend_from_slice(contacts);
+        self.arms.clear();
+        self.arms.resize(contacts.len(), [Vec3::zeros(); 2]);
     }
     fn contacts(&self) -> &[Contact] {
         &self.springs
@@ -134,17 +140,20 @@ impl ForceField for StickContactForceField {
     fn add_force(&mut self, x: &[f64], v: &[f64], f: &mut [f64]) {
         let [(c1, d1), (c2, d2)] = self.strides;
         let (bx, bv) = self.bases();
-        for s in &self.springs {
+        for (s, arms) in self.springs.iter().zip(self.arms.iter_mut()) {
+            *arms = [arm(x, 0, c1, &s.first), arm(x, bx, c2, &s.second)];
             let stretch = point(x, bx, c2, &s.second) - point(x, 0, c1, &s.first) - s.gap;
             let mut force = stretch * self.stiffness;
             if self.damping != 0.0 {
-                force += (point(v, bv, d2, &s.second) - point(v, 0, d1, &s.first)) * self.damping;
+                let dv =
+                    point_d(v, bv, d2, &s.second, arms[1]) - point_d(v, 0, d1, &s.first, arms[0]);
+                force += dv * self.damping;
             }
             if !self.passive[0] {
-                spread(f, 0, d1, &s.first, force);
+                spread(f, 0, d1, &s.first, force, arms[0]);
             }
             if !self.passive[1] {
-                spread(f, bv, d2, &s.second, -force);
+                spread(f, bv, d2, &s.second, -force, arms[1]);
             }
         }
     }
@@ -153,14 +162,14 @@ impl ForceField for StickContactForceField {
         let [(_, d1), (_, d2)] = self.strides;
         let (_, b) = self.bases();
         let k = self.stiffness * k_factor;
-        for s in &self.springs {
-            let d = point(dx, b, d2, &s.second) - point(dx, 0, d1, &s.first);
+        for (s, arms) in self.springs.iter().zip(&self.arms) {
+            let d = point_d(dx, b, d2, &s.second, arms[1]) - point_d(dx, 0, d1, &s.first, arms[0]);
             let dforce: Vec3 = d * k;
             if !self.passive[0] {
-                spread(df, 0, d1, &s.first, dforce);
+                spread(df, 0, d1, &s.first, dforce, arms[0]);
             }
             if !self.passive[1] {
-                spread(df, b, d2, &s.second, -dforce);
+                spread(df, b, d2, &s.second, -dforce, arms[1]);
             }
         }
     }
@@ -169,10 +178,11 @@ impl ForceField for StickContactForceField {
         let [(_, d1), (_, d2)] = self.strides;
         let (_, b) = self.bases();
         // ∂f₁/∂x₁ = −k·I, ∂f₁/∂x₂ = k·I and the opposite for f₂, spread over the weights
-        for s in &self.springs {
+        // (through J = [I, −[r]×] at a lever arm r)
+        for (s, arms) in self.springs.iter().zip(&self.arms) {
             let ends = [
-                (0usize, d1, &s.first, self.passive[0]),
-                (b, d2, &s.second, self.passive[1]),
+                (0usize, d1, &s.first, self.passive[0], arms[0]),
+                (b, d2, &s.second, self.passive[1], arms[1]),
             ];
             let identity = |e: f64, a: usize, bb: usize| if a == bb { e } else { 0.0 };
             add_pair_stiffness(m, offset, ends, self.stiffness * k_factor, identity);
@@ -245,6 +255,7 @@ mod tests {
             index: [0, 1, 2],
             weight: [0.2, 0.3, 0.5],
             count: 3,
+            offset: Vec3::zeros(),
         };
         let second = ContactPoint::vertex(0);
         let p1 = point(x, 0, 3, &first);

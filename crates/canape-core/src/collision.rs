@@ -10,13 +10,15 @@
 use crate::scene::{ComponentId, Scene, Slot};
 use canape_types::Vec3;
 
-/// The element kind of a collision model (SOFA's Point/Line/Triangle/SphereCollisionModel).
+/// The element kind of a collision model (SOFA's Point/Line/Triangle/SphereCollisionModel,
+/// and the CollisionOBBCapsule plugin's OBBCollisionModel: one oriented box per Rigid3 DOF).
 #[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord)]
 pub enum CollisionShape {
     Point,
     Line,
     Triangle,
     Sphere,
+    Obb,
 }
 
 /// The Data every SOFA collision model has (core/CollisionModel.h), read at init.
@@ -88,16 +90,26 @@ pub trait CollisionModel {
     fn radius(&self, _i: usize) -> f64 {
         0.0
     }
+    /// Half-sizes of box `i` of a box model along its frame's axes.
+    fn extent(&self, _i: usize) -> Vec3 {
+        Vec3::zeros()
+    }
 }
 
 /// One end of a contact: a point of a model's state written as a weighted sum of up to three
-/// of its points (a vertex, a point on an edge, a point in a triangle).
+/// of its points (a vertex, a point on an edge, a point in a triangle), or, on a rigid state
+/// (Rigid3), a point fixed to one body at `offset` from its centre.
 #[derive(Clone, Copy, Debug, PartialEq)]
 pub struct ContactPoint {
     pub index: [u32; 3],
     pub weight: [f64; 3],
     /// How many of `index`/`weight` are used (1 to 3).
     pub count: u8,
+    /// For a point of a rigid body (`count` 1): its offset from the body's centre in the
+    /// body's own frame (zero: the centre itself, as for a sphere on a Rigid3 state). The
+    /// world offset is r = R(q)·offset, and the point moves as c + r: a force f on it acts on
+    /// the body through J = [I, −[r]×], a force f and a torque r × f.
+    pub offset: Vec3,
 }
 
 impl ContactPoint {
@@ -106,11 +118,47 @@ impl ContactPoint {
             index: [i, 0, 0],
             weight: [1.0, 0.0, 0.0],
             count: 1,
+            offset: Vec3::zeros(),
         }
+    }
+
+    /// A point fixed to rigid body `i` at `offset` (in the body's frame) from its centre.
+    pub fn rigid(i: u32, offset: Vec3) -> Self {
+        ContactPoint {
+            offset,
+            ..ContactPoint::vertex(i)
+        }
+    }
+
+    /// Whether the point sits off its rigid body's centre (it then has a lever arm).
+    pub fn has_offset(&self) -> bool {
+        self.offset != Vec3::zeros()
+    }
+
+    /// The world offset R(q)·offset of the point on a rigid body whose coordinates
+    /// (x y z qx qy qz qw) are `coord`; zero when it has none or `coord` is not a rigid one.
+    pub fn offset_world(&self, coord: &[f64]) -> Vec3 {
+        if !self.has_offset() || coord.len() < 7 {
+            return Vec3::zeros();
+        }
+        rotate([coord[3], coord[4], coord[5], coord[6]], self.offset)
     }
     pub fn iter(&self) -> impl Iterator<Item = (usize, f64)> + '_ {
         (0..self.count as usize).map(|k| (self.index[k] as usize, self.weight[k]))
     }
+}
+
+/// `v` rotated by the unit quaternion `q` = (x, y, z, w) (SOFA's Rigid3 orientation order).
+pub fn rotate(q: [f64; 4], v: Vec3) -> Vec3 {
+    let u = Vec3::new(q[0], q[1], q[2]);
+    let w = q[3];
+    let t = u.cross(&v) * 2.0;
+    v + t * w + u.cross(&t)
+}
+
+/// `v` rotated by the inverse of the unit quaternion `q` = (x, y, z, w).
+pub fn rotate_back(q: [f64; 4], v: Vec3) -> Vec3 {
+    rotate([-q[0], -q[1], -q[2], q[3]], v)
 }
 
 /// A contact between two models' states, oriented from the first to the second: `normal`

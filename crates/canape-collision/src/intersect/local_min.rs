@@ -147,7 +147,8 @@ fn valid(p: &Params, g: &Geometry, e: usize, d: Vec3) -> bool {
     let x = |i: u32| g.x.get(i as usize).copied().unwrap_or_default();
     let tri_normal = |t: [u32; 3]| (x(t[1]) - x(t[0])).cross(&(x(t[2]) - x(t[0])));
     match g.shape {
-        Sphere => true,
+        // (LocalMinDistance tests no box: the dispatch never brings one here)
+        Sphere | Obb => true,
         Triangle => {
             adj.both_side || {
                 let t = g.triangles[e];

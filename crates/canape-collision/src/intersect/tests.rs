@@ -52,6 +52,7 @@ fn geometry<'a>(
         triangles,
         flags,
         radii: &[0.25; 8],
+        frames: &[],
         adjacency: None,
         proximity: 0.0,
         len: triangles.len().max(edges.len()).max(1),

@@ -7,6 +7,7 @@ use super::{model_of, Entry, Pipeline, Response, Scratch};
 
 use crate::bvh::{boxes_meet, Bvh};
 use crate::intersect::dispatch;
+use crate::intersect::obb::Frame;
 use crate::lagrangian::ContactConstraint;
 use crate::penalty::PenaltyContactForceField;
 use crate::response::ResponseKind;
@@ -106,7 +107,10 @@ impl Pipeline {
             }
             // points and spheres: one per point of the state as it is now
             let count = match (m.shape(), scene.state(state)) {
-                (CollisionShape::Point | CollisionShape::Sphere, Some(st)) => st.size(),
+                (
+                    CollisionShape::Point | CollisionShape::Sphere | CollisionShape::Obb,
+                    Some(st),
+                ) => st.size(),
                 _ => m.len(),
             };
             if count == 0 {
@@ -141,6 +145,7 @@ impl Pipeline {
                     bvh: Bvh::default(),
                     count,
                     radii: Vec::new(),
+                    frames: Vec::new(),
                 });
             }
             let e = &mut self.entries[*k];
@@ -354,6 +359,21 @@ fn update_geometry(e: &mut Entry, st: &MechanicalObject, m: &dyn CollisionModel)
                 }
                 e.boxes
                     .push(grow(&mut ed.iter().map(|&i| x[i as usize]), prox));
+            }
+        }
+        CollisionShape::Obb => {
+            // the box of each frame: centre ± Σ |axisₖ|·extentₖ, grown by the proximity
+            // (OBBCollisionModel::computeBoundingTree grows its 8 vertices' box the same way)
+            e.frames.clear();
+            let coords = st.vec(VecId::POSITION).chunks_exact(stride);
+            for (i, (c, q)) in x.iter().zip(coords).enumerate() {
+                let f = Frame::new(*c, [q[3], q[4], q[5], q[6]], m.extent(i));
+                let half = f.axes[0].abs() * f.extent.x
+                    + f.axes[1].abs() * f.extent.y
+                    + f.axes[2].abs() * f.extent.z;
+                let r = half.add_scalar(prox);
+                e.boxes.push((c - r, c + r));
+                e.frames.push(f);
             }
         }
         CollisionShape::Triangle => {

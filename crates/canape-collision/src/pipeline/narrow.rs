@@ -71,7 +71,7 @@ fn left_out(job: &Job, i: u32, j: u32) -> bool {
             }
             match g1.shape {
                 CollisionShape::Point => true,
-                CollisionShape::Sphere => false,
+                CollisionShape::Sphere | CollisionShape::Obb => false,
                 CollisionShape::Triangle => match (tri(g1, i), tri(g2, j)) {
                     (Some(a), Some(b)) => a.iter().any(|v| b.contains(v)),
                     _ => true,
@@ -264,6 +264,7 @@ pub(super) fn job<'a>(
         triangles: m.triangles(),
         flags: m.triangle_flags(),
         radii: &e.radii,
+        frames: &e.frames,
         adjacency: adjacency_of(m),
         proximity: prox,
         len: e.count,
