@@ -295,4 +295,94 @@ mod tests {
         let slide = (v[1] * v[1] + v[2] * v[2]).sqrt();
         assert!((slide - 1.0).abs() < 1e-12, "{v:?}");
     }
+
+    /// A contact on a point at an offset of a rigid body: its rows are −dir on the point and
+    /// (dir, r × dir) on the body's derivative, r the offset turned by the body's orientation,
+    /// and the normal violation is measured at the offset point of the free motion.
+    #[test]
+    fn a_contact_at_an_offset_has_rotational_rows_on_the_rigid_body() {
+        use canape_core::collision::rotate;
+        use canape_core::scene::{AnyComponent, Scene};
+        use canape_core::state::MechanicalObject;
+        use canape_types::DofType;
+        let mut scene = Scene::new();
+        let root = scene.add_node("root", None);
+        let a = scene.add_component(
+            root,
+            "p",
+            AnyComponent::State(MechanicalObject::new(DofType::Vec3)),
+            None,
+        );
+        let b = scene.add_component(
+            root,
+            "r",
+            AnyComponent::State(MechanicalObject::new(DofType::Rigid3)),
+            None,
+        );
+        let mut cc = ContactConstraint::new(a, b, [(3, 3), (7, 6)], 0.5, 1e-6);
+        let local = Vec3::new(0.3, -0.4, 0.2);
+        let n = Vec3::new(0.0, 1.0, 0.0);
+        cc.set_contacts(&[Contact {
+            first: ContactPoint::vertex(0),
+            second: ContactPoint::rigid(0, local),
+            normal: n,
+            distance: 0.1,
+            stiffness: 0.0,
+            elements: [0, 0],
+            gap: Vec3::zeros(),
+        }]);
+        let h = 0.7_f64;
+        let q = [(h / 2.0).sin(), 0.0, 0.0, (h / 2.0).cos()];
+        let hf = 0.75_f64;
+        let qf = [(hf / 2.0).sin(), 0.0, 0.0, (hf / 2.0).cos()];
+        let (p, pf) = ([0.0, 0.0, 0.0], [0.0, 0.01, 0.0]);
+        let x = [0.0, 1.0, 0.0, q[0], q[1], q[2], q[3]];
+        let xf = [0.0, 0.9, 0.0, qf[0], qf[1], qf[2], qf[3]];
+        let inputs = ConstraintInputs {
+            x_free: [&pf, &xf],
+            v_free: [&[0.0; 3], &[0.0; 6]],
+            x: [&p, &x],
+            dt: 0.01,
+            order: ConstraintOrder::PositionAndVelocity,
+        };
+        let mut out = ConstraintBuild::default();
+        cc.build(&inputs, &mut out);
+        assert_eq!(out.rows(), 3);
+        let r = rotate(q, local);
+        let free_point = Vec3::new(0.0, 0.9, 0.0) + rotate(qf, local);
+        let want = n.dot(&(free_point - Vec3::new(0.0, 0.01, 0.0))) - 0.1;
+        assert!(
+            (out.dfree[0] - want).abs() < 1e-12,
+            "{:?} {want}",
+            out.dfree
+        );
+        let (t, s) = tangents(&n);
+        for (row, dir) in [n, t, s].iter().enumerate() {
+            let mut on_body = [0.0; 6];
+            let mut on_point = [0.0; 3];
+            for e in out.entries.iter().filter(|e| e.row as usize == row) {
+                if e.side == 1 {
+                    on_body[e.dof as usize] += e.value;
+                } else {
+                    on_point[e.dof as usize] += e.value;
+                }
+            }
+            let turn = r.cross(dir);
+            let body = [dir.x, dir.y, dir.z, turn.x, turn.y, turn.z];
+            for k in 0..6 {
+                assert!(
+                    (on_body[k] - body[k]).abs() < 1e-12,
+                    "row {row}: {on_body:?}"
+                );
+            }
+            for k in 0..3 {
+                assert!(
+                    (on_point[k] + dir[k]).abs() < 1e-12,
+                    "row {row}: {on_point:?}"
+                );
+            }
+        }
+        // the lever arm matters here
+        assert!(r.cross(&n).norm() > 0.1);
+    }
 }

@@ -219,6 +219,7 @@ mod tests {
     use canape_core::scene::{AnyComponent, Scene};
     use canape_core::state::MechanicalObject;
     use canape_types::DofType;
+    use canape_types::Mat3;
 
     /// Two state handles of a throwaway scene.
     fn two_ids() -> (ComponentId, ComponentId) {
@@ -340,6 +341,65 @@ mod tests {
             assert!((fd - df[k]).abs() < 1e-6, "row {k}: {fd} vs {}", df[k]);
             let mdx: f64 = (0..12).map(|c| m.0[k][c] * dx[c]).sum();
             assert!((mdx - df[k]).abs() < 1e-12, "row {k}: {mdx} vs {}", df[k]);
+        }
+    }
+
+    /// A spring at an offset of a rigid body pulls its centre and turns it: force f and torque
+    /// r × f, r the offset turned by the body's orientation; its tangent on the body's
+    /// rotation is [r]×·k·(−[r]×) (Jᵀ k J with J = [I, −[r]×]).
+    #[test]
+    fn a_spring_at_an_offset_pulls_and_turns_a_rigid_body() {
+        use canape_core::collision::rotate;
+        let (a, b) = two_ids();
+        let mut s =
+            StickContactForceField::new(a, b, 1, [(3, 3), (7, 6)], [false; 2], 5.0, 0.0, true);
+        let local = Vec3::new(0.3, -0.4, 0.2);
+        let h = 0.6_f64;
+        let q = [0.0, (h / 2.0).sin(), 0.0, (h / 2.0).cos()];
+        let r = rotate(q, local);
+        s.set_contacts(&[Contact {
+            first: ContactPoint::vertex(0),
+            second: ContactPoint::rigid(0, local),
+            normal: Vec3::new(0.0, 1.0, 0.0),
+            distance: 0.0,
+            stiffness: 0.0,
+            elements: [0, 0],
+            gap: Vec3::zeros(),
+        }]);
+        // the body's offset point sits 0.2 above the point along y: pulled down by 5·0.2
+        let c = Vec3::new(0.0, 0.2, 0.0) - r;
+        let x = [0.0, 0.0, 0.0, c.x, c.y, c.z, q[0], q[1], q[2], q[3]];
+        let mut f = vec![0.0; 9];
+        s.add_force(&x, &[0.0; 9], &mut f);
+        let pull = Vec3::new(0.0, -1.0, 0.0);
+        let torque = r.cross(&pull);
+        let want = [0.0, 1.0, 0.0, 0.0, -1.0, 0.0, torque.x, torque.y, torque.z];
+        for k in 0..9 {
+            assert!((f[k] - want[k]).abs() < 1e-12, "{f:?} {want:?}");
+        }
+        assert!(torque.norm() > 0.1);
+        let mut m = Dense(vec![vec![0.0; 9]; 9]);
+        s.add_k_to_matrix(&mut m, 1.0, 0);
+        let rx = Mat3::new(0.0, -r.z, r.y, r.z, 0.0, -r.x, -r.y, r.x, 0.0);
+        let want = rx * rx * 5.0;
+        for i in 0..3 {
+            for j in 0..3 {
+                assert!(
+                    (m.0[6 + i][6 + j] - want[(i, j)]).abs() < 1e-12,
+                    "{:?}",
+                    m.0
+                );
+            }
+        }
+        // add_dforce is the matrix's product
+        for d in 0..9 {
+            let mut dx = vec![0.0; 9];
+            dx[d] = 1.0;
+            let mut df = vec![0.0; 9];
+            s.add_dforce(&dx, &mut df, 1.0);
+            for row in 0..9 {
+                assert!((df[row] - m.0[row][d]).abs() < 1e-12, "K[{row}][{d}]");
+            }
         }
     }
 }
