@@ -169,11 +169,6 @@ pub const INERT_CLASSES: &[(&str, Role, &str)] = &[
         "GUI controller of a state's first DOF (SOFA's mouse handler is empty: at AnimateBegin it only re-projects and re-maps positions, which each step already leaves so)",
     ),
     (
-        "OBBCollisionModel",
-        Role::Collision,
-        "collision model (collision not simulated yet)",
-    ),
-    (
         "TetrahedronCollisionModel",
         Role::Collision,
         "collision model (collision not simulated yet)",
