@@ -244,6 +244,9 @@ pub struct ConstraintStats {
     pub iterations: usize,
     pub error: f64,
     pub converged: bool,
+    /// Why the solver gave no impulses at all, when it refused the problem (the simulation
+    /// reports it once).
+    pub refused: Option<&'static str>,
 }
 
 /// Whether the solver uses the whole W or only its diagonal blocks with displacements

@@ -698,3 +698,45 @@ fn a_failed_factorization_is_reported_once_with_its_step_and_solver() {
         "{failed:?}"
     );
 }
+
+#[test]
+fn a_constraint_solver_refusing_its_problem_says_why() {
+    // LCPConstraintSolver's own mu (0.6 by default) expects friction contacts; the response
+    // has none (mu=0): SOFA would mix rows of different contacts, Canapé applies no force
+    // and says so once
+    let mut sim = load(
+        "lcp-mu.scn",
+        r#"<Node name="root" dt="0.01" gravity="0 -9.81 0">
+  <FreeMotionAnimationLoop/>
+  <LCPConstraintSolver maxIt="100" tolerance="1e-6"/>
+  <CollisionPipeline/>
+  <BruteForceBroadPhase/>
+  <BVHNarrowPhase/>
+  <MinProximityIntersection alarmDistance="0.2" contactDistance="0.05"/>
+  <CollisionResponse response="FrictionContactConstraint" responseParams="mu=0"/>
+  <Node name="ball">
+    <EulerImplicitSolver/>
+    <CGLinearSolver iterations="50" tolerance="1e-12" threshold="1e-20"/>
+    <MechanicalObject name="dofs" position="0.2 0.3 -0.3"/>
+    <UniformMass totalMass="1"/>
+    <UncoupledConstraintCorrection/>
+    <SphereCollisionModel radius="0.2"/>
+  </Node>
+  <Node name="floor">
+    <MechanicalObject position="-5 0 -5  5 0 -5  5 0 5  -5 0 5"/>
+    <MeshTopology triangles="0 2 1  0 3 2"/>
+    <TriangleCollisionModel simulated="0" moving="0"/>
+  </Node>
+</Node>
+"#,
+    );
+    for _ in 0..30 {
+        sim.step();
+    }
+    let warnings = messages(&sim, Severity::Warning);
+    let refused: Vec<&String> = warnings
+        .iter()
+        .filter(|m| m.contains("LCPConstraintSolver with mu > 0"))
+        .collect();
+    assert_eq!(refused.len(), 1, "{warnings:?}");
+}

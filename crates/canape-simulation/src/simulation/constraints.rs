@@ -407,6 +407,9 @@ impl Simulation {
                 }
             }
         }
+        if let Some(why) = self.lagrangian.last.refused {
+            self.report_once(Diagnostic::warning(why));
+        }
         let lambda = problem.force;
         if lambda.iter().any(|v| !v.is_finite()) {
             self.report_once(Diagnostic::error(

@@ -382,7 +382,10 @@ impl ConstraintSolver for LcpConstraintSolver {
         if self.mu > 0.0 {
             // contacts in blocks of three rows (the response must have friction rows too)
             if !n.is_multiple_of(3) || p.blocks.iter().any(|b| b.resolution.rows() != 3) {
-                return ConstraintStats::default();
+                return ConstraintStats {
+                    refused: Some("LCPConstraintSolver with mu > 0 solves friction contacts of three rows each, and some constraints are not (a contact response without friction, mu=0, or another constraint): no constraint force is applied; set the solver's mu to 0 or give the response friction"),
+                    ..Default::default()
+                };
             }
             self.nlcp(p)
         } else {
