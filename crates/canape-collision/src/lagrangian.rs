@@ -302,23 +302,7 @@ mod tests {
     #[test]
     fn a_contact_at_an_offset_has_rotational_rows_on_the_rigid_body() {
         use canape_core::collision::rotate;
-        use canape_core::scene::{AnyComponent, Scene};
-        use canape_core::state::MechanicalObject;
-        use canape_types::DofType;
-        let mut scene = Scene::new();
-        let root = scene.add_node("root", None);
-        let a = scene.add_component(
-            root,
-            "p",
-            AnyComponent::State(MechanicalObject::new(DofType::Vec3)),
-            None,
-        );
-        let b = scene.add_component(
-            root,
-            "r",
-            AnyComponent::State(MechanicalObject::new(DofType::Rigid3)),
-            None,
-        );
+        let (a, b) = crate::penalty::tests::two_ids();
         let mut cc = ContactConstraint::new(a, b, [(3, 3), (7, 6)], 0.5, 1e-6);
         let local = Vec3::new(0.3, -0.4, 0.2);
         let n = Vec3::new(0.0, 1.0, 0.0);

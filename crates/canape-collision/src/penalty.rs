@@ -337,7 +337,7 @@ impl ForceField for PenaltyContactForceField {
 }
 
 #[cfg(test)]
-mod tests {
+pub(crate) mod tests {
     use super::*;
     use canape_core::collision::rotate;
     use canape_core::scene::{AnyComponent, Scene};
@@ -345,7 +345,7 @@ mod tests {
     use canape_types::DofType;
 
     /// A point state and a Rigid3 state of a throwaway scene.
-    fn two_ids() -> (ComponentId, ComponentId) {
+    pub(crate) fn two_ids() -> (ComponentId, ComponentId) {
         let mut scene = Scene::new();
         let root = scene.add_node("root", None);
         let a = scene.add_component(
