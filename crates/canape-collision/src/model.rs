@@ -163,6 +163,9 @@ pub struct GeometryModel {
     octree: bool,
     /// Its own `contactResponse`, when set (it takes precedence over the contact manager's).
     response: Option<OwnResponse>,
+    /// How many times it was initialised (an edit of its name or group re-initialises it: the
+    /// pipeline then chooses its pairs' responses again).
+    inits: u64,
 }
 
 impl GeometryModel {
@@ -200,6 +203,7 @@ impl GeometryModel {
             adjacency: Adjacency::default(),
             octree: false,
             response: None,
+            inits: 0,
         }
     }
 
@@ -230,6 +234,11 @@ impl GeometryModel {
     /// Its own contact response (`contactResponse`), when set.
     pub fn own_response(&self) -> Option<&OwnResponse> {
         self.response.as_ref()
+    }
+
+    /// How many times it was initialised.
+    pub fn inits(&self) -> u64 {
+        self.inits
     }
 
     /// Set its own contact response (as `contactResponse` does; for models built in code).
@@ -314,6 +323,7 @@ impl GeometryModel {
     }
 
     fn init_impl(&mut self, ctx: &mut InitContext<'_>) {
+        self.inits += 1;
         let (t, d) = (&self.data, &self.d);
         let proximity = t.get(d.proximity);
         self.params = CollisionParams {

@@ -28,10 +28,10 @@ use crate::bvh::Bvh;
 use crate::intersect::{Output, Params};
 use crate::response::{self, Chooser, ResponseKind};
 use crate::settings::Method;
-use canape_core::collision::{CollisionModel, CollisionPipeline, Contact};
+use canape_core::collision::{CollisionChanges, CollisionModel, CollisionPipeline, Contact};
 use canape_core::component::{Passive, Role};
 use canape_core::data::{base_fields, DataKind, DataTable, Flag, Int, Text};
-use canape_core::scene::{ComponentId, InitContext, NodeId, Scene};
+use canape_core::scene::{ComponentId, InitContext, NodeId, Scene, Slot};
 use canape_types::Vec3;
 
 canape_core::data_schema! {
@@ -80,6 +80,8 @@ struct Entry {
 #[derive(Clone, Debug)]
 struct Response {
     ff: ComponentId,
+    /// What kind of response it is (a pair whose chosen kind changes gets a new one).
+    kind: ResponseKind,
     /// The collision stage that last gave it contacts.
     stamp: u64,
 }
@@ -102,8 +104,9 @@ pub struct Pipeline {
     params: Option<Params>,
     /// The contact manager's choice of response for a pair of models.
     chooser: Chooser,
-    /// The response chosen for each model pair met so far (no response: `None`).
-    kinds: std::collections::BTreeMap<[ComponentId; 2], Option<ResponseKind>>,
+    /// The response chosen for each model pair met so far (no response: `None`), with the
+    /// models' init counts it was chosen with.
+    kinds: std::collections::BTreeMap<[ComponentId; 2], (Option<ResponseKind>, [u64; 2])>,
     /// The settings read at init (narrow phase, intersection method, contact manager): an
     /// edit of one of them re-initialises the pipeline.
     sources: Vec<ComponentId>,
@@ -376,24 +379,74 @@ impl Pipeline {
     /// detection and kept).
     fn kind_of(&mut self, scene: &Scene, f: usize, s: usize) -> Option<ResponseKind> {
         let key = [self.entries[f].model, self.entries[s].model];
-        if let Some(k) = self.kinds.get(&key) {
-            return *k;
+        let inits = key.map(|m| geometry_of(scene, m).map_or(0, |g| g.inits()));
+        // chosen again only when a model was re-initialised since (its name or group edited)
+        if let Some((k, at)) = self.kinds.get(&key) {
+            if *at == inits {
+                return *k;
+            }
         }
-        let view = |e: &Entry| -> Option<response::ModelView<'_>> {
-            let m = model_of(scene, e.passive)?;
-            let own = m
-                .as_any()
-                .and_then(|a| a.downcast_ref::<crate::model::GeometryModel>())
-                .and_then(|g| g.own_response());
-            Some((scene.info(e.model).name.as_str(), m.params(), own))
-        };
-        let kind = match (view(&self.entries[f]), view(&self.entries[s])) {
-            (Some(a), Some(b)) => self.chooser.choose(a, b),
-            _ => None,
-        };
-        self.kinds.insert(key, kind);
+        let kind = self.choose(scene, key);
+        self.kinds.insert(key, (kind, inits));
         kind
     }
+
+    /// The contact manager's choice for the models `key` (first, second).
+    fn choose(&self, scene: &Scene, key: [ComponentId; 2]) -> Option<ResponseKind> {
+        let view = |m: ComponentId| -> Option<response::ModelView<'_>> {
+            let Slot::Passive(i) = scene.info(m).slot else {
+                return None;
+            };
+            let own = geometry_of(scene, m).and_then(|g| g.own_response());
+            Some((
+                scene.info(m).name.as_str(),
+                model_of(scene, i)?.params(),
+                own,
+            ))
+        };
+        match (view(key[0]), view(key[1])) {
+            (Some(a), Some(b)) => self.chooser.choose(a, b),
+            _ => None,
+        }
+    }
+
+    /// Responses whose pair was chosen again with another kind (a model re-initialised after
+    /// an edit of its name or group) go now, kept alive or not; the pair gets its new response
+    /// at its next contact.
+    fn drop_rechosen(&mut self, scene: &mut Scene, changes: &mut CollisionChanges) {
+        let mut gone = Vec::new();
+        for (key, r) in &self.responses {
+            let inits = key.map(|m| geometry_of(scene, m).map_or(0, |g| g.inits()));
+            if self.kinds.get(key).is_some_and(|(_, at)| *at == inits) {
+                continue;
+            }
+            let kind = self.choose(scene, *key);
+            self.kinds.insert(*key, (kind, inits));
+            if kind != Some(r.kind) {
+                gone.push(*key);
+            }
+        }
+        for key in gone {
+            if let Some(r) = self.responses.remove(&key) {
+                if scene.check_component(r.ff).is_ok() {
+                    let slot = scene.info(r.ff).slot;
+                    if scene.remove_component(r.ff).is_ok() {
+                        changes.removed.push(slot);
+                    }
+                }
+            }
+        }
+    }
+}
+
+/// The collision model of this crate that component `m` is, if it is one.
+fn geometry_of(scene: &Scene, m: ComponentId) -> Option<&crate::model::GeometryModel> {
+    let Slot::Passive(i) = scene.info(m).slot else {
+        return None;
+    };
+    model_of(scene, i)?
+        .as_any()?
+        .downcast_ref::<crate::model::GeometryModel>()
 }
 
 canape_core::impl_component!(

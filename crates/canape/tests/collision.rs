@@ -677,3 +677,31 @@ fn a_bad_rule_or_response_is_reported_with_its_text() {
     assert!(all.contains("rules: '* *' is not a whole rule"), "{all}");
     assert!(all.contains("contactResponse: responseParams 'glue=1' is not understood (StickContactForceField takes keepAlive=0 or 1): ignored"), "{all}");
 }
+
+#[test]
+fn a_pair_whose_rule_no_longer_matches_after_an_edit_gets_the_default_response() {
+    let xml = TWO_STUCK_BALLS
+        .replace(
+            "{manager}",
+            r#"<RuleBasedContactManager response="PenalityContactForceField" rules="1 * StickContactForceField"/>"#,
+        )
+        .replace("{ownA}", "")
+        .replace("{ownB}", "");
+    let mut sim = load(&xml);
+    for _ in 0..300 {
+        sim.step();
+    }
+    assert!(state(&sim, "aDofs")[1] < 2.0, "held by the stick rule");
+    let a = sim
+        .scene
+        .component_ids()
+        .find(|&c| sim.scene.info(c).name == "A")
+        .unwrap();
+    // out of group 1: the rule no longer matches, the pair gets the manager's penalty response
+    sim.set_data(a, "group", "2").unwrap();
+    for _ in 0..1200 {
+        sim.step();
+    }
+    assert!(state(&sim, "aDofs")[1] > 10.0, "{:?}", state(&sim, "aDofs"));
+    assert!(!sim.diagnostics.has_errors(), "{:?}", sim.diagnostics);
+}

@@ -219,8 +219,16 @@ impl Pipeline {
         let models = [self.entries[a].model, self.entries[b].model];
         if let Some(r) = self.responses.get_mut(&models) {
             if scene.check_component(r.ff).is_ok() {
-                r.stamp = self.stamp;
-                return Some(r.ff);
+                if r.kind == kind {
+                    r.stamp = self.stamp;
+                    return Some(r.ff);
+                }
+                // the pair's response was chosen again (a model's name or group edited) and is
+                // of another kind: the old one goes
+                let slot = scene.info(r.ff).slot;
+                if scene.remove_component(r.ff).is_ok() {
+                    changes.removed.push(slot);
+                }
             }
         }
         self.responses.remove(&models);
@@ -290,6 +298,7 @@ impl Pipeline {
             models,
             Response {
                 ff: id,
+                kind,
                 stamp: self.stamp,
             },
         );
@@ -408,6 +417,9 @@ impl CollisionPipeline for Pipeline {
             return changes;
         };
         self.gather(scene);
+        if !self.responses.is_empty() {
+            self.drop_rechosen(scene, &mut changes);
+        }
         let mut count = 0;
         self.stamp += 1;
         // BruteForceBroadPhase's pairs: each model with every earlier one whose box comes
