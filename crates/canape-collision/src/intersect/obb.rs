@@ -302,12 +302,7 @@ pub(super) fn obb_obb(
     let scale = a.extent.norm() + b.extent.norm();
     let tol = tie_tolerance(scale);
     let (va, vb) = (a.vertices(), b.vertices());
-    let (pa, pb, normal, value) = if sep < 0.0 {
-        // overlapping: push the second box out along the axis of least overlap
-        let pb = deepest(&vb, -axis, tol);
-        (pb + axis * -sep, pb, axis, sep - contact)
-    } else {
-        let mut c = Closest::new(tol);
+    let Some((pa, pb, normal, value)) = contact_of(sep, axis, &vb, tol, alarm, contact, |c| {
         for v in va {
             c.add(v, b.closest(v));
         }
@@ -320,11 +315,8 @@ pub(super) fn obb_obb(
                 c.add(p, q);
             }
         }
-        if c.d >= alarm || c.d <= 0.0 {
-            return;
-        }
-        let (p, q) = c.mean();
-        (p, q, (c.pair.1 - c.pair.0) / c.d, c.d - contact)
+    }) else {
+        return;
     };
     out.push(Output {
         elems: [i as u32, j as u32],
@@ -334,6 +326,33 @@ pub(super) fn obb_obb(
         value,
         id,
     });
+}
+
+/// The contact of an element with box `vb` (its 8 vertices) given the separating-axis test's
+/// result (`sep` along `axis`): overlapping, the box is pushed out along the axis of least
+/// overlap; separated, the closest pair among the candidates `candidates` adds (their mean
+/// when several tie), if within the alarm distance. (first point, second point, normal from
+/// the first to the second, distance minus the contact distance).
+fn contact_of(
+    sep: f64,
+    axis: Vec3,
+    vb: &[Vec3; 8],
+    tol: f64,
+    alarm: f64,
+    contact: f64,
+    candidates: impl FnOnce(&mut Closest),
+) -> Option<(Vec3, Vec3, Vec3, f64)> {
+    if sep < 0.0 {
+        let pb = deepest(vb, -axis, tol);
+        return Some((pb + axis * -sep, pb, axis, sep - contact));
+    }
+    let mut c = Closest::new(tol);
+    candidates(&mut c);
+    if c.d >= alarm || c.d <= 0.0 {
+        return None;
+    }
+    let (p, q) = c.mean();
+    Some((p, q, (c.pair.1 - c.pair.0) / c.d, c.d - contact))
 }
 
 /// Triangle `i` of `g1` against box `j` of `g2` (MeshIntTool::computeIntersection(Triangle,
@@ -380,11 +399,7 @@ pub(super) fn tri_obb(
     let scale = b.extent.norm() + (tp[1] - tp[0]).norm() + (tp[2] - tp[0]).norm();
     let tol = tie_tolerance(scale);
     let vb = b.vertices();
-    let (pa, pb, normal, value) = if sep < 0.0 {
-        let pb = deepest(&vb, -axis, tol);
-        (pb + axis * -sep, pb, axis, sep - contact)
-    } else {
-        let mut c = Closest::new(tol);
+    let Some((pa, pb, normal, value)) = contact_of(sep, axis, &vb, tol, alarm, contact, |c| {
         for v in tp {
             c.add(v, b.closest(v));
         }
@@ -397,11 +412,8 @@ pub(super) fn tri_obb(
                 c.add(p, q);
             }
         }
-        if c.d >= alarm || c.d <= 0.0 {
-            return;
-        }
-        let (p, q) = c.mean();
-        (p, q, (c.pair.1 - c.pair.0) / c.d, c.d - contact)
+    }) else {
+        return;
     };
     // the triangle's point as weights of its vertices (the closest point of the triangle to
     // the pushed-out point when overlapping)
