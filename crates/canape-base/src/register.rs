@@ -387,6 +387,17 @@ pub fn register(r: &mut Registry) {
             )))
         },
     );
+    r.register(
+        "ImprovedJacobiConstraintSolver",
+        "Lagrangian constraints by a projected Jacobi iteration (optional spectral correction and conjugate residue)",
+        |_, _| {
+            Ok(AnyComponent::Passive(Box::new(
+                crate::constraint::lagrangian::solver::GaussSeidelConstraintSolver::new(
+                    "ImprovedJacobiConstraintSolver",
+                ),
+            )))
+        },
+    );
     r.register("GenericConstraintSolver", "Lagrangian constraints (resolutionMethod: ProjectedGaussSeidel, UnbuiltGaussSeidel, NonsmoothNonlinearConjugateGradient)", |_, _| {
         Ok(AnyComponent::Passive(Box::new(
             crate::constraint::lagrangian::solver::GaussSeidelConstraintSolver::new("GenericConstraintSolver"),

@@ -12,7 +12,7 @@
 //! relaxes the whole vector after each sweep. NNCG accelerates the sweeps by nonsmooth
 //! nonlinear conjugate gradients (SOFA's NNCG: β = |Δf_new|²/|Δf|², restart when β > 1).
 //! An unbuilt solver starts from zero impulses (its W has no integration factor, see the
-//! constraint stage).
+//! constraint stage). ImprovedJacobiConstraintSolver's Jacobi iteration is in `jacobi`.
 
 use crate::base_data;
 use canape_core::component::{Passive, Reaction, Role};
@@ -26,6 +26,7 @@ use nalgebra::Matrix3;
 
 #[cfg(test)]
 mod edit_tests;
+mod jacobi;
 mod lcp;
 #[cfg(test)]
 mod tests;
@@ -42,6 +43,9 @@ pub enum Method {
     Unbuilt,
     /// Nonsmooth nonlinear conjugate gradient around Gauss–Seidel sweeps.
     Nncg,
+    /// ImprovedJacobiConstraintSolver: every block resolved from the same displacements
+    /// (`jacobi`).
+    Jacobi,
 }
 
 /// The per-block state of a resolution during one solve.
@@ -90,6 +94,10 @@ pub struct GaussSeidel {
     pub regularization: f64,
     pub scale_tolerance: bool,
     pub all_verified: bool,
+    /// ImprovedJacobiConstraintSolver: the spectral correction's factor (when on) and the
+    /// conjugate residue's speed factor (when on).
+    pub spectral_correction: Option<f64>,
+    pub conjugate_residue: Option<f64>,
     states: Vec<BlockState>,
     d: Vec<f64>,
     /// A block's impulses before its resolution (for the error measure).
@@ -106,6 +114,8 @@ impl Default for GaussSeidel {
             regularization: 0.0,
             scale_tolerance: true,
             all_verified: false,
+            spectral_correction: None,
+            conjugate_residue: None,
             states: Vec::new(),
             d: Vec::new(),
             old: Vec::new(),
@@ -224,6 +234,7 @@ impl GaussSeidel {
         }
         let mut stats = ConstraintStats::default();
         match self.method {
+            Method::Jacobi => self.jacobi(p, tol, &mut stats),
             Method::GaussSeidel | Method::Unbuilt => {
                 let mut old = vec![0.0; if self.sor != 1.0 { n } else { 0 }];
                 for it in 0..self.max_iterations {
@@ -407,6 +418,16 @@ canape_core::data_schema! {
     }
 }
 
+canape_core::data_schema! {
+    /// What ImprovedJacobiConstraintSolver adds to [`GaussSeidelData`].
+    pub struct JacobiData {
+        use_spectral_correction: Flag = ("useSpectralCorrection", DataKind::Bool, "0", "If set to true, the solution found after each iteration will be multiplied by spectralCorrectionFactor*2/spr(W), with spr() denoting the spectral radius."),
+        spectral_correction_factor: Real = ("spectralCorrectionFactor", DataKind::Real, "1", "Factor used to modulate the spectral correction"),
+        use_conjugate_residue: Flag = ("useConjugateResidue", DataKind::Bool, "0", "If set to true, the solution found after each iteration will be corrected along the solution direction using `\\lambda^{i+1} -= beta^{i} * (\\lambda^{i} - \\lambda^{i-1})` with beta following the formula beta^{i} = min(1, (i/maxIterations)^{conjugateResidueSpeedFactor})"),
+        conjugate_residue_speed_factor: Real = ("conjugateResidueSpeedFactor", DataKind::Real, "10", "Factor used to modulate the speed in which beta used in the conjugate residue part reaches 1.0. The higher the value, the slower the reach."),
+    }
+}
+
 /// A Gauss–Seidel constraint solver component, under each of SOFA's class names.
 #[derive(Clone)]
 pub struct GaussSeidelConstraintSolver {
@@ -415,6 +436,8 @@ pub struct GaussSeidelConstraintSolver {
     d: GaussSeidelData,
     /// GenericConstraintSolver's Data.
     generic: Option<GenericSolverData>,
+    /// ImprovedJacobiConstraintSolver's Data.
+    jacobi: Option<JacobiData>,
     class: &'static str,
     pub solver: GaussSeidel,
 }
@@ -424,6 +447,7 @@ impl GaussSeidelConstraintSolver {
         let method = match class {
             "UnbuiltGaussSeidelConstraintSolver" => Method::Unbuilt,
             "NNCGConstraintSolver" => Method::Nncg,
+            "ImprovedJacobiConstraintSolver" => Method::Jacobi,
             _ => Method::GaussSeidel,
         };
         let (data, d) = GaussSeidelData::declare(base_data(DataTable::new()));
@@ -433,10 +457,17 @@ impl GaussSeidelConstraintSolver {
         } else {
             (data, None)
         };
+        let (data, jacobi) = if method == Method::Jacobi {
+            let (data, j) = JacobiData::declare(data);
+            (data, Some(j))
+        } else {
+            (data, None)
+        };
         GaussSeidelConstraintSolver {
             data,
             d,
             generic,
+            jacobi,
             class,
             solver: GaussSeidel {
                 method,
@@ -471,6 +502,14 @@ impl GaussSeidelConstraintSolver {
                     Method::GaussSeidel
                 }
             };
+        }
+        if let Some(j) = self.jacobi {
+            s.spectral_correction = t
+                .get(j.use_spectral_correction)
+                .then(|| t.get(j.spectral_correction_factor));
+            s.conjugate_residue = t
+                .get(j.use_conjugate_residue)
+                .then(|| t.get(j.conjugate_residue_speed_factor));
         }
         if !(s.sor > 0.0 && s.sor < 2.0) {
             warnings.push(format!("sor {} is outside (0, 2): 1 is used", s.sor));

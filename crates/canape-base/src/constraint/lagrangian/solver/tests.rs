@@ -230,3 +230,78 @@ fn the_sweeps_row_products_equal_the_plain_sum_for_every_length() {
         assert_eq!(row_dot(&row, &f), plain, "n = {n}");
     }
 }
+
+/// Unilateral contacts on a W coupling every row, with dfree pushing half of them in.
+fn coupled_contacts(n: usize, coupling: f64) -> (Vec<f64>, Vec<f64>, Vec<Block>) {
+    let mut w = vec![coupling; n * n];
+    for i in 0..n {
+        w[i * n + i] = 1.0;
+    }
+    let dfree: Vec<f64> = (0..n)
+        .map(|i| {
+            if i % 2 == 0 {
+                -0.1 * (i + 1) as f64
+            } else {
+                0.05
+            }
+        })
+        .collect();
+    let blocks = (0..n)
+        .map(|i| Block {
+            first_row: i,
+            resolution: Resolution::Unilateral,
+            tolerance: 0.0,
+        })
+        .collect();
+    (w, dfree, blocks)
+}
+
+#[test]
+fn jacobi_reaches_gauss_seidels_solution_and_spectral_correction_keeps_it_stable() {
+    // weakly coupled rows: plain Jacobi converges to the complementarity solution GS finds
+    let (w, dfree, blocks) = coupled_contacts(6, 0.1);
+    let mut gs = GaussSeidel {
+        tolerance: 1e-14,
+        ..Default::default()
+    };
+    let mut reference = problem(&w, &dfree, blocks.clone());
+    assert!(gs.run(&mut reference).converged);
+    let mut jacobi = GaussSeidel {
+        method: Method::Jacobi,
+        tolerance: 1e-14,
+        ..Default::default()
+    };
+    let mut p = problem(&w, &dfree, blocks);
+    let stats = jacobi.run(&mut p);
+    assert!(stats.converged && stats.iterations > 2, "{stats:?}");
+    for (a, b) in p.force.iter().zip(&reference.force) {
+        assert!(
+            (a - b).abs() < 1e-12,
+            "{:?} vs {:?}",
+            p.force,
+            reference.force
+        );
+    }
+    // strongly coupled rows (spectral radius 1 + 9·0.6 = 6.4): plain Jacobi overshoots
+    // without bound, the spectral correction (ρ = 1.8 / 6.4) converges to GS's solution
+    let (w, dfree, blocks) = coupled_contacts(10, 0.6);
+    let mut reference = problem(&w, &dfree, blocks.clone());
+    assert!(gs.run(&mut reference).converged);
+    let mut plain = problem(&w, &dfree, blocks.clone());
+    jacobi.max_iterations = 200;
+    let stats = jacobi.run(&mut plain);
+    assert!(!stats.converged, "{stats:?} {:?}", plain.force);
+    jacobi.spectral_correction = Some(1.0);
+    jacobi.max_iterations = 100_000;
+    let mut p = problem(&w, &dfree, blocks);
+    let stats = jacobi.run(&mut p);
+    assert!(stats.converged, "{stats:?}");
+    for (a, b) in p.force.iter().zip(&reference.force) {
+        assert!(
+            (a - b).abs() < 1e-10,
+            "{:?} vs {:?}",
+            p.force,
+            reference.force
+        );
+    }
+}
