@@ -752,6 +752,7 @@ pub fn triangle_flags(tris: &[[u32; 3]]) -> Vec<u8> {
 
 mod local_min;
 use local_min::local_min;
+pub mod ccd;
 pub mod obb;
 
 #[cfg(test)]
