@@ -268,35 +268,62 @@ fn crossing_edges_hit_at_known_time() {
 }
 
 #[test]
-fn minimum_separation_decides_a_parallel_pass() {
-    // The point slides at height d over the whole triangle, parallel to it. TI reports only
-    // if some corner gap is within ms + err + output_tolerance per coordinate; the z gap is d
-    // everywhere, and err <= 7.6e-15 here (coordinates within 1), so d >= ms + tolerance +
-    // 1e-14 never reports unless the iteration cap widened output_tolerance (checked too).
+fn minimum_separation_decides_a_near_pass() {
+    // TI tests the gap per coordinate: it reports when some point of the triangle is within
+    // ms + err (+ the tolerance reached) of the moving point along x, y and z at once. Two
+    // motions with a known per-coordinate gap d:
+    // - sliding at height d over the whole triangle, parallel to it (the z gap is d, and the
+    //   point is over the triangle from t = 1/3 on);
+    // - falling through the triangle's plane beside its long edge u + v = 1, at (0.5 + d,
+    //   0.5 + d): the nearest triangle point per coordinate is (0.5, 0.5, 0), gap (d, d, z),
+    //   so the gap is within ms once |z| <= ms, from t = (1 - ms) / 2 on (z = 1 - 2t).
+    // err <= 7.6e-15 here (coordinates within 1), so d >= ms + tolerance + 1e-14 must not
+    // report unless the iteration cap widened output_tolerance, and d < ms must report.
     let f = [Vec3::zeros(), Vec3::x(), Vec3::y()];
+    let motions = |d: f64, ms: f64| {
+        let beside = Vec3::new(0.5 + d, 0.5 + d, 0.0);
+        [
+            (Vec3::new(-0.5, 0.25, d), Vec3::new(1.0, 0.25, d), 1.0 / 3.0),
+            (beside + Vec3::z(), beside - Vec3::z(), (1.0 - ms) / 2.0),
+        ]
+    };
     for ms in [1e-6, 1e-3, 0.01] {
         let s = settings(ms);
-        for d in [0.5 * ms, 0.99 * ms] {
-            let (v0, v1) = (Vec3::new(-0.5, 0.25, d), Vec3::new(1.0, 0.25, d));
-            let toi = vertex_face(v0, f, v1, f, &s).expect("within ms");
-            // The point enters the triangle's vertical prism at t = 1/3.
-            assert!(toi <= 1.0 / 3.0 + 1e-12, "ms {ms} d {d}: toi {toi}");
-        }
-        for d in [2.0 * ms + 1e-9, ms + s.tolerance + 1e-14, 1.01 * ms] {
-            for (v0, v1) in [
-                (Vec3::new(-0.5, 0.25, d), Vec3::new(1.0, 0.25, d)),
-                (Vec3::new(0.25, 0.25, -d), Vec3::new(-2.0, 0.5, -d)),
-            ] {
-                let r = ccd(
-                    Kind::VertexFace,
-                    [v0, f[0], f[1], f[2]],
-                    [v1, f[0], f[1], f[2]],
-                    &s,
+        for d in [0.0, 0.5 * ms, 0.99 * ms] {
+            for (v0, v1, t_first) in motions(d, ms) {
+                let toi = vertex_face(v0, f, v1, f, &s).expect("within ms");
+                assert!(
+                    toi <= t_first + 1e-15,
+                    "ms {ms} d {d}: toi {toi} > {t_first}"
                 );
+            }
+        }
+        for d in [2.0 * ms + 1e-9, 1.01 * ms, ms + s.tolerance + 1e-14] {
+            for (v0, v1, _) in motions(d, ms) {
+                let p = [v0, f[0], f[1], f[2]];
+                let r = ccd(Kind::VertexFace, p, [v1, f[0], f[1], f[2]], &s);
                 if let Some(r) = r {
                     assert!(
                         d <= ms + 1e-14 + r.output_tolerance && r.output_tolerance > s.tolerance,
                         "ms {ms} d {d}: reported {r:?}"
+                    );
+                }
+                if d >= 2.0 * ms {
+                    assert_eq!(r, None, "ms {ms} d {d}");
+                }
+                // Near misses just beyond ms are reported at the default cap of 1000 boxes
+                // (a conservative answer with a wider output_tolerance); a larger cap lets the
+                // search reach the requested tolerance and reject them.
+                let more = CcdSettings {
+                    max_iterations: 100_000,
+                    ..s
+                };
+                let r = ccd(Kind::VertexFace, p, [v1, f[0], f[1], f[2]], &more);
+                if d >= 1.01 * ms {
+                    assert_eq!(r, None, "ms {ms} d {d}, cap 1e5");
+                } else if let Some(r) = r {
+                    assert!(
+                        d <= ms + 1e-14 + r.output_tolerance && r.output_tolerance > s.tolerance
                     );
                 }
             }
