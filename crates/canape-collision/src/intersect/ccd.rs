@@ -11,10 +11,15 @@
 //! them. The root finder keeps boxes of (t, u, v) whose corner values of F, a box that
 //! encloses F over the whole box, come within `ms` plus the rounding filter of the origin in
 //! every coordinate, splits the widest one relative to its tolerance, and reports the lower t
-//! bound of a box once it is fine enough. The answer is conservative: a true approach within
-//! `ms` (in every coordinate, so within `ms` in Euclidean distance a fortiori) is never missed,
-//! and the reported time never lies after the first such approach, but a near miss within
-//! about `ms + tolerance` per coordinate may be reported too.
+//! bound of a box once it is fine enough. The answer is conservative: an approach within `ms`
+//! in every coordinate (so any approach within `ms` in Euclidean distance) is never missed,
+//! and the reported time is no later than the first such approach; but a near miss may be
+//! reported too, with the gap at the reported time within `ms + err + tolerance` per
+//! coordinate, or within the coarser tolerance reached when `max_iterations` stops the
+//! search (with ms > 0 and the default 1e-10 tolerance that happens to most near contacts).
+//! All boxes of one level have the same widths (the split choice depends on widths only),
+//! which is why the first fine box of a level can be returned without missing an earlier
+//! root in a box of that level that still needed splitting.
 //!
 //! Formulation followed (Tight-Inclusion, src/tight_inclusion/): `ccd.cpp` (the per-coordinate
 //! tolerances, the driver), `interval_root_finder.cpp` (error filter, inclusion test, BFS,
@@ -25,7 +30,8 @@
 //! `no_zero_toi` retry loop, the float-with-double-input wrappers, and a caller-given error
 //! filter (it is always computed from the query, as SOFA lets TI do).
 //!
-//! Two places differ from TI, both where TI's own result is unusable:
+//! Two places differ from TI (besides returning None on non-finite input instead of
+//! asserting), both where TI's own result is unusable:
 //! - Revisions of `ccd.cpp` differ in `compute_edge_edge_tolerances`: one subtracts the second
 //!   edge's t = 0 positions from the first edge's t = 1 positions; the others use the second
 //!   edge's t = 1 positions, consistent with the vertex–face case. The latter is used here.
@@ -45,13 +51,16 @@ pub struct CcdSettings {
     pub ms: f64,
     /// Distance tolerance of the answer (TI's `tolerance`, the co-domain tolerance).
     pub tolerance: f64,
-    /// Only times in [0, t_max] are refined (TI asserts 0 <= t_max <= 1).
+    /// Only times in [0, t_max] are refined: halves in t outside it are dropped unless
+    /// t_max is 1 (TI asserts 0 <= t_max <= 1; other values are taken as they come).
     pub t_max: f64,
     /// Boxes examined before TI gives up and reports its conservative estimate; <= 0 for no
-    /// limit (which may take exponentially long on degenerate input).
+    /// limit, which with ms > 0 can take exponentially long and much memory: every box of
+    /// the ms neighbourhood of a contact gets refined down to the tolerance.
     pub max_iterations: i64,
 }
 
+/// SOFA's defaults (tolerance 1e-10, 1000 iterations, t_max 1) with no separation.
 impl Default for CcdSettings {
     fn default() -> Self {
         CcdSettings {
