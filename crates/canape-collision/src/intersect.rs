@@ -13,7 +13,7 @@
 //! ownership flag. Degenerate elements
 //! (zero area, zero length, coincident points) give no contact where SOFA would give NaN.
 
-use crate::settings::Method;
+use crate::settings::{Continuous, Method};
 use canape_core::collision::{CollisionShape, ContactPoint};
 use canape_types::Vec3;
 
@@ -42,6 +42,11 @@ pub struct Params {
     pub cone_filter: bool,
     pub angle_cone: f64,
     pub cone_factor: f64,
+    /// CCDTightInclusionIntersection: what the element boxes cover, and the root finder's
+    /// tolerance and iteration cap.
+    pub continuous: Continuous,
+    pub ccd_tolerance: f64,
+    pub ccd_max_iterations: i64,
 }
 
 /// A model's geometry for one detection: positions of its state and its elements.
@@ -49,6 +54,8 @@ pub struct Geometry<'a> {
     pub shape: CollisionShape,
     /// Positions of the state's points.
     pub x: &'a [Vec3],
+    /// Their free-motion positions (continuous detection only; empty otherwise).
+    pub x_free: &'a [Vec3],
     pub edges: &'a [[u32; 2]],
     pub triangles: &'a [[u32; 3]],
     pub flags: &'a [u8],
@@ -141,6 +148,9 @@ pub fn dispatch(method: Method, p: &Params, a: CollisionShape, b: CollisionShape
         },
         Method::NewProximity => true,
         Method::LocalMin => !matches!((f, s), (Triangle, Line) | (Triangle, Triangle)),
+        // CCDTightInclusionIntersection::init registers these two (and cube–cube, the
+        // hierarchy's own test) and ignores every other pair
+        Method::Ccd => matches!((f, s), (Triangle, Point) | (Line, Line)),
     };
     ok.then_some(swap)
 }
@@ -160,6 +170,10 @@ pub fn intersect(
         local_min(p, g1, i, g2, j, out);
         return;
     }
+    if p.method == Method::Ccd {
+        continuous::intersect(p, g1, i, g2, j, out);
+        return;
+    }
     let prox = g1.proximity + g2.proximity;
     let alarm = p.alarm + prox;
     let contact = p.contact + prox;
@@ -174,7 +188,8 @@ pub fn intersect(
                 ContactPoint::vertex(j as u32),
             ];
             match p.method {
-                Method::NewProximity | Method::LocalMin => {
+                // (CCD never reaches here: it has no sphere test)
+                Method::NewProximity | Method::LocalMin | Method::Ccd => {
                     point_point(alarm + r, c1, c2, pt, larger(i, j), out);
                     subtract(out, start, contact + r);
                 }
@@ -753,6 +768,7 @@ pub fn triangle_flags(tris: &[[u32; 3]]) -> Vec<u8> {
 mod local_min;
 use local_min::local_min;
 pub mod ccd;
+mod continuous;
 pub mod obb;
 
 #[cfg(test)]

@@ -27,7 +27,7 @@ pub use composite::CompositePipeline;
 use crate::bvh::Bvh;
 use crate::intersect::{Output, Params};
 use crate::response::{self, Chooser, ResponseKind};
-use crate::settings::Method;
+use crate::settings::{Continuous, Method};
 use canape_core::collision::{CollisionChanges, CollisionModel, CollisionPipeline, Contact};
 use canape_core::component::{Passive, Role};
 use canape_core::data::{base_fields, DataKind, DataTable, Flag, Int, Text};
@@ -63,6 +63,8 @@ struct Entry {
     node: NodeId,
     /// Positions of the state (refreshed each step).
     x: Vec<Vec3>,
+    /// Free-motion positions (continuous detection only; empty otherwise).
+    x_free: Vec<Vec3>,
     /// Element boxes (min, max), enlarged by the model's proximity.
     boxes: Vec<(Vec3, Vec3)>,
     bbox: (Vec3, Vec3),
@@ -275,13 +277,14 @@ impl Pipeline {
                 "NewProximityIntersection",
                 "DiscreteIntersection",
                 "LocalMinDistance",
+                "CCDTightInclusionIntersection",
             ],
             "an intersection method",
         );
         self.sources.extend(method.map(|(id, _)| id));
         self.params = match method {
             None => {
-                ctx.warn("no intersection method (MinProximityIntersection, NewProximityIntersection, DiscreteIntersection, LocalMinDistance) beside the pipeline: no collision is detected");
+                ctx.warn("no intersection method (MinProximityIntersection, NewProximityIntersection, DiscreteIntersection, LocalMinDistance, CCDTightInclusionIntersection) beside the pipeline: no collision is detected");
                 None
             }
             Some((id, class)) => {
@@ -299,8 +302,18 @@ impl Pipeline {
                     "MinProximityIntersection" => Method::MinProximity,
                     "NewProximityIntersection" => Method::NewProximity,
                     "LocalMinDistance" => Method::LocalMin,
+                    "CCDTightInclusionIntersection" => Method::Ccd,
                     _ => Method::Discrete,
                 };
+                // an unknown name is reported by the setting itself
+                let continuous = d
+                    .filter(|_| method == Method::Ccd)
+                    .and_then(|d| {
+                        d.field("continuousCollisionType")
+                            .map(|_| d.str("continuousCollisionType"))
+                    })
+                    .and_then(Continuous::parse)
+                    .unwrap_or(Continuous::None);
                 Some(Params {
                     method,
                     alarm: real("alarmDistance", 1.0),
@@ -315,6 +328,11 @@ impl Pipeline {
                         && !flag("useLMDFilters", false),
                     angle_cone: real("angleCone", 0.0),
                     cone_factor: real("coneFactor", 0.5),
+                    continuous,
+                    ccd_tolerance: real("tolerance", 1e-10),
+                    ccd_max_iterations: d
+                        .and_then(|d| d.field("maxIterations").map(|_| d.int("maxIterations")))
+                        .unwrap_or(1000),
                 })
             }
         };

@@ -100,7 +100,7 @@ pub fn register(r: &mut Registry) {
             Ok(AnyComponent::Passive(Box::new(GeometryModel::octree())))
         },
     );
-    let settings: [(&'static str, &'static str); 11] = [
+    let settings: [(&'static str, &'static str); 12] = [
         ("LocalMinDistance", "intersection method: closest points within the alarm distance, filtered by the surfaces' normal cones"),
         ("BruteForceBroadPhase", "broad phase: pairs of models whose bounding boxes overlap"),
         ("RayTraceNarrowPhase", "narrow phase between TriangleOctreeCollisionModels: vertices found inside the other surface by rays along their normals"),
@@ -110,6 +110,7 @@ pub fn register(r: &mut Registry) {
         ("MinProximityIntersection", "intersection method: closest points within the alarm distance"),
         ("NewProximityIntersection", "intersection method: closest points within the alarm distance (triangle pairs by vertices and edges)"),
         ("DiscreteIntersection", "intersection method: overlapping spheres"),
+        ("CCDTightInclusionIntersection", "intersection method: continuous detection of triangle–point and line–line contacts over the free motion (Tight Inclusion's root finder)"),
         ("CollisionResponse", "contact manager: creates the contact responses (PenalityContactForceField, StickContactForceField, FrictionContactConstraint, AugmentedLagrangianResponseConstraint)"),
         ("RuleBasedContactManager", "contact manager choosing each pair's response by rules (model names, group numbers, *), else its default response"),
     ];

@@ -20,13 +20,20 @@ use canape_core::scene::InitContext;
 /// Warn when `what` makes Lagrangian contact constraints but the root's animation loop is not
 /// FreeMotionAnimationLoop (the only one that solves them).
 pub fn check_free_motion(ctx: &mut InitContext<'_>, what: &str) {
+    check_loop(ctx, || {
+        format!("{what} makes Lagrangian contact constraints, which only FreeMotionAnimationLoop solves: with this animation loop contacts get no response")
+    });
+}
+
+/// Warn `message` when the root's animation loop is not FreeMotionAnimationLoop.
+pub fn check_loop(ctx: &mut InitContext<'_>, message: impl FnOnce() -> String) {
     let scene = ctx.scene;
     let root_loop = scene
         .node_components(scene.root(), Role::AnimationLoop)
         .next()
         .map(|c| scene.info(c).class);
     if root_loop != Some("FreeMotionAnimationLoop") {
-        ctx.warn(format!("{what} makes Lagrangian contact constraints, which only FreeMotionAnimationLoop solves: with this animation loop contacts get no response"));
+        ctx.warn(message());
     }
 }
 

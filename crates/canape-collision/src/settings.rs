@@ -1,13 +1,15 @@
 //! The pipeline's configuration components: the broad and narrow phases
 //! (BruteForceBroadPhase, BVHNarrowPhase), the intersection methods
-//! (MinProximityIntersection, NewProximityIntersection, DiscreteIntersection, LocalMinDistance)
+//! (MinProximityIntersection, NewProximityIntersection, DiscreteIntersection, LocalMinDistance,
+//! CCDTightInclusionIntersection)
 //! and the contact
 //! manager (CollisionResponse). They hold Data; the pipeline reads them at init.
 
 use canape_core::component::{Component, Passive, Reaction, Role};
 use canape_core::data::{
-    base_fields, ChangedData, DataKind, DataTable, Flag, Real, Reals, Text, Words,
+    base_fields, ChangedData, DataKind, DataTable, Flag, Int, Real, Reals, Text, Words,
 };
+use canape_core::scene::InitContext;
 
 /// Which intersection method the pipeline uses.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -18,6 +20,33 @@ pub enum Method {
     /// LocalMinDistance: MinProximity's closest points, kept only inside the cones the
     /// surfaces' normals allow.
     LocalMin,
+    /// CCDTightInclusionIntersection: continuous detection between the positions at the start
+    /// of the step and the free motion's (triangle–point and line–line).
+    Ccd,
+}
+
+/// What CCDTightInclusionIntersection's bounding boxes cover besides the positions
+/// (`continuousCollisionType`; the narrow phase always tests towards the free positions).
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Continuous {
+    /// The positions only.
+    None,
+    /// x + v·dt.
+    Inertia,
+    /// The free motion's positions.
+    FreeMotion,
+}
+
+impl Continuous {
+    /// SOFA's option names, or their index.
+    pub fn parse(s: &str) -> Option<Continuous> {
+        match s.trim() {
+            "None" | "0" => Some(Continuous::None),
+            "Inertia" | "1" => Some(Continuous::Inertia),
+            "FreeMotion" | "2" => Some(Continuous::FreeMotion),
+            _ => None,
+        }
+    }
 }
 
 canape_core::data_schema! {
@@ -44,6 +73,16 @@ canape_core::data_schema! {
     /// What NewProximityIntersection adds to [`ProximityData`].
     pub struct NewProximityData {
         use_line_line: Flag = ("useLineLine", DataKind::Bool, "0", "Line-line collision detection enabled"),
+    }
+}
+
+canape_core::data_schema! {
+    /// What CCDTightInclusionIntersection adds to [`ProximityData`]
+    /// (Sofa/Component/Collision/Detection/Intersection/.../CCDTightInclusionIntersection.cpp).
+    pub struct CcdData {
+        continuous_collision_type: Text = ("continuousCollisionType", DataKind::Str, "None", "Data used for continuous collision detection taken into {'None','Inertia','FreeMotion'}. If 'None' then no CCD is used, if 'Inertia' then only inertia will be used to compute the collision detection and if 'FreeMotion' then the free motion will be used. Note that if 'FreeMotion' is selected, you cannot use the option 'parallelCollisionDetectionAndFreeMotion' in the FreeMotionAnimationLoop"),
+        tolerance: Real = ("tolerance", DataKind::Real, "1e-10", "tolerance used by the tight inclusion CCD algorithm"),
+        max_iterations: Int = ("maxIterations", DataKind::Int, "1000", "maxIterations used by the tight inclusion CCD algorithm"),
     }
 }
 
@@ -101,6 +140,7 @@ impl Setting {
                 NewProximityData::declare(ProximityData::declare(data).0).0
             }
             "LocalMinDistance" => LocalMinData::declare(ProximityData::declare(data).0).0,
+            "CCDTightInclusionIntersection" => CcdData::declare(ProximityData::declare(data).0).0,
             "CollisionResponse" => ResponseData::declare(data).0,
             "RuleBasedContactManager" => ResponseData::declare(RulesData::declare(data).0).0,
             "RayTraceNarrowPhase" => data.with(
@@ -130,6 +170,18 @@ impl Component for Setting {
     }
     fn data(&self) -> &DataTable {
         &self.data
+    }
+    fn init(&mut self, ctx: &mut InitContext<'_>) {
+        if self.class != "CCDTightInclusionIntersection" {
+            return;
+        }
+        let kind = self.data.str("continuousCollisionType");
+        if Continuous::parse(kind).is_none() {
+            ctx.error(format!("continuousCollisionType '{kind}' is not one of None, Inertia, FreeMotion (or 0, 1, 2): None is used"));
+        }
+        crate::response::check_loop(ctx, || {
+            "CCDTightInclusionIntersection tests each element's motion towards its free position, which only FreeMotionAnimationLoop computes: with this animation loop the free positions are not those of this step".to_string()
+        });
     }
     fn data_mut(&mut self) -> &mut DataTable {
         &mut self.data

@@ -2,7 +2,8 @@
 //! motion check: a rigid sphere falling into a fixed torus (NewProximityIntersection,
 //! sphere–triangle/line/point contacts, CompositeCollisionPipeline_none.scn) and chains of
 //! tori under separate solvers (chainHybrid*.scn: contacts between objects of different
-//! solvers act as SOFA's explicit external forces; contacts with the fixed torus implicitly).
+//! solvers act as SOFA's explicit external forces; contacts with the fixed torus implicitly),
+//! and a beam falling on a cube with continuous detection (fallingSOFA.scn).
 //! Scenes whose references are kept back run here without error and are checked against what
 //! they must share with a referenced one.
 
@@ -17,6 +18,9 @@ const SCENES: &[&str] = &[
     "Component/Collision/Detection/CompositeCollisionPipeline_none.scn",
     "Demos/chainHybrid.scn",
     "Demos/chainHybridNoGroup.scn",
+    // continuous detection over the free motion (CCDTightInclusionIntersection), Lagrangian
+    // contacts with friction, ε 1e-6
+    "Demos/fallingSOFA.scn",
 ];
 
 #[test]

@@ -5,7 +5,7 @@
 
 use super::*;
 use crate::intersect::{intersect, Params};
-use crate::settings::Method;
+use crate::settings::{Continuous, Method};
 use canape_core::collision::CollisionShape;
 
 /// A small deterministic generator (xorshift) of numbers in [0, 1).
@@ -54,6 +54,9 @@ fn params(alarm: f64, contact: f64) -> Params {
         cone_filter: false,
         angle_cone: 0.0,
         cone_factor: 0.0,
+        continuous: Continuous::None,
+        ccd_tolerance: 1e-10,
+        ccd_max_iterations: 1000,
     }
 }
 
@@ -61,6 +64,7 @@ fn obb_geometry<'a>(frames: &'a [Frame], x: &'a [Vec3]) -> Geometry<'a> {
     Geometry {
         shape: CollisionShape::Obb,
         x,
+        x_free: &[],
         edges: &[],
         triangles: &[],
         flags: &[],
@@ -76,6 +80,7 @@ fn tri_geometry<'a>(x: &'a [Vec3], t: &'a [[u32; 3]]) -> Geometry<'a> {
     Geometry {
         shape: CollisionShape::Triangle,
         x,
+        x_free: &[],
         edges: &[],
         triangles: t,
         flags: &[],

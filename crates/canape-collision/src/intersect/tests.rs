@@ -35,6 +35,9 @@ fn params(method: Method, alarm: f64) -> Params {
         cone_filter: false,
         angle_cone: 0.0,
         cone_factor: 0.5,
+        continuous: Continuous::None,
+        ccd_tolerance: 1e-10,
+        ccd_max_iterations: 1000,
     }
 }
 
@@ -48,6 +51,7 @@ fn geometry<'a>(
     Geometry {
         shape,
         x,
+        x_free: &[],
         edges,
         triangles,
         flags,

@@ -11,7 +11,7 @@ use crate::intersect::obb::Frame;
 use crate::lagrangian::ContactConstraint;
 use crate::penalty::PenaltyContactForceField;
 use crate::response::ResponseKind;
-use crate::settings::Method;
+use crate::settings::{Continuous, Method};
 use crate::stick::StickContactForceField;
 use canape_core::collision::{
     CollisionChanges, CollisionModel, CollisionPipeline, CollisionShape, Contact,
@@ -80,9 +80,15 @@ impl Pipeline {
         if !self.any_pair {
             return;
         }
+        // continuous detection: the free positions too, and what the boxes cover
+        let dt = scene.node(root).dt;
+        let motion = self
+            .params
+            .filter(|p| p.method == Method::Ccd)
+            .map(|p| (p.continuous, dt));
         for e in &mut self.entries {
             if let (Some(st), Some(m)) = (scene.state(e.state), model_of(scene, e.passive)) {
-                update_geometry(e, st, m);
+                update_geometry(e, st, m, motion);
             }
         }
     }
@@ -140,6 +146,7 @@ impl Pipeline {
                     state,
                     node: info.node,
                     x: Vec::new(),
+                    x_free: Vec::new(),
                     boxes: Vec::new(),
                     bbox: (Vec3::zeros(), Vec3::zeros()),
                     bvh: Bvh::default(),
@@ -324,15 +331,40 @@ fn response_of(
 }
 
 /// Positions, element boxes (grown by the model's proximity, and the radius for spheres) and
-/// the refitted hierarchy of one model.
-fn update_geometry(e: &mut Entry, st: &MechanicalObject, m: &dyn CollisionModel) {
+/// the refitted hierarchy of one model. With continuous detection (`motion`: what the boxes
+/// cover, and dt) the free positions too, and the boxes of points, lines and triangles also
+/// cover where their vertices go (SOFA's computeContinuousBoundingTree of these models).
+fn update_geometry(
+    e: &mut Entry,
+    st: &MechanicalObject,
+    m: &dyn CollisionModel,
+    motion: Option<(Continuous, f64)>,
+) {
     let stride = st.dof.coord_size();
+    let points = |v: &[f64]| {
+        v.chunks_exact(stride)
+            .map(|c| Vec3::new(c[0], c[1], c[2]))
+            .collect::<Vec<_>>()
+    };
     e.x.clear();
     e.x.extend(
         st.vec(VecId::POSITION)
             .chunks_exact(stride)
             .map(|c| Vec3::new(c[0], c[1], c[2])),
     );
+    e.x_free.clear();
+    if motion.is_some() {
+        // a state the free motion has not reached yet stays where it is
+        let free = st.vec(VecId::FREE_POSITION);
+        if free.len() == st.vec(VecId::POSITION).len() {
+            e.x_free.extend(
+                free.chunks_exact(stride)
+                    .map(|c| Vec3::new(c[0], c[1], c[2])),
+            );
+        } else {
+            e.x_free.extend_from_slice(&e.x);
+        }
+    }
     let prox = m.params().proximity;
     e.boxes.clear();
     let x = &e.x;
@@ -394,6 +426,45 @@ fn update_geometry(e: &mut Entry, st: &MechanicalObject, m: &dyn CollisionModel)
                 e.boxes
                     .push(grow(&mut t.iter().map(|&i| x[i as usize]), prox));
             }
+        }
+    }
+    // the far end of the motion the boxes cover: the free positions, or x + v·dt
+    let far = match motion {
+        Some((Continuous::FreeMotion, _)) => Some(std::borrow::Cow::Borrowed(&e.x_free[..])),
+        Some((Continuous::Inertia, dt)) => {
+            let v = points(st.vec(VecId::VELOCITY));
+            Some(std::borrow::Cow::Owned(
+                e.x.iter().zip(&v).map(|(x, v)| x + v * dt).collect(),
+            ))
+        }
+        _ => None,
+    };
+    if let Some(far) = far.filter(|f| f.len() == e.x.len()) {
+        let cover = |b: &mut (Vec3, Vec3), q: &Vec3| {
+            b.0 = b.0.inf(&q.add_scalar(-prox));
+            b.1 = b.1.sup(&q.add_scalar(prox));
+        };
+        match m.shape() {
+            CollisionShape::Point => {
+                for (b, q) in e.boxes.iter_mut().zip(far.iter()) {
+                    cover(b, q);
+                }
+            }
+            CollisionShape::Line => {
+                for (b, ed) in e.boxes.iter_mut().zip(m.edges()) {
+                    for &i in ed.iter().filter(|&&i| ok(i)) {
+                        cover(b, &far[i as usize]);
+                    }
+                }
+            }
+            CollisionShape::Triangle => {
+                for (b, t) in e.boxes.iter_mut().zip(m.triangles()) {
+                    for &i in t.iter().filter(|&&i| ok(i)) {
+                        cover(b, &far[i as usize]);
+                    }
+                }
+            }
+            _ => {}
         }
     }
     let mut lo = Vec3::repeat(f64::INFINITY);

@@ -260,6 +260,7 @@ pub(super) fn job<'a>(
     let geometry = |e: &'a Entry, m: &'a dyn CollisionModel, prox: f64| Geometry {
         shape: m.shape(),
         x: &e.x,
+        x_free: &e.x_free,
         edges: m.edges(),
         triangles: m.triangles(),
         flags: m.triangle_flags(),
