@@ -1,8 +1,11 @@
-//! A bounding-volume hierarchy over a model's element boxes, built from the first positions and
-//! refitted as they move (SOFA's CubeCollisionModel: cells split at the median along their
-//! longest axis down to a few elements), and the dual descent that lists the element pairs of two
-//! models whose boxes come within a gap of each other (BVHNarrowPhase), and the elements a ray
-//! passes by (RayTraceNarrowPhase).
+//! A bounding-volume hierarchy over a model's element boxes as SOFA's CubeCollisionModel builds
+//! it (Sofa/Component/Collision/Geometry/.../CubeCollisionModel.cpp, computeBoundingTree):
+//! built once from the first positions and refitted as they move, cells over more than four
+//! leaf cubes split in two along their longest side down to the pipeline's `depth`; the
+//! descent that lists the element pairs of two models whose boxes come within a gap of each
+//! other in the order SOFA's BVHNarrowPhase meets them (the order the contacts, and the
+//! Lagrangian constraint rows, then keep); and the elements a ray passes by
+//! (RayTraceNarrowPhase).
 
 use canape_types::Vec3;
 
@@ -37,202 +40,280 @@ pub fn ray_meets(b: &Aabb, origin: Vec3, dir: Vec3) -> bool {
     true
 }
 
+/// A cell's sub-cells: a range of leaf cubes, or of cells of the next level.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+enum Sub {
+    Leaves(u32, u32),
+    Cells(u32, u32),
+}
+
+/// An inner cell of the tree: its box and its sub-cells.
 #[derive(Clone, Copy, Debug)]
 struct Cell {
     bounds: Aabb,
-    /// Range of `items` below this cell.
-    start: u32,
-    end: u32,
-    /// Children (0: a leaf).
-    left: u32,
-    right: u32,
+    sub: Sub,
 }
 
-/// The hierarchy: cells (the root first) and the element indices they cover.
+/// A range of the hierarchy the descents visit: leaf cubes, or cells of one level.
+#[derive(Clone, Copy, Debug)]
+pub enum Span {
+    Leaves(u32, u32),
+    Cells(u8, u32, u32),
+}
+
+impl Span {
+    fn len(self) -> u32 {
+        match self {
+            Span::Leaves(a, b) | Span::Cells(_, a, b) => b - a,
+        }
+    }
+}
+
+/// The hierarchy as SOFA's CubeCollisionModel makes it: one leaf cube per element (in the
+/// order the splits sorted them), and levels of cells (the root alone first), each cell over a
+/// range of leaf cubes or over two cells of the next level.
 #[derive(Clone, Debug, Default)]
 pub struct Bvh {
-    cells: Vec<Cell>,
-    items: Vec<usize>,
-    stack: Vec<(u32, u32, u32)>,
-    /// Number of element boxes the tree was built for.
-    built_for: usize,
+    /// Leaf cubes: the element each covers and its box.
+    leaves: Vec<(u32, Aabb)>,
+    levels: Vec<Vec<Cell>>,
+    /// Number of element boxes and the depth the tree was built for.
+    built_for: (usize, usize),
 }
 
-/// Elements per leaf cell.
-const LEAF: usize = 4;
+/// Cells over more leaf cubes than this are split.
+const LEAF: u32 = 4;
+
+/// SOFA's CubeSortPredicate key: the box's min + max along `axis` (−0 taken as +0, so that
+/// the total order agrees with `<` wherever SOFA's comparison is defined).
+fn centre_key(b: &Aabb, axis: usize) -> f64 {
+    (b.0[axis] + b.1[axis]) + 0.0
+}
 
 impl Bvh {
-    /// Rebuild over `boxes` (empty boxes, with min > max, are left out).
-    pub fn build(&mut self, boxes: &[Aabb]) {
-        self.cells.clear();
-        self.items.clear();
-        self.items
-            .extend((0..boxes.len()).filter(|&i| (0..3).all(|k| boxes[i].0[k] <= boxes[i].1[k])));
-        if self.items.is_empty() {
+    /// Rebuild over `boxes` with at most `depth` levels of splits below the root
+    /// (CubeCollisionModel::computeBoundingTree): a cell over more than 4 leaf cubes is split
+    /// along the longest side of its box (x, then z, then y on ties, as SOFA's comparisons
+    /// fall), its leaf cubes stable-sorted by their box centres along that axis, the first
+    /// ⌈n/2⌉ to the first half.
+    pub fn build(&mut self, boxes: &[Aabb], depth: usize) {
+        self.leaves.clear();
+        self.leaves
+            .extend(boxes.iter().enumerate().map(|(i, b)| (i as u32, *b)));
+        for l in &mut self.levels {
+            l.clear();
+        }
+        self.levels.resize(depth + 1, Vec::new());
+        self.levels.truncate(depth + 1);
+        if self.leaves.is_empty() {
             return;
         }
-        let n = self.items.len() as u32;
-        self.cells.push(Cell {
-            bounds: union(boxes, &self.items),
-            start: 0,
-            end: n,
-            left: 0,
-            right: 0,
-        });
-        let mut todo = std::mem::take(&mut self.stack);
-        todo.clear();
-        todo.push((0, 0, n));
-        while let Some((c, start, end)) = todo.pop() {
-            if (end - start) as usize <= LEAF {
-                continue;
+        let n = self.leaves.len() as u32;
+        let root = Cell {
+            bounds: self.union_leaves(0, n),
+            sub: Sub::Leaves(0, n),
+        };
+        self.levels[0].push(root);
+        for lvl in 0..depth {
+            for c in 0..self.levels[lvl].len() {
+                let cell = self.levels[lvl][c];
+                let Sub::Leaves(a, b) = cell.sub else {
+                    continue;
+                };
+                let count = b - a;
+                if count <= LEAF {
+                    continue;
+                }
+                let l = cell.bounds.1 - cell.bounds.0;
+                let axis = if l.x > l.y {
+                    if l.x > l.z {
+                        0
+                    } else {
+                        2
+                    }
+                } else if l.y > l.z {
+                    1
+                } else {
+                    2
+                };
+                self.leaves[a as usize..b as usize]
+                    .sort_by(|p, q| centre_key(&p.1, axis).total_cmp(&centre_key(&q.1, axis)));
+                let middle = a + count.div_ceil(2);
+                let first = self.levels[lvl + 1].len() as u32;
+                for (s, e) in [(a, middle), (middle, b)] {
+                    let bounds = self.union_leaves(s, e);
+                    self.levels[lvl + 1].push(Cell {
+                        bounds,
+                        sub: Sub::Leaves(s, e),
+                    });
+                }
+                self.levels[lvl][c].sub = Sub::Cells(first, first + 2);
             }
-            let b = self.cells[c as usize].bounds;
-            let ext = b.1 - b.0;
-            let axis = if ext.x >= ext.y && ext.x >= ext.z {
-                0
-            } else if ext.y >= ext.z {
-                1
-            } else {
-                2
-            };
-            let items = &mut self.items[start as usize..end as usize];
-            let mid = items.len() / 2;
-            // median split by box centre (ties by index: the same tree on every run)
-            items.select_nth_unstable_by(mid, |&i, &j| {
-                let ci = boxes[i].0[axis] + boxes[i].1[axis];
-                let cj = boxes[j].0[axis] + boxes[j].1[axis];
-                ci.total_cmp(&cj).then(i.cmp(&j))
-            });
-            let m = start + mid as u32;
-            let l = self.cells.len() as u32;
-            for (s, e) in [(start, m), (m, end)] {
-                self.cells.push(Cell {
-                    bounds: union(boxes, &self.items[s as usize..e as usize]),
-                    start: s,
-                    end: e,
-                    left: 0,
-                    right: 0,
-                });
-            }
-            self.cells[c as usize].left = l;
-            self.cells[c as usize].right = l + 1;
-            todo.push((l, start, m));
-            todo.push((l + 1, m, end));
         }
-        self.stack = todo;
+        while self.levels.last().is_some_and(|l| l.is_empty()) {
+            self.levels.pop();
+        }
+    }
+
+    fn union_leaves(&self, a: u32, b: u32) -> Aabb {
+        let mut lo = Vec3::repeat(f64::INFINITY);
+        let mut hi = Vec3::repeat(f64::NEG_INFINITY);
+        for (_, bx) in &self.leaves[a as usize..b as usize] {
+            lo = lo.inf(&bx.0);
+            hi = hi.sup(&bx.1);
+        }
+        (lo, hi)
     }
 
     /// Follow moved elements: keep the tree built for these elements and recompute its boxes
     /// bottom-up (SOFA's CubeCollisionModel builds its tree once and then refits it); build it
-    /// when there is none yet or the number of elements changed.
-    pub fn update(&mut self, boxes: &[Aabb]) {
-        if self.cells.is_empty() || self.built_for != boxes.len() {
-            self.build(boxes);
-            self.built_for = boxes.len();
+    /// when there is none yet, or the number of elements or the depth changed.
+    pub fn update(&mut self, boxes: &[Aabb], depth: usize) {
+        if self.levels.first().is_none_or(|l| l.is_empty())
+            || self.built_for != (boxes.len(), depth)
+        {
+            self.build(boxes, depth);
+            self.built_for = (boxes.len(), depth);
             return;
         }
-        // children come after their parent: a reverse sweep sees them first
-        for c in (0..self.cells.len()).rev() {
-            let cell = self.cells[c];
-            self.cells[c].bounds = if cell.left == 0 {
-                union(boxes, &self.items[cell.start as usize..cell.end as usize])
-            } else {
-                let (l, r) = (
-                    self.cells[cell.left as usize].bounds,
-                    self.cells[cell.right as usize].bounds,
-                );
-                (l.0.inf(&r.0), l.1.sup(&r.1))
-            };
+        for (e, b) in &mut self.leaves {
+            *b = boxes[*e as usize];
+        }
+        for lvl in (0..self.levels.len()).rev() {
+            for c in 0..self.levels[lvl].len() {
+                let bounds = match self.levels[lvl][c].sub {
+                    Sub::Leaves(a, b) => self.union_leaves(a, b),
+                    Sub::Cells(a, b) => {
+                        let next = &self.levels[lvl + 1][a as usize..b as usize];
+                        next.iter().fold(
+                            (Vec3::repeat(f64::INFINITY), Vec3::repeat(f64::NEG_INFINITY)),
+                            |acc, x| (acc.0.inf(&x.bounds.0), acc.1.sup(&x.bounds.1)),
+                        )
+                    }
+                };
+                self.levels[lvl][c].bounds = bounds;
+            }
         }
     }
 
     /// The box of everything in the hierarchy.
     pub fn bounds(&self) -> Option<Aabb> {
-        self.cells.first().map(|c| c.bounds)
+        self.levels
+            .first()
+            .and_then(|l| l.first())
+            .map(|c| c.bounds)
+    }
+
+    /// The root's sub-cells.
+    fn root_span(&self) -> Option<Span> {
+        let root = self.levels.first()?.first()?;
+        Some(match root.sub {
+            Sub::Leaves(a, b) => Span::Leaves(a, b),
+            Sub::Cells(a, b) => Span::Cells(1, a, b),
+        })
+    }
+
+    /// Item `k` of `span`: its box and its sub-cells (None for a leaf cube), or its element.
+    fn item(&self, span: Span, k: u32) -> (Aabb, Result<Span, u32>) {
+        match span {
+            Span::Leaves(a, _) => {
+                let (e, b) = self.leaves[(a + k) as usize];
+                (b, Err(e))
+            }
+            Span::Cells(lvl, a, _) => {
+                let c = &self.levels[lvl as usize][(a + k) as usize];
+                let sub = match c.sub {
+                    Sub::Leaves(s, e) => Span::Leaves(s, e),
+                    Sub::Cells(s, e) => Span::Cells(lvl + 1, s, e),
+                };
+                (c.bounds, Ok(sub))
+            }
+        }
+    }
+
+    /// The span holding just item `k` of `span`.
+    fn single(span: Span, k: u32) -> Span {
+        match span {
+            Span::Leaves(a, _) => Span::Leaves(a + k, a + k + 1),
+            Span::Cells(l, a, _) => Span::Cells(l, a + k, a + k + 1),
+        }
     }
 
     /// Visit every element whose box the ray `origin + t·dir`, t ≥ 0, passes through (cells
-    /// first by the same slab test), in the hierarchy's order; `stack` is scratch space.
+    /// first by the same slab test), depth first in the hierarchy's order; `stack` is scratch
+    /// space.
     pub fn ray(
         &self,
         boxes: &[Aabb],
         origin: Vec3,
         dir: Vec3,
-        stack: &mut Vec<u32>,
+        stack: &mut Vec<Span>,
         mut visit: impl FnMut(usize),
     ) {
-        if self.cells.is_empty() {
+        stack.clear();
+        let Some(root) = self.levels.first().and_then(|l| l.first()) else {
+            return;
+        };
+        if !ray_meets(&root.bounds, origin, dir) {
             return;
         }
-        stack.clear();
-        stack.push(0);
-        while let Some(c) = stack.pop() {
-            let cell = &self.cells[c as usize];
-            if !ray_meets(&cell.bounds, origin, dir) {
+        stack.extend(self.root_span());
+        while let Some(span) = stack.pop() {
+            if span.len() > 1 {
+                stack.extend((0..span.len()).rev().map(|k| Self::single(span, k)));
                 continue;
             }
-            if cell.left == 0 {
-                for &i in &self.items[cell.start as usize..cell.end as usize] {
-                    if ray_meets(&boxes[i], origin, dir) {
-                        visit(i);
+            let (b, below) = self.item(span, 0);
+            if !ray_meets(&b, origin, dir) {
+                continue;
+            }
+            match below {
+                Ok(sub) => stack.push(sub),
+                Err(e) => {
+                    if ray_meets(&boxes[e as usize], origin, dir) {
+                        visit(e as usize);
                     }
                 }
-            } else {
-                stack.push(cell.right);
-                stack.push(cell.left);
             }
         }
     }
 
     /// Every pair (i of `self`, j of `other`) whose element boxes meet within `gap`, appended
-    /// to `out` (in no particular order); `stack` is scratch space.
+    /// to `out` in the order SOFA's BVHNarrowPhase meets them: from the two roots' sub-cells,
+    /// a depth-first descent with a stack; each visit runs over the pairs of its two spans
+    /// (first side outer), tests their boxes, and either tests a pair of leaf cubes at once
+    /// or pushes the pair's sub-cells (a leaf cube paired with a cell's sub-cells as itself),
+    /// to be visited after this loop, the last pushed first. `stack` is scratch space.
     pub fn pairs(
         &self,
         other: &Bvh,
-        boxes_a: &[Aabb],
-        boxes_b: &[Aabb],
         gap: f64,
-        stack: &mut Vec<(u32, u32)>,
+        stack: &mut Vec<(Span, Span)>,
         out: &mut Vec<(u32, u32)>,
     ) {
-        if self.cells.is_empty() || other.cells.is_empty() {
+        let (Some(ra), Some(rb)) = (self.root_span(), other.root_span()) else {
             return;
-        }
+        };
         stack.clear();
-        stack.push((0, 0));
-        while let Some((a, b)) = stack.pop() {
-            let (ca, cb) = (&self.cells[a as usize], &other.cells[b as usize]);
-            if !boxes_meet(&ca.bounds, &cb.bounds, gap) {
-                continue;
-            }
-            let (leaf_a, leaf_b) = (ca.left == 0, cb.left == 0);
-            if leaf_a && leaf_b {
-                for &i in &self.items[ca.start as usize..ca.end as usize] {
-                    for &j in &other.items[cb.start as usize..cb.end as usize] {
-                        if boxes_meet(&boxes_a[i], &boxes_b[j], gap) {
-                            out.push((i as u32, j as u32));
-                        }
+        stack.push((ra, rb));
+        while let Some((sa, sb)) = stack.pop() {
+            for i in 0..sa.len() {
+                let (ba, ca) = self.item(sa, i);
+                for j in 0..sb.len() {
+                    let (bb, cb) = other.item(sb, j);
+                    if !boxes_meet(&ba, &bb, gap) {
+                        continue;
+                    }
+                    match (ca, cb) {
+                        (Ok(x), Ok(y)) => stack.push((x, y)),
+                        (Ok(x), Err(_)) => stack.push((x, Self::single(sb, j))),
+                        (Err(_), Ok(y)) => stack.push((Self::single(sa, i), y)),
+                        (Err(e), Err(f)) => out.push((e, f)),
                     }
                 }
-            } else if leaf_b || (!leaf_a && ca.end - ca.start >= cb.end - cb.start) {
-                stack.push((ca.left, b));
-                stack.push((ca.right, b));
-            } else {
-                stack.push((a, cb.left));
-                stack.push((a, cb.right));
             }
         }
     }
-}
-
-fn union(boxes: &[Aabb], items: &[usize]) -> Aabb {
-    let mut lo = Vec3::repeat(f64::INFINITY);
-    let mut hi = Vec3::repeat(f64::NEG_INFINITY);
-    for &i in items {
-        lo = lo.inf(&boxes[i].0);
-        hi = hi.sup(&boxes[i].1);
-    }
-    (lo, hi)
 }
 
 #[cfg(test)]
@@ -256,7 +337,7 @@ mod tests {
             })
             .collect();
         let mut t = Bvh::default();
-        t.build(&boxes);
+        t.build(&boxes, 6);
         let mut stack = Vec::new();
         let mut hits = 0;
         for k in 0..500 {
@@ -298,10 +379,10 @@ mod tests {
         };
         let (a, b) = (make(300, 0.0), make(200, 2.0));
         let (mut ta, mut tb) = (Bvh::default(), Bvh::default());
-        ta.build(&a);
-        tb.build(&b);
+        ta.build(&a, 6);
+        tb.build(&b, 6);
         let mut got = Vec::new();
-        ta.pairs(&tb, &a, &b, 0.05, &mut Vec::new(), &mut got);
+        ta.pairs(&tb, 0.05, &mut Vec::new(), &mut got);
         got.sort_unstable();
         let mut want = Vec::new();
         for i in 0..a.len() {
@@ -322,9 +403,9 @@ mod tests {
                 (b.0 + d, b.1 + d)
             })
             .collect();
-        ta.update(&moved);
+        ta.update(&moved, 6);
         let mut got = Vec::new();
-        ta.pairs(&tb, &moved, &b, 0.05, &mut Vec::new(), &mut got);
+        ta.pairs(&tb, 0.05, &mut Vec::new(), &mut got);
         got.sort_unstable();
         let mut want = Vec::new();
         for i in 0..moved.len() {
@@ -335,5 +416,37 @@ mod tests {
             }
         }
         assert_eq!(got, want);
+    }
+
+    #[test]
+    fn pairs_come_in_sofas_descent_order() {
+        // six points on x at 5 3 1 0 4 2 (elements 0..5) against one point: the root (6 > 4
+        // leaf cubes) splits along x, its leaf cubes stable-sorted by x (elements 3 2 5 1 4 0),
+        // the first ⌈6/2⌉ = 3 to the first cell; the descent pushes (cell 0, b) then (cell 1,
+        // b) and pops cell 1 first: elements 1 4 0, then 3 2 5
+        let point = |x: f64| (Vec3::new(x, 0.0, 0.0), Vec3::new(x, 0.0, 0.0));
+        let a: Vec<Aabb> = [5.0, 3.0, 1.0, 0.0, 4.0, 2.0].map(point).to_vec();
+        let b = vec![point(2.5)];
+        let (mut ta, mut tb) = (Bvh::default(), Bvh::default());
+        ta.update(&a, 6);
+        tb.update(&b, 6);
+        let mut got = Vec::new();
+        ta.pairs(&tb, 10.0, &mut Vec::new(), &mut got);
+        let order: Vec<u32> = got.iter().map(|p| p.0).collect();
+        assert_eq!(order, vec![1, 4, 0, 3, 2, 5]);
+        // depth 0: the root alone, over the leaf cubes in element order
+        ta.update(&a, 0);
+        got.clear();
+        ta.pairs(&tb, 10.0, &mut Vec::new(), &mut got);
+        let order: Vec<u32> = got.iter().map(|p| p.0).collect();
+        assert_eq!(order, vec![0, 1, 2, 3, 4, 5]);
+        // the tree stays as built while the points move (refitted, not re-sorted)
+        let moved: Vec<Aabb> = [0.0, 1.0, 2.0, 3.0, 4.0, 5.0].map(point).to_vec();
+        ta.update(&a, 6);
+        ta.update(&moved, 6);
+        got.clear();
+        ta.pairs(&tb, 10.0, &mut Vec::new(), &mut got);
+        let order: Vec<u32> = got.iter().map(|p| p.0).collect();
+        assert_eq!(order, vec![1, 4, 0, 3, 2, 5]);
     }
 }

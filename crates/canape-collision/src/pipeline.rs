@@ -104,6 +104,8 @@ pub struct Pipeline {
     listed: Option<Vec<ComponentId>>,
     node: Option<NodeId>,
     params: Option<Params>,
+    /// Levels of splits below each model's root cell (`depth`).
+    depth: usize,
     /// The contact manager's choice of response for a pair of models.
     chooser: Chooser,
     /// The response chosen for each model pair met so far (no response: `None`), with the
@@ -144,14 +146,14 @@ struct Scratch {
     outputs: Vec<Output>,
     /// Candidate element pairs and the descent's stack.
     cand: Vec<(u32, u32)>,
-    stack: Vec<(u32, u32)>,
+    stack: Vec<(crate::bvh::Span, crate::bvh::Span)>,
     /// Per output id, the output kept (sorted by id).
     best: Vec<(i64, usize)>,
     keep: Vec<bool>,
     contacts: Vec<Contact>,
     /// RayTraceNarrowPhase's normals of the two models and its ray queries' stack.
     normals: [ray_trace::Normals; 2],
-    ray_stack: Vec<u32>,
+    ray_stack: Vec<crate::bvh::Span>,
 }
 
 impl Default for Pipeline {
@@ -186,6 +188,7 @@ impl Pipeline {
             listed: None,
             node: None,
             params: None,
+            depth: 6,
             chooser: Chooser::default(),
             kinds: Default::default(),
             ray_trace: false,
@@ -239,6 +242,13 @@ fn find_setting(
 impl Pipeline {
     fn init_impl(&mut self, ctx: &mut InitContext<'_>) {
         self.node = Some(ctx.node);
+        let depth = self.data.get(self.d.depth);
+        if depth < 0 {
+            ctx.warn(format!(
+                "depth {depth} is negative: 0 is used (one cell over each model's elements)"
+            ));
+        }
+        self.depth = depth.clamp(0, 32) as usize;
         let scene = ctx.scene;
         let method_link = self.data.get(self.d.intersection_method).to_string();
         let narrow_link = self.data.get(self.d.narrow_phase_detection).to_string();

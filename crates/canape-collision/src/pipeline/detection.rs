@@ -88,7 +88,7 @@ impl Pipeline {
             .map(|p| (p.continuous, dt));
         for e in &mut self.entries {
             if let (Some(st), Some(m)) = (scene.state(e.state), model_of(scene, e.passive)) {
-                update_geometry(e, st, m, motion);
+                update_geometry(e, st, m, motion, self.depth);
             }
         }
     }
@@ -339,6 +339,7 @@ fn update_geometry(
     st: &MechanicalObject,
     m: &dyn CollisionModel,
     motion: Option<(Continuous, f64)>,
+    depth: usize,
 ) {
     let stride = st.dof.coord_size();
     let points = |v: &[f64]| {
@@ -474,7 +475,7 @@ fn update_geometry(
         hi = hi.sup(&b.1);
     }
     e.bbox = (lo, hi);
-    e.bvh.update(&e.boxes);
+    e.bvh.update(&e.boxes, depth);
 }
 
 fn empty_box() -> (Vec3, Vec3) {
@@ -554,7 +555,7 @@ impl CollisionPipeline for Pipeline {
                         sc.outputs.clear();
                         let normals = [&sc.normals[0], &sc.normals[1]];
                         vertices_inside(&j, normals, &mut sc.ray_stack, &mut sc.outputs);
-                        select(&j, sc);
+                        select(&j, sc, true);
                     }
                     if self.scratch.contacts.is_empty() {
                         continue;

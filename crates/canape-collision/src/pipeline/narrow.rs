@@ -109,28 +109,20 @@ pub(super) fn threads() -> usize {
     }
 }
 
-/// The narrow phase of one model pair into `sc.contacts`: element pairs whose boxes meet (the
-/// hierarchies' descent), tested in index order (split over threads when there are many, the
-/// outputs concatenated in that order), sorted by (elements, id), one contact per output id
-/// (the closest: BarycentricPenalityContact::setDetectionOutputs keeps an earlier one unless a
-/// later one is strictly closer), with the penalty response's rest distance and stiffness.
+/// The narrow phase of one model pair into `sc.contacts`: element pairs whose boxes meet, in
+/// the order SOFA's BVHNarrowPhase descent meets them (`Bvh::pairs`), tested in that order
+/// (split over threads when there are many, the outputs concatenated in that order), then the
+/// response's selection (`select`): the contacts keep the detection order, which the
+/// Lagrangian response's constraint rows, and so its Gauss–Seidel sweeps, follow.
 pub(super) fn narrow(params: &Params, job: &Job, sc: &mut Scratch, threads: usize) {
     use rayon::prelude::*;
     sc.outputs.clear();
     sc.contacts.clear();
     sc.cand.clear();
-    job.bvh[0].pairs(
-        job.bvh[1],
-        job.boxes[0],
-        job.boxes[1],
-        job.gap,
-        &mut sc.stack,
-        &mut sc.cand,
-    );
+    job.bvh[0].pairs(job.bvh[1], job.gap, &mut sc.stack, &mut sc.cand);
     if job.own != Own::Apart {
         sc.cand.retain(|&(i, j)| !left_out(job, i, j));
     }
-    sc.cand.sort_unstable();
     if threads > 1 && sc.cand.len() >= PARALLEL_MIN_CANDIDATES {
         let chunk = sc.cand.len().div_ceil(4 * threads);
         let parts: Vec<Vec<Output>> = sc
@@ -159,18 +151,22 @@ pub(super) fn narrow(params: &Params, job: &Job, sc: &mut Scratch, threads: usiz
             );
         }
     }
-    select(job, sc);
+    select(job, sc, false);
 }
 
-/// The contacts of a model pair's detection outputs (`sc.outputs`, in any order) into
-/// `sc.contacts`: sorted by (elements, id), the Lagrangian response's selection or one contact
-/// per output id (the closest), with the penalty response's rest distance and stiffness.
-pub(super) fn select(job: &Job, sc: &mut Scratch) {
+/// The contacts of a model pair's detection outputs (`sc.outputs`) into `sc.contacts`, in
+/// their order (first sorted by (elements, id) when `sort`: outputs found in no meaningful
+/// order): the Lagrangian response's selection or one contact per output id (the closest:
+/// BarycentricPenalityContact::setDetectionOutputs keeps an earlier one unless a later one is
+/// strictly closer), with the penalty response's rest distance and stiffness.
+pub(super) fn select(job: &Job, sc: &mut Scratch, sort: bool) {
     sc.contacts.clear();
     if sc.outputs.is_empty() {
         return;
     }
-    sc.outputs.sort_by_key(|x| (x.elems, x.id));
+    if sort {
+        sc.outputs.sort_by_key(|x| (x.elems, x.id));
+    }
     sc.keep.clear();
     if job.lagrangian {
         // FrictionContact::setDetectionOutputs: an output is dropped when a kept one has both

@@ -89,7 +89,7 @@ fn trace(
     side: usize,
     origin: Vec3,
     dir: Vec3,
-    stack: &mut Vec<u32>,
+    stack: &mut Vec<crate::bvh::Span>,
 ) -> Option<(usize, f64, f64, f64)> {
     let g = if side == 0 { &job.g1 } else { &job.g2 };
     let mut best: Option<(usize, f64, f64, f64)> = None;
@@ -114,7 +114,7 @@ fn trace(
 pub(super) fn vertices_inside(
     job: &Job,
     normals: [&Normals; 2],
-    stack: &mut Vec<u32>,
+    stack: &mut Vec<crate::bvh::Span>,
     out: &mut Vec<Output>,
 ) {
     let (g1, g2) = (&job.g1, &job.g2);
