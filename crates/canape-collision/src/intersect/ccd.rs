@@ -428,8 +428,24 @@ impl Search {
     /// the first box of the current level that contains the origin, with that box's enclosure
     /// width as the tolerance reached.
     fn run(&self) -> Option<Impact> {
+        // the queue's storage is kept per thread between calls (cleared each time: no state
+        // passes from one query to the next), so that a step's queries do not allocate
+        thread_local! {
+            static QUEUE: std::cell::RefCell<BinaryHeap<Node>> =
+                std::cell::RefCell::new(BinaryHeap::with_capacity(64));
+        }
+        QUEUE.with(|q| match q.try_borrow_mut() {
+            Ok(mut queue) => {
+                queue.clear();
+                self.search(&mut queue)
+            }
+            // (not reentrant; a nested call would get its own queue)
+            Err(_) => self.search(&mut BinaryHeap::with_capacity(64)),
+        })
+    }
+
+    fn search(&self, queue: &mut BinaryHeap<Node>) -> Option<Impact> {
         let unit = [Dyadic::ZERO, Dyadic::ONE];
-        let mut queue = BinaryHeap::with_capacity(64);
         queue.push(Node {
             b: [unit; 3],
             level: -1,
@@ -497,7 +513,7 @@ impl Search {
                     best = (i, r);
                 }
             }
-            if !self.split(&b, best.0, level + 1, &mut queue) {
+            if !self.split(&b, best.0, level + 1, queue) {
                 return Some(self.overflow_toi(level_root, skip, use_skip));
             }
         }
