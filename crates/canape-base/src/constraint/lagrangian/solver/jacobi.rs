@@ -81,6 +81,9 @@ impl GaussSeidel {
                 break;
             }
         }
+        if self.spectral_correction.is_none() && p.force.iter().any(|f| !f.is_finite()) {
+            stats.refused = Some("ImprovedJacobiConstraintSolver: the plain Jacobi iteration (useSpectralCorrection off, SOFA's default) diverged on these coupled constraints; useSpectralCorrection=\"1\" scales each update by 1.8 / the spectral radius of W (or use BlockGaussSeidelConstraintSolver)");
+        }
     }
 }
 
