@@ -87,15 +87,22 @@ const LEAF: u32 = 4;
 /// SOFA's CubeSortPredicate key: the box's min + max along `axis` (−0 taken as +0, so that
 /// the total order agrees with `<` wherever SOFA's comparison is defined).
 fn centre_key(b: &Aabb, axis: usize) -> f64 {
-    (b.0[axis] + b.1[axis]) + 0.0
+    let k = (b.0[axis] + b.1[axis]) + 0.0;
+    // an empty or non-finite box (an element with missing vertices) goes last, on every
+    // platform (a NaN's sign bit is not portable)
+    if k.is_nan() {
+        f64::INFINITY
+    } else {
+        k
+    }
 }
 
 impl Bvh {
     /// Rebuild over `boxes` with at most `depth` levels of splits below the root
     /// (CubeCollisionModel::computeBoundingTree): a cell over more than 4 leaf cubes is split
-    /// along the longest side of its box (x, then z, then y on ties, as SOFA's comparisons
-    /// fall), its leaf cubes stable-sorted by their box centres along that axis, the first
-    /// ⌈n/2⌉ to the first half.
+    /// along the longest side of its box (ties as SOFA's comparisons fall: z whenever z is
+    /// among the longest, else y when x and y tie), its leaf cubes stable-sorted by their box
+    /// centres along that axis, the first ⌈n/2⌉ to the first half.
     pub fn build(&mut self, boxes: &[Aabb], depth: usize) {
         self.leaves.clear();
         self.leaves
@@ -244,7 +251,6 @@ impl Bvh {
     /// space.
     pub fn ray(
         &self,
-        boxes: &[Aabb],
         origin: Vec3,
         dir: Vec3,
         stack: &mut Vec<Span>,
@@ -269,11 +275,8 @@ impl Bvh {
             }
             match below {
                 Ok(sub) => stack.push(sub),
-                Err(e) => {
-                    if ray_meets(&boxes[e as usize], origin, dir) {
-                        visit(e as usize);
-                    }
-                }
+                // a leaf cube's box is its element's box, tested above
+                Err(e) => visit(e as usize),
             }
         }
     }
@@ -283,20 +286,26 @@ impl Bvh {
     /// a depth-first descent with a stack; each visit runs over the pairs of its two spans
     /// (first side outer), tests their boxes, and either tests a pair of leaf cubes at once
     /// or pushes the pair's sub-cells (a leaf cube paired with a cell's sub-cells as itself),
-    /// to be visited after this loop, the last pushed first. `stack` is scratch space.
-    pub fn pairs(
-        &self,
-        other: &Bvh,
-        gap: f64,
-        stack: &mut Vec<(Span, Span)>,
-        out: &mut Vec<(u32, u32)>,
-    ) {
+    /// to be visited after this loop, the last pushed first. A visit of two large spans of
+    /// leaf cubes (a bottom cell holds up to n / 2^depth of them) finds its pairs by sweep and
+    /// prune instead of testing every pair, then puts them in the loop's order.
+    pub fn pairs(&self, other: &Bvh, gap: f64, sc: &mut PairScratch, out: &mut Vec<(u32, u32)>) {
         let (Some(ra), Some(rb)) = (self.root_span(), other.root_span()) else {
             return;
         };
-        stack.clear();
-        stack.push((ra, rb));
-        while let Some((sa, sb)) = stack.pop() {
+        sc.stack.clear();
+        sc.stack.push((ra, rb));
+        while let Some((sa, sb)) = sc.stack.pop() {
+            if let (Span::Leaves(a0, a1), Span::Leaves(b0, b1)) = (sa, sb) {
+                if (a1 - a0) as usize * (b1 - b0) as usize > SWEEP_MIN {
+                    let (la, lb) = (
+                        &self.leaves[a0 as usize..a1 as usize],
+                        &other.leaves[b0 as usize..b1 as usize],
+                    );
+                    sweep_leaves(la, lb, gap, sc, out);
+                    continue;
+                }
+            }
             for i in 0..sa.len() {
                 let (ba, ca) = self.item(sa, i);
                 for j in 0..sb.len() {
@@ -305,15 +314,82 @@ impl Bvh {
                         continue;
                     }
                     match (ca, cb) {
-                        (Ok(x), Ok(y)) => stack.push((x, y)),
-                        (Ok(x), Err(_)) => stack.push((x, Self::single(sb, j))),
-                        (Err(_), Ok(y)) => stack.push((Self::single(sa, i), y)),
+                        (Ok(x), Ok(y)) => sc.stack.push((x, y)),
+                        (Ok(x), Err(_)) => sc.stack.push((x, Self::single(sb, j))),
+                        (Err(_), Ok(y)) => sc.stack.push((Self::single(sa, i), y)),
                         (Err(e), Err(f)) => out.push((e, f)),
                     }
                 }
             }
         }
     }
+}
+
+/// Above this many leaf-cube pairs a visit is swept rather than tested pair by pair.
+const SWEEP_MIN: usize = 64;
+
+/// Scratch space of [`Bvh::pairs`], kept between calls (no allocation once sized).
+#[derive(Clone, Debug, Default)]
+pub struct PairScratch {
+    stack: Vec<(Span, Span)>,
+    /// Both spans' leaf cubes (side, rank) by box min x, the active ones of each side, and the
+    /// meeting (rank in the first, rank in the second) pairs.
+    events: Vec<(f64, u8, u32)>,
+    active: [Vec<u32>; 2],
+    hits: Vec<(u32, u32)>,
+}
+
+/// The meeting pairs of two spans of leaf cubes, appended to `out` as their elements, in the
+/// order of the pair-by-pair loop (rank in `la`, then rank in `lb`): a sweep along x over both
+/// spans' boxes (a box entering meets the other side's boxes still open, those whose max x
+/// plus the gap reaches its min x), every candidate then tested on all axes.
+fn sweep_leaves(
+    la: &[(u32, Aabb)],
+    lb: &[(u32, Aabb)],
+    gap: f64,
+    sc: &mut PairScratch,
+    out: &mut Vec<(u32, u32)>,
+) {
+    sc.events.clear();
+    sc.events.extend(
+        la.iter()
+            .enumerate()
+            .map(|(k, (_, b))| (b.0.x, 0, k as u32)),
+    );
+    sc.events.extend(
+        lb.iter()
+            .enumerate()
+            .map(|(k, (_, b))| (b.0.x, 1, k as u32)),
+    );
+    sc.events
+        .sort_unstable_by(|p, q| p.0.total_cmp(&q.0).then(p.1.cmp(&q.1)).then(p.2.cmp(&q.2)));
+    sc.active[0].clear();
+    sc.active[1].clear();
+    sc.hits.clear();
+    let boxes = |side: u8, k: u32| {
+        if side == 0 {
+            &la[k as usize].1
+        } else {
+            &lb[k as usize].1
+        }
+    };
+    for &(min_x, side, k) in &sc.events {
+        let other = 1 - side;
+        sc.active[other as usize].retain(|&o| boxes(other, o).1.x + gap >= min_x);
+        let bk = boxes(side, k);
+        for &o in &sc.active[other as usize] {
+            if boxes_meet(bk, boxes(other, o), gap) {
+                sc.hits.push(if side == 0 { (k, o) } else { (o, k) });
+            }
+        }
+        sc.active[side as usize].push(k);
+    }
+    sc.hits.sort_unstable();
+    out.extend(
+        sc.hits
+            .iter()
+            .map(|&(i, j)| (la[i as usize].0, lb[j as usize].0)),
+    );
 }
 
 #[cfg(test)]
@@ -348,7 +424,7 @@ mod tests {
                 d = Vec3::new(0.0, 0.0, 1.0);
             }
             let mut got = Vec::new();
-            t.ray(&boxes, o, d, &mut stack, |i| got.push(i));
+            t.ray(o, d, &mut stack, |i| got.push(i));
             got.sort_unstable();
             let want: Vec<usize> = (0..boxes.len())
                 .filter(|&i| ray_meets(&boxes[i], o, d))
@@ -382,7 +458,7 @@ mod tests {
         ta.build(&a, 6);
         tb.build(&b, 6);
         let mut got = Vec::new();
-        ta.pairs(&tb, 0.05, &mut Vec::new(), &mut got);
+        ta.pairs(&tb, 0.05, &mut PairScratch::default(), &mut got);
         got.sort_unstable();
         let mut want = Vec::new();
         for i in 0..a.len() {
@@ -405,7 +481,7 @@ mod tests {
             .collect();
         ta.update(&moved, 6);
         let mut got = Vec::new();
-        ta.pairs(&tb, 0.05, &mut Vec::new(), &mut got);
+        ta.pairs(&tb, 0.05, &mut PairScratch::default(), &mut got);
         got.sort_unstable();
         let mut want = Vec::new();
         for i in 0..moved.len() {
@@ -431,13 +507,13 @@ mod tests {
         ta.update(&a, 6);
         tb.update(&b, 6);
         let mut got = Vec::new();
-        ta.pairs(&tb, 10.0, &mut Vec::new(), &mut got);
+        ta.pairs(&tb, 10.0, &mut PairScratch::default(), &mut got);
         let order: Vec<u32> = got.iter().map(|p| p.0).collect();
         assert_eq!(order, vec![1, 4, 0, 3, 2, 5]);
         // depth 0: the root alone, over the leaf cubes in element order
         ta.update(&a, 0);
         got.clear();
-        ta.pairs(&tb, 10.0, &mut Vec::new(), &mut got);
+        ta.pairs(&tb, 10.0, &mut PairScratch::default(), &mut got);
         let order: Vec<u32> = got.iter().map(|p| p.0).collect();
         assert_eq!(order, vec![0, 1, 2, 3, 4, 5]);
         // the tree stays as built while the points move (refitted, not re-sorted)
@@ -445,8 +521,48 @@ mod tests {
         ta.update(&a, 6);
         ta.update(&moved, 6);
         got.clear();
-        ta.pairs(&tb, 10.0, &mut Vec::new(), &mut got);
+        ta.pairs(&tb, 10.0, &mut PairScratch::default(), &mut got);
         let order: Vec<u32> = got.iter().map(|p| p.0).collect();
         assert_eq!(order, vec![1, 4, 0, 3, 2, 5]);
+    }
+
+    #[test]
+    fn a_swept_visit_gives_the_pair_by_pair_loops_order() {
+        // depth 0: each root holds its leaf cubes in element order and the one visit, of
+        // 300 × 200 leaf cubes, is swept; its pairs must be every meeting pair, in (i, j) order
+        let mut seed = 3u64;
+        let mut r = move || {
+            seed = seed
+                .wrapping_mul(6364136223846793005)
+                .wrapping_add(1442695040888963407);
+            (seed >> 11) as f64 / (1u64 << 53) as f64
+        };
+        let mut make = |n: usize| -> Vec<Aabb> {
+            (0..n)
+                .map(|_| {
+                    let c = Vec3::new(r() * 4.0, r() * 4.0, r() * 4.0);
+                    let h = Vec3::new(r(), r(), r()) * 0.3;
+                    (c - h, c + h)
+                })
+                .collect()
+        };
+        let (mut a, b) = (make(300), make(200));
+        // an empty box (an element with missing vertices) meets nothing
+        a[7] = (Vec3::repeat(f64::INFINITY), Vec3::repeat(f64::NEG_INFINITY));
+        let (mut ta, mut tb) = (Bvh::default(), Bvh::default());
+        ta.update(&a, 0);
+        tb.update(&b, 0);
+        let mut got = Vec::new();
+        ta.pairs(&tb, 0.05, &mut PairScratch::default(), &mut got);
+        let mut want = Vec::new();
+        for i in 0..a.len() {
+            for j in 0..b.len() {
+                if boxes_meet(&a[i], &b[j], 0.05) {
+                    want.push((i as u32, j as u32));
+                }
+            }
+        }
+        assert!(want.len() > 100 && !want.iter().any(|p| p.0 == 7));
+        assert_eq!(got, want);
     }
 }

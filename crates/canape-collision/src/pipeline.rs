@@ -65,6 +65,8 @@ struct Entry {
     x: Vec<Vec3>,
     /// Free-motion positions (continuous detection only; empty otherwise).
     x_free: Vec<Vec3>,
+    /// x + v·dt, the far end of the boxes with `continuousCollisionType="Inertia"`.
+    x_far: Vec<Vec3>,
     /// Element boxes (min, max), enlarged by the model's proximity.
     boxes: Vec<(Vec3, Vec3)>,
     bbox: (Vec3, Vec3),
@@ -146,7 +148,7 @@ struct Scratch {
     outputs: Vec<Output>,
     /// Candidate element pairs and the descent's stack.
     cand: Vec<(u32, u32)>,
-    stack: Vec<(crate::bvh::Span, crate::bvh::Span)>,
+    stack: crate::bvh::PairScratch,
     /// Per output id, the output kept (sorted by id).
     best: Vec<(i64, usize)>,
     keep: Vec<bool>,

@@ -179,6 +179,12 @@ impl Component for Setting {
         if Continuous::parse(kind).is_none() {
             ctx.error(format!("continuousCollisionType '{kind}' is not one of None, Inertia, FreeMotion (or 0, 1, 2): None is used"));
         }
+        // the root finder refines every box near a contact down to the tolerance, or until
+        // maxIterations boxes: without either bound a query can take unbounded time and memory
+        let (tol, iters) = (self.data.real("tolerance"), self.data.int("maxIterations"));
+        if (tol.is_nan() || tol <= 0.0) && iters <= 0 {
+            ctx.warn(format!("tolerance {tol} and maxIterations {iters}: the root finder has no bound on its refinement and a near contact can take unbounded time and memory; set a positive tolerance (default 1e-10) or maxIterations (default 1000)"));
+        }
         crate::response::check_loop(ctx, || {
             "CCDTightInclusionIntersection tests each element's motion towards its free position, which only FreeMotionAnimationLoop computes: with this animation loop the free positions are not those of this step".to_string()
         });

@@ -10,9 +10,10 @@
 //!   toi, the value the point's height above that plane now, less the contact distance.
 //! - line–line: the closest points of the two segments at toi give the weights; the normal
 //!   joins them at toi. SOFA hands the root finder the two lines' ends crosswise (both first
-//!   ends as one edge, both second ends as the other) and adds this contact for every
-//!   candidate pair, impact or not (with toi left at 2, an extrapolation): here the root
-//!   finder gets the two lines, and only a pair it reports gives a contact.
+//!   ends as one edge, both second ends as the other), adds this contact for every candidate
+//!   pair, impact or not (with toi left at 2, an extrapolation), and before it an empty
+//!   default output (its `resize` then `push_back`): here the root finder gets the two lines,
+//!   and only a pair it reports gives one contact.
 
 use super::ccd::{edge_edge, vertex_face, CcdSettings};
 use super::{bary2, Geometry, Output, Params};

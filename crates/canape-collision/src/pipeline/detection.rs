@@ -147,6 +147,7 @@ impl Pipeline {
                     node: info.node,
                     x: Vec::new(),
                     x_free: Vec::new(),
+                    x_far: Vec::new(),
                     boxes: Vec::new(),
                     bbox: (Vec3::zeros(), Vec3::zeros()),
                     bvh: Bvh::default(),
@@ -342,26 +343,18 @@ fn update_geometry(
     depth: usize,
 ) {
     let stride = st.dof.coord_size();
-    let points = |v: &[f64]| {
-        v.chunks_exact(stride)
-            .map(|c| Vec3::new(c[0], c[1], c[2]))
-            .collect::<Vec<_>>()
+    // a state's vector as points, into a kept buffer
+    let read = |out: &mut Vec<Vec3>, v: &[f64]| {
+        out.clear();
+        out.extend(v.chunks_exact(stride).map(|c| Vec3::new(c[0], c[1], c[2])));
     };
-    e.x.clear();
-    e.x.extend(
-        st.vec(VecId::POSITION)
-            .chunks_exact(stride)
-            .map(|c| Vec3::new(c[0], c[1], c[2])),
-    );
+    read(&mut e.x, st.vec(VecId::POSITION));
     e.x_free.clear();
     if motion.is_some() {
         // a state the free motion has not reached yet stays where it is
         let free = st.vec(VecId::FREE_POSITION);
         if free.len() == st.vec(VecId::POSITION).len() {
-            e.x_free.extend(
-                free.chunks_exact(stride)
-                    .map(|c| Vec3::new(c[0], c[1], c[2])),
-            );
+            read(&mut e.x_free, free);
         } else {
             e.x_free.extend_from_slice(&e.x);
         }
@@ -430,20 +423,24 @@ fn update_geometry(
         }
     }
     // the far end of the motion the boxes cover: the free positions, or x + v·dt
-    let far = match motion {
-        Some((Continuous::FreeMotion, _)) => Some(std::borrow::Cow::Borrowed(&e.x_free[..])),
+    let far: Option<&[Vec3]> = match motion {
+        Some((Continuous::FreeMotion, _)) => Some(&e.x_free),
         Some((Continuous::Inertia, dt)) => {
-            let v = points(st.vec(VecId::VELOCITY));
-            Some(std::borrow::Cow::Owned(
-                e.x.iter().zip(&v).map(|(x, v)| x + v * dt).collect(),
-            ))
+            read(&mut e.x_far, st.vec(VecId::VELOCITY));
+            for (v, x) in e.x_far.iter_mut().zip(&e.x) {
+                *v = x + *v * dt;
+            }
+            Some(&e.x_far)
         }
         _ => None,
     };
     if let Some(far) = far.filter(|f| f.len() == e.x.len()) {
+        // (an empty box, an element with missing vertices, stays empty)
         let cover = |b: &mut (Vec3, Vec3), q: &Vec3| {
-            b.0 = b.0.inf(&q.add_scalar(-prox));
-            b.1 = b.1.sup(&q.add_scalar(prox));
+            if b.0.x <= b.1.x {
+                b.0 = b.0.inf(&q.add_scalar(-prox));
+                b.1 = b.1.sup(&q.add_scalar(prox));
+            }
         };
         match m.shape() {
             CollisionShape::Point => {

@@ -8,7 +8,6 @@ use crate::intersect::{intersect, Geometry, Output, Params};
 use crate::settings::Method;
 use canape_core::collision::{CollisionModel, CollisionShape, Contact};
 use canape_core::scene::Scene;
-use canape_types::Vec3;
 
 /// One model pair ready for the narrow phase: both geometries in the intersection method's
 /// order, their hierarchies, and the response's constants. Plain data (shared by threads).
@@ -16,7 +15,6 @@ pub(super) struct Job<'a> {
     pub(super) g1: Geometry<'a>,
     pub(super) g2: Geometry<'a>,
     pub(super) bvh: [&'a Bvh; 2],
-    pub(super) boxes: [&'a [(Vec3, Vec3)]; 2],
     /// Alarm distance plus both proximities: element boxes closer than this are tested.
     gap: f64,
     /// Contact distance plus both proximities, and the product of the contact stiffnesses.
@@ -275,7 +273,6 @@ pub(super) fn job<'a>(
         g1: geometry(ef, mf, pf),
         g2: geometry(es, ms, ps),
         bvh: [&ef.bvh, &es.bvh],
-        boxes: [&ef.boxes, &es.boxes],
         gap: gap + pf + ps,
         d0: params.contact + pf + ps,
         k: mf.params().contact_stiffness * ms.params().contact_stiffness,

@@ -93,7 +93,7 @@ fn trace(
 ) -> Option<(usize, f64, f64, f64)> {
     let g = if side == 0 { &job.g1 } else { &job.g2 };
     let mut best: Option<(usize, f64, f64, f64)> = None;
-    job.bvh[side].ray(job.boxes[side], origin, dir, stack, |i| {
+    job.bvh[side].ray(origin, dir, stack, |i| {
         let Some(t) = g.triangles.get(i) else { return };
         // (no allocation: this runs for every candidate triangle of every ray)
         let corner = |k: u32| g.x.get(k as usize).copied();

@@ -102,6 +102,10 @@ pub struct GaussSeidel {
     d: Vec<f64>,
     /// A block's impulses before its resolution (for the error measure).
     old: Vec<f64>,
+    /// The Jacobi iteration's last impulses, their last change and the scaled displacements.
+    last: Vec<f64>,
+    delta: Vec<f64>,
+    corrected: Vec<f64>,
 }
 
 impl Default for GaussSeidel {
@@ -119,6 +123,9 @@ impl Default for GaussSeidel {
             states: Vec::new(),
             d: Vec::new(),
             old: Vec::new(),
+            last: Vec::new(),
+            delta: Vec::new(),
+            corrected: Vec::new(),
         }
     }
 }

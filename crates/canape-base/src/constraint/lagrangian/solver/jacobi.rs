@@ -1,12 +1,15 @@
 //! ImprovedJacobiConstraintSolver's iteration (SOFA's
-//! Sofa/Component/Constraint/Lagrangian/Solver/.../ImprovedJacobiConstraintSolver.cpp, after
-//! Francu & Moldoveanu, "An Improved Jacobi Solver for Particle Simulation", VRPHYS 2014).
+//! Sofa/Component/Constraint/Lagrangian/Solver/.../ImprovedJacobiConstraintSolver.cpp in its
+//! revision with the `useSpectralCorrection`/`useConjugateResidue` Data, both off by default,
+//! after Francu & Moldoveanu, "An Improved Jacobi Solver for Particle Simulation", VRPHYS 2014).
 //!
 //! The impulses start at zero and d at dfree. Each iteration first brings every row's d up to
 //! date with the last iteration's impulse changes (d += W Δf), then resolves every block from
 //! these same displacements (scaled by ρ), so the blocks do not see each other's changes
 //! within an iteration (Jacobi, where Gauss–Seidel would). Optionally ρ = factor ·
-//! min(1, 1.8 / spectral radius of W) (`useSpectralCorrection`), and each block's impulses are
+//! min(1, 1.8 / spectral radius of W) (`useSpectralCorrection`; SOFA takes `std::norm` of its
+//! complex eigenvalues, their squared magnitude, which can only be a slip for the magnitude
+//! the paper's bound 2/λmax uses: the magnitude is used here), and each block's impulses are
 //! pushed on along their last change by β = min(1, (i / maxIterations)^speed)
 //! (`useConjugateResidue`). The error is Σ over blocks of |W_rows Δf|; iterations stop when it
 //! is below the tolerance after the first one, or with `allVerified` when every block's
@@ -26,9 +29,15 @@ impl GaussSeidel {
         p.force.iter_mut().for_each(|f| *f = 0.0);
         self.d.clear();
         self.d.extend_from_slice(&p.dfree[..n]);
-        let mut last = vec![0.0; n];
-        let mut delta = vec![0.0; n];
-        let mut corrected = vec![0.0; n];
+        let (mut last, mut delta, mut corrected) = (
+            std::mem::take(&mut self.last),
+            std::mem::take(&mut self.delta),
+            std::mem::take(&mut self.corrected),
+        );
+        for v in [&mut last, &mut delta, &mut corrected] {
+            v.clear();
+            v.resize(n, 0.0);
+        }
         let rho = match self.spectral_correction {
             Some(factor) => factor * (0.9 * 2.0 / spectral_radius(&p.w, n)).min(1.0),
             None => 1.0,
@@ -81,6 +90,7 @@ impl GaussSeidel {
                 break;
             }
         }
+        (self.last, self.delta, self.corrected) = (last, delta, corrected);
         if self.spectral_correction.is_none() && p.force.iter().any(|f| !f.is_finite()) {
             stats.refused = Some("ImprovedJacobiConstraintSolver: the plain Jacobi iteration (useSpectralCorrection off, SOFA's default) diverged on these coupled constraints; useSpectralCorrection=\"1\" scales each update by 1.8 / the spectral radius of W (or use BlockGaussSeidelConstraintSolver)");
         }

@@ -305,3 +305,27 @@ fn jacobi_reaches_gauss_seidels_solution_and_spectral_correction_keeps_it_stable
         );
     }
 }
+
+#[test]
+fn jacobis_conjugate_residue_pushes_on_along_the_last_change() {
+    // one contact, W = 2, dfree = −1: the first iteration gives f = 0.5 (β = 0); the second
+    // finds d = 0, so the resolution keeps f, and the conjugate residue adds β·Δf with
+    // β = (1/4)^1 = 0.25: f = 0.5 + 0.25·0.5 = 0.625, then the change 0.25 is below the
+    // tolerance and the iteration stops
+    let block = Block {
+        first_row: 0,
+        resolution: Resolution::Unilateral,
+        tolerance: 0.0,
+    };
+    let mut p = problem(&[2.0], &[-1.0], vec![block]);
+    let mut jacobi = GaussSeidel {
+        method: Method::Jacobi,
+        max_iterations: 4,
+        tolerance: 1.0,
+        conjugate_residue: Some(1.0),
+        ..Default::default()
+    };
+    let stats = jacobi.run(&mut p);
+    assert!(stats.converged && stats.iterations == 2, "{stats:?}");
+    assert!((p.force[0] - 0.625).abs() < 1e-15, "{:?}", p.force);
+}
