@@ -297,14 +297,23 @@ impl Bvh {
         sc.stack.push((ra, rb));
         while let Some((sa, sb)) = sc.stack.pop() {
             if let (Span::Leaves(a0, a1), Span::Leaves(b0, b1)) = (sa, sb) {
-                if (a1 - a0) as usize * (b1 - b0) as usize > SWEEP_MIN {
-                    let (la, lb) = (
-                        &self.leaves[a0 as usize..a1 as usize],
-                        &other.leaves[b0 as usize..b1 as usize],
-                    );
+                // two spans of leaf cubes: every meeting pair is a result, in loop order
+                let (la, lb) = (
+                    &self.leaves[a0 as usize..a1 as usize],
+                    &other.leaves[b0 as usize..b1 as usize],
+                );
+                if la.len() * lb.len() > SWEEP_MIN {
                     sweep_leaves(la, lb, gap, sc, out);
-                    continue;
+                } else {
+                    for (e, ba) in la {
+                        for (f, bb) in lb {
+                            if boxes_meet(ba, bb, gap) {
+                                out.push((*e, *f));
+                            }
+                        }
+                    }
                 }
+                continue;
             }
             for i in 0..sa.len() {
                 let (ba, ca) = self.item(sa, i);
@@ -326,7 +335,7 @@ impl Bvh {
 }
 
 /// Above this many leaf-cube pairs a visit is swept rather than tested pair by pair.
-const SWEEP_MIN: usize = 64;
+const SWEEP_MIN: usize = 1024;
 
 /// Scratch space of [`Bvh::pairs`], kept between calls (no allocation once sized).
 #[derive(Clone, Debug, Default)]
