@@ -85,19 +85,24 @@ fn proximity_detection_and_boxes_that_do_not_cover_the_motion_let_it_through() {
     }
 }
 
-#[test]
-fn an_unknown_continuous_type_is_reported_and_none_is_used() {
-    let xml = thrown(
-        r#"<CCDTightInclusionIntersection continuousCollisionType="Freemotion" alarmDistance="0" contactDistance="0.001"/>"#,
-    );
+/// What loading `xml` (as thrown.scn) reports.
+fn diagnostics_of(xml: &str) -> Vec<String> {
     let sim = canape::load_scene_str(
-        &xml,
+        xml,
         "thrown.scn",
         std::path::Path::new("."),
         &canape::LoadOptions::default(),
     )
     .expect("the scene loads");
-    let text: Vec<String> = sim.diagnostics.iter().map(|d| d.to_string()).collect();
+    sim.diagnostics.iter().map(|d| d.to_string()).collect()
+}
+
+#[test]
+fn an_unknown_continuous_type_is_reported_and_none_is_used() {
+    let xml = thrown(
+        r#"<CCDTightInclusionIntersection continuousCollisionType="Freemotion" alarmDistance="0" contactDistance="0.001"/>"#,
+    );
+    let text = diagnostics_of(&xml);
     assert!(
         text.iter().any(|t| t.contains("thrown.scn:7")
             && t.contains(
@@ -113,14 +118,7 @@ fn continuous_detection_outside_free_motion_is_warned_about() {
         r#"<CCDTightInclusionIntersection continuousCollisionType="FreeMotion" alarmDistance="0" contactDistance="0.001"/>"#,
     )
     .replace("<FreeMotionAnimationLoop/>", "<DefaultAnimationLoop/>");
-    let sim = canape::load_scene_str(
-        &xml,
-        "thrown.scn",
-        std::path::Path::new("."),
-        &canape::LoadOptions::default(),
-    )
-    .expect("the scene loads");
-    let text: Vec<String> = sim.diagnostics.iter().map(|d| d.to_string()).collect();
+    let text = diagnostics_of(&xml);
     assert!(
         text.iter()
             .any(|t| t.contains("tests each element's motion towards its free position")),

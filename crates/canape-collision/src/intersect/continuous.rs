@@ -16,6 +16,7 @@
 //!   and only a pair it reports gives one contact.
 
 use super::ccd::{edge_edge, vertex_face, CcdSettings};
+use super::obb::segment_params;
 use super::{bary2, Geometry, Output, Params};
 use canape_core::collision::{CollisionShape, ContactPoint};
 use canape_types::Vec3;
@@ -101,7 +102,7 @@ pub(super) fn intersect(
             let lerp = |s: [Vec3; 2], f: [Vec3; 2], k: usize| s[k] * (1.0 - toi) + f[k] * toi;
             let (pa, pb) = (lerp(a0, a1, 0), lerp(a0, a1, 1));
             let (qa, qb) = (lerp(b0, b1, 0), lerp(b0, b1, 1));
-            let (s, u) = segments_closest(pa, pb, qa, qb);
+            let (s, u) = segment_params(pa, pb, qa, qb);
             let d = (qa + (qb - qa) * u) - (pa + (pb - pa) * s);
             let dist = d.norm();
             if dist.is_nan() || dist <= 0.0 {
@@ -147,65 +148,9 @@ fn barycentric(p: Vec3, a: Vec3, b: Vec3, c: Vec3) -> [f64; 3] {
     [w0, w1, w2]
 }
 
-/// The parameters (s on pa–pb, u on qa–qb, both in [0, 1]) of the closest points of two
-/// segments; a degenerate segment counts as its first end.
-fn segments_closest(pa: Vec3, pb: Vec3, qa: Vec3, qb: Vec3) -> (f64, f64) {
-    let (d1, d2, r) = (pb - pa, qb - qa, pa - qa);
-    let (a, e, f) = (d1.dot(&d1), d2.dot(&d2), d2.dot(&r));
-    if a <= f64::EPSILON && e <= f64::EPSILON {
-        return (0.0, 0.0);
-    }
-    if a <= f64::EPSILON {
-        return (0.0, (f / e).clamp(0.0, 1.0));
-    }
-    let c = d1.dot(&r);
-    if e <= f64::EPSILON {
-        return ((-c / a).clamp(0.0, 1.0), 0.0);
-    }
-    let b = d1.dot(&d2);
-    let denom = a * e - b * b;
-    let mut s = if denom > 0.0 {
-        ((b * f - c * e) / denom).clamp(0.0, 1.0)
-    } else {
-        0.0
-    };
-    let mut u = (b * s + f) / e;
-    if u < 0.0 {
-        u = 0.0;
-        s = (-c / a).clamp(0.0, 1.0);
-    } else if u > 1.0 {
-        u = 1.0;
-        s = ((b - c) / a).clamp(0.0, 1.0);
-    }
-    (s, u)
-}
-
 #[cfg(test)]
 mod tests {
     use super::*;
-
-    #[test]
-    fn closest_points_of_segments() {
-        // crossing segments: the crossing point
-        let (s, u) = segments_closest(
-            Vec3::new(-1.0, 0.0, 0.0),
-            Vec3::new(1.0, 0.0, 0.0),
-            Vec3::new(0.5, -1.0, 1.0),
-            Vec3::new(0.5, 1.0, 1.0),
-        );
-        assert!(
-            (s - 0.75).abs() < 1e-15 && (u - 0.5).abs() < 1e-15,
-            "{s} {u}"
-        );
-        // parallel: clamped to the ends
-        let (s, u) = segments_closest(
-            Vec3::new(0.0, 0.0, 0.0),
-            Vec3::new(1.0, 0.0, 0.0),
-            Vec3::new(2.0, 1.0, 0.0),
-            Vec3::new(3.0, 1.0, 0.0),
-        );
-        assert_eq!((s, u), (1.0, 0.0));
-    }
 
     #[test]
     fn barycentric_weights_inside_a_triangle() {

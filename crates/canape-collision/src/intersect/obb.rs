@@ -94,14 +94,22 @@ impl Frame {
     }
 }
 
-/// The closest points of segments [p0, p1] and [q0, q1] (Ericson, Real-Time Collision
-/// Detection 5.1.9), as (point on the first, point on the second).
+/// The closest points of segments [p0, p1] and [q0, q1], as (point on the first, point on
+/// the second).
 pub(crate) fn segments(p0: Vec3, p1: Vec3, q0: Vec3, q1: Vec3) -> (Vec3, Vec3) {
+    let (s, t) = segment_params(p0, p1, q0, q1);
+    (p0 + (p1 - p0) * s, q0 + (q1 - q0) * t)
+}
+
+/// Where the closest points of segments [p0, p1] and [q0, q1] lie on them (Ericson,
+/// Real-Time Collision Detection 5.1.9): (s, t) in [0, 1]², a degenerate segment counting as
+/// its first end.
+pub(crate) fn segment_params(p0: Vec3, p1: Vec3, q0: Vec3, q1: Vec3) -> (f64, f64) {
     let (d1, d2, r) = (p1 - p0, q1 - q0, p0 - q0);
     let (a, e, f) = (d1.norm_squared(), d2.norm_squared(), d2.dot(&r));
     let (s, t);
     if a <= f64::EPSILON && e <= f64::EPSILON {
-        return (p0, q0);
+        return (0.0, 0.0);
     }
     if a <= f64::EPSILON {
         s = 0.0;
@@ -132,7 +140,7 @@ pub(crate) fn segments(p0: Vec3, p1: Vec3, q0: Vec3, q1: Vec3) -> (Vec3, Vec3) {
             }
         }
     }
-    (p0 + d1 * s, q0 + d2 * t)
+    (s, t)
 }
 
 /// The point of triangle `t` closest to `p`, with its barycentric weights of t[1] and t[2]
