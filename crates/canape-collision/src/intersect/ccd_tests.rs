@@ -85,45 +85,11 @@ fn point_triangle(p: Vec3, a: Vec3, b: Vec3, c: Vec3) -> f64 {
     (p - (a + ab * (vb * denom) + ac * (vc * denom))).norm()
 }
 
-/// Distance between segments (p1, q1) and (p2, q2), zero-length ones included.
+/// Distance between segments (p1, q1) and (p2, q2), zero-length ones included (the closest
+/// points by obb.rs's segment_params, tested on its own by the box tests).
 fn seg_seg(p1: Vec3, q1: Vec3, p2: Vec3, q2: Vec3) -> f64 {
-    let (d1, d2, r) = (q1 - p1, q2 - p2, p1 - p2);
-    let (a, e, f) = (d1.norm_squared(), d2.norm_squared(), d2.dot(&r));
-    let eps = 1e-300;
-    let (s, t);
-    if a <= eps && e <= eps {
-        return r.norm();
-    }
-    if a <= eps {
-        s = 0.0;
-        t = (f / e).clamp(0.0, 1.0);
-    } else {
-        let c = d1.dot(&r);
-        if e <= eps {
-            t = 0.0;
-            s = (-c / a).clamp(0.0, 1.0);
-        } else {
-            let b = d1.dot(&d2);
-            let denom = a * e - b * b;
-            let s0 = if denom > 0.0 {
-                ((b * f - c * e) / denom).clamp(0.0, 1.0)
-            } else {
-                0.0
-            };
-            let t0 = (b * s0 + f) / e;
-            if t0 < 0.0 {
-                t = 0.0;
-                s = (-c / a).clamp(0.0, 1.0);
-            } else if t0 > 1.0 {
-                t = 1.0;
-                s = ((b - c) / a).clamp(0.0, 1.0);
-            } else {
-                t = t0;
-                s = s0;
-            }
-        }
-    }
-    ((p1 + d1 * s) - (p2 + d2 * t)).norm()
+    let (a, b) = super::super::obb::segments(p1, q1, p2, q2);
+    (a - b).norm()
 }
 
 /// One query with its distance at any time.
