@@ -3,7 +3,8 @@
 //! sphere–triangle/line/point contacts, CompositeCollisionPipeline_none.scn) and chains of
 //! tori under separate solvers (chainHybrid*.scn: contacts between objects of different
 //! solvers act as SOFA's explicit external forces; contacts with the fixed torus implicitly),
-//! and a beam falling on a cube with continuous detection (fallingSOFA.scn).
+//! a beam falling on a cube with continuous detection (fallingSOFA.scn), and rigid bodies in a
+//! box with Lagrangian contacts (FrictionContact.scn).
 //! Scenes whose references are kept back run here without error and are checked against what
 //! they must share with a referenced one.
 
@@ -21,6 +22,9 @@ const SCENES: &[&str] = &[
     // continuous detection over the free motion (CCDTightInclusionIntersection), Lagrangian
     // contacts with friction, ε 1e-6
     "Demos/fallingSOFA.scn",
+    // rigid bodies in a box with LocalMinDistance and LCPConstraintSolver: several contact
+    // responses, whose constraint rows come node by node as SOFA visits them
+    "Component/Collision/Response/FrictionContact.scn",
 ];
 
 #[test]

@@ -40,6 +40,8 @@ use std::collections::BTreeMap;
 #[derive(Clone, Debug, Default)]
 pub struct Lagrangian {
     pub constraints: Vec<usize>,
+    /// For each constraint, the rank of its node in the graph's depth-first order.
+    node_ranks: Vec<usize>,
     pub corrections: Vec<usize>,
     pub solver: Option<usize>,
     /// Statistics of the last constraint solve.
@@ -56,8 +58,14 @@ impl Simulation {
             reported: std::mem::take(&mut self.lagrangian.reported),
             ..Default::default()
         };
+        // `order` lists each node's components together, nodes depth first
+        let (mut rank, mut last_node) = (0, None);
         for &c in order {
             let info = scene.info(c);
+            if last_node != Some(info.node) {
+                rank += 1;
+                last_node = Some(info.node);
+            }
             if info.role != Role::Constraint || !scene.node(info.node).activated {
                 continue;
             }
@@ -69,6 +77,7 @@ impl Simulation {
             };
             if p.lagrangian_constraint().is_some() {
                 l.constraints.push(i);
+                l.node_ranks.push(rank);
             } else if p.constraint_correction().is_some() {
                 l.corrections.push(i);
             } else if p.constraint_solver().is_some() && l.solver.is_none() {
@@ -490,9 +499,10 @@ impl Simulation {
         self.propagate_mappings();
     }
 
-    /// The constraints in the order their rows are built: graph order, the contact responses
-    /// among themselves in SOFA's contact map order (CollisionResponse::createContacts re-adds
-    /// them by their models' ids every step; a stable sort keeps ties in graph order).
+    /// The constraints in the order their rows are built: graph order (nodes depth first), the
+    /// contact responses of one node among themselves in SOFA's contact map order
+    /// (CollisionResponse::createContacts re-adds them to their nodes by their models' ids
+    /// every step; a stable sort keeps ties in graph order).
     fn constraint_order(&mut self) -> Vec<usize> {
         let mut order = self.lagrangian.constraints.clone();
         let mut keyed: Vec<(usize, (u32, u32), usize)> = Vec::new();
@@ -506,7 +516,11 @@ impl Simulation {
             }
         }
         let places: Vec<usize> = keyed.iter().map(|e| e.0).collect();
-        keyed.sort_by_key(|e| e.1);
+        // SOFA's constraint visitor goes through the nodes depth first and, in a node, through
+        // its objects in the order they were added; a contact response re-adds its constraint
+        // to its node at every step in the contact map's order. So: node first, then the key
+        let ranks = &self.lagrangian.node_ranks;
+        keyed.sort_by_key(|e| (ranks.get(e.0).copied().unwrap_or(0), e.1));
         for (place, e) in places.into_iter().zip(keyed) {
             order[place] = e.2;
         }
