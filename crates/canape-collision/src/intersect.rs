@@ -772,4 +772,6 @@ mod continuous;
 pub mod obb;
 
 #[cfg(test)]
+mod test_rng;
+#[cfg(test)]
 mod tests;

@@ -13,19 +13,10 @@
 
 use super::*;
 
-/// A small deterministic generator (xorshift) of numbers in [0, 1).
-struct Rng(u64);
+use crate::intersect::test_rng::Rng;
 
+/// This file's samplers over the shared stream.
 impl Rng {
-    fn next(&mut self) -> f64 {
-        self.0 ^= self.0 << 13;
-        self.0 ^= self.0 >> 7;
-        self.0 ^= self.0 << 17;
-        (self.0 >> 11) as f64 / (1u64 << 53) as f64
-    }
-    fn range(&mut self, a: f64, b: f64) -> f64 {
-        a + (b - a) * self.next()
-    }
     fn vec(&mut self, r: f64) -> Vec3 {
         Vec3::new(self.range(-r, r), self.range(-r, r), self.range(-r, r))
     }
@@ -46,7 +37,7 @@ fn lerp(a: Vec3, b: Vec3, t: f64) -> Vec3 {
 
 /// Distance from `p` to triangle (a, b, c): closest point by Voronoi regions.
 fn point_triangle(p: Vec3, a: Vec3, b: Vec3, c: Vec3) -> f64 {
-    let (ab, ac, ap) = (b - a, c - a, p - a);
+    let (ab, ac) = (b - a, c - a);
     let n = ab.cross(&ac);
     if n.norm_squared() <= 1e-30 * ab.norm_squared().max(ac.norm_squared()).max(1e-300) {
         // Degenerate triangle: its three edges.
@@ -54,35 +45,8 @@ fn point_triangle(p: Vec3, a: Vec3, b: Vec3, c: Vec3) -> f64 {
             .min(seg_seg(p, p, b, c))
             .min(seg_seg(p, p, c, a));
     }
-    let (d1, d2) = (ab.dot(&ap), ac.dot(&ap));
-    if d1 <= 0.0 && d2 <= 0.0 {
-        return ap.norm();
-    }
-    let bp = p - b;
-    let (d3, d4) = (ab.dot(&bp), ac.dot(&bp));
-    if d3 >= 0.0 && d4 <= d3 {
-        return bp.norm();
-    }
-    let vc = d1 * d4 - d3 * d2;
-    if vc <= 0.0 && d1 >= 0.0 && d3 <= 0.0 {
-        return (p - (a + ab * (d1 / (d1 - d3)))).norm();
-    }
-    let cp = p - c;
-    let (d5, d6) = (ab.dot(&cp), ac.dot(&cp));
-    if d6 >= 0.0 && d5 <= d6 {
-        return cp.norm();
-    }
-    let vb = d5 * d2 - d1 * d6;
-    if vb <= 0.0 && d2 >= 0.0 && d6 <= 0.0 {
-        return (p - (a + ac * (d2 / (d2 - d6)))).norm();
-    }
-    let va = d3 * d6 - d5 * d4;
-    if va <= 0.0 && d4 - d3 >= 0.0 && d5 - d6 >= 0.0 {
-        let w = (d4 - d3) / ((d4 - d3) + (d5 - d6));
-        return (p - (b + (c - b) * w)).norm();
-    }
-    let denom = 1.0 / (va + vb + vc);
-    (p - (a + ab * (vb * denom) + ac * (vc * denom))).norm()
+    let (q, _, _) = crate::intersect::obb::triangle_closest([a, b, c], p);
+    (p - q).norm()
 }
 
 /// Distance between segments (p1, q1) and (p2, q2), zero-length ones included (the closest

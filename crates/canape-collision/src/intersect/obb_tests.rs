@@ -8,19 +8,10 @@ use crate::intersect::{intersect, Params};
 use crate::settings::{Continuous, Method};
 use canape_core::collision::CollisionShape;
 
-/// A small deterministic generator (xorshift) of numbers in [0, 1).
-struct Rng(u64);
+use crate::intersect::test_rng::Rng;
 
+/// This file's samplers over the shared stream.
 impl Rng {
-    fn next(&mut self) -> f64 {
-        self.0 ^= self.0 << 13;
-        self.0 ^= self.0 >> 7;
-        self.0 ^= self.0 << 17;
-        (self.0 >> 11) as f64 / (1u64 << 53) as f64
-    }
-    fn range(&mut self, a: f64, b: f64) -> f64 {
-        a + (b - a) * self.next()
-    }
     fn quat(&mut self) -> [f64; 4] {
         let q = [0; 4].map(|_| self.range(-1.0, 1.0));
         let n = q.iter().map(|v| v * v).sum::<f64>().sqrt();
